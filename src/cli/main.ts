@@ -1,0 +1,1 @@
+console.log("clm 0.2.0");

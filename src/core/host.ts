@@ -1,0 +1,54 @@
+// The host seam (clm_host(3)): the only way the portable core reaches the outside world.
+// A host performs HTTP requests and one-shot timers; everything else is the core's business.
+
+export interface HttpRequest {
+  url: string;
+  /** No body ⇒ GET, else POST. */
+  body?: string;
+  /** Extra headers (provider auth, content type). Names as given. */
+  headers?: Record<string, string>;
+  /** User-Agent tag, e.g. the tool name for plugin requests. */
+  clientSuffix?: string;
+}
+
+export interface HttpResponse {
+  /** Any HTTP status: 4xx/5xx are still a "success" of the transport. */
+  status: number;
+  /** Response headers, names lower-cased. */
+  headers: Record<string, string>;
+  /** The whole body as received (also after streaming). */
+  body: Uint8Array;
+}
+
+export interface HttpHandlers {
+  /** Body chunks, only for a 2xx response, in order, before onResponse. */
+  onData?(chunk: Uint8Array): void;
+  /** Called exactly once unless onError is: the request completed with any status. */
+  onResponse(res: HttpResponse): void;
+  /** Called exactly once unless onResponse is: transport failure or cancel ("cancelled"). */
+  onError(err: HostError): void;
+}
+
+export interface HostError {
+  /** 'ECANCELED' for a cancel, otherwise a transport code such as 'ECONNREFUSED'. */
+  code: string;
+  message: string;
+}
+
+export interface Cancelable {
+  cancel(): void;
+}
+
+export interface Host {
+  /**
+   * Start one request. Reports exactly once, possibly synchronously inside this call.
+   * cancel() after the report is a no-op; cancel() before it reports onError({code:'ECANCELED'}).
+   */
+  http(req: HttpRequest, handlers: HttpHandlers): Cancelable;
+  /** One-shot timer. Without it the core runs no timeouts, retries waits or rate-limit waits. */
+  setTimer?(ms: number, cb: () => void): Cancelable;
+  /** Monotonic milliseconds; defaults to performance.now()/Date.now(). */
+  now?(): number;
+  /** Debug log sink (CLM_DEBUG_LOG); absent ⇒ logging is free. */
+  log?(line: string): void;
+}

@@ -1,0 +1,80 @@
+// The interface every wire dialect implements. A provider adapter is the only place that knows
+// its wire format: the agent speaks the canonical message model and these shapes.
+
+import type { FinishReason, Message, ProviderKind, ToolCall, Usage } from '../types.js';
+
+/** A tool as advertised to the model (already filtered for hidden tools). */
+export interface ToolSchema {
+  name: string;
+  description: string;
+  /** JSON Schema object of the arguments. */
+  parameters: Record<string, unknown>;
+  /** The parameters serialised once with a stable key order (reused for byte-stable prefixes). */
+  parametersJson: string;
+}
+
+export interface BuildRequestOptions {
+  model: string;
+  messages: readonly Message[];
+  /** null ⇒ omit tools entirely. */
+  tools: readonly ToolSchema[] | null;
+  stream: boolean;
+  disableParallelToolCalls: boolean;
+  /** Anthropic max_tokens. */
+  maxTokens: number;
+}
+
+/** A normalised complete (non-streamed) reply. */
+export interface ParsedReply {
+  content: string | null;
+  reasoning: string | null;
+  toolCalls: ToolCall[];
+  finishReason: FinishReason | null;
+  usage: Usage | null;
+}
+
+/** One piece of a streamed reply, already normalised. */
+export interface StreamDelta {
+  text?: string;
+  reasoning?: string;
+  /** Tool-call fragments, assembled by index: first id/name win, args are concatenated. */
+  toolCalls?: { index: number; id?: string; name?: string; args?: string }[];
+  finishReason?: FinishReason;
+  usage?: Usage;
+  /** The stream reported an error: the turn ends with this message. */
+  error?: string;
+  /** The stream declared its end (e.g. [DONE], message_stop, response.completed). */
+  done?: boolean;
+}
+
+/** Per-response stream state: feed it SSE events, get deltas. */
+export interface StreamDecoder {
+  /** `event` is the SSE event name ('' when absent); `data` the joined data lines. */
+  feed(event: string, data: string): StreamDelta | null;
+}
+
+export interface ProviderAdapter {
+  readonly kind: ProviderKind;
+  /** Appended to a base URL: "chat/completions", "messages", "responses". */
+  readonly endpointPath: string;
+  /** The request body, byte-stable for an unchanged prefix. */
+  buildRequest(opts: BuildRequestOptions): string;
+  /** Auth and dialect headers (Content-Type included). */
+  headers(apiKey: string): Record<string, string>;
+  /** Parse a complete reply body, or throw an Error with a clear message. */
+  parseReply(body: string): ParsedReply;
+  newStreamDecoder(): StreamDecoder;
+  /** The server's error message inside a non-2xx body, if the body has one. */
+  errorMessage(body: string): string | null;
+}
+
+export function mapFinishReason(s: unknown): FinishReason | null {
+  if (typeof s !== 'string' || s === '') return null;
+  switch (s) {
+    case 'stop': case 'end_turn': case 'stop_sequence': return 'stop';
+    case 'length': case 'max_tokens': return 'length';
+    case 'tool_calls': case 'tool_use': case 'function_call': return 'tool_calls';
+    case 'content_filter': case 'refusal': return 'content_filter';
+    default: return 'other';
+  }
+}
