@@ -1,0 +1,104 @@
+// History surgery: the system prologue with its time stamp, `[context update]` refreshes,
+// compaction folds and volatile-tool supersede stubs. Messages are never edited in place:
+// a changed entry is replaced by a new object, so per-message wire caches stay valid.
+
+import type { Message } from './types.js';
+import { rfc2822 } from './time-stamp.js';
+
+export const DEFAULT_SYSTEM_PROMPT =
+  'You are a helpful assistant. Answer from your own knowledge whenever you can. Use the provided tools only ' +
+  "when the task requires reading or modifying the user's files or running a command on their system. When you " +
+  'already have the answer, reply directly without using tools.';
+
+const TIME_NOTE =
+  '\n\nYou may periodically receive a line beginning with "[context update]" carrying the current date and time. ' +
+  'Treat it as silent ambient context, not as a message from the user. Never announce, repeat, or comment on the ' +
+  'time unless the user explicitly asks about the date or time.';
+
+export const CONTEXT_UPDATE_PREFIX = '[context update]';
+/** Seconds between time refreshes. */
+export const TIME_REFRESH_S = 600;
+
+export const SUMMARY_PROMPT =
+  'Summarize the conversation so far into a compact briefing that lets you continue seamlessly. Preserve: ' +
+  'decisions made, file paths touched, commands run and their outcomes, and any open tasks or unresolved ' +
+  'problems. Be terse and factual. Output only the summary.';
+
+/** Recent user turns kept verbatim by a compaction. */
+export const COMPACT_KEEP_RECENT = 2;
+
+export function systemMessage(base: string | undefined, now: Date): Message {
+  return { role: 'system', content: `${base ?? DEFAULT_SYSTEM_PROMPT}\n\ncurrent time: ${rfc2822(now)}${TIME_NOTE}` };
+}
+
+export function contextUpdateMessage(now: Date): Message {
+  return {
+    role: 'user',
+    content: `${CONTEXT_UPDATE_PREFIX} current time: ${rfc2822(now)}\n(automatic context, not user input; do not acknowledge)`,
+  };
+}
+
+/**
+ * Fold older turns into `summary`, keeping leading system messages and the last
+ * COMPACT_KEEP_RECENT user turns; falls back to the agentic form (keep the mission, i.e. the
+ * first user message, and the last COMPACT_KEEP_RECENT tool exchanges) for one long tool chain.
+ * Returns the number of messages folded (0 = no progress, history unchanged).
+ */
+export function foldHistory(h: Message[], summary: string, keep = COMPACT_KEEP_RECENT): number {
+  let start = 0;
+  while (start < h.length && h[start]!.role === 'system') start++;
+  let cut = -1;
+  let seen = 0;
+  for (let i = h.length - 1; i >= start; i--) {
+    if (h[i]!.role === 'user' && ++seen === keep) { cut = i; break; }
+  }
+  let foldFrom = start;
+  if (cut <= start) {
+    // Agentic fallback: keep the mission verbatim, cut at the keep-th last tool-call message.
+    const mission = h.findIndex((m, i) => i >= start && m.role === 'user');
+    if (mission < 0) return 0;
+    foldFrom = mission + 1;
+    cut = -1;
+    seen = 0;
+    for (let i = h.length - 1; i > mission; i--) {
+      if (h[i]!.role === 'assistant' && h[i]!.toolCalls?.length && ++seen === keep) { cut = i; break; }
+    }
+    if (cut <= foldFrom) return 0;
+  }
+  const n = cut - foldFrom;
+  h.splice(foldFrom, n, { role: 'user', content: summary });
+  return n;
+}
+
+export function supersedeStub(tool: string): string {
+  return `[superseded by newer ${tool}]`;
+}
+
+/**
+ * Replace every earlier result of `tool` before the current batch head (the last assistant
+ * message with tool calls) by a stub. Returns how many were replaced; idempotent.
+ */
+export function supersede(h: Message[], tool: string): number {
+  let head = -1;
+  for (let i = h.length - 1; i >= 0; i--) if (h[i]!.role === 'assistant' && h[i]!.toolCalls?.length) { head = i; break; }
+  const stub = supersedeStub(tool);
+  let n = 0;
+  for (let i = 0; i < head; i++) {
+    const m = h[i]!;
+    if (m.role === 'tool' && m.toolName === tool && m.content !== stub) {
+      h[i] = { ...m, content: stub };
+      n++;
+    }
+  }
+  return n;
+}
+
+/** Rough token estimate (chars / 4) of messages, for compaction notices. */
+export function estimateTokens(h: readonly Message[]): number {
+  let chars = 0;
+  for (const m of h) {
+    chars += (m.content?.length ?? 0) + 8;
+    for (const c of m.toolCalls ?? []) chars += c.name.length + c.args.length + 16;
+  }
+  return Math.ceil(chars / 4);
+}

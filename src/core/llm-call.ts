@@ -1,0 +1,221 @@
+// One model request: POST through the host, retries with exponential backoff for 429, 5xx and
+// transport failures before the first streamed byte (honouring Retry-After), streamed or whole
+// reply decoded through the provider adapter into one ParsedReply.
+
+import type { Cancelable, Host, HostError, HttpResponse } from './host.js';
+import type { ParsedReply, ProviderAdapter, StreamDecoder } from './providers/adapter.js';
+import { snippet } from './providers/util.js';
+import { SseReader } from './sse.js';
+import type { FinishReason, ToolCall, Usage } from './types.js';
+
+export const MAX_RETRY_WAIT_MS = 60000;
+
+export interface LlmFailure {
+  message: string;
+  /** HTTP status when the server answered. */
+  status?: number;
+  body?: string;
+  cancelled?: boolean;
+}
+
+export interface LlmCallOptions {
+  host: Host;
+  adapter: ProviderAdapter;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  stream: boolean;
+  /** Tries in all (1 = no retry). */
+  maxTries: number;
+  retryBaseMs: number;
+  /** A retry wait begins (the agent shows RATE_LIMITED). */
+  onRetryWait?(ms: number, reason: string): void;
+  /** The wait ended and the request is sent again. */
+  onRetrySend?(): void;
+  onText?(text: string): void;
+  onReasoning?(text: string): void;
+  onDone(reply: ParsedReply): void;
+  onFail(f: LlmFailure): void;
+}
+
+const dec = new TextDecoder();
+
+/** Retry-After in ms (delta-seconds or an HTTP date), or null. */
+export function retryAfterMs(v: string | undefined, now = Date.now()): number | null {
+  if (!v) return null;
+  const s = v.trim();
+  if (/^\d+(\.\d+)?$/.test(s)) return Math.round(parseFloat(s) * 1000);
+  const t = Date.parse(s);
+  return Number.isFinite(t) ? Math.max(0, t - now) : null;
+}
+
+export function backoffMs(attempt: number, base: number): number {
+  return Math.min(MAX_RETRY_WAIT_MS, base * 2 ** (attempt - 1));
+}
+
+class StreamAssembler {
+  readonly decoder: StreamDecoder;
+  text = '';
+  reasoning = '';
+  calls = new Map<number, { id: string; name: string; args: string }>();
+  finish: FinishReason | null = null;
+  usage: Usage | null = null;
+  error: string | null = null;
+  done = false;
+  deltas = 0;
+  constructor(adapter: ProviderAdapter, private readonly o: LlmCallOptions, private readonly alive: () => boolean) {
+    this.decoder = adapter.newStreamDecoder();
+  }
+  feed(event: string, data: string): void {
+    if (this.error || !this.alive()) return;
+    const d = this.decoder.feed(event, data);
+    if (!d) return;
+    this.deltas++;
+    if (d.error) { this.error = d.error; return; }
+    if (d.usage) this.usage = d.usage;
+    if (d.finishReason) this.finish = d.finishReason;
+    if (d.done) this.done = true;
+    if (d.reasoning) { this.reasoning += d.reasoning; this.o.onReasoning?.(d.reasoning); }
+    if (d.text) { this.text += d.text; this.o.onText?.(d.text); }
+    for (const tc of d.toolCalls ?? []) {
+      if (tc.index < 0) continue;
+      let acc = this.calls.get(tc.index);
+      if (!acc) { acc = { id: '', name: '', args: '' }; this.calls.set(tc.index, acc); }
+      if (tc.id && !acc.id) acc.id = tc.id;
+      if (tc.name && !acc.name) acc.name = tc.name;
+      if (tc.args) acc.args += tc.args;
+    }
+  }
+  result(): ParsedReply {
+    const toolCalls: ToolCall[] = [...this.calls.entries()].sort((a, b) => a[0] - b[0])
+      .map(([, c], i) => ({ id: c.id || `call_${i + 1}`, name: c.name, args: c.args || '{}' }));
+    return {
+      content: this.text || (toolCalls.length ? null : this.text),
+      reasoning: this.reasoning || null,
+      toolCalls, finishReason: this.finish, usage: this.usage,
+    };
+  }
+}
+
+export class LlmCall {
+  private attempt = 0;
+  private http: Cancelable | null = null;
+  private timer: Cancelable | null = null;
+  private settled = false;
+
+  constructor(private readonly o: LlmCallOptions) {}
+
+  start(): void {
+    this.attempt++;
+    const o = this.o;
+    let sse: SseReader | null = null;
+    let asm: StreamAssembler | null = null;
+    let gotData = false;
+    const alive = () => !this.settled;
+    if (o.stream) {
+      asm = new StreamAssembler(o.adapter, o, alive);
+      const a = asm;
+      sse = new SseReader((ev, data) => a.feed(ev, data));
+    }
+    this.http = o.host.http({ url: o.url, body: o.body, headers: o.headers }, {
+      onData: (chunk) => {
+        if (this.settled) return;
+        gotData = true;
+        sse?.push(chunk);
+      },
+      onResponse: (res) => {
+        this.http = null;
+        if (this.settled) return;
+        this.response(res, sse, asm);
+      },
+      onError: (err) => {
+        this.http = null;
+        if (this.settled) return;
+        this.transportError(err, gotData);
+      },
+    });
+  }
+
+  private response(res: HttpResponse, sse: SseReader | null, asm: StreamAssembler | null): void {
+    const o = this.o;
+    if (res.status < 200 || res.status > 299) {
+      const body = dec.decode(res.body);
+      if ((res.status === 429 || res.status >= 500) && this.retry(retryAfterMs(res.headers['retry-after']), `HTTP ${res.status}`)) return;
+      const msg = o.adapter.errorMessage(body) ?? (body.trim() ? snippet(body, 500) : '');
+      this.fail({ message: msg ? `HTTP ${res.status}: ${msg}` : `HTTP ${res.status}`, status: res.status, body });
+      return;
+    }
+    if (sse && asm) {
+      sse.end();
+      if (this.settled) return;
+      if (asm.error) { this.fail({ message: asm.error, status: res.status }); return; }
+      if (asm.deltas === 0) {
+        // Not an event stream: a server that ignored "stream": a whole reply, or garbage.
+        const body = dec.decode(res.body);
+        try { this.done(o.adapter.parseReply(body)); } catch (e) {
+          this.fail({ message: body.trim() ? `unexpected non-stream response: ${errText(e)}` : 'empty response from server', status: res.status });
+        }
+        return;
+      }
+      if (!asm.done && !asm.finish) {
+        this.fail({ message: 'stream ended before the reply was complete (connection closed mid-stream)', status: res.status });
+        return;
+      }
+      this.done(asm.result());
+      return;
+    }
+    try { this.done(o.adapter.parseReply(dec.decode(res.body))); } catch (e) {
+      this.fail({ message: errText(e), status: res.status });
+    }
+  }
+
+  private transportError(err: HostError, gotData: boolean): void {
+    if (err.code === 'ECANCELED') { this.fail({ message: 'cancelled', cancelled: true }); return; }
+    if (!gotData && this.retry(null, err.message)) return;
+    this.fail({ message: `http request failed: ${err.message}` });
+  }
+
+  private retry(afterMs: number | null, reason: string): boolean {
+    const o = this.o;
+    if (this.attempt >= o.maxTries || !o.host.setTimer) return false;
+    const ms = Math.min(MAX_RETRY_WAIT_MS, afterMs ?? backoffMs(this.attempt, o.retryBaseMs));
+    o.onRetryWait?.(ms, reason);
+    if (this.settled) return true;
+    this.timer = o.host.setTimer(ms, () => {
+      this.timer = null;
+      if (this.settled) return;
+      o.onRetrySend?.();
+      if (!this.settled) this.start();
+    });
+    return true;
+  }
+
+  private done(r: ParsedReply): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.o.onDone(r);
+  }
+
+  private fail(f: LlmFailure): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.o.onFail(f);
+  }
+
+  /** Abort without reporting (the caller ends the turn itself). */
+  abort(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.timer?.cancel();
+    this.timer = null;
+    const h = this.http;
+    this.http = null;
+    h?.cancel();
+  }
+
+  get waiting(): boolean { return this.timer !== null; }
+}
+
+function errText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

@@ -1,0 +1,303 @@
+// Anthropic Messages dialect (kind "anthropic", POST …/messages). Translates the canonical
+// OpenAI-shaped history into a request the API always accepts, and Anthropic replies/streams back.
+//
+// Validity rules enforced here (each is a 400 from the API otherwise):
+// - system messages go to the top-level `system` string, never into `messages`;
+// - roles alternate, starting with `user` (consecutive same-role messages are merged);
+// - text blocks are never empty or whitespace-only (empty messages are skipped), nor are
+//   tool_result contents (an empty output is sent as "(no output)");
+// - every `tool_use` id is [A-Za-z0-9_-]+ and unique within the request, and is answered by a
+//   `tool_result` in the very next user message, which lists its tool_results before any text;
+// - a request without tools carries no tool_use/tool_result blocks (compaction summaries are sent
+//   without tools, so the calls are rendered as plain text there).
+
+import { mapFinishReason, type BuildRequestOptions, type ParsedReply, type ProviderAdapter, type StreamDecoder, type StreamDelta } from './adapter.js';
+import type { FinishReason, Message, ToolCall, Usage } from '../types.js';
+import { argsObject, snippet } from './util.js';
+
+export const ANTHROPIC_VERSION = '2023-06-01';
+const DEFAULT_MAX_TOKENS = 64000;
+/** Sent in place of a result the history lacks (e.g. a turn cancelled mid-tools). */
+export const MISSING_RESULT = '[no result: the tool call was interrupted]';
+/** Stands in for an empty tool output: the API rejects an empty tool_result content. */
+export const EMPTY_RESULT = '(no output)';
+/** Opens the conversation when the history would otherwise start with an assistant turn. */
+export const LEADING_USER = '[conversation continues]';
+
+type Block =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
+  | { type: 'tool_result'; tool_use_id: string; content: string; is_error?: true };
+
+interface Turn { role: 'user' | 'assistant'; blocks: Block[] }
+
+/** A call of the latest assistant message still waiting for its result. */
+interface Pending { canonical: string; wire: string; answered: boolean }
+
+function hasText(s: string | null | undefined): s is string {
+  return typeof s === 'string' && s.trim() !== '';
+}
+
+/** Converts the canonical history into alternating Anthropic turns (see the rules above). */
+export function toAnthropicTurns(messages: readonly Message[], withTools: boolean): Turn[] {
+  const turns: Turn[] = [];
+  const usedIds = new Set<string>();
+  let callNo = 0;
+  let pending: Pending[] = [];
+
+  const push = (role: Turn['role'], block: Block) => {
+    const last = turns[turns.length - 1];
+    if (last && last.role === role) last.blocks.push(block);
+    else turns.push({ role, blocks: [block] });
+  };
+  // Calls left unanswered get a stand-in result before the conversation moves on.
+  const flush = () => {
+    for (const p of pending) if (!p.answered) push('user', { type: 'tool_result', tool_use_id: p.wire, content: MISSING_RESULT, is_error: true });
+    pending = [];
+  };
+  // Ids are derived from the call's position only, so an unchanged prefix keeps its bytes.
+  const wireId = (id: string): string => {
+    callNo++;
+    const base = id.replace(/[^A-Za-z0-9_-]/g, '_') || 'toolu_clm';
+    let w = base;
+    for (let n = callNo; usedIds.has(w); n++) w = `${base}_${n}`;
+    usedIds.add(w);
+    return w;
+  };
+
+  for (const m of messages) {
+    if (m.role === 'system') continue;
+    if (m.role === 'tool') {
+      const content = hasText(m.content) ? m.content : EMPTY_RESULT;
+      const p = withTools ? pending.find((c) => !c.answered && c.canonical === (m.toolCallId ?? '')) : undefined;
+      if (p) {
+        p.answered = true;
+        push('user', { type: 'tool_result', tool_use_id: p.wire, content });
+      } else {
+        // No call to pair with (or no tools in this request): keep the output as plain text.
+        push('user', { type: 'text', text: `[tool result${m.toolName ? ` from ${m.toolName}` : ''}]\n${content}` });
+      }
+      continue;
+    }
+    flush();
+    if (m.role === 'user') {
+      if (hasText(m.content)) push('user', { type: 'text', text: m.content });
+      continue;
+    }
+    // assistant
+    if (hasText(m.content)) push('assistant', { type: 'text', text: m.content });
+    for (const c of m.toolCalls ?? []) {
+      if (withTools) {
+        const wire = wireId(c.id);
+        pending.push({ canonical: c.id, wire, answered: false });
+        push('assistant', { type: 'tool_use', id: wire, name: c.name, input: argsObject(c.args) });
+      } else {
+        push('assistant', { type: 'text', text: `[tool call ${c.name} ${c.args || '{}'}]` });
+      }
+    }
+  }
+  flush();
+
+  if (turns.length === 0 || turns[0]!.role !== 'user') turns.unshift({ role: 'user', blocks: [{ type: 'text', text: LEADING_USER }] });
+  // tool_result blocks must precede any text in their user message (stable reorder).
+  for (const t of turns) {
+    if (t.role === 'user') t.blocks = [...t.blocks.filter((b) => b.type === 'tool_result'), ...t.blocks.filter((b) => b.type !== 'tool_result')];
+  }
+  return turns;
+}
+
+/** A plain single-text turn is sent as a content string, anything else as blocks. */
+function turnJson(t: Turn): string {
+  const only = t.blocks.length === 1 ? t.blocks[0]! : undefined;
+  const content = only && only.type === 'text' ? only.text : t.blocks;
+  return JSON.stringify({ role: t.role, content });
+}
+
+/** Anthropic requires an object schema; anything else is replaced by an empty one. */
+function inputSchemaJson(parameters: Record<string, unknown>, parametersJson: string): string {
+  return parameters && parameters.type === 'object' ? parametersJson : '{"type":"object","properties":{}}';
+}
+
+export function buildAnthropicRequest(opts: BuildRequestOptions): string {
+  const tools = opts.tools ?? [];
+  const withTools = tools.length > 0;
+  const system = opts.messages.filter((m) => m.role === 'system' && hasText(m.content)).map((m) => m.content as string).join('\n\n');
+  const maxTokens = Number.isFinite(opts.maxTokens) && opts.maxTokens > 0 ? Math.floor(opts.maxTokens) : DEFAULT_MAX_TOKENS;
+
+  // Assembled as text so the tool schemas reuse their pre-serialised, byte-stable JSON.
+  const parts: string[] = [`"model":${JSON.stringify(opts.model)}`];
+  if (system !== '') parts.push(`"system":${JSON.stringify(system)}`);
+  parts.push(`"messages":[${toAnthropicTurns(opts.messages, withTools).map(turnJson).join(',')}]`);
+  parts.push(`"max_tokens":${maxTokens}`);
+  parts.push(`"stream":${opts.stream ? 'true' : 'false'}`);
+  // Automatic prompt caching: one top-level marker; the API places the breakpoint on the last
+  // cacheable block and moves it forward as the conversation grows.
+  parts.push('"cache_control":{"type":"ephemeral"}');
+  if (withTools) {
+    const defs = tools.map((t) => {
+      const head = `"name":${JSON.stringify(t.name)}` + (t.description ? `,"description":${JSON.stringify(t.description)}` : '');
+      return `{${head},"input_schema":${inputSchemaJson(t.parameters, t.parametersJson)}}`;
+    });
+    parts.push(`"tools":[${defs.join(',')}]`);
+    if (opts.disableParallelToolCalls) parts.push('"tool_choice":{"type":"auto","disable_parallel_tool_use":true}');
+  }
+  return `{${parts.join(',')}}`;
+}
+
+export function anthropicHeaders(apiKey: string): Record<string, string> {
+  const h: Record<string, string> = { 'content-type': 'application/json' };
+  if (apiKey) h['x-api-key'] = apiKey;
+  h['anthropic-version'] = ANTHROPIC_VERSION;
+  return h;
+}
+
+function num(v: unknown): number {
+  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
+}
+
+function isObj(v: unknown): v is Record<string, any> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+interface InputCounts { input: number; cacheRead?: number; cacheCreation?: number }
+
+function inputCounts(u: Record<string, any>): InputCounts {
+  const c: InputCounts = { input: num(u.input_tokens) };
+  if (typeof u.cache_read_input_tokens === 'number') c.cacheRead = u.cache_read_input_tokens;
+  if (typeof u.cache_creation_input_tokens === 'number') c.cacheCreation = u.cache_creation_input_tokens;
+  return c;
+}
+
+/** input_tokens excludes cached tokens: the context in use is input + cache read + cache creation. */
+function toUsage(c: InputCounts, output: number): Usage {
+  const prompt = c.input + (c.cacheRead ?? 0) + (c.cacheCreation ?? 0);
+  const u: Usage = { promptTokens: prompt, completionTokens: output, totalTokens: prompt + output, tokensPerSec: 0 };
+  if (c.cacheRead !== undefined) u.cacheReadTokens = c.cacheRead;
+  if (c.cacheCreation !== undefined) u.cacheCreationTokens = c.cacheCreation;
+  return u;
+}
+
+function finishFrom(stop: unknown): FinishReason | null {
+  // The context window filling up is a truncation, like max_tokens.
+  return stop === 'model_context_window_exceeded' ? 'length' : mapFinishReason(stop);
+}
+
+/** `{"type":"error","error":{"type":…,"message":…}}` ⇒ its message (or its type). */
+function errorText(o: unknown): string | null {
+  if (!isObj(o)) return null;
+  const e = o.error;
+  if (isObj(e)) {
+    if (typeof e.message === 'string' && e.message !== '') return e.message;
+    if (typeof e.type === 'string' && e.type !== '') return e.type;
+  }
+  if (typeof e === 'string' && e !== '') return e;
+  if (typeof o.message === 'string' && o.message !== '') return o.message;
+  return null;
+}
+
+export function parseAnthropicReply(body: string): ParsedReply {
+  let o: unknown;
+  try { o = JSON.parse(body); } catch { throw new Error(`anthropic reply is not JSON: ${snippet(body) || '(empty body)'}`); }
+  if (!isObj(o)) throw new Error(`anthropic reply is not an object: ${snippet(body)}`);
+  if (o.type === 'error' || (o.error !== undefined && o.error !== null && !Array.isArray(o.content))) {
+    throw new Error(errorText(o) ?? `anthropic error: ${snippet(body)}`);
+  }
+  if (!Array.isArray(o.content)) throw new Error(`anthropic reply has no content array: ${snippet(body)}`);
+  let text = '';
+  const thinking: string[] = [];
+  const toolCalls: ToolCall[] = [];
+  for (const b of o.content) {
+    if (!isObj(b)) continue;
+    if (b.type === 'text' && typeof b.text === 'string') text += b.text;
+    else if (b.type === 'thinking' && typeof b.thinking === 'string' && b.thinking !== '') thinking.push(b.thinking);
+    else if (b.type === 'tool_use' && typeof b.name === 'string') {
+      toolCalls.push({ id: typeof b.id === 'string' ? b.id : '', name: b.name, args: JSON.stringify(isObj(b.input) ? b.input : {}) });
+    }
+  }
+  return {
+    content: text === '' ? null : text,
+    reasoning: thinking.length ? thinking.join('\n\n') : null,
+    toolCalls,
+    finishReason: finishFrom(o.stop_reason),
+    usage: isObj(o.usage) ? toUsage(inputCounts(o.usage), num(o.usage.output_tokens)) : null,
+  };
+}
+
+/** Per-response stream state: input-token counts arrive in message_start, output in message_delta. */
+export class AnthropicStreamDecoder implements StreamDecoder {
+  private counts: InputCounts = { input: 0 };
+  private output = 0;
+
+  feed(event: string, data: string): StreamDelta | null {
+    let o: unknown;
+    try { o = JSON.parse(data); } catch { return null; }
+    if (!isObj(o)) return null;
+    const type = typeof o.type === 'string' ? o.type : event;
+    switch (type) {
+      case 'message_start': {
+        const u = isObj(o.message) && isObj(o.message.usage) ? o.message.usage : undefined;
+        if (u) { this.counts = inputCounts(u); this.output = num(u.output_tokens); }
+        return null;
+      }
+      case 'content_block_start': {
+        const b = o.content_block;
+        const index = num(o.index);
+        if (!isObj(b)) return null;
+        if (b.type === 'tool_use') {
+          const call: { index: number; id?: string; name?: string; args?: string } = { index };
+          if (typeof b.id === 'string') call.id = b.id;
+          if (typeof b.name === 'string') call.name = b.name;
+          // The API streams the input as deltas after an empty `{}`; a proxy may send it whole here.
+          if (isObj(b.input) && Object.keys(b.input).length > 0) call.args = JSON.stringify(b.input);
+          return { toolCalls: [call] };
+        }
+        if (b.type === 'text' && typeof b.text === 'string' && b.text !== '') return { text: b.text };
+        if (b.type === 'thinking' && typeof b.thinking === 'string' && b.thinking !== '') return { reasoning: b.thinking };
+        return null;
+      }
+      case 'content_block_delta': {
+        const d = o.delta;
+        if (!isObj(d)) return null;
+        if (d.type === 'text_delta' && typeof d.text === 'string') return d.text === '' ? null : { text: d.text };
+        if (d.type === 'thinking_delta' && typeof d.thinking === 'string') return d.thinking === '' ? null : { reasoning: d.thinking };
+        if (d.type === 'input_json_delta' && typeof d.partial_json === 'string') {
+          return d.partial_json === '' ? null : { toolCalls: [{ index: num(o.index), args: d.partial_json }] };
+        }
+        return null; // signature_delta, citations_delta, …
+      }
+      case 'message_delta': {
+        const delta: StreamDelta = {};
+        const f = isObj(o.delta) ? finishFrom(o.delta.stop_reason) : null;
+        if (f) delta.finishReason = f;
+        if (isObj(o.usage)) {
+          const u = o.usage;
+          // Counts here are cumulative; newer API versions repeat the input counts too.
+          if (typeof u.output_tokens === 'number') this.output = u.output_tokens;
+          if (typeof u.input_tokens === 'number') this.counts.input = u.input_tokens;
+          if (typeof u.cache_read_input_tokens === 'number') this.counts.cacheRead = u.cache_read_input_tokens;
+          if (typeof u.cache_creation_input_tokens === 'number') this.counts.cacheCreation = u.cache_creation_input_tokens;
+          delta.usage = toUsage(this.counts, this.output);
+        }
+        return delta.finishReason || delta.usage ? delta : null;
+      }
+      case 'message_stop':
+        return { done: true };
+      case 'error':
+        return { error: errorText(o) ?? 'anthropic stream error' };
+      default:
+        return null; // ping, content_block_stop, and event types added later
+    }
+  }
+}
+
+export const anthropicAdapter: ProviderAdapter = {
+  kind: 'anthropic',
+  endpointPath: 'messages',
+  buildRequest: buildAnthropicRequest,
+  headers: anthropicHeaders,
+  parseReply: parseAnthropicReply,
+  newStreamDecoder: () => new AnthropicStreamDecoder(),
+  errorMessage(body: string): string | null {
+    try { return errorText(JSON.parse(body)); } catch { return null; }
+  },
+};

@@ -1,0 +1,147 @@
+// OpenAI chat completions (also Ollama, llama.cpp, vLLM and every "OpenAI-compatible" server).
+
+import type { Message, ToolCall, Usage } from '../types.js';
+import {
+  mapFinishReason, type BuildRequestOptions, type ParsedReply, type ProviderAdapter,
+  type StreamDecoder, type StreamDelta, type ToolSchema,
+} from './adapter.js';
+import { snippet, validJsonOr } from './util.js';
+
+// Serialised wire form per message object; messages are immutable, so this is the reusable prefix.
+const wireCache = new WeakMap<Message, string>();
+
+function wireMessage(m: Message): string {
+  let s = wireCache.get(m);
+  if (s !== undefined) return s;
+  const o: Record<string, unknown> = { role: m.role };
+  if (m.content !== null) o.content = m.content;
+  else if (m.role === 'assistant') o.content = null;
+  else o.content = '';
+  if (m.role === 'tool') o.tool_call_id = m.toolCallId ?? '';
+  if (m.role === 'assistant' && m.toolCalls?.length) {
+    // Servers that re-parse arguments (llama.cpp templates) reject malformed JSON; history keeps the raw text.
+    o.tool_calls = m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: validJsonOr(c.args, '{}') } }));
+  }
+  s = JSON.stringify(o);
+  wireCache.set(m, s);
+  return s;
+}
+
+const toolCache = new WeakMap<ToolSchema, string>();
+function wireTool(t: ToolSchema): string {
+  let s = toolCache.get(t);
+  if (s === undefined) {
+    s = `{"type":"function","function":{"name":${JSON.stringify(t.name)},"description":${JSON.stringify(t.description)},"parameters":${t.parametersJson}}}`;
+    toolCache.set(t, s);
+  }
+  return s;
+}
+
+export function parseUsage(o: any): Usage | null {
+  const u = o?.usage;
+  if (!u || typeof u !== 'object') return null;
+  const p = Number(u.prompt_tokens ?? 0) || 0;
+  const c = Number(u.completion_tokens ?? 0) || 0;
+  const tps = Number(o?.timings?.predicted_per_second ?? 0) || 0;
+  return { promptTokens: p, completionTokens: c, totalTokens: Number(u.total_tokens ?? p + c) || p + c, tokensPerSec: tps };
+}
+
+function argsText(a: unknown): string {
+  if (typeof a === 'string') return a;
+  if (a === undefined || a === null) return '{}';
+  return JSON.stringify(a);
+}
+
+export function openaiErrorMessage(body: string): string | null {
+  try {
+    const o = JSON.parse(body);
+    const e = o?.error;
+    if (typeof e === 'string') return e;
+    if (e && typeof e.message === 'string') return e.message;
+    if (typeof o?.message === 'string') return o.message;
+    if (typeof o?.detail === 'string') return o.detail;
+  } catch { /* not JSON */ }
+  return null;
+}
+
+class OpenAIStream implements StreamDecoder {
+  feed(_event: string, data: string): StreamDelta | null {
+    if (data === '[DONE]') return { done: true };
+    let o: any;
+    try { o = JSON.parse(data); } catch { return { error: `could not parse stream event: ${snippet(data)}` }; }
+    if (o?.error) return { error: openaiErrorMessage(data) ?? 'server reported an error in the stream' };
+    const d: StreamDelta = {};
+    const usage = parseUsage(o);
+    if (usage) d.usage = usage;
+    const ch = Array.isArray(o?.choices) ? o.choices[0] : undefined;
+    if (ch) {
+      const delta = ch.delta ?? ch.message ?? {};
+      if (typeof delta.content === 'string' && delta.content) d.text = delta.content;
+      const r = delta.reasoning_content ?? delta.reasoning;
+      if (typeof r === 'string' && r) d.reasoning = r;
+      if (Array.isArray(delta.tool_calls)) {
+        d.toolCalls = delta.tool_calls.map((tc: any, i: number) => ({
+          index: typeof tc?.index === 'number' ? tc.index : i,
+          id: typeof tc?.id === 'string' && tc.id ? tc.id : undefined,
+          name: typeof tc?.function?.name === 'string' && tc.function.name ? tc.function.name : undefined,
+          args: tc?.function?.arguments === undefined ? undefined : argsText(tc.function.arguments),
+        }));
+      }
+      const f = mapFinishReason(ch.finish_reason);
+      if (f) d.finishReason = f;
+    }
+    return d;
+  }
+}
+
+export const openaiAdapter: ProviderAdapter = {
+  kind: 'openai',
+  endpointPath: 'chat/completions',
+
+  buildRequest(o: BuildRequestOptions): string {
+    let s = `{"model":${JSON.stringify(o.model)},"messages":[`;
+    s += o.messages.map(wireMessage).join(',');
+    s += `],"stream":${o.stream}`;
+    if (o.stream) s += ',"stream_options":{"include_usage":true}';
+    if (o.tools && o.tools.length) {
+      s += `,"tools":[${o.tools.map(wireTool).join(',')}]`;
+      if (o.disableParallelToolCalls) s += ',"parallel_tool_calls":false';
+    }
+    return s + '}';
+  },
+
+  headers(apiKey: string): Record<string, string> {
+    const h: Record<string, string> = { 'content-type': 'application/json' };
+    if (apiKey) h.authorization = `Bearer ${apiKey}`;
+    return h;
+  },
+
+  parseReply(body: string): ParsedReply {
+    let o: any;
+    try { o = JSON.parse(body); } catch { throw new Error(`could not parse llm response: ${snippet(body)}`); }
+    if (o?.error) throw new Error(openaiErrorMessage(body) ?? 'server reported an error');
+    const ch = Array.isArray(o?.choices) ? o.choices[0] : undefined;
+    const msg = ch?.message;
+    if (!msg || typeof msg !== 'object') throw new Error(`could not extract message from llm response: ${snippet(body)}`);
+    const calls: ToolCall[] = Array.isArray(msg.tool_calls)
+      ? msg.tool_calls.map((tc: any, i: number) => ({
+        id: typeof tc?.id === 'string' && tc.id ? tc.id : `call_${i + 1}`,
+        name: typeof tc?.function?.name === 'string' ? tc.function.name : '',
+        args: argsText(tc?.function?.arguments),
+      }))
+      : [];
+    const r = msg.reasoning_content ?? msg.reasoning;
+    return {
+      content: typeof msg.content === 'string' ? msg.content : null,
+      reasoning: typeof r === 'string' ? r : null,
+      toolCalls: calls,
+      finishReason: mapFinishReason(ch.finish_reason),
+      usage: parseUsage(o),
+    };
+  },
+
+  newStreamDecoder: () => new OpenAIStream(),
+  errorMessage: openaiErrorMessage,
+};
+
+export const ollamaAdapter: ProviderAdapter = { ...openaiAdapter, kind: 'ollama' };

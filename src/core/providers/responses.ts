@@ -1,0 +1,276 @@
+// OpenAI Responses dialect (kind "openai-responses", POST …/responses). Stateless: the whole
+// canonical history goes out as `input` items every turn (`store:false`, no previous_response_id).
+//
+// Validity rules enforced here (each is a 400 from the API otherwise):
+// - every function_call has a function_call_output and every output answers an earlier call
+//   (a missing output gets a stand-in, an unpaired output is sent as user text);
+// - call ids are non-empty and unique within the request;
+// - function tools are sent with `strict:false`: the API defaults to strict schemas, which
+//   reject ordinary schemas with optional properties.
+// A `failed` or `cancelled` response is an error, never an empty success.
+
+import { mapFinishReason, type BuildRequestOptions, type ParsedReply, type ProviderAdapter, type StreamDecoder, type StreamDelta } from './adapter.js';
+import type { FinishReason, Message, ToolCall, Usage } from '../types.js';
+import { snippet } from './util.js';
+
+/** Sent in place of an output the history lacks (e.g. a turn cancelled mid-tools). */
+export const MISSING_OUTPUT = '[no result: the tool call was interrupted]';
+
+type InputItem =
+  | { role: 'system' | 'user' | 'assistant'; content: string }
+  | { type: 'function_call'; call_id: string; name: string; arguments: string }
+  | { type: 'function_call_output'; call_id: string; output: string };
+
+interface Pending { canonical: string; wire: string; answered: boolean }
+
+function hasText(s: string | null | undefined): s is string {
+  return typeof s === 'string' && s.trim() !== '';
+}
+
+/** Converts the canonical history into Responses input items (see the rules above). */
+export function toResponsesInput(messages: readonly Message[]): InputItem[] {
+  const items: InputItem[] = [];
+  const usedIds = new Set<string>();
+  let callNo = 0;
+  let pending: Pending[] = [];
+
+  const flush = () => {
+    for (const p of pending) if (!p.answered) items.push({ type: 'function_call_output', call_id: p.wire, output: MISSING_OUTPUT });
+    pending = [];
+  };
+  // Derived from the call's position only, so an unchanged prefix keeps its bytes.
+  const wireId = (id: string): string => {
+    callNo++;
+    const base = id || 'call_clm';
+    let w = base;
+    for (let n = callNo; usedIds.has(w); n++) w = `${base}_${n}`;
+    usedIds.add(w);
+    return w;
+  };
+
+  for (const m of messages) {
+    if (m.role === 'tool') {
+      const output = m.content ?? '';
+      const p = pending.find((c) => !c.answered && c.canonical === (m.toolCallId ?? ''));
+      if (p) {
+        p.answered = true;
+        items.push({ type: 'function_call_output', call_id: p.wire, output });
+      } else {
+        items.push({ role: 'user', content: `[tool result${m.toolName ? ` from ${m.toolName}` : ''}]\n${output}` });
+      }
+      continue;
+    }
+    flush();
+    if (hasText(m.content)) items.push({ role: m.role, content: m.content });
+    if (m.role !== 'assistant') continue;
+    for (const c of m.toolCalls ?? []) {
+      const wire = wireId(c.id);
+      pending.push({ canonical: c.id, wire, answered: false });
+      items.push({ type: 'function_call', call_id: wire, name: c.name, arguments: c.args || '{}' });
+    }
+  }
+  flush();
+  return items;
+}
+
+export function buildResponsesRequest(opts: BuildRequestOptions): string {
+  const tools = opts.tools ?? [];
+  // Assembled as text so the tool schemas reuse their pre-serialised, byte-stable JSON.
+  const parts: string[] = [
+    `"model":${JSON.stringify(opts.model)}`,
+    `"input":${JSON.stringify(toResponsesInput(opts.messages))}`,
+    `"stream":${opts.stream ? 'true' : 'false'}`,
+    '"store":false',
+  ];
+  if (tools.length > 0) {
+    const defs = tools.map((t) => {
+      const head = `"type":"function","name":${JSON.stringify(t.name)}` + (t.description ? `,"description":${JSON.stringify(t.description)}` : '');
+      return `{${head},"parameters":${t.parametersJson},"strict":false}`;
+    });
+    parts.push(`"tools":[${defs.join(',')}]`);
+    if (opts.disableParallelToolCalls) parts.push('"parallel_tool_calls":false');
+    parts.push('"tool_choice":"auto"');
+  }
+  return `{${parts.join(',')}}`;
+}
+
+export function responsesHeaders(apiKey: string): Record<string, string> {
+  const h: Record<string, string> = { 'content-type': 'application/json' };
+  if (apiKey) h.authorization = `Bearer ${apiKey}`;
+  return h;
+}
+
+function isObj(v: unknown): v is Record<string, any> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function num(v: unknown): number {
+  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
+}
+
+/** input_tokens already includes the cached ones (input_tokens_details.cached_tokens). */
+function toUsage(u: unknown): Usage | null {
+  if (!isObj(u)) return null;
+  const prompt = num(u.input_tokens), completion = num(u.output_tokens);
+  const usage: Usage = { promptTokens: prompt, completionTokens: completion, totalTokens: typeof u.total_tokens === 'number' ? u.total_tokens : prompt + completion, tokensPerSec: 0 };
+  const cached = isObj(u.input_tokens_details) ? u.input_tokens_details.cached_tokens : undefined;
+  if (typeof cached === 'number') usage.cacheReadTokens = cached;
+  return usage;
+}
+
+/** The message of an error object (`{message, code}`), or of an object carrying one in `error`. */
+function errorText(o: unknown): string | null {
+  if (!isObj(o)) return typeof o === 'string' && o !== '' ? o : null;
+  if (typeof o.message === 'string' && o.message !== '') return o.message;
+  if (o.error !== undefined && o.error !== null && o.error !== o) {
+    const inner = errorText(o.error);
+    if (inner) return inner;
+  }
+  if (typeof o.code === 'string' && o.code !== '') return o.code;
+  return null;
+}
+
+function failureText(resp: Record<string, any>, fallback: string): string {
+  return errorText(resp.error) ?? fallback;
+}
+
+function incompleteFinish(resp: unknown): FinishReason {
+  const reason = isObj(resp) && isObj(resp.incomplete_details) ? resp.incomplete_details.reason : undefined;
+  return reason === 'content_filter' ? 'content_filter' : 'length';
+}
+
+export function parseResponsesReply(body: string): ParsedReply {
+  let o: unknown;
+  try { o = JSON.parse(body); } catch { throw new Error(`responses reply is not JSON: ${snippet(body) || '(empty body)'}`); }
+  if (!isObj(o)) throw new Error(`responses reply is not an object: ${snippet(body)}`);
+  if (o.status === 'failed') throw new Error(failureText(o, 'response failed'));
+  if (o.status === 'cancelled') throw new Error(failureText(o, 'response was cancelled'));
+  if (!Array.isArray(o.output)) {
+    throw new Error(errorText(o.error) ?? `responses reply has no output array: ${snippet(body)}`);
+  }
+  const texts: string[] = [];
+  const reasoning: string[] = [];
+  const toolCalls: ToolCall[] = [];
+  for (const item of o.output) {
+    if (!isObj(item)) continue;
+    if (item.type === 'message' && Array.isArray(item.content)) {
+      let t = '';
+      for (const p of item.content) {
+        if (!isObj(p)) continue;
+        if (p.type === 'output_text' && typeof p.text === 'string') t += p.text;
+        else if (p.type === 'refusal' && typeof p.refusal === 'string') t += p.refusal;
+      }
+      if (t !== '') texts.push(t);
+    } else if (item.type === 'reasoning') {
+      // OpenAI returns summaries; open-weight servers may return the raw reasoning text instead.
+      const parts = Array.isArray(item.summary) && item.summary.length ? item.summary : Array.isArray(item.content) ? item.content : [];
+      for (const p of parts) if (isObj(p) && typeof p.text === 'string' && p.text !== '') reasoning.push(p.text);
+    } else if (item.type === 'function_call' && typeof item.name === 'string') {
+      const id = typeof item.call_id === 'string' ? item.call_id : typeof item.id === 'string' ? item.id : '';
+      toolCalls.push({ id, name: item.name, args: typeof item.arguments === 'string' ? item.arguments : '' });
+    }
+  }
+  let finishReason: FinishReason | null;
+  if (toolCalls.length) finishReason = 'tool_calls';
+  else if (o.status === 'completed') finishReason = 'stop';
+  else if (o.status === 'incomplete') finishReason = incompleteFinish(o);
+  else finishReason = mapFinishReason(o.status);
+  return {
+    content: texts.length ? texts.join('\n\n') : null,
+    reasoning: reasoning.length ? reasoning.join('\n\n') : null,
+    toolCalls,
+    finishReason,
+    usage: toUsage(o.usage),
+  };
+}
+
+/** Per-response stream state: which output items are function calls, and which got arguments. */
+export class ResponsesStreamDecoder implements StreamDecoder {
+  private readonly calls = new Set<number>();
+  private readonly argsSent = new Set<number>();
+
+  feed(event: string, data: string): StreamDelta | null {
+    let o: unknown;
+    try { o = JSON.parse(data); } catch { return null; }
+    if (!isObj(o)) return null;
+    const type = typeof o.type === 'string' ? o.type : event;
+    const index = num(o.output_index);
+    switch (type) {
+      case 'response.output_text.delta':
+      case 'response.refusal.delta':
+        return typeof o.delta === 'string' && o.delta !== '' ? { text: o.delta } : null;
+      case 'response.reasoning_summary_text.delta':
+      case 'response.reasoning_text.delta':
+        return typeof o.delta === 'string' && o.delta !== '' ? { reasoning: o.delta } : null;
+      case 'response.reasoning_summary_part.added':
+        // Separate summary parts the way the non-streamed parse joins them.
+        return num(o.summary_index) > 0 ? { reasoning: '\n\n' } : null;
+      case 'response.output_item.added':
+      case 'response.output_item.done': {
+        const item = o.item;
+        if (!isObj(item) || item.type !== 'function_call') return null;
+        const call: { index: number; id?: string; name?: string; args?: string } = { index };
+        const known = this.calls.has(index);
+        this.calls.add(index);
+        if (!known) {
+          const id = typeof item.call_id === 'string' ? item.call_id : typeof item.id === 'string' ? item.id : undefined;
+          if (id !== undefined) call.id = id;
+          if (typeof item.name === 'string') call.name = item.name;
+        }
+        // Arguments normally arrive as deltas; take them whole only if none were streamed.
+        if (!this.argsSent.has(index) && typeof item.arguments === 'string' && item.arguments !== '') {
+          call.args = item.arguments;
+          this.argsSent.add(index);
+        }
+        return call.id !== undefined || call.name !== undefined || call.args !== undefined ? { toolCalls: [call] } : null;
+      }
+      case 'response.function_call_arguments.delta':
+        if (typeof o.delta !== 'string' || o.delta === '') return null;
+        this.argsSent.add(index);
+        return { toolCalls: [{ index, args: o.delta }] };
+      case 'response.function_call_arguments.done':
+        if (this.argsSent.has(index) || typeof o.arguments !== 'string' || o.arguments === '') return null;
+        this.argsSent.add(index);
+        return { toolCalls: [{ index, args: o.arguments }] };
+      case 'response.completed': {
+        const resp = isObj(o.response) ? o.response : {};
+        const hasCall = this.calls.size > 0 || (Array.isArray(resp.output) && resp.output.some((i: unknown) => isObj(i) && i.type === 'function_call'));
+        return this.end(hasCall ? 'tool_calls' : 'stop', resp.usage);
+      }
+      case 'response.incomplete': {
+        const resp = isObj(o.response) ? o.response : {};
+        return this.end(incompleteFinish(resp), resp.usage);
+      }
+      case 'response.failed': {
+        const resp = isObj(o.response) ? o.response : {};
+        return { error: errorText(resp.error) ?? errorText(o.error) ?? 'response failed' };
+      }
+      case 'error':
+        return { error: errorText(o) ?? 'responses stream error' };
+      default:
+        return null; // response.created/in_progress, content_part.*, *.done, and event types added later
+    }
+  }
+
+  private end(finishReason: FinishReason, usage: unknown): StreamDelta {
+    const d: StreamDelta = { finishReason, done: true };
+    const u = toUsage(usage);
+    if (u) d.usage = u;
+    return d;
+  }
+}
+
+export const responsesAdapter: ProviderAdapter = {
+  kind: 'openai-responses',
+  endpointPath: 'responses',
+  buildRequest: buildResponsesRequest,
+  headers: responsesHeaders,
+  parseReply: parseResponsesReply,
+  newStreamDecoder: () => new ResponsesStreamDecoder(),
+  errorMessage(body: string): string | null {
+    try {
+      const o: unknown = JSON.parse(body);
+      return isObj(o) ? errorText(o.error) ?? (typeof o.message === 'string' ? o.message : null) : null;
+    } catch { return null; }
+  },
+};

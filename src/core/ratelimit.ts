@@ -1,0 +1,26 @@
+// Token bucket (rate tokens/s, burst max; starts full). Fractional refill, unlike the original's
+// integer refill that lost sub-token credit on frequent calls.
+
+export class TokenBucket {
+  private tokens: number;
+  private last: number;
+  constructor(readonly rate: number, readonly burst: number, private readonly now: () => number) {
+    this.tokens = burst;
+    this.last = now();
+  }
+  private refill(): void {
+    const t = this.now();
+    this.tokens = Math.min(this.burst, this.tokens + ((t - this.last) / 1000) * this.rate);
+    this.last = t;
+  }
+  /** Milliseconds until `n` tokens are available (0 = now). A cost above the burst waits for a full bucket. */
+  delay(n: number): number {
+    this.refill();
+    const need = Math.min(n, this.burst);
+    return this.tokens >= need ? 0 : Math.max(1, Math.ceil(((need - this.tokens) * 1000) / this.rate));
+  }
+  consume(n: number): void {
+    this.refill();
+    this.tokens = Math.max(0, this.tokens - n);
+  }
+}

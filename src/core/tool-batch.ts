@@ -1,0 +1,189 @@
+// One batch of tool calls from one model reply: permission gate, optional dispatch limiter,
+// per-call timeout, exactly-once completion (late completions are dropped), results reported
+// in completion order.
+
+import type { Cancelable, Host } from './host.js';
+import type { TokenBucket } from './ratelimit.js';
+import { callLimits, type ToolRegistry } from './tool-registry.js';
+import { clampOutput, outputText } from './tool-output.js';
+import type { AgentCallbacks, PermissionDecision, ToolCall, ToolInvocation, ToolOutcome } from './types.js';
+
+export interface BatchContext {
+  registry: ToolRegistry;
+  host: Host;
+  callbacks: AgentCallbacks;
+  toolLimiter: TokenBucket | null;
+  /** A finished call: the agent records it (history, callbacks). */
+  onResult(call: ToolCall, content: string, outcome: ToolOutcome): void;
+  /** Every call finished. */
+  onDone(): void;
+  notify(text: string): void;
+  log(line: string): void;
+}
+
+class Slot implements ToolInvocation {
+  done = false;
+  readonly controller = new AbortController();
+  outputCap = 65536;
+  timeoutMs = 0;
+  timer: Cancelable | null = null;
+  private parkedOnPermission = false;
+
+  constructor(private readonly batch: ToolBatch, readonly call: ToolCall) {}
+
+  get name() { return this.call.name; }
+  get args() { return this.call.args || '{}'; }
+  get signal() { return this.controller.signal; }
+
+  complete(output: string | Uint8Array): void {
+    if (this.done) return;
+    let text: string;
+    try { text = outputText(output); } catch (e) { text = `[tool output could not be decoded: ${String(e)}]`; }
+    this.batch.finish(this, clampOutput(text, this.outputCap), 'ok');
+  }
+  fail(message: string): void {
+    if (this.done) return;
+    this.batch.finish(this, clampOutput(`[tool failed: ${message}]`, this.outputCap), 'failed');
+  }
+  notify(text: string): void { this.batch.ctx.notify(text); }
+
+  park() { this.parkedOnPermission = true; }
+  get parked() { return this.parkedOnPermission; }
+  unpark() { this.parkedOnPermission = false; }
+}
+
+export class ToolBatch {
+  private readonly slots: Slot[];
+  private remaining: number;
+  private detached = false;
+  private readonly timers = new Set<Cancelable>();
+
+  constructor(calls: ToolCall[], readonly ctx: BatchContext) {
+    this.slots = calls.map((c) => new Slot(this, c));
+    // Hold one extra so completions during dispatch cannot end the batch early.
+    this.remaining = calls.length + 1;
+  }
+
+  get total(): number { return this.slots.length; }
+  get completed(): number { return this.slots.filter((s) => s.done).length; }
+
+  start(): void {
+    for (const s of this.slots) {
+      if (this.detached) return;
+      const lim = this.ctx.toolLimiter;
+      const wait = lim ? lim.delay(1) : 0;
+      if (wait > 0 && this.ctx.host.setTimer) {
+        const t = this.ctx.host.setTimer(wait, () => {
+          this.timers.delete(t);
+          if (this.detached || s.done) return;
+          lim!.consume(1);
+          this.dispatch(s);
+        });
+        this.timers.add(t);
+      } else {
+        lim?.consume(1);
+        this.dispatch(s);
+      }
+    }
+    this.release();
+  }
+
+  private dispatch(s: Slot): void {
+    const { name, args } = s;
+    this.ctx.callbacks.onToolBegin?.(name, args);
+    if (s.done || this.detached) return;
+    const t = this.ctx.registry.get(name);
+    if (!t) { s.fail(`unknown tool '${name}'`); return; }
+    if (t.def.noPrompt || t.remembered === 'allow') { this.run(s); return; }
+    if (t.remembered === 'deny') { s.fail('denied by user (remembered)'); return; }
+    const onPermission = this.ctx.callbacks.onPermission;
+    if (!onPermission) { s.fail('denied: no permission policy'); return; }
+    s.park();
+    let answered = false;
+    onPermission({
+      name, args,
+      respond: (d: PermissionDecision) => {
+        if (answered || s.done || this.detached) return;
+        answered = true;
+        s.unpark();
+        if (d === 'allow_always') t.remembered = 'allow';
+        if (d === 'deny_always') t.remembered = 'deny';
+        if (d === 'allow_once' || d === 'allow_always') this.run(s);
+        else s.fail('denied by user');
+      },
+    });
+  }
+
+  private run(s: Slot): void {
+    const t = this.ctx.registry.get(s.name);
+    if (!t) { s.fail(`unknown tool '${s.name}'`); return; }
+    let parsed: unknown;
+    try { parsed = JSON.parse(s.args); } catch { parsed = undefined; }
+    const lim = callLimits(t.def, parsed);
+    s.outputCap = lim.outputCap;
+    s.timeoutMs = lim.timeoutMs;
+    // The deadline starts once permission is granted.
+    if (s.timeoutMs > 0 && this.ctx.host.setTimer) {
+      s.timer = this.ctx.host.setTimer(s.timeoutMs, () => {
+        s.timer = null;
+        if (s.done) return;
+        s.controller.abort(new Error(`timed out after ${s.timeoutMs} ms`));
+        this.finish(s, `[tool failed: timed out after ${s.timeoutMs} ms]`, 'timedout');
+      });
+    }
+    try {
+      const r = t.def.invoke(s);
+      if (r && typeof (r as Promise<void>).then === 'function') {
+        (r as Promise<void>).then(undefined, (e: unknown) => s.fail(errorText(e)));
+      }
+    } catch (e) {
+      s.fail(errorText(e));
+    }
+  }
+
+  /** Record one result, exactly once. */
+  finish(s: Slot, content: string, outcome: ToolOutcome): void {
+    if (s.done) return;
+    s.done = true;
+    s.timer?.cancel();
+    s.timer = null;
+    if (this.detached) return;
+    this.ctx.onResult(s.call, content, outcome);
+    this.release();
+  }
+
+  private release(): void {
+    if (--this.remaining === 0 && !this.detached) this.ctx.onDone();
+  }
+
+  /**
+   * Cancel the batch: running calls are aborted, parked ones (permission, limiter) resolved.
+   * Every unfinished call gets a result, so each tool call in history stays paired.
+   */
+  cancel(reason: string): void {
+    for (const t of this.timers) t.cancel();
+    this.timers.clear();
+    for (const s of this.slots) {
+      if (s.done) continue;
+      s.controller.abort(new Error(reason));
+      this.finish(s, `[tool failed: ${reason}]`, 'failed');
+    }
+  }
+
+  /** Agent closed: abort everything, report nothing more. */
+  detach(): void {
+    this.detached = true;
+    for (const t of this.timers) t.cancel();
+    this.timers.clear();
+    for (const s of this.slots) {
+      if (s.done) continue;
+      s.done = true;
+      s.timer?.cancel();
+      s.controller.abort(new Error('agent closed'));
+    }
+  }
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

@@ -1,0 +1,53 @@
+// CLM_DEBUG_LOG: an append-only debug log, one line per event, flushed per line so a crash loses
+// nothing. Unset ⇒ no log at all (and no cost). Every line passes through redact().
+
+import { openSync, writeSync } from 'node:fs';
+import { redact } from './redact.js';
+
+export interface DebugLog {
+  (line: string): void;
+  /** Register one more value that must never appear in the log (e.g. an API key learnt later). */
+  addSecret(secret: string): void;
+  readonly path: string;
+}
+
+export interface DebugLogOptions {
+  /** Values to mask; CLM_API_KEY from the environment is always included. */
+  secrets?: readonly string[];
+}
+
+const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+
+/** "HH:MM:SS.mmm [pid] " in local time. */
+function prefix(d: Date): string {
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)} [${process.pid}] `;
+}
+
+/** A log function appending to `path`, or undefined when no path is given (the variable is unset or empty). */
+export function createDebugLog(path: string | undefined = process.env.CLM_DEBUG_LOG, opts: DebugLogOptions = {}): DebugLog | undefined {
+  if (!path) return undefined;
+  const secrets = new Set<string>(opts.secrets ?? []);
+  const envKey = process.env.CLM_API_KEY;
+  if (envKey) secrets.add(envKey);
+  // Opened on the first line, not at creation: a run that never logs never touches the file.
+  let fd: number | undefined;
+  let broken = false;
+  const log = ((line: string) => {
+    if (broken) return;
+    try {
+      fd ??= openSync(path, 'a');
+      const text = redact(line, [...secrets]);
+      // writeSync on an O_APPEND descriptor: unbuffered, so each line is on disk when we return.
+      writeSync(fd, prefix(new Date()) + (text.endsWith('\n') ? text : text + '\n'));
+    } catch {
+      broken = true; // an unwritable log must never break the agent
+    }
+  }) as DebugLog;
+  log.addSecret = (s: string) => { if (s) secrets.add(s); };
+  Object.defineProperty(log, 'path', { value: path, enumerable: true });
+  return log;
+}
+
+export function isDebugLog(f: unknown): f is DebugLog {
+  return typeof f === 'function' && typeof (f as Partial<DebugLog>).addSecret === 'function';
+}

@@ -1,0 +1,130 @@
+// Shell commands in their own process group (setsid via `detached: true`), so that stopping one
+// reaches everything it started — also jobs it backgrounded with "&", which would otherwise keep
+// the output pipes open and the call hanging. Every live group is tracked so the program can stop
+// them all when it exits.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+
+export interface GroupExit {
+  /** Exit code, or null when killed by a signal or not started. */
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Set when the shell could not be started at all. */
+  spawnError?: Error;
+}
+
+export interface GroupChild {
+  readonly pid: number | undefined;
+  readonly kind: 'shell' | 'bg';
+  /** Resolves once the process exited and its output pipes are closed. */
+  readonly exited: Promise<GroupExit>;
+  /** Resolves when the shell is running, rejects if it could not be started. */
+  readonly started: Promise<void>;
+  /** SIGTERM to the whole group, SIGKILL after graceMs. Idempotent. */
+  stop(graceMs?: number): void;
+}
+
+export interface SpawnOptions {
+  kind: 'shell' | 'bg';
+  /** Data for standard input; absent ⇒ /dev/null. */
+  stdin?: string;
+  /** stdout and stderr chunks, in the order they arrive. */
+  onOutput(chunk: Buffer): void;
+}
+
+export const DEFAULT_GRACE_MS = 2000;
+/** After SIGKILL, how long to wait for the pipes before closing them ourselves (an escaped grandchild may hold them). */
+const PIPE_DRAIN_MS = 500;
+
+const live = new Set<LiveGroup>();
+
+interface LiveGroup extends GroupChild {
+  readonly child: ChildProcess;
+}
+
+/** `$SHELL -c command` (fallback /bin/sh), inheriting environment and working directory. */
+export function spawnShellGroup(command: string, opts: SpawnOptions): GroupChild {
+  const shell = process.env.SHELL || '/bin/sh';
+  const child = spawn(shell, ['-c', command], {
+    detached: true, // new session ⇒ own process group, and no controlling terminal to scribble on
+    stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  });
+  let stopping = false;
+  let closed = false;
+  let killTimer: NodeJS.Timeout | undefined;
+
+  const started = new Promise<void>((resolve, reject) => {
+    child.once('spawn', () => resolve());
+    child.once('error', (e) => { if (child.pid === undefined) reject(e); });
+  });
+  started.catch(() => {}); // callers that only await `exited` must not see an unhandled rejection
+
+  const exited = new Promise<GroupExit>((resolve) => {
+    let spawnError: Error | undefined;
+    child.once('error', (e) => { if (child.pid === undefined) spawnError = e; });
+    child.once('close', (code, signal) => {
+      closed = true;
+      live.delete(group);
+      // Keep the SIGKILL pending while stragglers of a stopped group survive (they ignored SIGTERM).
+      if (killTimer && !groupAlive(child.pid)) clearTimeout(killTimer);
+      resolve(spawnError ? { code: null, signal: null, spawnError } : { code, signal });
+    });
+  });
+
+  child.stdout!.on('data', (c: Buffer) => opts.onOutput(c));
+  child.stderr!.on('data', (c: Buffer) => opts.onOutput(c));
+  if (child.stdin) {
+    child.stdin.on('error', () => {}); // EPIPE when the command does not read its input: not our failure
+    child.stdin.end(opts.stdin ?? '');
+  }
+
+  const group: LiveGroup = {
+    child,
+    kind: opts.kind,
+    get pid() { return child.pid; },
+    exited,
+    started,
+    stop(graceMs = DEFAULT_GRACE_MS) {
+      if (stopping || closed || child.pid === undefined) return;
+      stopping = true;
+      signalGroup(child, 'SIGTERM');
+      killTimer = setTimeout(() => {
+        signalGroup(child, 'SIGKILL');
+        if (closed) return;
+        // The leader is dead; if something outside the group still holds the pipes, stop waiting for it.
+        setTimeout(() => { child.stdout?.destroy(); child.stderr?.destroy(); }, PIPE_DRAIN_MS).unref();
+      }, graceMs);
+      killTimer.unref();
+    },
+  };
+  if (child.pid !== undefined) live.add(group);
+  return group;
+}
+
+function signalGroup(child: ChildProcess, sig: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, sig);
+  } catch {
+    try { child.kill(sig); } catch { /* already gone */ }
+  }
+}
+
+function groupAlive(pid: number | undefined): boolean {
+  if (pid === undefined) return false;
+  try { process.kill(-pid, 0); return true; } catch { return false; }
+}
+
+/** Stop every live group of the given kinds; resolves when all have exited. */
+export function stopGroups(
+  kinds: ReadonlyArray<'shell' | 'bg'>,
+  graceMs = DEFAULT_GRACE_MS,
+  beforeStop?: (g: GroupChild) => void,
+): Promise<void> {
+  const chosen = [...live].filter((g) => kinds.includes(g.kind));
+  for (const g of chosen) {
+    beforeStop?.(g);
+    g.stop(graceMs);
+  }
+  return Promise.all(chosen.map((g) => g.exited)).then(() => undefined);
+}

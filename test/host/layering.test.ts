@@ -1,0 +1,20 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const src = fileURLToPath(new URL('../../src/', import.meta.url));
+
+test('src/host and src/tools import nothing from src/cli, and only types from src/core', () => {
+  for (const dir of ['host', 'tools']) {
+    for (const f of readdirSync(join(src, dir)).filter((n) => n.endsWith('.ts'))) {
+      const text = readFileSync(join(src, dir, f), 'utf8');
+      for (const m of text.matchAll(/^\s*(import|export)\s+(type\s+)?[^;]*?from\s+'([^']+)'/gm)) {
+        const [, , isType, spec] = m;
+        assert.ok(!spec!.includes('/cli/'), `${dir}/${f} imports ${spec}`);
+        if (spec!.includes('/core/')) assert.ok(isType, `${dir}/${f}: value import from ${spec}`);
+      }
+    }
+  }
+});

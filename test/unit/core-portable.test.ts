@@ -1,0 +1,34 @@
+// src/core must run in a browser: no Node builtins, no Node-only packages, no Node globals.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+const CORE = join(import.meta.dirname, '../../src/core');
+const ALLOWED_PACKAGES = new Set(['eventsource-parser']);
+
+function files(d: string): string[] {
+  return readdirSync(d).flatMap((n) => {
+    const p = join(d, n);
+    return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+test('src/core imports only relative modules and portable packages', () => {
+  const bad: string[] = [];
+  for (const f of files(CORE)) {
+    const src = readFileSync(f, 'utf8');
+    for (const m of src.matchAll(/(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) {
+      const spec = m[1] ?? m[2]!;
+      if (spec.startsWith('.')) continue;
+      if (!ALLOWED_PACKAGES.has(spec)) bad.push(`${f}: ${spec}`);
+    }
+    if (/\b(process|Buffer|require|__dirname)\b\s*[.(]/.test(src.replace(/\/\/.*$/gm, ''))) bad.push(`${f}: uses a Node global`);
+  }
+  assert.deepEqual(bad, []);
+});
+
+test('the checker would catch a node: import', () => {
+  const re = /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/;
+  assert.equal(re.exec("import { readFileSync } from 'node:fs';")?.[1], 'node:fs');
+});
