@@ -1,0 +1,85 @@
+// The JSONL line format. One meta line first, then one line per message:
+//   {"type":"meta","v":1,"id":…,"created":<unix s>,"model"?,"provider"?,"agent"?}
+//   {<lossless message JSON>,"type":"msg"}      ("type" is the last key, as the C writer emitted it)
+// Reading is crash tolerant: anything that is not a well-formed meta or msg line is skipped.
+
+import { messageToJson, parseMessageJson } from '../core/message-json.js';
+import type { Message } from '../core/types.js';
+import { SessionError } from './errors.js';
+
+/** The format version this code writes; files with a higher version are refused. */
+export const SESSION_FORMAT_VERSION = 1;
+
+export interface SessionMeta {
+  type: 'meta';
+  v: number;
+  id: string;
+  /** Unix time in seconds (0 if the file had no meta line). */
+  created: number;
+  model?: string;
+  provider?: string;
+  agent?: string;
+}
+
+export function encodeMetaLine(meta: { id: string; created: number; model?: string; provider?: string; agent?: string }): string {
+  // Build the object in the documented key order; absent fields are omitted.
+  const o: SessionMeta = { type: 'meta', v: SESSION_FORMAT_VERSION, id: meta.id, created: meta.created };
+  if (meta.model !== undefined) o.model = meta.model;
+  if (meta.provider !== undefined) o.provider = meta.provider;
+  if (meta.agent !== undefined) o.agent = meta.agent;
+  return JSON.stringify(o) + '\n';
+}
+
+export function encodeMessageLine(m: Message): string {
+  return JSON.stringify({ ...messageToJson(m), type: 'msg' }) + '\n';
+}
+
+export type ParsedLine = { kind: 'meta'; meta: SessionMeta } | { kind: 'msg'; message: Message } | { kind: 'skip' };
+
+/** Parse one line. Throws only for a meta line of a newer format version (EPROTONOSUPPORT). */
+export function parseSessionLine(line: string): ParsedLine {
+  let obj: unknown;
+  try {
+    obj = JSON.parse(line);
+  } catch {
+    return { kind: 'skip' };
+  }
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) return { kind: 'skip' };
+  const o = obj as Record<string, unknown>;
+  if (o.type === 'meta') {
+    const v = typeof o.v === 'number' ? o.v : SESSION_FORMAT_VERSION;
+    if (v > SESSION_FORMAT_VERSION) {
+      throw new SessionError('EPROTONOSUPPORT', `session file was written by a newer version of clm (format v${v}; this one reads v${SESSION_FORMAT_VERSION})`);
+    }
+    const meta: SessionMeta = {
+      type: 'meta',
+      v,
+      id: typeof o.id === 'string' ? o.id : '',
+      created: typeof o.created === 'number' && Number.isFinite(o.created) ? o.created : 0,
+    };
+    for (const k of ['model', 'provider', 'agent'] as const) if (typeof o[k] === 'string') meta[k] = o[k] as string;
+    return { kind: 'meta', meta };
+  }
+  if (o.type === 'msg') {
+    const { type: _type, ...rest } = o;
+    try {
+      return { kind: 'msg', message: parseMessageJson(rest) };
+    } catch {
+      return { kind: 'skip' };
+    }
+  }
+  return { kind: 'skip' };
+}
+
+/** Parse a whole file's text: the first meta line and every readable message, in order. */
+export function parseSessionText(text: string): { meta: SessionMeta | null; messages: Message[] } {
+  let meta: SessionMeta | null = null;
+  const messages: Message[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    const p = parseSessionLine(line);
+    if (p.kind === 'meta') meta ??= p.meta;
+    else if (p.kind === 'msg') messages.push(p.message);
+  }
+  return { meta, messages };
+}

@@ -1,0 +1,32 @@
+// Where sessions live: $XDG_STATE_HOME/clm, else $HOME/.local/state/clm (created 0700 on demand).
+
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { SessionError } from './errors.js';
+
+export interface SessionDirOptions {
+  /** Use this directory instead of the XDG/HOME one (tests, embedders). */
+  dir?: string;
+  /** Environment to resolve the directory from (default process.env). */
+  env?: Record<string, string | undefined>;
+}
+
+/** The session directory path (not created). Throws ENOENT when neither XDG_STATE_HOME nor HOME is set. */
+export function sessionDir(opts: SessionDirOptions = {}): string {
+  if (opts.dir) return opts.dir;
+  const env = opts.env ?? process.env;
+  if (env.XDG_STATE_HOME) return join(env.XDG_STATE_HOME, 'clm');
+  if (env.HOME) return join(env.HOME, '.local', 'state', 'clm');
+  throw new SessionError('ENOENT', 'cannot locate the session directory: neither XDG_STATE_HOME nor HOME is set');
+}
+
+/** The session directory, created (mkdir -p, mode 0700) if missing. */
+export function ensureSessionDir(opts: SessionDirOptions = {}): string {
+  const dir = sessionDir(opts);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (e) {
+    throw new SessionError('EIO', `cannot create the session directory ${dir}: ${(e as Error).message}`, { cause: e });
+  }
+  return dir;
+}

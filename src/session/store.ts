@@ -1,0 +1,202 @@
+// The append-only JSONL session store (§2.10). One file `<id>.jsonl` per conversation, created
+// exclusively with mode 0600; each line is written with a single write on an O_APPEND descriptor
+// so a crash leaves at most one truncated last line, which loading skips.
+//
+// Only what the caller appends is stored: the meta line (id, time, model, provider, agent) and
+// messages. Nothing here reads configuration, so API keys reach a session file only if a caller
+// puts one into a message — callers must not.
+
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Message } from '../core/types.js';
+import { SessionError } from './errors.js';
+import { encodeMessageLine, encodeMetaLine, parseSessionText, SESSION_FORMAT_VERSION, type SessionMeta } from './format.js';
+import { assertValidSessionId, newSessionId } from './id.js';
+import { ensureSessionDir, sessionDir, type SessionDirOptions } from './paths.js';
+
+export interface CreateSessionOptions extends SessionDirOptions {
+  model?: string;
+  provider?: string;
+  /** The agent profile chosen with -a (not the configured default). */
+  agent?: string;
+  /** Creation time (tests). */
+  now?: Date;
+}
+
+export interface LoadedSession {
+  /** The first meta line; a file without one yields {v:1, id, created:0}. */
+  meta: SessionMeta;
+  messages: Message[];
+}
+
+const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND;
+const APPEND_FLAGS = constants.O_WRONLY | constants.O_APPEND;
+
+function sessionPath(id: string, opts: SessionDirOptions): string {
+  return join(sessionDir(opts), `${id}.jsonl`);
+}
+
+function errnoCode(e: unknown): string | undefined {
+  return (e as NodeJS.ErrnoException)?.code;
+}
+
+/** Write a whole buffer; a regular file takes it in one write, the loop only guards short writes. */
+function writeAll(fd: number, text: string): void {
+  const buf = Buffer.from(text, 'utf8');
+  let off = 0;
+  while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+}
+
+/** An open session file, appended to as the conversation goes. */
+export class Session {
+  readonly id: string;
+  readonly path: string;
+  private fd: number | null;
+  private hasMessages: boolean;
+
+  /** @internal use createSession / openSession. */
+  constructor(id: string, path: string, fd: number, hasMessages: boolean) {
+    this.id = id;
+    this.path = path;
+    this.fd = fd;
+    this.hasMessages = hasMessages;
+  }
+
+  /** True once a user or assistant message was appended (or the session was reopened). */
+  get isEmpty(): boolean {
+    return !this.hasMessages;
+  }
+
+  get closed(): boolean {
+    return this.fd === null;
+  }
+
+  /** Append one message as one line. System messages are not logged (returns false). */
+  append(msg: Message): boolean {
+    if (this.fd === null) throw new SessionError('EINVAL', `session ${this.id} is closed`);
+    if (msg.role === 'system') return false;
+    try {
+      writeAll(this.fd, encodeMessageLine(msg));
+    } catch (e) {
+      throw new SessionError('EIO', `writing session ${this.id}: ${(e as Error).message}`, { cause: e });
+    }
+    if (msg.role === 'user' || msg.role === 'assistant') this.hasMessages = true;
+    return true;
+  }
+
+  /** Close the file; an empty session (no user/assistant message) is deleted. Returns whether the file was kept. */
+  close(): boolean {
+    if (this.fd === null) return this.hasMessages;
+    closeSync(this.fd);
+    this.fd = null;
+    if (!this.hasMessages) {
+      removeFile(this.path);
+      return false;
+    }
+    return true;
+  }
+
+  /** Close and delete the file whatever it holds (/clear of an empty session, tests). */
+  discard(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+    this.hasMessages = false;
+    removeFile(this.path);
+  }
+}
+
+function removeFile(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (e) {
+    if (errnoCode(e) !== 'ENOENT') throw new SessionError('EIO', `deleting ${path}: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+/** Start a new session: a fresh id, the file created exclusively (0600) with its meta line. */
+export function createSession(opts: CreateSessionOptions = {}): Session {
+  const dir = ensureSessionDir(opts);
+  const now = opts.now ?? new Date();
+  // The 8 random hex digits make a clash unlikely; O_EXCL makes it harmless.
+  for (let attempt = 0; ; attempt++) {
+    const id = newSessionId(now);
+    const path = join(dir, `${id}.jsonl`);
+    let fd: number;
+    try {
+      fd = openSync(path, CREATE_FLAGS, 0o600);
+    } catch (e) {
+      if (errnoCode(e) === 'EEXIST' && attempt < 8) continue;
+      throw new SessionError(errnoCode(e) === 'EEXIST' ? 'EEXIST' : 'EIO', `creating session file ${path}: ${(e as Error).message}`, { cause: e });
+    }
+    try {
+      writeAll(fd, encodeMetaLine({ id, created: Math.floor(now.getTime() / 1000), model: opts.model, provider: opts.provider, agent: opts.agent }));
+    } catch (e) {
+      closeSync(fd);
+      removeFile(path);
+      throw new SessionError('EIO', `writing session file ${path}: ${(e as Error).message}`, { cause: e });
+    }
+    return new Session(id, path, fd, false);
+  }
+}
+
+/**
+ * Reopen an existing session for appending (after resuming it). A truncated last line left by
+ * a crash is terminated first, so the next message starts on a line of its own.
+ */
+export function openSession(id: string, opts: SessionDirOptions = {}): Session {
+  assertValidSessionId(id);
+  const path = sessionPath(id, opts);
+  let fd: number;
+  try {
+    fd = openSync(path, APPEND_FLAGS);
+  } catch (e) {
+    if (errnoCode(e) === 'ENOENT') throw new SessionError('ENOENT', `no such session: ${id}`, { cause: e });
+    throw new SessionError('EIO', `opening session ${id}: ${(e as Error).message}`, { cause: e });
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size > 0 && !endsWithNewline(path, size)) writeAll(fd, '\n');
+  } catch (e) {
+    closeSync(fd);
+    throw new SessionError('EIO', `opening session ${id}: ${(e as Error).message}`, { cause: e });
+  }
+  return new Session(id, path, fd, true);
+}
+
+function endsWithNewline(path: string, size: number): boolean {
+  const rfd = openSync(path, 'r');
+  try {
+    const b = Buffer.alloc(1);
+    readSync(rfd, b, 0, 1, size - 1);
+    return b[0] === 0x0a;
+  } finally {
+    closeSync(rfd);
+  }
+}
+
+/** Read a session: its meta and every readable message. ENOENT if missing, EPROTONOSUPPORT if newer. */
+export function loadSession(id: string, opts: SessionDirOptions = {}): LoadedSession {
+  assertValidSessionId(id);
+  const path = sessionPath(id, opts);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    if (errnoCode(e) === 'ENOENT') throw new SessionError('ENOENT', `no such session: ${id}`, { cause: e });
+    throw new SessionError('EIO', `reading session ${id}: ${(e as Error).message}`, { cause: e });
+  }
+  const { meta, messages } = parseSessionText(text);
+  return { meta: meta ?? { type: 'meta', v: SESSION_FORMAT_VERSION, id, created: 0 }, messages };
+}
+
+/** Delete a session file. ENOENT if it does not exist. */
+export function deleteSession(id: string, opts: SessionDirOptions = {}): void {
+  assertValidSessionId(id);
+  const path = sessionPath(id, opts);
+  try {
+    unlinkSync(path);
+  } catch (e) {
+    if (errnoCode(e) === 'ENOENT') throw new SessionError('ENOENT', `no such session: ${id}`, { cause: e });
+    throw new SessionError('EIO', `deleting session ${id}: ${(e as Error).message}`, { cause: e });
+  }
+}

@@ -1,0 +1,162 @@
+// stdio life cycle with test/fixtures/mcp/tool-server.mjs: crash and respawn (tools withdrawn
+// then back), the restart budget, a command that does not exist, a server that never answers
+// initialize, a slow server that joins after the bound, and close() stopping children.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { connectMcpServers, RestartBudget } from '../../src/mcp/index.js';
+import { findTool, invoke, ToolsRecorder } from './helpers.js';
+
+const fixture = fileURLToPath(new URL('../fixtures/mcp/tool-server.mjs', import.meta.url));
+const node = process.execPath;
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+test('a crashed server is restarted: tools withdrawn, then back; the budget bounds restarts', async () => {
+  const rec = new ToolsRecorder();
+  const notices: string[] = [];
+  const mcp = connectMcpServers([{ name: 'crashy', command: [node, fixture] }], {
+    onToolsChanged: rec.onToolsChanged,
+    onNotice: (t) => notices.push(t),
+    restartBudget: () => new RestartBudget(1, 60_000), // one quick restart, then a long wait
+  });
+  try {
+    assert.deepEqual((await mcp.waitReady(5000)).ready, ['crashy']);
+    const conn = mcp.get('crashy')!;
+    const firstPid = conn.pid!;
+    assert.ok(firstPid > 0);
+
+    const gone = rec.next((n) => n.length === 0);
+    const back = rec.next((n) => n.includes('mcp__crashy__echo') && rec.events.some((e) => e.names.length === 0));
+    const r = await invoke(findTool(mcp.tools(), 'mcp__crashy__crash'));
+    assert.deepEqual(r, { ok: false, text: 'MCP server disconnected' });
+    await gone;
+    await back;
+    assert.equal(conn.state, 'ready');
+    assert.notEqual(conn.pid, firstPid);
+    assert.deepEqual(await invoke(findTool(mcp.tools(), 'mcp__crashy__echo'), { text: 'again' }), { ok: true, text: 'again' });
+    assert.deepEqual(notices, ['mcp: crashy: 8 tools registered', 'mcp: crashy: server exited; restarting', 'mcp: crashy: 8 tools registered']);
+
+    // Budget spent: the next crash leaves it down, waiting for the next token.
+    const gone2 = rec.next((n) => n.length === 0);
+    await invoke(findTool(mcp.tools(), 'mcp__crashy__crash'));
+    await gone2;
+    assert.equal(conn.state, 'down');
+    assert.equal(notices.at(-1), 'mcp: crashy: server exited; restarting in 60 s');
+    assert.deepEqual(mcp.tools(), []);
+  } finally {
+    await mcp.close();
+  }
+});
+
+test('a call through a withdrawn tool while the server is down fails cleanly', async () => {
+  const rec = new ToolsRecorder();
+  const mcp = connectMcpServers([{ name: 'c2', command: [node, fixture] }], { onToolsChanged: rec.onToolsChanged, restartBudget: () => new RestartBudget(0, 60_000) });
+  try {
+    await mcp.waitReady(5000);
+    const echo = findTool(mcp.tools(), 'mcp__c2__echo')!;
+    const gone = rec.next((n) => n.length === 0);
+    await invoke(findTool(mcp.tools(), 'mcp__c2__crash'));
+    await gone;
+    assert.deepEqual(await invoke(echo, { text: 'x' }), { ok: false, text: "MCP server 'c2' is not running" });
+  } finally {
+    await mcp.close();
+  }
+});
+
+test('notifications/tools/list_changed replaces the tool set', async () => {
+  const rec = new ToolsRecorder();
+  const mcp = connectMcpServers([{ name: 'g', command: [node, fixture] }], { onToolsChanged: rec.onToolsChanged });
+  try {
+    await mcp.waitReady(5000);
+    const grown = rec.next((n) => n.includes('mcp__g__grown8'));
+    assert.deepEqual(await invoke(findTool(mcp.tools(), 'mcp__g__grow')), { ok: true, text: 'grown' });
+    const names = await grown;
+    assert.equal(names.length, 9);
+    assert.deepEqual(await invoke(findTool(mcp.tools(), 'mcp__g__echo'), { text: 'still' }), { ok: true, text: 'still' });
+  } finally {
+    await mcp.close();
+  }
+});
+
+test('a command that does not exist fails at once with a clear message', async () => {
+  const notices: string[] = [];
+  const mcp = connectMcpServers([{ name: 'nope', command: ['clm-no-such-mcp-server-xyz', '--flag'] }], { onNotice: (t) => notices.push(t) });
+  try {
+    const t0 = Date.now();
+    const report = await mcp.waitReady(5000);
+    assert.ok(Date.now() - t0 < 3000);
+    assert.deepEqual(report.failed, [{ name: 'nope', error: 'failed to start (command not found: clm-no-such-mcp-server-xyz)' }]);
+    assert.deepEqual(notices, ['mcp: nope: failed to start (command not found: clm-no-such-mcp-server-xyz)']);
+    assert.equal(mcp.get('nope')!.state, 'failed');
+  } finally {
+    await mcp.close();
+  }
+});
+
+test('a server that never answers initialize: the wait is bounded, then a clear error', async () => {
+  const notices: string[] = [];
+  const mcp = connectMcpServers([
+    { name: 'mute', command: [node, fixture, '--silent'], timeout_ms: 400 },
+    { name: 'mute-long', command: [node, fixture, '--silent'] },
+  ], { onNotice: (t) => notices.push(t) });
+  try {
+    const t0 = Date.now();
+    const report = await mcp.waitReady(1200);
+    const took = Date.now() - t0;
+    assert.ok(took >= 1100 && took < 4000, `waited ${took} ms`);
+    assert.deepEqual(report.failed, [{ name: 'mute', error: 'connect failed (no answer to initialize within 400 ms)' }]);
+    assert.deepEqual(report.pending, ['mute-long']);
+    assert.ok(notices.includes('mcp: mute: connect failed (no answer to initialize within 400 ms)'), notices.join('\n'));
+    assert.ok(notices.includes('mcp: mute-long: not ready after 1.2 s; continuing without it (its tools are added when it is ready)'), notices.join('\n'));
+    await assert.rejects(mcp.get('mute')!.ready, /no answer to initialize within 400 ms/);
+    // The failed server's child is gone; the pending one is stopped by close().
+    const pid = mcp.get('mute-long')!.pid!;
+    assert.ok(alive(pid));
+    await mcp.close();
+    assert.ok(!alive(pid), 'close() stops the child');
+    await assert.rejects(mcp.get('mute-long')!.ready, /closed/);
+  } finally {
+    await mcp.close();
+  }
+});
+
+test('a slow server not ready within the bound joins later with its tools', async () => {
+  const rec = new ToolsRecorder();
+  const notices: string[] = [];
+  const mcp = connectMcpServers([{ name: 'late', command: [node, fixture, '--start-delay=700'] }], { onToolsChanged: rec.onToolsChanged, onNotice: (t) => notices.push(t) });
+  try {
+    const joined = rec.next((n) => n.length > 0);
+    const report = await mcp.waitReady(100);
+    assert.deepEqual(report.pending, ['late']);
+    assert.deepEqual(mcp.tools(), []);
+    const names = await joined;
+    assert.ok(names.includes('mcp__late__echo'));
+    assert.deepEqual(notices, [
+      'mcp: late: not ready after 0.1 s; continuing without it (its tools are added when it is ready)',
+      'mcp: late: 8 tools registered',
+    ]);
+  } finally {
+    await mcp.close();
+  }
+});
+
+test('close() fails calls in flight and stops the child promptly', async () => {
+  const mcp = connectMcpServers([{ name: 'busy', command: [node, fixture] }], {});
+  await mcp.waitReady(5000);
+  const pid = mcp.get('busy')!.pid!;
+  const pending = invoke(findTool(mcp.tools(), 'mcp__busy__slow'), { ms: 10_000 });
+  await new Promise((r) => setTimeout(r, 50));
+  const t0 = Date.now();
+  await mcp.close();
+  assert.ok(Date.now() - t0 < 3000, `close took ${Date.now() - t0} ms`);
+  assert.deepEqual(await pending, { ok: false, text: 'MCP client closed' });
+  assert.ok(!alive(pid));
+  assert.deepEqual(mcp.tools(), []);
+});

@@ -1,0 +1,59 @@
+// §3.3 test_listing, plus the snippet rules and the picker's line format.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSession, formatSessionList, formatSessionTime, listSessions, firstUserSnippet } from '../../src/session/index.js';
+
+test('listing: newest first (created desc, then id desc); unreadable and newer files skipped', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'clm-list-'));
+  try {
+    const mk = (when: Date, user: string | null, model?: string) => {
+      const s = createSession({ dir, now: when, model });
+      if (user !== null) s.append({ role: 'user', content: user });
+      s.append({ role: 'assistant', content: 'ok' });
+      s.close();
+      return s.id;
+    };
+    const old = mk(new Date(2024, 0, 1, 10, 0, 0), 'old one', 'm1');
+    const a = mk(new Date(2024, 5, 1, 10, 0, 0), '[context update] time\nnow', 'm2');
+    const b = mk(new Date(2024, 5, 1, 10, 0, 0), null);
+    writeFileSync(join(dir, '20990101-000000-ffffffff.jsonl'), '{"type":"meta","v":2,"id":"x","created":4000000000}\n');
+    writeFileSync(join(dir, 'not a session.jsonl'), '{}\n');
+    writeFileSync(join(dir, 'README.txt'), 'hi');
+    const rows = listSessions({ dir });
+    const sameSecond = [a, b].sort().reverse();
+    assert.deepEqual(rows.map((r) => r.id), [...sameSecond, old]);
+    for (const r of rows) assert.ok(r.id);
+    assert.equal(rows.find((r) => r.id === old)!.firstUser, 'old one');
+    assert.equal(rows.find((r) => r.id === a)!.firstUser, null, '[context update] is not a prompt');
+    assert.equal(rows.find((r) => r.id === old)!.model, 'm1');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('listing a directory that does not exist gives no rows', () => {
+  assert.deepEqual(listSessions({ dir: join(tmpdir(), 'clm-list-nope', 'deeper') }), []);
+});
+
+test('snippet: first 80 bytes, CR/LF become spaces, never a split character', () => {
+  assert.equal(firstUserSnippet([{ role: 'user', content: 'a\r\nb' }]), 'a  b');
+  assert.equal(firstUserSnippet([{ role: 'user', content: 'x'.repeat(100) }]), 'x'.repeat(80));
+  const bones = '🦴'.repeat(30); // 4 bytes each: 80 bytes is exactly 20 of them
+  assert.equal(firstUserSnippet([{ role: 'user', content: 'é' + bones }]), 'é' + '🦴'.repeat(19));
+  assert.equal(firstUserSnippet([{ role: 'assistant', content: 'no' }]), null);
+});
+
+test('formatSessionList prints the picker rows like the C program', () => {
+  const created = Math.floor(new Date(2024, 2, 9, 7, 5, 0).getTime() / 1000);
+  const out = formatSessionList([
+    { id: '20240309-070500-0a0b0c0d', created, model: 'llama', firstUser: 'hello there', messageCount: 2 },
+    { id: 'legacy', created: 0, firstUser: null, messageCount: 0 },
+  ]);
+  assert.equal(out,
+    '  1) 20240309-070500-0a0b0c0d  2024-03-09 07:05  llama\n     hello there\n' +
+    '  2) legacy  ?  ?\n     (empty)\n');
+  assert.equal(formatSessionTime(0), '?');
+});

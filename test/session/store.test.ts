@@ -1,0 +1,188 @@
+// §3.3 test_session_file_roundtrip / test_crash_tolerance / test_id_validation, plus file mode,
+// exclusive creation, the state-dir rules and a process killed while writing.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { appendFileSync, existsSync, mkdtempSync, openSync, closeSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, constants } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Message } from '../../src/core/types.js';
+import {
+  createSession, deleteSession, loadSession, openSession, sessionDir, ensureSessionDir, newSessionId, SessionError,
+} from '../../src/session/index.js';
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'clm-session-'));
+const isErr = (code: string) => (e: unknown) => e instanceof SessionError && e.code === code;
+
+const msgs: Message[] = [
+  { role: 'system', content: 'sys' },
+  { role: 'user', content: 'hi 🦴\n"quoted"' },
+  { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'list_dir', args: '{}' }] },
+  { role: 'tool', content: 'a\nb', toolCallId: 'c1', toolName: 'list_dir' },
+  { role: 'assistant', content: 'two files' },
+];
+
+test('file round trip: create empty, append, load, reopen, discard', () => {
+  const dir = tmp();
+  try {
+    const s = createSession({ dir, model: 'gpt-x', provider: 'openai', agent: 'coder' });
+    assert.match(s.id, /^\d{8}-\d{6}-[0-9a-f]{8}$/);
+    assert.equal(s.isEmpty, true);
+    for (const m of msgs) s.append(m);
+    assert.equal(s.isEmpty, false);
+    assert.equal(s.close(), true);
+
+    const text = readFileSync(join(dir, `${s.id}.jsonl`), 'utf8');
+    const lines = text.trimEnd().split('\n');
+    assert.equal(lines.length, 5, 'meta + 4 messages (system not logged)');
+    assert.match(lines[0]!, new RegExp(`^\\{"type":"meta","v":1,"id":"${s.id}","created":\\d+,"model":"gpt-x","provider":"openai","agent":"coder"\\}$`));
+
+    const loaded = loadSession(s.id, { dir });
+    assert.deepEqual(loaded.messages, msgs.slice(1));
+    assert.equal(loaded.meta.model, 'gpt-x');
+    assert.equal(loaded.meta.id, s.id);
+
+    const r = openSession(s.id, { dir });
+    assert.equal(r.isEmpty, false);
+    r.append({ role: 'user', content: 'more' });
+    r.close();
+    assert.equal(loadSession(s.id, { dir }).messages.length, 5);
+
+    r.discard();
+    assert.throws(() => loadSession(s.id, { dir }), isErr('ENOENT'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('an empty session is deleted on close; a tool-only one too', () => {
+  const dir = tmp();
+  try {
+    const a = createSession({ dir });
+    assert.ok(existsSync(a.path));
+    a.append({ role: 'system', content: 'x' });
+    assert.equal(a.close(), false);
+    assert.ok(!existsSync(a.path));
+    const b = createSession({ dir });
+    b.append({ role: 'tool', content: 'out', toolCallId: 'c', toolName: 't' });
+    assert.equal(b.close(), false, 'only user/assistant messages make a session worth keeping');
+    assert.deepEqual(readdirSync(dir), []);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('files are 0600 in a 0700 directory, created exclusively', () => {
+  const base = tmp();
+  try {
+    const env = { XDG_STATE_HOME: join(base, 'state') };
+    const s = createSession({ env, model: 'm' });
+    assert.equal(sessionDir({ env }), join(base, 'state', 'clm'));
+    assert.equal(statSync(join(base, 'state', 'clm')).mode & 0o777, 0o700);
+    assert.equal(statSync(s.path).mode & 0o777, 0o600);
+    s.append({ role: 'user', content: 'u' });
+    s.close();
+    // The same id cannot be created twice: O_EXCL refuses an existing file.
+    assert.throws(() => closeSync(openSync(s.path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600)), /EEXIST/);
+    // Two sessions in the same second get distinct ids.
+    const now = new Date();
+    const ids = new Set([createSession({ env, now }).id, createSession({ env, now }).id, createSession({ env, now }).id]);
+    assert.equal(ids.size, 3);
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+});
+
+test('state dir: XDG_STATE_HOME, else HOME/.local/state, else a clear error', () => {
+  assert.equal(sessionDir({ env: { XDG_STATE_HOME: '/x', HOME: '/h' } }), '/x/clm');
+  assert.equal(sessionDir({ env: { HOME: '/h' } }), '/h/.local/state/clm');
+  assert.throws(() => sessionDir({ env: {} }), (e: any) => isErr('ENOENT')(e) && /XDG_STATE_HOME nor HOME/.test(e.message));
+  assert.throws(() => ensureSessionDir({ env: {} }), isErr('ENOENT'));
+});
+
+test('id format: local time and 8 hex digits', () => {
+  assert.equal(newSessionId(new Date(2024, 0, 2, 3, 4, 5), Uint8Array.of(0xde, 0xad, 0xbe, 0xef)), '20240102-030405-deadbeef');
+});
+
+test('crash tolerance: garbage and a truncated last line are skipped; v:99 is refused', () => {
+  const dir = tmp();
+  try {
+    const id = '20240101-000000-00000000';
+    const path = join(dir, `${id}.jsonl`);
+    writeFileSync(path,
+      `{"type":"meta","v":1,"id":"${id}","created":1700000000,"model":"m"}\n` +
+      'this is not json\n' +
+      '[1,2,3]\n' +
+      '{"no":"type"}\n' +
+      '{"type":"whatever"}\n' +
+      '{"role":"user","content":"kept","type":"msg"}\n' +
+      '{"role":"assistant","content":"trunc');
+    const loaded = loadSession(id, { dir });
+    assert.deepEqual(loaded.messages, [{ role: 'user', content: 'kept' }]);
+    assert.equal(loaded.meta.created, 1700000000);
+
+    appendFileSync(path, '\n{"type":"meta","v":99,"id":"x","created":1}\n');
+    assert.throws(() => loadSession(id, { dir }), (e: any) => isErr('EPROTONOSUPPORT')(e) && /newer version/.test(e.message));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('reopening after a crash mid-line starts the next message on its own line', () => {
+  const dir = tmp();
+  try {
+    const s = createSession({ dir });
+    s.append({ role: 'user', content: 'first' });
+    s.close();
+    appendFileSync(s.path, '{"role":"assistant","content":"cut o'); // the crash
+    const r = openSession(s.id, { dir });
+    r.append({ role: 'user', content: 'after resume' });
+    r.close();
+    assert.deepEqual(loadSession(s.id, { dir }).messages.map((m) => m.content), ['first', 'after resume']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a writer killed with SIGKILL leaves a loadable, resumable file', async () => {
+  const dir = tmp();
+  try {
+    const store = fileURLToPath(new URL('../../src/session/store.ts', import.meta.url));
+    const script = `
+      const { createSession } = await import(${JSON.stringify(store)});
+      const s = createSession({ dir: ${JSON.stringify(dir)} });
+      process.stdout.write(s.id + '\\n');
+      const big = 'x'.repeat(20000);
+      for (let i = 0; ; i++) s.append({ role: i % 2 ? 'assistant' : 'user', content: i + ':' + big });
+    `;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let id = '';
+    await new Promise<void>((resolve) => child.stdout.on('data', (d) => { id += d; if (id.includes('\n')) resolve(); }));
+    id = id.trim();
+    await new Promise((r) => setTimeout(r, 150));
+    child.kill('SIGKILL');
+    await new Promise((r) => child.on('exit', r));
+    const loaded = loadSession(id, { dir });
+    assert.ok(loaded.messages.length > 0, 'messages written before the kill survive');
+    loaded.messages.forEach((m, i) => assert.ok(m.content!.startsWith(`${i}:`), 'in order, none mangled'));
+    const r = openSession(id, { dir });
+    r.append({ role: 'user', content: 'resumed' });
+    r.close();
+    assert.equal(loadSession(id, { dir }).messages.at(-1)!.content, 'resumed');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('id validation happens before the file system; unknown ids are ENOENT', () => {
+  const dir = join(tmpdir(), 'clm-session-does-not-exist');
+  for (const bad of ['../evil', 'a/b', '', 'x'.repeat(65), 'a b', 'é']) {
+    assert.throws(() => loadSession(bad, { dir }), isErr('EINVAL'), bad);
+    assert.throws(() => openSession(bad, { dir }), isErr('EINVAL'), bad);
+    assert.throws(() => deleteSession(bad, { dir }), isErr('EINVAL'), bad);
+  }
+  assert.throws(() => loadSession('20990101-000000-abcdef01', { dir }), isErr('ENOENT'));
+  assert.throws(() => openSession('20990101-000000-abcdef01', { dir }), isErr('ENOENT'));
+  assert.ok(!existsSync(dir), 'nothing was created');
+});
