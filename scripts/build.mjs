@@ -1,4 +1,4 @@
-// Build: tsc emits the library (ESM + .d.ts); esbuild bundles the CLI into one file for start-up time.
+// Build: tsc emits the library (ESM + .d.ts); esbuild bundles the CLI for start-up time.
 import { execFileSync } from 'node:child_process';
 import { rmSync, chmodSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -11,18 +11,18 @@ if (!onlyCli) {
   execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
 }
 const esbuild = await import('esbuild');
-const common = {
+// Code splitting: modules the CLI imports lazily (Lua, config, MCP, the REPL) become chunks that
+// load only on the paths that need them, with their external packages. Chunks sit next to
+// cli.js so relative URLs (the Lua worker script) resolve the same from any of them.
+const entryPoints = { cli: join(root, 'src/cli/main.ts') };
+if (existsSync(join(root, 'src/lua/worker.ts'))) entryPoints['lua-worker'] = join(root, 'src/lua/worker.ts');
+await esbuild.build({
+  entryPoints, outdir: join(root, 'dist'), splitting: true, chunkNames: 'chunk-[hash]',
   bundle: true, platform: 'node', format: 'esm', target: 'node20', minify: true, legalComments: 'none',
   define: { 'process.env.NODE_ENV': '"production"' },
-  // wasmoon carries a .wasm file it locates relative to itself; MCP is loaded only when configured.
+  // wasmoon locates its .wasm file relative to itself; the MCP SDK is loaded only when configured.
   external: ['wasmoon', '@modelcontextprotocol/*'],
+  banner: { js: '#!/usr/bin/env node' },
   logLevel: 'warning',
-};
-const entries = [
-  { in: 'src/cli/main.ts', out: 'dist/cli.js', banner: '#!/usr/bin/env node' },
-];
-if (existsSync(join(root, 'src/lua/worker.ts'))) entries.push({ in: 'src/lua/worker.ts', out: 'dist/lua-worker.js' });
-for (const e of entries) {
-  await esbuild.build({ ...common, entryPoints: [join(root, e.in)], outfile: join(root, e.out), banner: e.banner ? { js: e.banner } : undefined });
-}
+});
 chmodSync(join(root, 'dist/cli.js'), 0o755);

@@ -1,1 +1,57 @@
-console.log("clm 0.2.0");
+// clm(1): dispatch on flags. Heavy modules (Lua, MCP, config) are imported only by the paths
+// that need them, so `clm -V` and a plain one-shot start fast.
+
+import { CLM_VERSION } from '../host/version.js';
+import { parseArgs, USAGE, UsageError } from './args.js';
+
+async function main(argv: string[]): Promise<number> {
+  let args;
+  try {
+    args = parseArgs(argv);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`clm: ${e.message}\n${USAGE}`);
+      return 2;
+    }
+    throw e;
+  }
+  if (args.command === 'version') { process.stdout.write(`clm ${CLM_VERSION}\n`); return 0; }
+  if (args.command === 'help') { process.stdout.write(USAGE); return 0; }
+  const color = !!process.stderr.isTTY && !process.env.NO_COLOR;
+  const { CliError } = await import('./runtime.js');
+  const { ConfigProblem } = await import('./resolve.js');
+  try {
+    if (args.command === 'setup') {
+      const { runSetupCommand } = await import('./setup.js');
+      return runSetupCommand(process.stdout, process.stderr);
+    }
+    if (args.oneshot !== undefined) {
+      if (args.resume === '') throw new UsageError('-r without an id needs the REPL; give the session id with -o');
+      const { runOneshot } = await import('./oneshot.js');
+      return await runOneshot(args, { stdout: process.stdout, stderr: process.stderr, color });
+    }
+    if (!args.headless && process.stdin.isTTY && process.stdout.isTTY) {
+      // The full-screen UI is a later piece of work; until then the REPL serves terminals too.
+      process.stderr.write('notice: the interactive UI is not available yet; using the line REPL\n');
+    }
+    const { runRepl } = await import('./repl.js');
+    return await runRepl(args, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, color: !!process.stdout.isTTY && !process.env.NO_COLOR });
+  } catch (e) {
+    if (e instanceof UsageError) { process.stderr.write(`clm: ${e.message}\n${USAGE}`); return 2; }
+    if (e instanceof ConfigProblem) { process.stderr.write(`clm: ${e.message}\n`); return 2; }
+    if (e instanceof CliError) { process.stderr.write(`clm: ${e.message}\n`); return e.exitCode; }
+    const name = (e as { name?: string })?.name;
+    if (name === 'SessionError') { process.stderr.write(`clm: ${(e as Error).message}\n`); return 1; }
+    process.stderr.write(`clm: ${(e as Error)?.stack ?? String(e)}\n`);
+    return 1;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+    // Stray handles (a keep-alive socket, a plugin worker) must not keep a finished run alive.
+    setTimeout(() => process.exit(code), 50).unref();
+  },
+  (e) => { process.stderr.write(`clm: ${String(e)}\n`); process.exit(1); },
+);

@@ -1,0 +1,20 @@
+// Agent callbacks → RunEvents (plus the run's tally), shared by the headless modes.
+
+import type { AgentCallbacks } from '../core/types.js';
+import type { RunEvents } from './events.js';
+import type { Tally } from './render.js';
+
+export function eventCallbacks(ev: RunEvents, tally: Tally, onTurnDone: (status: number) => void, lastError: () => string): AgentCallbacks {
+  return {
+    onAssistantText: (t) => { tally.text += t; ev.text(t); },
+    onReasoning: (t) => { if (t) ev.reasoning(t); },
+    onToolBegin: (n, a) => { tally.begin(n, a); ev.toolBegin(n, a); },
+    onToolResult: (n, c, o) => { tally.result(n, c, o); ev.toolResult(n, c, o); },
+    onToolBatch: (d, t) => ev.toolBatch(d, t),
+    onUsage: (u) => { tally.addUsage(u); ev.usage(u); },
+    onFinishReason: (r) => ev.finish(r),
+    onState: (s) => ev.state(s),
+    onNotice: (t) => ev.notice(t),
+    onTurnDone: (s) => { ev.turnDone(s, lastError()); onTurnDone(s); },
+  };
+}

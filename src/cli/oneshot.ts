@@ -1,0 +1,73 @@
+// One-shot mode (-o PROMPT): one turn, printed as text, json or stream-json; exit 0 when the turn
+// succeeded, 1 when it failed, 130 when interrupted.
+
+import { ECANCELED } from '../core/errors.js';
+import type { CliArgs } from './args.js';
+import { eventCallbacks } from './callbacks.js';
+import type { RunEvents, RunSummary } from './events.js';
+import { silentRenderer, streamJsonRenderer, summaryJson, Tally, textRenderer, type Out } from './render.js';
+import { createRuntime, type Runtime } from './runtime.js';
+
+export interface Io {
+  stdout: Out;
+  stderr: Out;
+  color: boolean;
+}
+
+export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
+  const started = Date.now();
+  const prompt = args.oneshot!;
+  const tally = new Tally();
+  const text = args.outputFormat === 'text' ? textRenderer(io.stdout, io.stderr, io.color) : null;
+  const stream = args.outputFormat === 'stream-json' ? streamJsonRenderer(io.stdout) : null;
+  const ev: RunEvents = text ?? stream ?? silentRenderer();
+  // json keeps stdout for the one object; notices still reach the user on stderr.
+  const notice = (t: string) => (args.outputFormat === 'json' ? io.stderr.write(`notice: ${t}\n`) : ev.notice(t));
+
+  let resolveDone!: (s: number) => void;
+  const done = new Promise<number>((r) => { resolveDone = r; });
+  let finished = false;
+  let rt: Runtime | null = null;
+  const callbacks = eventCallbacks(ev, tally, (s) => { if (!finished) { finished = true; resolveDone(s); } }, () => rt?.agent.lastError ?? '');
+
+  rt = await createRuntime({
+    args, callbacks, notice,
+    policy: { allow: args.allowTools, deny: args.denyTools },
+    resumeId: args.resume || undefined,
+  });
+  const runtime = rt;
+  stream?.event({ type: 'start', session_id: runtime.session?.id ?? null, model: runtime.run.model, provider: runtime.run.providerName ?? runtime.run.provider, base_url: runtime.run.baseUrl, tools: runtime.agent.toolNames });
+
+  let interrupted = false;
+  const onSigint = () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    try { runtime.agent.cancel(); } catch { /* nothing in flight */ }
+  };
+  process.on('SIGINT', onSigint);
+  try {
+    runtime.agent.submit(prompt);
+  } catch (e) {
+    callbacks.onTurnDone?.(-5);
+    io.stderr.write(`error: ${(e as Error).message}\n`);
+  }
+  const status = await done;
+  process.off('SIGINT', onSigint);
+  text?.endText();
+
+  const exitCode = interrupted || status === ECANCELED ? 130 : status === 0 ? 0 : 1;
+  const summary: RunSummary = {
+    status: status === 0 ? 'ok' : status === ECANCELED ? 'cancelled' : 'error',
+    exitCode, result: tally.text,
+    error: status !== 0 ? runtime.agent.lastError || undefined : undefined,
+    usage: tally.usage, toolCalls: tally.toolCalls, sessionId: runtime.session?.id,
+    model: runtime.run.model, provider: runtime.run.providerName ?? runtime.run.provider,
+    durationMs: Date.now() - started,
+  };
+  const { sessionKept } = await runtime.close();
+  if (!sessionKept) summary.sessionId = undefined;
+  if (args.outputFormat === 'json') io.stdout.write(JSON.stringify(summaryJson(summary)) + '\n');
+  if (stream) stream.event(summaryJson(summary));
+  if (sessionKept && runtime.session) io.stderr.write(`session: ${runtime.session.id} (resume with clm -r ${runtime.session.id})\n`);
+  return exitCode;
+}

@@ -1,0 +1,104 @@
+// Headless REPL (-H, or stdin/stdout not a terminal): `user> ` prompts, streamed `assistant> `
+// replies, tool and usage lines. Every input line is processed in order (lines typed or piped
+// while a turn runs wait their turn); quit, exit or EOF end the session after the last turn.
+
+import { createInterface } from 'node:readline';
+import { ClmError } from '../core/errors.js';
+import { listSessions, formatSessionList } from '../session/index.js';
+import type { CliArgs } from './args.js';
+import { eventCallbacks } from './callbacks.js';
+import type { RunEvents } from './events.js';
+import { oneLine, Tally, type Out } from './render.js';
+import { CliError, createRuntime, type Runtime } from './runtime.js';
+
+const DIM = '\x1b[2m', RED = '\x1b[31m', YELLOW = '\x1b[33m', RESET = '\x1b[0m';
+
+export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream; stdout: Out; stderr: Out; color: boolean }): Promise<number> {
+  const c = (code: string, s: string) => (io.color ? `${code}${s}${RESET}` : s);
+  const rl = createInterface({ input: io.stdin, terminal: false, crlfDelay: Infinity });
+  const lines: string[] = [];
+  let eof = false;
+  let wake: (() => void) | null = null;
+  rl.on('line', (l) => { lines.push(l); wake?.(); });
+  rl.on('close', () => { eof = true; wake?.(); });
+  const nextLine = async (): Promise<string | null> => {
+    while (!lines.length && !eof) await new Promise<void>((r) => { wake = r; });
+    wake = null;
+    return lines.length ? lines.shift()! : null;
+  };
+
+  let resumeId = args.resume || undefined;
+  if (args.resume === '') {
+    const rows = listSessions();
+    if (!rows.length) throw new CliError('no saved sessions', 1);
+    io.stdout.write(formatSessionList(rows));
+    io.stdout.write(`resume which session? [1-${rows.length}] `);
+    const ans = (await nextLine())?.trim() ?? '';
+    const n = Number(ans);
+    if (!Number.isInteger(n) || n < 1 || n > rows.length) throw new CliError('no such session', 1);
+    resumeId = rows[n - 1]!.id;
+  }
+
+  let assistantOpen = false;
+  let atLineStart = true;
+  const w = (s: string) => { if (s) { io.stdout.write(s); atLineStart = s.endsWith('\n'); } };
+  const newline = () => { if (!atLineStart) w('\n'); };
+  const ev: RunEvents = {
+    text(t) { if (!assistantOpen) { newline(); w('assistant> '); assistantOpen = true; } w(t); },
+    reasoning(t) { w(c(DIM, t)); },
+    toolBegin(name, a) { newline(); assistantOpen = false; w(`[tool: ${name} ${oneLine(a)}]\n`); },
+    toolResult(name, content, outcome) {
+      newline();
+      if (outcome === 'ok') w(`[result: ${name}]\n${content}${content.endsWith('\n') ? '' : '\n'}`);
+      else w(c(outcome === 'timedout' ? YELLOW : RED, `[${outcome === 'timedout' ? 'timeout' : 'x'} ${name}] ${content}`) + '\n');
+    },
+    toolBatch(done, total) { if (total > 1 && done > 0) w(`[tools ${done}/${total}]\n`); },
+    usage(u) { newline(); w(c(DIM, `[${u.promptTokens}+${u.completionTokens} tok${u.tokensPerSec ? `, ${u.tokensPerSec.toFixed(1)} tok/s` : ''}]`) + '\n'); },
+    finish(r) {
+      if (r === 'length') { newline(); w(c(YELLOW, '[truncated: hit token limit]') + '\n'); }
+      if (r === 'content_filter') { newline(); w(c(RED, '[stopped: content filter]') + '\n'); }
+    },
+    state() {},
+    notice(t) { io.stderr.write(`notice: ${t}\n`); },
+    turnDone(status, error) { if (status !== 0 && status !== -125 && error) io.stderr.write(`error: ${error}\n`); },
+  };
+
+  let turnEnded: (() => void) | null = null;
+  let rt: Runtime | null = null;
+  const tally = new Tally();
+  const callbacks = eventCallbacks(ev, tally, () => { assistantOpen = false; turnEnded?.(); }, () => rt?.agent.lastError ?? '');
+  rt = await createRuntime({ args, callbacks, notice: ev.notice, policy: { allow: args.allowTools, deny: args.denyTools }, resumeId });
+  const runtime = rt;
+  if (resumeId) w(`[resumed session ${resumeId}]\n`);
+  w(`clm agent. api: ${runtime.run.baseUrl}\ntype 'quit' or 'exit' to stop.\n`);
+
+  const onSigint = () => { try { runtime.agent.cancel(); } catch { process.exit(130); } };
+  process.on('SIGINT', onSigint);
+  let status = 0;
+  for (;;) {
+    newline();
+    w('user> ');
+    const line = await nextLine();
+    if (line === null) { w('\n'); break; }
+    const p = line.trim();
+    if (p === 'quit' || p === 'exit') break;
+    if (!p) continue;
+    const ended = new Promise<void>((r) => { turnEnded = r; });
+    try {
+      runtime.agent.submit(line);
+    } catch (e) {
+      io.stderr.write(`error: ${e instanceof ClmError ? e.message : String(e)}\n`);
+      continue;
+    }
+    await ended;
+    // Background-job notifications may start turns of their own: let them finish first.
+    while (runtime.agent.busy) await new Promise<void>((r) => { turnEnded = r; });
+    status = runtime.agent.state === 'error' ? 1 : 0;
+  }
+  process.off('SIGINT', onSigint);
+  rl.close();
+  const { sessionKept } = await runtime.close();
+  if (sessionKept && runtime.session) io.stderr.write(`session: ${runtime.session.id} (resume with clm -r ${runtime.session.id})\n`);
+  void status;
+  return 0;
+}

@@ -1,0 +1,38 @@
+// From flags, environment and (when present) config.lua to one resolved run: the connection,
+// the agent profile's settings, plugin config and MCP servers. src/config loads its Lua runtime
+// only when a config.lua exists, so a run without one stays cheap.
+
+import { configDir, loadConfig, resolveConnection, type Connection } from '../config/index.js';
+import type { CliArgs } from './args.js';
+
+export { configDir };
+
+export interface ResolvedRun extends Connection {
+  agentName?: string;
+  toolsConfig?: Record<string, unknown>;
+  mcpServers?: unknown[];
+  mcpReadyTimeoutMs?: number;
+  /** Non-fatal problems found while loading the configuration. */
+  warnings: string[];
+}
+
+/** A configuration problem: exit status 2 with the message. */
+export class ConfigProblem extends Error {}
+
+export async function resolveRun(args: CliArgs, env: NodeJS.ProcessEnv, log?: (l: string) => void): Promise<ResolvedRun> {
+  try {
+    const cfg = await loadConfig({ agent: args.agent, log, env });
+    if (!cfg && args.agent) throw new Error(`agent '${args.agent}' not found (there is no config.lua in ${configDir(env) ?? '~/.config/clm'})`);
+    const conn = resolveConnection(cfg, { model: args.model, provider: args.provider, url: args.url }, { CLM_API_KEY: env.CLM_API_KEY });
+    return {
+      ...conn,
+      agentName: cfg?.agent,
+      toolsConfig: cfg?.tools,
+      mcpServers: cfg?.mcpServers,
+      mcpReadyTimeoutMs: cfg?.mcpReadyTimeoutMs,
+      warnings: cfg?.warnings ?? [],
+    };
+  } catch (e) {
+    throw new ConfigProblem((e as Error).message);
+  }
+}

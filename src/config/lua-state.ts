@@ -1,0 +1,178 @@
+// The one long-lived Lua state that evaluates secrets.lua, config.lua and agent profiles.
+//
+// Unlike plugin states this runs on the main thread and trusts its input (it is the user's own
+// config), so it only needs: the base, string, table, math and utf8 libraries (no os, io, debug,
+// package, coroutine; load/loadfile/dofile/require removed; print/warn removed because they would
+// write straight to stdout/stderr), a memory cap so `string.rep` cannot eat the process, and a
+// deadline so an endless loop is a clear error rather than a hang. Chunks run in a coroutine
+// whose count hook *yields* at the deadline: a yield cannot be caught by pcall, an error could.
+// Loaded only when a config.lua exists (the wasm instance costs ~16 MiB and a few ms).
+
+import {
+  LuaMem, newLuaModule, LUA_OK, LUA_YIELD, LUA_MASKCOUNT, LUA_TNIL, LUA_TNUMBER, LUA_TSTRING, LUA_TTABLE,
+  TYPE_NAMES, type LuaModule, type LuaPtr,
+} from '../lua/wasm.js';
+import { luaToJs } from './lua-value.js';
+
+/** Default cap on Lua memory for the config state. */
+export const CONFIG_MEMORY_LIMIT = 64 * 1024 * 1024;
+/** Default time one chunk (config.lua, secrets.lua, one profile) may run. */
+export const CONFIG_BUDGET_MS = 2000;
+const HOOK_COUNT = 10_000;
+/** After the deadline, this long of failed attempts to stop a chunk politely ends it by force. */
+const HARD_KILL_GRACE_MS = 1000;
+
+/** Thrown through the wasm frames when nothing else stops a chunk; the state is unusable after. */
+class HardKill extends Error {}
+
+const PRELUDE = `
+dofile, loadfile, load, require, print, warn = nil, nil, nil, nil, nil, nil
+string.dump = nil
+clm = { secrets = {} }
+`;
+
+export type ChunkOutcome =
+  | { ok: true; value: unknown; luaType: string }
+  | { ok: false; message: string };
+
+export interface RunOptions {
+  budgetMs?: number;
+  /** Leave out unconvertible values instead of failing (secrets.lua). */
+  lenient?: boolean;
+  /** When the chunk returns a table, make it `clm.secrets`. */
+  publishAsSecrets?: boolean;
+}
+
+export class ConfigLua {
+  private readonly m: LuaModule;
+  private readonly mem: LuaMem;
+  private readonly L: LuaPtr;
+  private readonly limit: number;
+  private used = 0;
+  private readonly hookPtr: number;
+  private deadline = Infinity;
+  private killed = false;
+  private killedAt = '';
+  /** Set once a chunk had to be stopped by force: the Lua state is inconsistent from then on. */
+  private broken = false;
+
+  static async create(memoryLimit = CONFIG_MEMORY_LIMIT): Promise<ConfigLua> {
+    return new ConfigLua(await newLuaModule(), memoryLimit);
+  }
+
+  private constructor(m: LuaModule, limit: number) {
+    this.m = m;
+    this.mem = new LuaMem(m);
+    this.limit = limit;
+    const alloc = m.addFunction(((_ud: number, ptr: number, osize: number, nsize: number) => {
+      if (nsize === 0) {
+        if (ptr) { this.used -= osize; m._free(ptr); }
+        return 0;
+      }
+      const delta = ptr ? nsize - osize : nsize; // ptr == NULL: osize is a type tag
+      if (delta > 0 && this.used + delta > this.limit) return 0; // Lua raises "not enough memory"
+      const np = m._realloc(ptr, nsize);
+      if (np) this.used += delta;
+      return np;
+    }) as never, 'iiiii');
+    this.L = m._lua_newstate(alloc, 0);
+    if (!this.L) throw new Error('cannot create the config Lua state');
+    // An unprotected error would abort() the wasm instance; throwing keeps the process alive.
+    m._lua_atpanic(this.L, m.addFunction(((L: LuaPtr) => {
+      throw new Error(`Lua panic: ${this.mem.str(L, -1) ?? 'unknown error'}`);
+    }) as never, 'ii'));
+    this.hookPtr = m.addFunction(((L: LuaPtr) => this.hook(L)) as never, 'vii');
+
+    const L = this.L;
+    m._luaopen_base(L);
+    m._lua_settop(L, 0);
+    for (const [name, open] of [['string', m._luaopen_string], ['table', m._luaopen_table], ['math', m._luaopen_math], ['utf8', m._luaopen_utf8]] as const) {
+      open(L);
+      m._lua_setglobal(L, this.mem.cstr(name));
+    }
+    const r = this.run(new TextEncoder().encode(PRELUDE), '=prelude');
+    if (!r.ok) throw new Error(`cannot set up the config Lua state: ${r.message}`);
+  }
+
+  private hook(L: LuaPtr): void {
+    if (performance.now() <= this.deadline) return;
+    const m = this.m;
+    if (!this.killed) {
+      this.killed = true;
+      m._luaL_where(L, 0); // "config.lua:12: " of the running function
+      this.killedAt = this.mem.str(L, -1) ?? '';
+      m._lua_settop(L, -2);
+    }
+    if (m._lua_isyieldable(L)) {
+      m._lua_yieldk(L, 0, 0, 0);
+    } else if (performance.now() > this.deadline + HARD_KILL_GRACE_MS) {
+      // A pcall loop inside a sort comparator or gsub callback can catch every error below.
+      // A JS exception unwinds all wasm frames instead (emscripten rethrows non-longjmp values).
+      throw new HardKill();
+    } else {
+      // Inside a sort comparator or gsub callback: raise; the hook fires again (and yields)
+      // as soon as control is back in a yieldable frame, even if a pcall catches this.
+      this.mem.push(L, 'evaluation time limit exceeded');
+      m._lua_error(L);
+    }
+  }
+
+  /** Load and run one chunk; its first result is converted to JS. Never throws for Lua errors. */
+  run(source: Uint8Array, chunkName: string, opts: RunOptions = {}): ChunkOutcome {
+    const { m, mem, L } = this;
+    if (this.broken) return { ok: false, message: 'the config Lua state was stopped by force after an endless loop; restart clm' };
+    const top = m._lua_gettop(L);
+    const budgetMs = opts.budgetMs ?? CONFIG_BUDGET_MS;
+    try {
+      const co = m._lua_newthread(L); // stays on L's stack until we settop: anchored against GC
+      if (mem.loadText(L, source, chunkName) !== LUA_OK) return { ok: false, message: this.errorText(L, -1) };
+      m._lua_xmove(L, co, 1);
+      m._lua_sethook(co, this.hookPtr, LUA_MASKCOUNT, HOOK_COUNT);
+      this.killed = false;
+      this.killedAt = '';
+      this.deadline = performance.now() + budgetMs;
+      let status: number;
+      try {
+        status = m._lua_resume(co, L, 0, mem.scratch);
+      } catch (e) {
+        if (!(e instanceof HardKill)) throw e;
+        this.broken = true;
+        status = LUA_YIELD;
+      } finally {
+        this.deadline = Infinity;
+      }
+      if (this.killed) {
+        const secs = budgetMs >= 1000 ? `${budgetMs / 1000} s` : `${budgetMs} ms`;
+        return { ok: false, message: `${this.killedAt}evaluation took longer than ${secs} (endless loop?)` };
+      }
+      if (status === LUA_YIELD) return { ok: false, message: 'unexpected yield' };
+      if (status !== LUA_OK) return { ok: false, message: this.errorText(co, -1) };
+      const nres = m.HEAP32[mem.scratch >> 2];
+      if (nres === 0) return { ok: true, value: undefined, luaType: 'nil' };
+      m._lua_settop(co, 1); // the first result only
+      m._lua_xmove(co, L, 1);
+      const t = m._lua_type(L, -1);
+      const value = luaToJs(mem, L, -1, { lenient: opts.lenient });
+      if (opts.publishAsSecrets && t === LUA_TTABLE) {
+        // clm = { secrets = <result> }, fresh (secrets.lua may have replaced the global) and raw
+        // (no metamethods run outside the protected coroutine).
+        m._lua_createtable(L, 0, 1);
+        mem.push(L, 'secrets');
+        m._lua_pushvalue(L, -3);
+        m._lua_rawset(L, -3);
+        m._lua_setglobal(L, mem.cstr('clm'));
+      }
+      return { ok: true, value, luaType: TYPE_NAMES[t] ?? 'unknown' };
+    } finally {
+      if (!this.broken) m._lua_settop(L, top);
+    }
+  }
+
+  /** A readable message for the error value at idx (never runs metamethods). */
+  private errorText(L: LuaPtr, idx: number): string {
+    const t = this.m._lua_type(L, idx);
+    if (t === LUA_TSTRING || t === LUA_TNUMBER) return this.mem.str(L, idx) ?? '';
+    if (t === LUA_TNIL) return 'error with no message (nil)';
+    return `(error object is a ${TYPE_NAMES[t] ?? 'unknown'} value)`;
+  }
+}

@@ -1,0 +1,68 @@
+// The typed shape of a loaded configuration (clm-config(5)). Plain data: no functions, so it can
+// be logged, compared and passed around freely; the Lua state lives behind it (see load.ts).
+
+import type { ProviderKind } from '../core/types.js';
+
+export type { ProviderKind };
+
+/** providers[name].models[id] */
+export interface ModelSettings {
+  /** Context window in tokens (0 = learn from the server). */
+  contextSize?: number;
+  /** Auto-compaction threshold in percent (1–99). */
+  autocompactPct?: number;
+  /** Replaces the top-level/profile system_prompt for this model. */
+  systemPrompt?: string;
+}
+
+/** providers[name] */
+export interface ProviderSettings {
+  name: string;
+  /** Default 'openai'. */
+  kind: ProviderKind;
+  /** Base URL without the dialect path (e.g. https://api.groq.com/openai/v1). */
+  url?: string;
+  apiKey?: string;
+  rateTokensPerSec?: number;
+  rateBurst?: number;
+  disableParallelToolCalls?: boolean;
+  maxTokens?: number;
+  models: Record<string, ModelSettings>;
+}
+
+/** The settings of one table (top level, a profile, or the two merged). */
+export interface ConfigValues {
+  /** The `agent` key: default profile name. */
+  agent?: string;
+  /** `provider/model-id` or a bare model id. */
+  model?: string;
+  providers: Record<string, ProviderSettings>;
+  systemPrompt?: string;
+  /** Per-plugin config tables, keyed by plugin name (each plugin sees its own as clm.config). */
+  tools: Record<string, Record<string, unknown>>;
+  /** fnmatch patterns; undefined when not configured. */
+  volatileTools?: string[];
+  /** Raw `mcp_servers` entries, validated by the MCP module (parseMcpServers). */
+  mcpServers: unknown[];
+  showThinking: boolean;
+  expandOutput: boolean;
+  /** How long the first request waits for MCP servers to be ready. */
+  mcpReadyTimeoutMs?: number;
+}
+
+export interface ClmConfig extends ConfigValues {
+  /** The config directory ($XDG_CONFIG_HOME/clm or ~/.config/clm). */
+  dir: string;
+  configPath: string;
+  secretsPath: string;
+  /** The active profile's name (from -a or the config's `agent` key); undefined = none. */
+  agent?: string;
+  /** Where the active profile came from: configPath (inline agents[name]) or agents/<name>.lua. */
+  profilePath?: string;
+  /** clm.secrets as plain data ({} when secrets.lua is missing or broken). */
+  secrets: Record<string, unknown>;
+  /** The effective table (top level with the profile merged over it), for keys not typed here. */
+  raw: Record<string, unknown>;
+  /** Problems that did not stop loading: broken secrets.lua, unknown keys. One line each. */
+  warnings: string[];
+}

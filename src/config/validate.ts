@@ -1,0 +1,202 @@
+// Type checks for every clm-config(5) key, turning a converted Lua table into ConfigValues.
+// A wrong type is a ConfigError naming the file and key path, e.g.
+// `config.lua: providers.groq.url must be a string`. Unknown keys only warn (typos such as
+// `api-key` are the common mistake, but extra keys are not worth refusing to start over).
+//
+// Leniencies over the original, deliberately: disable_parallel_tool_calls accepts true as well as
+// a nonzero number; show_thinking/expand_output accept booleans as well as "true"/"false"; an
+// empty table is accepted wherever a list is expected (Lua cannot tell {} from an empty list).
+
+import type { ProviderKind } from '../core/types.js';
+import { ConfigError } from './errors.js';
+import { childPath } from './key-path.js';
+import { modelSpecProblem } from './model-spec.js';
+import type { ConfigValues, ModelSettings, ProviderSettings } from './types.js';
+
+export const PROVIDER_KINDS: readonly ProviderKind[] = ['openai', 'anthropic', 'ollama', 'openai-responses'];
+
+const TOP_KEYS = new Set([
+  'agent', 'agents', 'model', 'providers', 'system_prompt', 'tools', 'volatile_tools', 'mcp_servers',
+  'show_thinking', 'expand_output', 'mcp_ready_timeout_ms',
+]);
+const PROVIDER_KEYS = new Set([
+  'kind', 'url', 'api_key', 'rate_tokens_per_sec', 'rate_burst', 'disable_parallel_tool_calls', 'max_tokens', 'models',
+]);
+const MODEL_KEYS = new Set(['context_size', 'autocompact_pct', 'system_prompt']);
+
+export type Table = Record<string, unknown>;
+
+export const isTable = (v: unknown): v is Table => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const own = (t: object, k: string): boolean => Object.prototype.hasOwnProperty.call(t, k);
+const isEmptyTable = (v: unknown) => isTable(v) && Object.keys(v).length === 0;
+
+/** Set a key without "__proto__" turning into a prototype change. */
+export function setKey<T>(obj: Record<string, T>, k: string, v: T): void {
+  Object.defineProperty(obj, k, { value: v, enumerable: true, writable: true, configurable: true });
+}
+
+export interface ValidateContext {
+  /** File name used in messages: config.lua, agents/coder.lua. */
+  label: string;
+  /** Absolute path of that file. */
+  file?: string;
+  /** Key path of the table being checked ('' for a file's own table, agents.coder for an inline profile). */
+  prefix: string;
+  /** Collects unknown-key warnings; omitted ⇒ unknown keys are not reported. */
+  warnings?: string[];
+}
+
+function fail(ctx: ValidateContext, path: string, problem: string): never {
+  throw new ConfigError(`${ctx.label}: ${path} ${problem}`, { file: ctx.file, keyPath: path });
+}
+
+function show(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (Array.isArray(v)) return 'a list';
+  if (isTable(v)) return 'a table';
+  return String(v);
+}
+
+function str(ctx: ValidateContext, v: unknown, path: string): string | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') fail(ctx, path, `must be a string (got ${show(v)})`);
+  return v;
+}
+
+function num(ctx: ValidateContext, v: unknown, path: string, o: { min?: number; max?: number; integer?: boolean } = {}): number | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'number' || !Number.isFinite(v)) fail(ctx, path, `must be a number (got ${show(v)})`);
+  if (o.integer && !Number.isInteger(v)) fail(ctx, path, `must be a whole number (got ${v})`);
+  if (o.min !== undefined && v < o.min) fail(ctx, path, `must be at least ${o.min} (got ${v})`);
+  if (o.max !== undefined && v > o.max) fail(ctx, path, `must be at most ${o.max} (got ${v})`);
+  return v;
+}
+
+/** true/false, or the strings "true"/"false" (the original only understood the string "true"). */
+function flag(ctx: ValidateContext, v: unknown, path: string): boolean | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v === 'boolean') return v;
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  fail(ctx, path, `must be true or false (got ${show(v)})`);
+}
+
+function table(ctx: ValidateContext, v: unknown, path: string, what = 'a table'): Table | undefined {
+  if (v === undefined) return undefined;
+  if (!isTable(v)) fail(ctx, path, `must be ${what} (got ${show(v)})`);
+  return v;
+}
+
+function list(ctx: ValidateContext, v: unknown, path: string, what: string): unknown[] | undefined {
+  if (v === undefined) return undefined;
+  if (Array.isArray(v)) return v;
+  if (isEmptyTable(v)) return [];
+  fail(ctx, path, `must be ${what} (got ${show(v)})`);
+}
+
+function warnUnknown(ctx: ValidateContext, t: Table, known: Set<string>, path: string): void {
+  if (!ctx.warnings) return;
+  for (const k of Object.keys(t)) {
+    if (!known.has(k)) ctx.warnings.push(`${ctx.label}: unknown key ${childPath(path, k)} (ignored)`);
+  }
+}
+
+function validUrl(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+function model(ctx: ValidateContext, v: unknown, path: string): ModelSettings {
+  const t = table(ctx, v, path)!;
+  warnUnknown(ctx, t, MODEL_KEYS, path);
+  const out: ModelSettings = {};
+  const cs = num(ctx, t.context_size, childPath(path, 'context_size'), { min: 0, integer: true });
+  if (cs !== undefined) out.contextSize = cs;
+  const pct = t.autocompact_pct;
+  // 0 means "the default" in the engine; otherwise it must be a usable percentage.
+  if (pct !== 0) {
+    const p = num(ctx, pct, childPath(path, 'autocompact_pct'), { min: 1, max: 99 });
+    if (p !== undefined) out.autocompactPct = p;
+  }
+  const sp = str(ctx, t.system_prompt, childPath(path, 'system_prompt'));
+  if (sp !== undefined) out.systemPrompt = sp;
+  return out;
+}
+
+function provider(ctx: ValidateContext, name: string, v: unknown, path: string): ProviderSettings {
+  const t = table(ctx, v, path)!;
+  warnUnknown(ctx, t, PROVIDER_KEYS, path);
+  const p: ProviderSettings = { name, kind: 'openai', models: {} };
+  const kind = str(ctx, t.kind, childPath(path, 'kind'));
+  if (kind !== undefined) {
+    if (!(PROVIDER_KINDS as readonly string[]).includes(kind)) {
+      fail(ctx, childPath(path, 'kind'), `must be one of ${PROVIDER_KINDS.map((k) => `"${k}"`).join(', ')} (got ${show(kind)})`);
+    }
+    p.kind = kind as ProviderKind;
+  }
+  const url = str(ctx, t.url, childPath(path, 'url'));
+  if (url !== undefined) {
+    if (!validUrl(url)) fail(ctx, childPath(path, 'url'), `must be an http:// or https:// URL (got ${show(url)})`);
+    p.url = url;
+  }
+  const key = str(ctx, t.api_key, childPath(path, 'api_key'));
+  if (key !== undefined) p.apiKey = key;
+  const rate = num(ctx, t.rate_tokens_per_sec, childPath(path, 'rate_tokens_per_sec'), { min: 0 });
+  if (rate !== undefined) p.rateTokensPerSec = rate;
+  const burst = num(ctx, t.rate_burst, childPath(path, 'rate_burst'), { min: 0 });
+  if (burst !== undefined) p.rateBurst = burst;
+  const dp = t.disable_parallel_tool_calls;
+  if (dp !== undefined) {
+    if (typeof dp === 'boolean') p.disableParallelToolCalls = dp;
+    else if (typeof dp === 'number' && Number.isFinite(dp)) p.disableParallelToolCalls = dp !== 0;
+    else fail(ctx, childPath(path, 'disable_parallel_tool_calls'), `must be true, false or a number (got ${show(dp)})`);
+  }
+  const mt = num(ctx, t.max_tokens, childPath(path, 'max_tokens'), { min: 1, integer: true });
+  if (mt !== undefined) p.maxTokens = mt;
+  const models = table(ctx, t.models, childPath(path, 'models'), 'a table of model id = { ... }');
+  if (models) for (const id of Object.keys(models)) setKey(p.models, id, model(ctx, models[id], childPath(childPath(path, 'models'), id)));
+  return p;
+}
+
+/** Check one table (a file's returned table or an inline profile) and return its typed settings. */
+export function validateValues(raw: Table, ctx: ValidateContext): ConfigValues {
+  const P = (k: string) => childPath(ctx.prefix, k);
+  warnUnknown(ctx, raw, TOP_KEYS, ctx.prefix);
+  const out: ConfigValues = { providers: {}, tools: {}, mcpServers: [], showThinking: false, expandOutput: false };
+
+  const agent = str(ctx, raw.agent, P('agent'));
+  if (agent !== undefined) out.agent = agent;
+  const m = str(ctx, raw.model, P('model'));
+  if (m !== undefined) {
+    const problem = modelSpecProblem(m);
+    if (problem) fail(ctx, P('model'), `'${m}' ${problem}`);
+    out.model = m;
+  }
+  const providers = table(ctx, raw.providers, P('providers'), 'a table of name = { ... }');
+  if (providers) for (const name of Object.keys(providers)) setKey(out.providers, name, provider(ctx, name, providers[name], childPath(P('providers'), name)));
+
+  const agents = table(ctx, raw.agents, P('agents'), 'a table of name = { ... }');
+  if (agents) for (const name of Object.keys(agents)) table(ctx, agents[name], childPath(P('agents'), name));
+
+  const sp = str(ctx, raw.system_prompt, P('system_prompt'));
+  if (sp !== undefined) out.systemPrompt = sp;
+
+  const tools = table(ctx, raw.tools, P('tools'), 'a table of plugin = { ... }');
+  if (tools) for (const name of Object.keys(tools)) setKey(out.tools, name, table(ctx, tools[name], childPath(P('tools'), name))!);
+
+  const vt = list(ctx, raw.volatile_tools, P('volatile_tools'), 'a list of strings');
+  if (vt) out.volatileTools = vt.map((x, i) => str(ctx, x, childPath(P('volatile_tools'), i + 1))!);
+
+  const mcp = list(ctx, raw.mcp_servers, P('mcp_servers'), 'a list of server tables');
+  if (mcp) out.mcpServers = mcp;
+
+  out.showThinking = flag(ctx, raw.show_thinking, P('show_thinking')) ?? false;
+  out.expandOutput = flag(ctx, raw.expand_output, P('expand_output')) ?? false;
+  const rt = num(ctx, raw.mcp_ready_timeout_ms, P('mcp_ready_timeout_ms'), { min: 0 });
+  if (rt !== undefined) out.mcpReadyTimeoutMs = rt;
+  return out;
+}

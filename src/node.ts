@@ -1,0 +1,19 @@
+// Public API for Node: `import { createNodeHost, builtinTools } from 'clm/node'`.
+// Heavy parts (Lua plugins, MCP, config) are separate lazy imports re-exported as async loaders
+// so importing this module stays cheap.
+
+export { createNodeHost, type NodeHost, type NodeHostOptions } from './host/node.js';
+export { createDebugLog, type DebugLog } from './host/debug-log.js';
+export { redact } from './host/redact.js';
+export { builtinTools, readFileTool, writeFileTool, listDirTool, shellExecTool, bgExecTool, stopBackgroundJobs } from './tools/index.js';
+export * from './session/index.js';
+
+/** Load Lua plugins (clm-tool(5)); see src/lua. */
+export async function loadPlugins(opts: import('./lua/index.js').LoadOptions): Promise<import('./lua/index.js').PluginHost> {
+  return (await import('./lua/index.js')).loadPlugins(opts);
+}
+
+/** Connect MCP servers; see src/mcp. */
+export async function connectMcpServers(servers: unknown, opts?: import('./mcp/index.js').McpOptions): Promise<import('./mcp/index.js').McpManager> {
+  return (await import('./mcp/index.js')).connectMcpServers(servers, opts);
+}

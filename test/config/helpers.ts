@@ -1,0 +1,37 @@
+// Temporary config directories for the config tests.
+
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+export interface TempConfig {
+  /** The clm config dir (what loadConfig's `dir` takes). */
+  dir: string;
+  /** The XDG_CONFIG_HOME that contains it. */
+  xdg: string;
+  write(rel: string, text: string, mode?: number): string;
+  cleanup(): void;
+}
+
+/** A fresh $XDG_CONFIG_HOME/clm with the given files (secrets.lua gets 0600 unless told). */
+export function tempConfig(files: Record<string, string> = {}): TempConfig {
+  const xdg = mkdtempSync(join(tmpdir(), 'clm-cfg-'));
+  const dir = join(xdg, 'clm');
+  mkdirSync(dir);
+  const write = (rel: string, text: string, mode?: number) => {
+    const p = join(dir, rel);
+    mkdirSync(dirname(p), { recursive: true });
+    writeFileSync(p, text);
+    chmodSync(p, mode ?? (rel === 'secrets.lua' ? 0o600 : 0o644));
+    return p;
+  };
+  for (const [k, v] of Object.entries(files)) write(k, v);
+  return { dir, xdg, write, cleanup: () => rmSync(xdg, { recursive: true, force: true }) };
+}
+
+/** tempConfig removed when the test ends. */
+export function tempFor(t: { after(fn: () => void): void }, files: Record<string, string> = {}): TempConfig {
+  const c = tempConfig(files);
+  t.after(() => c.cleanup());
+  return c;
+}
