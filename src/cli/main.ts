@@ -25,6 +25,7 @@ async function main(argv: string[]): Promise<number> {
       const { runSetupCommand } = await import('./setup.js');
       return runSetupCommand(process.stdout, process.stderr);
     }
+    if (args.oneshot === undefined && args.outputFormat !== 'text') throw new UsageError(`--output-format ${args.outputFormat} needs -o PROMPT (the REPL prints text)`);
     if (args.oneshot !== undefined) {
       if (args.resume === '') throw new UsageError('-r without an id needs the REPL; give the session id with -o');
       const { runOneshot } = await import('./oneshot.js');
@@ -47,9 +48,23 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// A reader that goes away (`clm -o … | head`) must not crash the run with an EPIPE stack trace:
+// the turn finishes, the session is written, the output is simply lost.
+for (const s of [process.stdout, process.stderr]) s.on('error', () => {});
+
+/** Resolves once everything written to `s` so far has been handed to the OS (or `s` failed). */
+function flushed(s: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (!s.writableLength || s.destroyed) resolve();
+    else s.write('', () => resolve());
+  });
+}
+
 main(process.argv.slice(2)).then(
-  (code) => {
+  async (code) => {
     process.exitCode = code;
+    // A pipe takes 64 KiB at once; exiting before the rest is written would cut the reply short.
+    await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
     // Stray handles (a keep-alive socket, a plugin worker) must not keep a finished run alive.
     setTimeout(() => process.exit(code), 50).unref();
   },

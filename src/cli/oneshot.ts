@@ -21,8 +21,15 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
   const text = args.outputFormat === 'text' ? textRenderer(io.stdout, io.stderr, io.color) : null;
   const stream = args.outputFormat === 'stream-json' ? streamJsonRenderer(io.stdout) : null;
   const ev: RunEvents = text ?? stream ?? silentRenderer();
-  // json keeps stdout for the one object; notices still reach the user on stderr.
-  const notice = (t: string) => (args.outputFormat === 'json' ? io.stderr.write(`notice: ${t}\n`) : ev.notice(t));
+  // json keeps stdout for the one object; notices still reach the user on stderr. stream-json
+  // holds the notices of start-up (config, plugins, MCP) until its `start` event is out, so
+  // `start` is always the first event.
+  let held: string[] | null = stream ? [] : null;
+  const notice = (t: string) => {
+    if (held) held.push(t);
+    else if (args.outputFormat === 'json') io.stderr.write(`notice: ${t}\n`);
+    else ev.notice(t);
+  };
 
   let resolveDone!: (s: number) => void;
   const done = new Promise<number>((r) => { resolveDone = r; });
@@ -30,6 +37,9 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
   let rt: Runtime | null = null;
   const callbacks = eventCallbacks(ev, tally, (s) => { if (!finished) { finished = true; resolveDone(s); } }, () => rt?.agent.lastError ?? '');
 
+  // Ctrl-C while starting (plugin worker, MCP servers) ends the run with 130 too.
+  const early = () => process.exit(130);
+  process.on('SIGINT', early);
   rt = await createRuntime({
     args, callbacks, notice,
     policy: { allow: args.allowTools, deny: args.denyTools },
@@ -37,6 +47,9 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
   });
   const runtime = rt;
   stream?.event({ type: 'start', session_id: runtime.session?.id ?? null, model: runtime.run.model, provider: runtime.run.providerName ?? runtime.run.provider, base_url: runtime.run.baseUrl, tools: runtime.agent.toolNames });
+  const startup = held ?? [];
+  held = null;
+  for (const t of startup) notice(t);
 
   let interrupted = false;
   const onSigint = () => {
@@ -44,6 +57,7 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
     interrupted = true;
     try { runtime.agent.cancel(); } catch { /* nothing in flight */ }
   };
+  process.off('SIGINT', early);
   process.on('SIGINT', onSigint);
   try {
     runtime.agent.submit(prompt);

@@ -42,26 +42,28 @@ export function textRenderer(stdout: Out, stderr: Out, color: boolean): RunEvent
   let last = '\n';
   let reasoningOpen = false;
   const closeReasoning = () => { if (reasoningOpen) { stderr.write('\n'); reasoningOpen = false; } };
+  // Progress lines go to stderr; end an open reply line first so a terminal shows them apart.
+  const err = (s: string) => { if (!last.endsWith('\n')) { stdout.write('\n'); last = '\n'; } stderr.write(s); };
   return {
     text(t) { closeReasoning(); stdout.write(t); last = t; },
     reasoning(t) { if (!reasoningOpen) reasoningOpen = true; stderr.write(c(DIM, t)); },
-    toolBegin(name, args) { closeReasoning(); stderr.write(`[tool: ${name} ${oneLine(args)}]\n`); },
+    toolBegin(name, args) { closeReasoning(); err(`[tool: ${name} ${oneLine(args)}]\n`); },
     toolResult(name, content, outcome) {
       const bytes = Buffer.byteLength(content);
-      if (outcome === 'ok') stderr.write(`[result: ${name}, ${bytes} bytes]\n`);
-      else stderr.write(c(outcome === 'timedout' ? YELLOW : RED, `[${outcome === 'timedout' ? 'timeout' : 'x'} ${name}] ${oneLine(content)}`) + '\n');
+      if (outcome === 'ok') err(`[result: ${name}, ${bytes} bytes]\n`);
+      else err(c(outcome === 'timedout' ? YELLOW : RED, `[${outcome === 'timedout' ? 'timeout' : 'x'} ${name}] ${oneLine(content)}`) + '\n');
     },
     toolBatch() {},
-    usage(u) { stderr.write(c(DIM, `[${u.promptTokens}+${u.completionTokens} tok${u.tokensPerSec ? `, ${u.tokensPerSec.toFixed(1)} tok/s` : ''}]`) + '\n'); },
+    usage(u) { err(c(DIM, `[${u.promptTokens}+${u.completionTokens} tok${u.tokensPerSec ? `, ${u.tokensPerSec.toFixed(1)} tok/s` : ''}]`) + '\n'); },
     finish(r: FinishReason) {
-      if (r === 'length') stderr.write(c(YELLOW, '[truncated: hit token limit]') + '\n');
-      else if (r === 'content_filter') stderr.write(c(RED, '[stopped: content filter]') + '\n');
+      if (r === 'length') err(c(YELLOW, '[truncated: hit token limit]') + '\n');
+      else if (r === 'content_filter') err(c(RED, '[stopped: content filter]') + '\n');
     },
     state(_s: AgentState) {},
-    notice(t) { stderr.write(`notice: ${t}\n`); },
+    notice(t) { err(`notice: ${t}\n`); },
     turnDone(status, error) {
       closeReasoning();
-      if (status !== 0 && error) stderr.write(c(RED, `error: ${error}`) + '\n');
+      if (status !== 0 && error) err(c(RED, `error: ${error}`) + '\n');
     },
     endText() { if (!last.endsWith('\n')) stdout.write('\n'); },
   };

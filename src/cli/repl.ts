@@ -18,13 +18,15 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
   const rl = createInterface({ input: io.stdin, terminal: false, crlfDelay: Infinity });
   const lines: string[] = [];
   let eof = false;
+  /** Set by Ctrl-C at the prompt: no further input is processed. */
+  let stopped = false;
   let wake: (() => void) | null = null;
   rl.on('line', (l) => { lines.push(l); wake?.(); });
   rl.on('close', () => { eof = true; wake?.(); });
   const nextLine = async (): Promise<string | null> => {
-    while (!lines.length && !eof) await new Promise<void>((r) => { wake = r; });
+    while (!lines.length && !eof && !stopped) await new Promise<void>((r) => { wake = r; });
     wake = null;
-    return lines.length ? lines.shift()! : null;
+    return lines.length && !stopped ? lines.shift()! : null;
   };
 
   let resumeId = args.resume || undefined;
@@ -72,7 +74,16 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
   if (resumeId) w(`[resumed session ${resumeId}]\n`);
   w(`clm agent. api: ${runtime.run.baseUrl}\ntype 'quit' or 'exit' to stop.\n`);
 
-  const onSigint = () => { try { runtime.agent.cancel(); } catch { process.exit(130); } };
+  // Ctrl-C cancels a running turn; at the prompt it ends the REPL (status 130) the normal way,
+  // so the session is closed (an empty one deleted). A second one while ending exits at once.
+  let interrupted = false;
+  const onSigint = () => {
+    try { runtime.agent.cancel(); return; } catch { /* nothing in flight */ }
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    stopped = true;
+    wake?.();
+  };
   process.on('SIGINT', onSigint);
   let status = 0;
   for (;;) {
@@ -100,5 +111,5 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
   const { sessionKept } = await runtime.close();
   if (sessionKept && runtime.session) io.stderr.write(`session: ${runtime.session.id} (resume with clm -r ${runtime.session.id})\n`);
   void status;
-  return 0;
+  return interrupted ? 130 : 0;
 }

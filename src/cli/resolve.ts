@@ -2,6 +2,7 @@
 // the agent profile's settings, plugin config and MCP servers. src/config loads its Lua runtime
 // only when a config.lua exists, so a run without one stays cheap.
 
+import { existsSync } from 'node:fs';
 import { configDir, loadConfig, resolveConnection, type Connection } from '../config/index.js';
 import type { CliArgs } from './args.js';
 
@@ -33,6 +34,9 @@ export async function resolveRun(args: CliArgs, env: NodeJS.ProcessEnv, log?: (l
       warnings: cfg?.warnings ?? [],
     };
   } catch (e) {
-    throw new ConfigProblem((e as Error).message);
+    // Messages start with the file's short name (config.lua:4: …); add where that file is.
+    const file = (e as { file?: unknown }).file;
+    const msg = (e as Error).message;
+    throw new ConfigProblem(typeof file === 'string' && file && !msg.includes(file) && existsSync(file) ? `${msg} (in ${file})` : msg);
   }
 }

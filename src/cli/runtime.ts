@@ -2,14 +2,16 @@
 // host with its debug log, the agent with builtin, plugin and MCP tools, the session log.
 // Slow parts (plugin worker, MCP servers, connection probe) start together.
 
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createAgent, type Agent } from '../core/agent.js';
 import type { AgentCallbacks, AgentConfig, Message, ProviderKind, ToolDef } from '../core/types.js';
 import { createNodeHost, type NodeHost } from '../host/node.js';
 import { createDebugLog } from '../host/debug-log.js';
 import { builtinTools, stopBackgroundJobs } from '../tools/index.js';
-import { createSession, loadSession, openSession, type Session } from '../session/index.js';
+import { createSession, loadSession, openSession, sessionDir, type Session } from '../session/index.js';
+import { seedPluginDir } from '../lua/paths.js';
+import { startPluginTools, type ToolTarget } from './plugin-tools.js';
 import type { CliArgs } from './args.js';
 import { applyPolicy, type ToolPolicy } from './tool-policy.js';
 import { configDir, resolveRun, type ResolvedRun } from './resolve.js';
@@ -107,15 +109,20 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
 
   // Start the slow parts together.
   const probe = agent.checkConnection();
-  const plugins = loadPluginTools(run, args, env, target, o.notice, log ?? undefined);
+  const dirs = pluginDirs(run, args, env, o.notice);
+  const plugins = dirs.length ? startPluginTools({
+    dirs, reservedNames: builtinTools().map((t) => t.name), toolsConfig: run.toolsConfig, target,
+    cacheDir: stateDirOrNull(env), notice: o.notice, log: log ?? undefined,
+  }) : null;
   const mcp = run.mcpServers?.length ? startMcp(run, target, o.notice, log ?? undefined) : Promise.resolve(null);
-  const [, pluginHost, mcpManager] = await Promise.all([probe, plugins, mcp]);
+  // With cached plugin schemas the first request does not wait for the Lua worker.
+  const [, , mcpManager] = await Promise.all([probe, plugins && !plugins.fromCache ? plugins.ready : null, mcp]);
 
   return {
     agent, host, run, session,
     close: async () => {
       agent.close();
-      await Promise.allSettled([pluginHost?.close(), mcpManager?.close(), stopBackgroundJobs()]);
+      await Promise.allSettled([plugins?.close(), mcpManager?.close(), stopBackgroundJobs()]);
       host.close();
       const kept = session ? session.close() : false;
       return { sessionKept: kept };
@@ -123,32 +130,20 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   };
 }
 
-interface ToolTarget { addTool(d: ToolDef): void; removeTool(n: string): void }
-
-async function loadPluginTools(run: ResolvedRun, args: CliArgs, env: NodeJS.ProcessEnv, target: ToolTarget, notice: (t: string) => void, log?: (l: string) => void) {
+function pluginDirs(run: ResolvedRun, args: CliArgs, env: NodeJS.ProcessEnv, notice: (t: string) => void): string[] {
   const dirs: string[] = [];
   const cdir = configDir(env);
-  if (args.plugins) dirs.push(args.plugins);
-  else {
+  if (args.plugins) {
+    if (!existsSync(args.plugins)) notice(`plugins: ${args.plugins} does not exist; no plugins loaded`);
+    dirs.push(args.plugins);
+  } else {
     const def = cdir ? join(cdir, 'plugins') : null;
+    // First run without a plugin dir: the packaged seed plugins, without writing into the user's config.
     if (def && existsSync(def)) dirs.push(def);
-    else {
-      // First run: the packaged seed plugins, without writing into the user's config.
-      const { seedPluginDir } = await import('../lua/paths.js');
-      const seed = seedPluginDir();
-      if (seed) dirs.push(seed);
-    }
+    else { const seed = seedPluginDir(); if (seed) dirs.push(seed); }
   }
   if (run.agentName && cdir) dirs.push(join(cdir, 'agents', run.agentName));
-  const existing = dirs.filter((d) => existsSync(d));
-  if (!existing.length) return null;
-  const { loadPlugins } = await import('../lua/index.js');
-  const host = await loadPlugins({ dirs: existing, reservedNames: builtinTools().map((t) => t.name), toolsConfig: run.toolsConfig, log });
-  for (const e of host.errors) { notice(`plugin ${e.plugin}: ${e.message}`); }
-  for (const t of host.tools) {
-    try { target.addTool(t); } catch (e) { notice(`plugin tool ${t.name} not registered: ${(e as Error).message}`); }
-  }
-  return host;
+  return dirs.filter((d) => existsSync(d) && readdirSync(d).some((n) => n.endsWith('.lua')));
 }
 
 async function startMcp(run: ResolvedRun, target: ToolTarget, notice: (t: string) => void, log?: (l: string) => void) {
@@ -156,6 +151,10 @@ async function startMcp(run: ResolvedRun, target: ToolTarget, notice: (t: string
   const m = connectMcpServers(run.mcpServers, { log, onNotice: notice, onToolsChanged: toolSync(target, notice), readyTimeoutMs: run.mcpReadyTimeoutMs });
   await m.waitReady();
   return m;
+}
+
+function stateDirOrNull(env: NodeJS.ProcessEnv): string | undefined {
+  try { return sessionDir({ env }); } catch { return undefined; }
 }
 
 export type { ProviderKind };

@@ -5,6 +5,7 @@
 // Result: `lines` is what to print, in order; when ok is false the last line is the error
 // (print it to stderr and exit 1), and `error` holds it too.
 
+import { makeDirs } from '../session/paths.js';
 import { closeSync, constants, mkdirSync, openSync, readFileSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configDir, configPaths } from './paths.js';
@@ -34,7 +35,7 @@ class SetupFailure extends Error {}
 
 function mkdir(p: string, mode: number): void {
   try {
-    mkdirSync(p, { recursive: true, mode });
+    makeDirs(p, mode);
   } catch (e) {
     throw new SetupFailure(`setup: mkdir ${p}: ${errText(e)}`);
   }

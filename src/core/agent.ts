@@ -404,6 +404,7 @@ export class Agent {
 
   private send(body: string): void {
     const stream = this.cfg.stream ?? false;
+    // `stream` asks for SSE; whether the reply came as deltas is reported per reply.
     this.log(`posting body: ${body.length > 4000 ? body.slice(0, 4000) + `… (${body.length} bytes)` : body}`);
     this.call = new LlmCall({
       host: this.host,
@@ -421,7 +422,7 @@ export class Agent {
       onRetrySend: () => this.setState('thinking'),
       onText: (t) => this.emitText(t),
       onReasoning: (t) => this.cb.onReasoning?.(t),
-      onDone: (r) => { this.call = null; this.replyDone(r, stream); },
+      onDone: (r, streamed) => { this.call = null; this.replyDone(r, streamed); },
       onFail: (f) => { this.call = null; this.requestFailed(f); },
     });
     this.call.start();

@@ -34,7 +34,8 @@ export interface LlmCallOptions {
   onRetrySend?(): void;
   onText?(text: string): void;
   onReasoning?(text: string): void;
-  onDone(reply: ParsedReply): void;
+  /** `streamed`: the reply arrived as stream deltas (already reported through onText/onReasoning). */
+  onDone(reply: ParsedReply, streamed: boolean): void;
   onFail(f: LlmFailure): void;
 }
 
@@ -146,13 +147,19 @@ export class LlmCall {
       return;
     }
     if (sse && asm) {
+      const hadError = asm.error !== null;
       sse.end();
       if (this.settled) return;
+      // An error in the event end() flushed (never finished by the server) is a cut, not bad data.
+      if (asm.error && !hadError && !asm.done && !asm.finish) {
+        this.fail({ message: 'stream ended before the reply was complete (connection closed mid-stream)', status: res.status });
+        return;
+      }
       if (asm.error) { this.fail({ message: asm.error, status: res.status }); return; }
       if (asm.deltas === 0) {
         // Not an event stream: a server that ignored "stream": a whole reply, or garbage.
         const body = dec.decode(res.body);
-        try { this.done(o.adapter.parseReply(body)); } catch (e) {
+        try { this.done(o.adapter.parseReply(body), false); } catch (e) {
           this.fail({ message: body.trim() ? `unexpected non-stream response: ${errText(e)}` : 'empty response from server', status: res.status });
         }
         return;
@@ -161,10 +168,10 @@ export class LlmCall {
         this.fail({ message: 'stream ended before the reply was complete (connection closed mid-stream)', status: res.status });
         return;
       }
-      this.done(asm.result());
+      this.done(asm.result(), true);
       return;
     }
-    try { this.done(o.adapter.parseReply(dec.decode(res.body))); } catch (e) {
+    try { this.done(o.adapter.parseReply(dec.decode(res.body)), false); } catch (e) {
       this.fail({ message: errText(e), status: res.status });
     }
   }
@@ -190,10 +197,10 @@ export class LlmCall {
     return true;
   }
 
-  private done(r: ParsedReply): void {
+  private done(r: ParsedReply, streamed: boolean): void {
     if (this.settled) return;
     this.settled = true;
-    this.o.onDone(r);
+    this.o.onDone(r, streamed);
   }
 
   private fail(f: LlmFailure): void {

@@ -2,7 +2,7 @@
 // Light on purpose (node:fs only) so every mode can log without paying for it.
 
 export { SessionError, type SessionErrorCode } from './errors.js';
-export { sessionDir, ensureSessionDir, type SessionDirOptions } from './paths.js';
+export { sessionDir, ensureSessionDir, makeDirs, type SessionDirOptions } from './paths.js';
 export { newSessionId, isValidSessionId, assertValidSessionId } from './id.js';
 export { SESSION_FORMAT_VERSION, encodeMetaLine, encodeMessageLine, parseSessionLine, parseSessionText, type SessionMeta, type ParsedLine } from './format.js';
 export { Session, createSession, openSession, loadSession, deleteSession, type CreateSessionOptions, type LoadedSession } from './store.js';

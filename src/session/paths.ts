@@ -1,7 +1,7 @@
 // Where sessions live: $XDG_STATE_HOME/clm, else $HOME/.local/state/clm (created 0700 on demand).
 
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { SessionError } from './errors.js';
 
 export interface SessionDirOptions {
@@ -24,9 +24,27 @@ export function sessionDir(opts: SessionDirOptions = {}): string {
 export function ensureSessionDir(opts: SessionDirOptions = {}): string {
   const dir = sessionDir(opts);
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDirs(dir, 0o700);
   } catch (e) {
     throw new SessionError('EIO', `cannot create the session directory ${dir}: ${(e as Error).message}`, { cause: e });
   }
   return dir;
+}
+
+/**
+ * mkdir -p, one level at a time: Node 20's recursive mkdirSync spins forever on paths under
+ * /proc (and similar pseudo file systems), where a plain mkdir fails cleanly.
+ */
+export function makeDirs(dir: string, mode: number): void {
+  try {
+    mkdirSync(dir, { mode });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return;
+    if (code !== 'ENOENT') throw e;
+    const parent = dirname(dir);
+    if (parent === dir) throw e;
+    makeDirs(parent, mode);
+    try { mkdirSync(dir, { mode }); } catch (e2) { if ((e2 as NodeJS.ErrnoException).code !== 'EEXIST') throw e2; }
+  }
 }

@@ -17,7 +17,7 @@ let mock: MockLlm;
 let dir: string;
 before(async () => { mock = await startMockLlm(); dir = mkdtempSync(join(tmpdir(), 'clm-builtins-')); });
 after(async () => { await stopBackgroundJobs(); await mock.close(); rmSync(dir, { recursive: true, force: true }); });
-beforeEach(() => { mock.posts.length = 0; mock.requests.length = 0; mock.script(() => undefined); });
+beforeEach(() => mock.reset());
 
 const withBuiltins = (o: Parameters<typeof harness>[1] = {}) => harness(mock, { permission: 'allow_once', ...o, cfg: { builtinTools: builtinTools(), ...o.cfg } });
 

@@ -11,7 +11,7 @@ import { ClmError, ECANCELED, EIO, E2BIG, EAGAIN } from '../../src/core/errors.j
 let mock: MockLlm;
 before(async () => { mock = await startMockLlm(); });
 after(async () => { await mock.close(); });
-beforeEach(() => { mock.requests.length = 0; mock.posts.length = 0; mock.script(() => undefined); });
+beforeEach(() => mock.reset());
 
 test('text reply: system prompt sent, one request, callback order (test_text_reply)', async () => {
   mock.push(oa.text('hi there', { usage: { prompt: 11, completion: 4 }, reasoning: 'thought' }));
@@ -260,14 +260,13 @@ test('429 with Retry-After is retried in RATE_LIMITED, then succeeds', async () 
 });
 
 test('retries stop after 4 tries with the last error', async () => {
-  for (let i = 0; i < 5; i++) mock.push({ status: 500, body: { error: { message: 'boom' } } });
+  for (let i = 0; i < 4; i++) mock.push({ status: 500, body: { error: { message: 'boom' } } });
   const r = harness(mock, { retryBaseMs: 1 });
   const d = r.turnDone();
   r.agent.submit('x');
   assert.equal(await d, EIO);
   assert.equal(mock.posts.length, 4);
   assert.equal(r.agent.lastError, 'HTTP 500: boom');
-  mock.requests.length = 0;
 });
 
 test('RATE_LIMITED counts as in flight and can be cancelled', async () => {
@@ -292,6 +291,8 @@ test('EBUSY while in flight; cancel ends with ECANCELED; repeated cancel EALREAD
   r.agent.submit('x');
   assert.throws(() => r.agent.submit('y'), (e: unknown) => e instanceof ClmError && e.code === 'EBUSY' && e.errno === -16);
   assert.equal(r.agent.lastError, 'turn already in progress');
+  // Cancel once the server holds the request, so the hanging reply is not left queued.
+  while (mock.posts.length < 1) await new Promise((res) => setTimeout(res, 2));
   r.agent.cancel();
   assert.equal(await d, ECANCELED);
   assert.throws(() => r.agent.cancel(), (e: unknown) => e instanceof ClmError && e.code === 'EALREADY');
@@ -455,6 +456,12 @@ test('bad server output: non-JSON 200, malformed SSE, stream cut mid-event — c
   mock.push({ sse: ['data: {"choices":[{"delta":{"content":"par'] });
   d = rs.turnDone();
   rs.agent.submit('y');
+  assert.equal(await d, EIO);
+  assert.match(rs.agent.lastError, /stream ended before the reply was complete/);
+
+  mock.push({ sse: ['data: {"choices":[{"delta":{"content":"par"}}]}\n\n'] });
+  d = rs.turnDone();
+  rs.agent.submit('w');
   assert.equal(await d, EIO);
   assert.match(rs.agent.lastError, /stream ended before the reply was complete/);
 

@@ -303,16 +303,23 @@ test('stream: an error event ends the turn with its message', () => {
   assert.deepEqual(bare, { error: 'api_error' });
 });
 
-test('stream: ping, unknown events, stop events and garbage data yield nothing', () => {
+test('stream: ping, unknown events, stop events, keep-alives and [DONE] yield nothing', () => {
   const d = anthropicAdapter.newStreamDecoder();
   assert.equal(d.feed('ping', '{"type":"ping"}'), null);
   assert.equal(d.feed('brand_new_event', '{"type":"brand_new_event","x":1}'), null);
   assert.equal(d.feed('content_block_stop', '{"type":"content_block_stop","index":0}'), null);
   assert.equal(d.feed('content_block_delta', '{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"s"}}'), null);
-  assert.equal(d.feed('message_start', '{"type":"message_st'), null);
+  assert.equal(d.feed('', ''), null);
   assert.equal(d.feed('', '[DONE]'), null);
+  assert.equal(d.feed('', '42'), null);
   // The event name is used when the data has no type.
   assert.deepEqual(d.feed('message_stop', '{}'), { done: true });
+});
+
+test('stream: data that is not JSON is a malformed stream: an error naming it (as in every dialect)', () => {
+  const d = anthropicAdapter.newStreamDecoder();
+  assert.deepEqual(d.feed('message_start', '{"type":"message_st'), { error: 'could not parse stream event: {"type":"message_st' });
+  assert.deepEqual(d.feed('', '<html>gateway timeout</html>'), { error: 'could not parse stream event: <html>gateway timeout</html>' });
 });
 
 test('stream: message_delta with repeated input counts updates the prompt size', () => {

@@ -106,10 +106,11 @@ test('validity: a call without output gets a stand-in; an output without call be
     { role: 'user', content: 'stop' },
     { role: 'assistant', content: null, toolCalls: [{ id: 'c3', name: 'read_file', args: '{}' }] },
   ]);
+  // The block's outputs (real, then stand-ins) come first, then the unpaired one as text.
   assert.deepEqual(j.input.slice(3), [
     { type: 'function_call_output', call_id: 'c1', output: 'one' },
-    { role: 'user', content: '[tool result from shell]\nstray' },
     { type: 'function_call_output', call_id: 'c2', output: MISSING_OUTPUT },
+    { role: 'user', content: '[tool result from shell]\nstray' },
     { role: 'user', content: 'stop' },
     { type: 'function_call', call_id: 'c3', name: 'read_file', arguments: '{}' },
     { type: 'function_call_output', call_id: 'c3', output: MISSING_OUTPUT },
@@ -235,14 +236,20 @@ test('stream: error event and response.failed end the turn with their message', 
   assert.deepEqual(bare, { error: 'response failed' });
 });
 
-test('stream: unknown events, lifecycle events and garbage data yield nothing', () => {
+test('stream: unknown events, lifecycle events, keep-alives and [DONE] yield nothing', () => {
   const d = responsesAdapter.newStreamDecoder();
   assert.equal(d.feed('response.created', '{"type":"response.created","response":{"status":"in_progress"}}'), null);
   assert.equal(d.feed('response.web_search_call.searching', '{"type":"response.web_search_call.searching"}'), null);
   assert.equal(d.feed('response.output_text.done', '{"type":"response.output_text.done","text":"whole"}'), null);
   assert.equal(d.feed('response.output_item.added', '{"type":"response.output_item.added","output_index":0,"item":{"type":"message"}}'), null);
   assert.equal(d.feed('keepalive', ''), null);
-  assert.equal(d.feed('', '{"type":"response.output_text.de'), null);
+  assert.equal(d.feed('', '[DONE]'), null);
   // The event name is used when the data has no type.
   assert.deepEqual(d.feed('response.output_text.delta', '{"delta":"x"}'), { text: 'x' });
+});
+
+test('stream: data that is not JSON is a malformed stream: an error naming it (as in every dialect)', () => {
+  const d = responsesAdapter.newStreamDecoder();
+  assert.deepEqual(d.feed('', '{"type":"response.output_text.de'), { error: 'could not parse stream event: {"type":"response.output_text.de' });
+  assert.deepEqual(d.feed('response.completed', 'not json'), { error: 'could not parse stream event: not json' });
 });

@@ -7,22 +7,28 @@
 // - text blocks are never empty or whitespace-only (empty messages are skipped), nor are
 //   tool_result contents (an empty output is sent as "(no output)");
 // - every `tool_use` id is [A-Za-z0-9_-]+ and unique within the request, and is answered by a
-//   `tool_result` in the very next user message, which lists its tool_results before any text;
+//   `tool_result` in the very next user message, which lists its tool_results before any text
+//   (pairing.ts repairs histories that break this, as for every dialect);
 // - a request without tools carries no tool_use/tool_result blocks (compaction summaries are sent
 //   without tools, so the calls are rendered as plain text there).
 
-import { mapFinishReason, type BuildRequestOptions, type ParsedReply, type ProviderAdapter, type StreamDecoder, type StreamDelta } from './adapter.js';
+import { mapFinishReason, type BuildRequestOptions, type ParsedReply, type ProviderAdapter, type StreamDecoder, type StreamDelta, type ToolSchema } from './adapter.js';
 import type { FinishReason, Message, ToolCall, Usage } from '../types.js';
-import { argsObject, snippet } from './util.js';
+import { argsObject, parseStreamData, snippet } from './util.js';
+import { parametersWireJson } from './tool-schema.js';
+import { isStandIn, MISSING_RESULT, pairToolCalls, resultAsText, type PairingPolicy } from './pairing.js';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 const DEFAULT_MAX_TOKENS = 64000;
-/** Sent in place of a result the history lacks (e.g. a turn cancelled mid-tools). */
-export const MISSING_RESULT = '[no result: the tool call was interrupted]';
+// The stand-in result of an unanswered call (shared by every dialect, see pairing.ts).
+export { MISSING_RESULT };
 /** Stands in for an empty tool output: the API rejects an empty tool_result content. */
 export const EMPTY_RESULT = '(no output)';
 /** Opens the conversation when the history would otherwise start with an assistant turn. */
 export const LEADING_USER = '[conversation continues]';
+
+/** tool_use ids must match [A-Za-z0-9_-]+ and be unique within the request. */
+export const anthropicPairing: PairingPolicy = { wireId: (id) => id.replace(/[^A-Za-z0-9_-]/g, '_'), fallbackId: 'toolu_clm', uniqueInRequest: true };
 
 type Block =
   | { type: 'text'; text: string }
@@ -31,9 +37,6 @@ type Block =
 
 interface Turn { role: 'user' | 'assistant'; blocks: Block[] }
 
-/** A call of the latest assistant message still waiting for its result. */
-interface Pending { canonical: string; wire: string; answered: boolean }
-
 function hasText(s: string | null | undefined): s is string {
   return typeof s === 'string' && s.trim() !== '';
 }
@@ -41,45 +44,22 @@ function hasText(s: string | null | undefined): s is string {
 /** Converts the canonical history into alternating Anthropic turns (see the rules above). */
 export function toAnthropicTurns(messages: readonly Message[], withTools: boolean): Turn[] {
   const turns: Turn[] = [];
-  const usedIds = new Set<string>();
-  let callNo = 0;
-  let pending: Pending[] = [];
-
   const push = (role: Turn['role'], block: Block) => {
     const last = turns[turns.length - 1];
     if (last && last.role === role) last.blocks.push(block);
     else turns.push({ role, blocks: [block] });
   };
-  // Calls left unanswered get a stand-in result before the conversation moves on.
-  const flush = () => {
-    for (const p of pending) if (!p.answered) push('user', { type: 'tool_result', tool_use_id: p.wire, content: MISSING_RESULT, is_error: true });
-    pending = [];
-  };
-  // Ids are derived from the call's position only, so an unchanged prefix keeps its bytes.
-  const wireId = (id: string): string => {
-    callNo++;
-    const base = id.replace(/[^A-Za-z0-9_-]/g, '_') || 'toolu_clm';
-    let w = base;
-    for (let n = callNo; usedIds.has(w); n++) w = `${base}_${n}`;
-    usedIds.add(w);
-    return w;
-  };
 
-  for (const m of messages) {
+  // After pairing, every tool message answers a call of the assistant message before it.
+  for (const m of pairToolCalls(messages, anthropicPairing)) {
     if (m.role === 'system') continue;
     if (m.role === 'tool') {
       const content = hasText(m.content) ? m.content : EMPTY_RESULT;
-      const p = withTools ? pending.find((c) => !c.answered && c.canonical === (m.toolCallId ?? '')) : undefined;
-      if (p) {
-        p.answered = true;
-        push('user', { type: 'tool_result', tool_use_id: p.wire, content });
-      } else {
-        // No call to pair with (or no tools in this request): keep the output as plain text.
-        push('user', { type: 'text', text: `[tool result${m.toolName ? ` from ${m.toolName}` : ''}]\n${content}` });
-      }
+      if (!withTools) push('user', { type: 'text', text: resultAsText({ ...m, content }) });
+      else if (isStandIn(m)) push('user', { type: 'tool_result', tool_use_id: m.toolCallId ?? '', content, is_error: true });
+      else push('user', { type: 'tool_result', tool_use_id: m.toolCallId ?? '', content });
       continue;
     }
-    flush();
     if (m.role === 'user') {
       if (hasText(m.content)) push('user', { type: 'text', text: m.content });
       continue;
@@ -87,16 +67,11 @@ export function toAnthropicTurns(messages: readonly Message[], withTools: boolea
     // assistant
     if (hasText(m.content)) push('assistant', { type: 'text', text: m.content });
     for (const c of m.toolCalls ?? []) {
-      if (withTools) {
-        const wire = wireId(c.id);
-        pending.push({ canonical: c.id, wire, answered: false });
-        push('assistant', { type: 'tool_use', id: wire, name: c.name, input: argsObject(c.args) });
-      } else {
-        push('assistant', { type: 'text', text: `[tool call ${c.name} ${c.args || '{}'}]` });
-      }
+      // A request without tools may not carry tool_use blocks: the call is shown as text.
+      if (withTools) push('assistant', { type: 'tool_use', id: c.id, name: c.name, input: argsObject(c.args) });
+      else push('assistant', { type: 'text', text: `[tool call ${c.name} ${c.args || '{}'}]` });
     }
   }
-  flush();
 
   if (turns.length === 0 || turns[0]!.role !== 'user') turns.unshift({ role: 'user', blocks: [{ type: 'text', text: LEADING_USER }] });
   // tool_result blocks must precede any text in their user message (stable reorder).
@@ -114,8 +89,8 @@ function turnJson(t: Turn): string {
 }
 
 /** Anthropic requires an object schema; anything else is replaced by an empty one. */
-function inputSchemaJson(parameters: Record<string, unknown>, parametersJson: string): string {
-  return parameters && parameters.type === 'object' ? parametersJson : '{"type":"object","properties":{}}';
+function inputSchemaJson(t: ToolSchema): string {
+  return t.parameters && t.parameters.type === 'object' ? parametersWireJson(t) : '{"type":"object","properties":{}}';
 }
 
 export function buildAnthropicRequest(opts: BuildRequestOptions): string {
@@ -136,7 +111,7 @@ export function buildAnthropicRequest(opts: BuildRequestOptions): string {
   if (withTools) {
     const defs = tools.map((t) => {
       const head = `"name":${JSON.stringify(t.name)}` + (t.description ? `,"description":${JSON.stringify(t.description)}` : '');
-      return `{${head},"input_schema":${inputSchemaJson(t.parameters, t.parametersJson)}}`;
+      return `{${head},"input_schema":${inputSchemaJson(t)}}`;
     });
     parts.push(`"tools":[${defs.join(',')}]`);
     if (opts.disableParallelToolCalls) parts.push('"tool_choice":{"type":"auto","disable_parallel_tool_use":true}');
@@ -229,8 +204,9 @@ export class AnthropicStreamDecoder implements StreamDecoder {
   private output = 0;
 
   feed(event: string, data: string): StreamDelta | null {
-    let o: unknown;
-    try { o = JSON.parse(data); } catch { return null; }
+    const p = parseStreamData(data);
+    if (p === null || 'error' in p) return p;
+    const o = p.json;
     if (!isObj(o)) return null;
     const type = typeof o.type === 'string' ? o.type : event;
     switch (type) {

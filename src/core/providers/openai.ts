@@ -5,7 +5,12 @@ import {
   mapFinishReason, type BuildRequestOptions, type ParsedReply, type ProviderAdapter,
   type StreamDecoder, type StreamDelta, type ToolSchema,
 } from './adapter.js';
-import { snippet, validJsonOr } from './util.js';
+import { parseStreamData, snippet, validJsonOr } from './util.js';
+import { pairToolCalls, type PairingPolicy } from './pairing.js';
+import { parametersWireJson } from './tool-schema.js';
+
+/** Ids must be unique only within one assistant message, and at most 40 characters (OpenAI). */
+export const openaiPairing: PairingPolicy = { wireId: (id) => (id.length > 40 ? id.slice(0, 40) : id), fallbackId: 'call_clm', uniqueInRequest: false, maxLength: 40 };
 
 // Serialised wire form per message object; messages are immutable, so this is the reusable prefix.
 const wireCache = new WeakMap<Message, string>();
@@ -31,7 +36,7 @@ const toolCache = new WeakMap<ToolSchema, string>();
 function wireTool(t: ToolSchema): string {
   let s = toolCache.get(t);
   if (s === undefined) {
-    s = `{"type":"function","function":{"name":${JSON.stringify(t.name)},"description":${JSON.stringify(t.description)},"parameters":${t.parametersJson}}}`;
+    s = `{"type":"function","function":{"name":${JSON.stringify(t.name)},"description":${JSON.stringify(t.description)},"parameters":${parametersWireJson(t)}}}`;
     toolCache.set(t, s);
   }
   return s;
@@ -66,9 +71,10 @@ export function openaiErrorMessage(body: string): string | null {
 
 class OpenAIStream implements StreamDecoder {
   feed(_event: string, data: string): StreamDelta | null {
-    if (data === '[DONE]') return { done: true };
-    let o: any;
-    try { o = JSON.parse(data); } catch { return { error: `could not parse stream event: ${snippet(data)}` }; }
+    if (data.trim() === '[DONE]') return { done: true };
+    const p = parseStreamData(data);
+    if (p === null || 'error' in p) return p;
+    const o: any = p.json;
     if (o?.error) return { error: openaiErrorMessage(data) ?? 'server reported an error in the stream' };
     const d: StreamDelta = {};
     const usage = parseUsage(o);
@@ -100,7 +106,8 @@ export const openaiAdapter: ProviderAdapter = {
 
   buildRequest(o: BuildRequestOptions): string {
     let s = `{"model":${JSON.stringify(o.model)},"messages":[`;
-    s += o.messages.map(wireMessage).join(',');
+    // A well-paired history comes back as the same message objects, so the cache above serves it.
+    s += pairToolCalls(o.messages, openaiPairing).map(wireMessage).join(',');
     s += `],"stream":${o.stream}`;
     if (o.stream) s += ',"stream_options":{"include_usage":true}';
     if (o.tools && o.tools.length) {

@@ -3,7 +3,7 @@
 //
 // Validity rules enforced here (each is a 400 from the API otherwise):
 // - every function_call has a function_call_output and every output answers an earlier call
-//   (a missing output gets a stand-in, an unpaired output is sent as user text);
+//   (pairing.ts: a missing output gets a stand-in, an unpaired output is sent as user text);
 // - call ids are non-empty and unique within the request;
 // - function tools are sent with `strict:false`: the API defaults to strict schemas, which
 //   reject ordinary schemas with optional properties.
@@ -11,17 +11,20 @@
 
 import { mapFinishReason, type BuildRequestOptions, type ParsedReply, type ProviderAdapter, type StreamDecoder, type StreamDelta } from './adapter.js';
 import type { FinishReason, Message, ToolCall, Usage } from '../types.js';
-import { snippet } from './util.js';
+import { parseStreamData, snippet, validJsonOr } from './util.js';
+import { MISSING_RESULT, pairToolCalls, type PairingPolicy } from './pairing.js';
+import { parametersWireJson } from './tool-schema.js';
 
 /** Sent in place of an output the history lacks (e.g. a turn cancelled mid-tools). */
-export const MISSING_OUTPUT = '[no result: the tool call was interrupted]';
+export const MISSING_OUTPUT = MISSING_RESULT;
+
+/** call_ids must be non-empty and unique within the request. */
+export const responsesPairing: PairingPolicy = { wireId: (id) => id, fallbackId: 'call_clm', uniqueInRequest: true };
 
 type InputItem =
   | { role: 'system' | 'user' | 'assistant'; content: string }
   | { type: 'function_call'; call_id: string; name: string; arguments: string }
   | { type: 'function_call_output'; call_id: string; output: string };
-
-interface Pending { canonical: string; wire: string; answered: boolean }
 
 function hasText(s: string | null | undefined): s is string {
   return typeof s === 'string' && s.trim() !== '';
@@ -30,46 +33,17 @@ function hasText(s: string | null | undefined): s is string {
 /** Converts the canonical history into Responses input items (see the rules above). */
 export function toResponsesInput(messages: readonly Message[]): InputItem[] {
   const items: InputItem[] = [];
-  const usedIds = new Set<string>();
-  let callNo = 0;
-  let pending: Pending[] = [];
-
-  const flush = () => {
-    for (const p of pending) if (!p.answered) items.push({ type: 'function_call_output', call_id: p.wire, output: MISSING_OUTPUT });
-    pending = [];
-  };
-  // Derived from the call's position only, so an unchanged prefix keeps its bytes.
-  const wireId = (id: string): string => {
-    callNo++;
-    const base = id || 'call_clm';
-    let w = base;
-    for (let n = callNo; usedIds.has(w); n++) w = `${base}_${n}`;
-    usedIds.add(w);
-    return w;
-  };
-
-  for (const m of messages) {
+  // After pairing, every tool message answers a call of the assistant message before it.
+  for (const m of pairToolCalls(messages, responsesPairing)) {
     if (m.role === 'tool') {
-      const output = m.content ?? '';
-      const p = pending.find((c) => !c.answered && c.canonical === (m.toolCallId ?? ''));
-      if (p) {
-        p.answered = true;
-        items.push({ type: 'function_call_output', call_id: p.wire, output });
-      } else {
-        items.push({ role: 'user', content: `[tool result${m.toolName ? ` from ${m.toolName}` : ''}]\n${output}` });
-      }
+      items.push({ type: 'function_call_output', call_id: m.toolCallId ?? '', output: m.content ?? '' });
       continue;
     }
-    flush();
     if (hasText(m.content)) items.push({ role: m.role, content: m.content });
     if (m.role !== 'assistant') continue;
-    for (const c of m.toolCalls ?? []) {
-      const wire = wireId(c.id);
-      pending.push({ canonical: c.id, wire, answered: false });
-      items.push({ type: 'function_call', call_id: wire, name: c.name, arguments: c.args || '{}' });
-    }
+    // Malformed arguments stay in history as the model sent them, but go out as {} (as in chat).
+    for (const c of m.toolCalls ?? []) items.push({ type: 'function_call', call_id: c.id, name: c.name, arguments: validJsonOr(c.args, '{}') });
   }
-  flush();
   return items;
 }
 
@@ -85,7 +59,7 @@ export function buildResponsesRequest(opts: BuildRequestOptions): string {
   if (tools.length > 0) {
     const defs = tools.map((t) => {
       const head = `"type":"function","name":${JSON.stringify(t.name)}` + (t.description ? `,"description":${JSON.stringify(t.description)}` : '');
-      return `{${head},"parameters":${t.parametersJson},"strict":false}`;
+      return `{${head},"parameters":${parametersWireJson(t)},"strict":false}`;
     });
     parts.push(`"tools":[${defs.join(',')}]`);
     if (opts.disableParallelToolCalls) parts.push('"parallel_tool_calls":false');
@@ -190,8 +164,9 @@ export class ResponsesStreamDecoder implements StreamDecoder {
   private readonly argsSent = new Set<number>();
 
   feed(event: string, data: string): StreamDelta | null {
-    let o: unknown;
-    try { o = JSON.parse(data); } catch { return null; }
+    const p = parseStreamData(data);
+    if (p === null || 'error' in p) return p;
+    const o = p.json;
     if (!isObj(o)) return null;
     const type = typeof o.type === 'string' ? o.type : event;
     const index = num(o.output_index);

@@ -18,3 +18,14 @@ export function argsObject(s: string): Record<string, unknown> {
     return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
   } catch { return {}; }
 }
+
+/**
+ * The JSON of one stream event's `data`, shared by every dialect so they agree on bad input:
+ * blank data (a keep-alive) and a gateway's `[DONE]` sentinel are nothing (`null`); data that
+ * is not JSON is a malformed stream and ends the turn with an error naming it.
+ */
+export function parseStreamData(data: string): { json: unknown } | { error: string } | null {
+  const t = data.trim();
+  if (t === '' || t === '[DONE]') return null;
+  try { return { json: JSON.parse(t) }; } catch { return { error: `could not parse stream event: ${snippet(data)}` }; }
+}

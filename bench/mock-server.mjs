@@ -1,0 +1,158 @@
+#!/usr/bin/env node
+// A scripted OpenAI-chat mock LLM for `npm run bench`. It runs as its own process so that the
+// CPU time and memory measured around clm are clm's alone.
+//
+//   node bench/mock-server.mjs text
+//   node bench/mock-server.mjs read_file:N[:BYTES] FIXTURE_PATH
+//
+// (or BENCH_MOCK_MODE / BENCH_MOCK_FIXTURE in the environment). Listens on 127.0.0.1, port 0, and
+// prints the port as the first line on stdout.
+//
+// Modes:
+//   text              every chat request gets a short plain-text reply.
+//   read_file:N       while the request carries fewer than N tool results, the reply is a
+//                     `read_file` call of FIXTURE_PATH ({"path": ..., "limit": 200}); then text.
+//   read_file:N:BYTES as above, and the fixture is (re)written first: BYTES of 64-byte text lines.
+//
+// Requests with `"stream": true` are answered as an event stream (deltas, finish, usage, [DONE]),
+// others with one JSON body. Usage is reported with small fixed token counts on purpose: the
+// loops measure the engine, and a realistic count (~2 MB of history at 250 rounds) would cross
+// the auto-compaction threshold and turn the run into a compaction benchmark.
+//
+// Side doors for the bench driver: GET /__stats (counters as JSON), POST /__reset.
+
+import { createServer } from 'node:http';
+import { writeFileSync } from 'node:fs';
+import { fixtureText } from './fixture.mjs';
+
+const modeArg = process.argv[2] ?? process.env.BENCH_MOCK_MODE ?? 'text';
+const fixture = process.argv[3] ?? process.env.BENCH_MOCK_FIXTURE;
+
+/** Parse `text` | `read_file:N[:BYTES]`. */
+function parseMode(s) {
+  if (s === 'text') return { kind: 'text' };
+  const m = /^read_file:(\d+)(?::(\d+))?$/.exec(s);
+  if (!m) throw new Error(`unknown mode '${s}' (want text or read_file:N[:BYTES])`);
+  return { kind: 'read_file', rounds: Number(m[1]), bytes: m[2] === undefined ? undefined : Number(m[2]) };
+}
+
+const mode = parseMode(modeArg);
+if (mode.kind === 'read_file') {
+  if (!fixture) throw new Error('read_file mode needs a fixture path (argv[3] or BENCH_MOCK_FIXTURE)');
+  if (mode.bytes !== undefined) writeFileSync(fixture, fixtureText(mode.bytes));
+}
+
+const USAGE = { prompt_tokens: 200, completion_tokens: 20, total_tokens: 220 };
+const TEXT_PARTS = ['Hello', '! This is ', 'the bench', ' mock.'];
+
+const stats = { requests: 0, chat: 0, other: 0, maxToolResults: 0, lastToolBytes: 0, requestBytes: 0, cpuStart: process.cpuUsage() };
+
+function sseBody(events) {
+  let s = '';
+  for (const e of events) s += `data: ${JSON.stringify(e)}\n\n`;
+  return `${s}data: [DONE]\n\n`;
+}
+
+function chunk(delta, finish = null) {
+  return { id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 0, model: 'local-model', choices: [{ index: 0, delta, finish_reason: finish }] };
+}
+
+function textReply(stream) {
+  if (stream) {
+    const ev = [chunk({ role: 'assistant', content: '' })];
+    for (const p of TEXT_PARTS) ev.push(chunk({ content: p }));
+    ev.push(chunk({}, 'stop'));
+    ev.push({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 0, model: 'local-model', choices: [], usage: USAGE });
+    return { sse: sseBody(ev) };
+  }
+  return { json: { id: 'chatcmpl-bench', object: 'chat.completion', created: 0, model: 'local-model', choices: [{ index: 0, message: { role: 'assistant', content: TEXT_PARTS.join('') }, finish_reason: 'stop' }], usage: USAGE } };
+}
+
+function toolReply(stream, id, args) {
+  if (stream) {
+    const half = Math.floor(args.length / 2);
+    const ev = [
+      chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id, type: 'function', function: { name: 'read_file', arguments: '' } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(0, half) } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(half) } }] }),
+      chunk({}, 'tool_calls'),
+      { id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 0, model: 'local-model', choices: [], usage: USAGE },
+    ];
+    return { sse: sseBody(ev) };
+  }
+  return {
+    json: {
+      id: 'chatcmpl-bench', object: 'chat.completion', created: 0, model: 'local-model',
+      choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: args } }] }, finish_reason: 'tool_calls' }],
+      usage: USAGE,
+    },
+  };
+}
+
+function send(res, status, reply) {
+  if (reply.sse !== undefined) {
+    res.writeHead(status, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    res.end(reply.sse);
+  } else {
+    const body = JSON.stringify(reply.json);
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  }
+}
+
+function handleChat(raw, res) {
+  let req;
+  try {
+    req = JSON.parse(raw);
+  } catch {
+    return send(res, 400, { json: { error: { message: 'bench mock: request body is not JSON', type: 'invalid_request_error' } } });
+  }
+  stats.chat++;
+  const messages = Array.isArray(req.messages) ? req.messages : [];
+  let tools = 0;
+  let last;
+  for (const m of messages) if (m && m.role === 'tool') { tools++; last = m; }
+  if (tools > stats.maxToolResults) stats.maxToolResults = tools;
+  if (last) stats.lastToolBytes = Buffer.byteLength(typeof last.content === 'string' ? last.content : JSON.stringify(last.content ?? ''));
+  const stream = req.stream === true;
+  if (mode.kind === 'read_file' && tools < mode.rounds) {
+    return send(res, 200, toolReply(stream, `call_${tools + 1}`, JSON.stringify({ path: fixture, limit: 200 })));
+  }
+  return send(res, 200, textReply(stream));
+}
+
+const server = createServer((req, res) => {
+  const parts = [];
+  req.on('data', (c) => parts.push(c));
+  req.on('end', () => {
+    const raw = Buffer.concat(parts).toString('utf8');
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method === 'GET' && path === '/__stats') {
+      const cpu = process.cpuUsage(stats.cpuStart);
+      const { cpuStart, ...rest } = stats;
+      return send(res, 200, { json: { ...rest, mockCpuMs: (cpu.user + cpu.system) / 1000 } });
+    }
+    if (req.method === 'POST' && path === '/__reset') {
+      Object.assign(stats, { requests: 0, chat: 0, other: 0, maxToolResults: 0, lastToolBytes: 0, requestBytes: 0, cpuStart: process.cpuUsage() });
+      return send(res, 200, { json: { ok: true } });
+    }
+    stats.requests++;
+    stats.requestBytes += raw.length;
+    if (req.method === 'POST' && path.endsWith('/chat/completions')) return handleChat(raw, res);
+    stats.other++;
+    if (req.method === 'GET' && path.endsWith('/models')) {
+      return send(res, 200, { json: { object: 'list', data: [{ id: 'local-model', object: 'model', owned_by: 'bench' }] } });
+    }
+    return send(res, 404, { json: { error: { message: `bench mock: no route ${req.method} ${path}`, type: 'not_found' } } });
+  });
+});
+server.keepAliveTimeout = 10_000;
+server.listen(0, '127.0.0.1', () => {
+  process.stdout.write(`${server.address().port}\n`);
+});
+const stop = () => {
+  server.close(() => process.exit(0));
+  server.closeAllConnections();
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);

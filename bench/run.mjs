@@ -1,0 +1,364 @@
+#!/usr/bin/env node
+// `npm run bench`: the speed figures of issues 2 and 3, measured on the built CLI (dist/cli.js,
+// built by `npm ci`; nothing is built here).
+//
+// Every figure is a whole `node dist/cli.js ...` process: wall time measured here around the
+// spawn, user+sys CPU and peak RSS from GNU time(1). The LLM is bench/mock-server.mjs in its own
+// process, so clm's CPU and memory are measured alone. Each scenario gets one untimed warm-up run
+// that also checks the result, then RUNS timed runs interleaved round-robin with the others
+// (`node -e 0` included), so slow drift of the machine hits every row alike. NODE_EXTRA_CA_CERTS is
+// removed from the environment of every measured process (Node 20 parses that file at every start,
+// ~85 ms on this machine; users normally don't have it set).
+//
+// Exit status: 0 when every scenario ran (goals missed or not: benchmarks measure, they don't
+// assert), 1 when a scenario failed to run, 2 when dist/cli.js is missing.
+//
+// Environment: CLM_BENCH_RUNS (default 5), CLM_BENCH_CLI (default dist/cli.js).
+
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { fixtureText } from './fixture.mjs';
+
+const BENCH = dirname(fileURLToPath(import.meta.url));
+const ROOT = dirname(BENCH);
+const CLI = process.env.CLM_BENCH_CLI || join(ROOT, 'dist/cli.js');
+const RUNS = Math.max(1, Number(process.env.CLM_BENCH_RUNS) || 5);
+const TIME = '/usr/bin/time';
+const RUN_TIMEOUT_MS = 120_000;
+const FIXTURE_BYTES = 8192; // 128 lines of 64 bytes; `limit: 200` returns all of it
+const MiB = 1024;
+
+if (!existsSync(CLI)) {
+  process.stderr.write(`bench: ${CLI} not found; run \`npm ci\` (it builds dist/) first\n`);
+  process.exit(2);
+}
+if (!existsSync(TIME)) {
+  process.stderr.write(`bench: ${TIME} (GNU time) is needed for CPU and peak RSS\n`);
+  process.exit(2);
+}
+
+// ---- environment ---------------------------------------------------------------------------
+
+const tmp = mkdtempSync(join(tmpdir(), 'clm-bench-'));
+const emptyPlugins = join(tmp, 'no-plugins');
+mkdirSync(emptyPlugins);
+const fixture = join(tmp, 'fixture.txt');
+writeFileSync(fixture, fixtureText(FIXTURE_BYTES));
+let runSeq = 0;
+
+/** A clean environment for one measured process: fresh XDG dirs (no config.lua, no plugins dir). */
+function cleanEnv() {
+  const env = { ...process.env };
+  for (const k of Object.keys(env)) {
+    if (k === 'NODE_EXTRA_CA_CERTS' || k === 'NODE_OPTIONS' || k.startsWith('CLM_') || k.startsWith('XDG_')) delete env[k];
+  }
+  const home = join(tmp, `run-${++runSeq}`);
+  for (const d of ['config', 'state', 'data', 'cache']) mkdirSync(join(home, d), { recursive: true });
+  return {
+    ...env, HOME: home, NO_COLOR: '1',
+    XDG_CONFIG_HOME: join(home, 'config'), XDG_STATE_HOME: join(home, 'state'),
+    XDG_DATA_HOME: join(home, 'data'), XDG_CACHE_HOME: join(home, 'cache'),
+  };
+}
+
+// ---- mock LLM servers ----------------------------------------------------------------------
+
+const mocks = [];
+
+function startMock(mode) {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env };
+    delete env.NODE_EXTRA_CA_CERTS;
+    delete env.NODE_OPTIONS;
+    const child = spawn(process.execPath, [join(BENCH, 'mock-server.mjs'), mode, fixture], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    mocks.push(child);
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /^(\d+)\n/.exec(out);
+      if (m) resolve({ mode, child, base: `http://127.0.0.1:${m[1]}`, url: `http://127.0.0.1:${m[1]}/v1` });
+    });
+    child.on('exit', (code) => reject(new Error(`mock server (${mode}) exited with ${code} before listening`)));
+    child.on('error', reject);
+  });
+}
+
+async function mockCall(mock, method, path) {
+  const r = await fetch(`${mock.base}${path}`, { method });
+  return r.json();
+}
+
+function stopMocks() {
+  for (const c of mocks) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
+}
+
+// ---- one measured process ------------------------------------------------------------------
+
+/** Run argv under GNU time; resolve to { wall, user, sys, cpu, rssKiB, code, stdout, stderr } (seconds). */
+function measure(argv, env) {
+  const timeFile = join(tmp, `time-${runSeq}-${Math.random().toString(36).slice(2)}.txt`);
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const child = spawn(TIME, ['-f', '%e %U %S %M', '-o', timeFile, ...argv], { env, cwd: env.HOME, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d; });
+    child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
+    const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+      clearTimeout(timer);
+      child.on('close', () => {
+        let fields = [];
+        try {
+          const lines = readFileSync(timeFile, 'utf8').trim().split('\n');
+          fields = lines[lines.length - 1].split(' ').map(Number);
+          rmSync(timeFile, { force: true });
+        } catch { /* reported below */ }
+        const [, user, sys, rssKiB] = fields;
+        if (signal || fields.length !== 4 || fields.some((n) => !Number.isFinite(n))) {
+          return resolve({ wall, code: code ?? -1, signal: signal ?? 'timeout?', stdout, stderr, user: NaN, sys: NaN, cpu: NaN, rssKiB: NaN });
+        }
+        resolve({ wall, user, sys, cpu: user + sys, rssKiB, code, stdout, stderr });
+      });
+    });
+  });
+}
+
+// ---- scenarios -----------------------------------------------------------------------------
+
+const node = process.execPath;
+const clm = (...a) => [node, CLI, ...a];
+
+/** @type {{ id: string, label: string, mock?: string, argv: (m: any) => string[], check?: (r: any, stats: any) => string | null, warm?: (m: any) => string[] }[]} */
+const scenarios = [
+  { id: 'node', label: 'node -e 0 (baseline)', argv: () => [node, '-e', '0'] },
+  { id: 'version', label: 'clm -V', argv: () => clm('-V'), check: (r) => (/^clm \S+/.test(r.stdout) ? null : `unexpected output ${JSON.stringify(r.stdout)}`) },
+  {
+    id: 'text', label: 'one-shot text, -p <empty dir>', mock: 'text',
+    argv: (m) => clm('-u', m.url, '-o', 'hi', '-p', emptyPlugins),
+    check: (r, s) => textCheck(r, s),
+  },
+  {
+    id: 'textSeeds', label: 'one-shot text, packaged seed plugins', mock: 'text',
+    argv: (m) => clm('-u', m.url, '-o', 'hi'),
+    check: (r, s) => textCheck(r, s),
+    // The warm-up run lists the registered tools, to show the seed plugins really loaded.
+    warm: (m) => clm('-u', m.url, '-o', 'hi', '--output-format', 'stream-json'),
+  },
+  ...[10, 50, 250].map((n) => ({
+    id: `rf${n}`, label: `${n} read_file rounds, -p <empty dir>`, mock: `read_file:${n}`,
+    argv: (m) => clm('-u', m.url, '-o', `read ${fixture} with read_file, ${n} times`, '-p', emptyPlugins),
+    check: (r, s) => {
+      if (s.chat !== n + 1) return `mock saw ${s.chat} chat requests, expected ${n + 1}`;
+      if (s.maxToolResults !== n) return `last request carried ${s.maxToolResults} tool results, expected ${n}`;
+      if (s.lastToolBytes < FIXTURE_BYTES) return `tool result was ${s.lastToolBytes} bytes, expected the whole ${FIXTURE_BYTES}-byte fixture`;
+      return textCheck(r, s, true);
+    },
+  })),
+];
+
+function textCheck(r, s, skipCount) {
+  if (!skipCount && s.chat !== 1) return `mock saw ${s.chat} chat requests, expected 1`;
+  if (!r.stdout.includes('This is the bench mock.')) return `reply missing from stdout: ${JSON.stringify(r.stdout.slice(0, 200))}`;
+  return null;
+}
+
+const results = new Map(scenarios.map((s) => [s.id, []]));
+const failures = [];
+const seedTools = { names: null };
+
+async function runOne(s, mock, argv) {
+  if (mock) await mockCall(mock, 'POST', '/__reset');
+  const r = await measure(argv, cleanEnv());
+  const stats = mock ? await mockCall(mock, 'GET', '/__stats') : null;
+  let problem = null;
+  if (r.signal) problem = `killed (${r.signal})`;
+  else if (r.code !== 0) problem = `exit status ${r.code}`;
+  else if (s.check) problem = s.check(r, stats);
+  return { r, stats, problem };
+}
+
+function tail(t, n = 15) {
+  return t.trim().split('\n').slice(-n).map((l) => `    ${l}`).join('\n');
+}
+
+// ---- report --------------------------------------------------------------------------------
+
+function median(xs) {
+  const a = [...xs].sort((x, y) => x - y);
+  const n = a.length;
+  if (!n) return NaN;
+  return n % 2 ? a[(n - 1) / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
+}
+function min(xs) { return xs.length ? Math.min(...xs) : NaN; }
+function max(xs) { return xs.length ? Math.max(...xs) : NaN; }
+const col = (id, k) => (results.get(id) ?? []).map((r) => r[k]);
+
+const ms = (s) => (Number.isFinite(s) ? `${(s * 1000).toFixed(0)} ms` : '–');
+const sec = (s) => (Number.isFinite(s) ? `${s.toFixed(3)} s` : '–');
+const mib = (k) => (Number.isFinite(k) ? `${(k / MiB).toFixed(1)} MiB` : '–');
+const x = (r) => (Number.isFinite(r) ? `${r.toFixed(2)}×` : '–');
+
+function table(head, rows) {
+  const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (r) => `| ${r.map((c, i) => (i === 0 ? String(c).padEnd(w[i]) : String(c).padStart(w[i]))).join(' | ')} |`;
+  return [line(head), `|${w.map((n) => '-'.repeat(n + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+function report(luaOut) {
+  const nodeWall = median(col('node', 'wall'));
+  const nodeWallMin = min(col('node', 'wall'));
+  const par = typeof availableParallelism === 'function' ? availableParallelism() : cpus().length;
+  const out = [];
+  out.push(`clm bench: ${RUNS} timed run(s) per scenario (median, min), interleaved; ${((Date.now() - startedAt) / 1000).toFixed(0)} s total`);
+  out.push(`machine: ${par} CPUs (${cpus()[0]?.model ?? 'unknown'}), load average ${loadAtStart.toFixed(2)} at start / ${loadavg()[0].toFixed(2)} at end, node ${process.version}, ${process.platform}/${process.arch}; ` +
+    `NODE_EXTRA_CA_CERTS unset for clm and for the node -e 0 baseline (it was ${process.env.NODE_EXTRA_CA_CERTS ? 'set' : 'unset'} in the calling shell)`);
+  out.push(`clm: ${CLI}; mock LLM in its own process (streamed SSE); fixture ${FIXTURE_BYTES} bytes of text read whole per round ({"limit": 200});`);
+  out.push(`read_file scenarios use -p <empty dir> (engine only); "seed plugins" = default dir absent, the packaged plugins load` +
+    (seedTools.names ? ` (tools registered: ${seedTools.names.join(', ')})` : ''));
+  out.push('');
+
+  // Raw measurements.
+  const rows = [];
+  for (const s of scenarios) {
+    const rs = results.get(s.id);
+    if (!rs.length) { rows.push([s.label, 'failed', '', '', '', '', '', '', '']); continue; }
+    const w = col(s.id, 'wall'), c = col(s.id, 'cpu'), m = col(s.id, 'rssKiB');
+    rows.push([s.label, ms(median(w)), ms(min(w)), x(median(w) / nodeWall), ms(median(c)), ms(min(c)), mib(median(m)), mib(max(m)),
+      s.mock ? ms(median(col(s.id, 'mockCpu'))) : '']);
+  }
+  out.push(table(['scenario', 'wall med', 'wall min', '÷ node', 'cpu med', 'cpu min', 'rss med', 'rss max', 'mock cpu'], rows));
+  out.push('(cpu = user+sys of the clm process incl. its worker threads, from GNU time at 10 ms resolution; rss = peak resident set;');
+  out.push(' mock cpu = the mock server\'s own CPU in that run, part of the wall time but not of clm\'s cpu)');
+  const dW = median(col('textSeeds', 'wall')) - median(col('text', 'wall'));
+  const dC = median(col('textSeeds', 'cpu')) - median(col('text', 'cpu'));
+  const dM = median(col('textSeeds', 'rssKiB')) - median(col('text', 'rssKiB'));
+  if (Number.isFinite(dW)) out.push(`packaged seed plugins add ${ms(dW)} wall, ${ms(dC)} cpu, ${mib(dM)} peak RSS to a one-shot text turn (medians)`);
+  out.push('');
+
+  // Goals.
+  const g = [];
+  const status = (v, goal) => (!Number.isFinite(v) ? 'n/a' : v <= goal ? 'PASS' : 'MISS');
+  const ratioMed = median(col('version', 'wall')) / nodeWall;
+  const ratioMin = min(col('version', 'wall')) / nodeWallMin;
+  g.push(['clm -V wall ÷ node -e 0 wall', x(ratioMed), x(ratioMin), '≤ 1.30×', status(ratioMed, 1.3)]);
+  for (const [id, name] of [['text', 'one-shot text, no plugins: wall'], ['textSeeds', 'one-shot text, seed plugins: wall']]) {
+    const v = median(col(id, 'wall'));
+    g.push([name, sec(v), sec(min(col(id, 'wall'))), '≤ 0.200 s', status(v, 0.2)]);
+  }
+  {
+    const w = median(col('rf10', 'wall')), c = median(col('rf10', 'cpu')), m = median(col('rf10', 'rssKiB'));
+    g.push(['10 read_file rounds: wall', sec(w), sec(min(col('rf10', 'wall'))), '≤ 0.300 s', status(w, 0.3)]);
+    g.push(['10 read_file rounds: cpu (user+sys)', sec(c), sec(min(col('rf10', 'cpu'))), '≤ 0.250 s', status(c, 0.25)]);
+    g.push(['10 read_file rounds: peak RSS', mib(m), mib(min(col('rf10', 'rssKiB'))), '≤ 100 MiB', status(m, 100 * MiB)]);
+  }
+  {
+    const w = median(col('rf50', 'wall'));
+    g.push(['50 read_file rounds: wall', sec(w), sec(min(col('rf50', 'wall'))), '≤ 1.000 s', status(w, 1)]);
+  }
+  const marg = (f) => {
+    const c10 = f(col('rf10', 'cpu')), c50 = f(col('rf50', 'cpu')), c250 = f(col('rf250', 'cpu'));
+    const low = (c50 - c10) / 40, high = (c250 - c50) / 200;
+    return { low, high, ratio: high / low };
+  };
+  const mm = marg(median), mn = marg(min);
+  g.push(['marginal cpu/round 250 ÷ 50 rounds', x(mm.ratio), x(mn.ratio), '≤ 2.00×', status(mm.ratio, 2)]);
+  {
+    const m = median(col('rf250', 'rssKiB'));
+    g.push(['250 read_file rounds: peak RSS', mib(m), mib(min(col('rf250', 'rssKiB'))), '≤ 150 MiB', status(m, 150 * MiB)]);
+  }
+  out.push(table(['goal (issue 2, 3)', 'median', 'min', 'goal', 'status'], g));
+  const ms2 = (v) => (Number.isFinite(v) ? `${(v * 1000).toFixed(2)} ms` : '–');
+  out.push(`marginal cpu per round: ${ms2(mm.low)} at 10→50 rounds, ${ms2(mm.high)} at 50→250 rounds ` +
+    `(from medians; from mins: ${ms2(mn.low)} / ${ms2(mn.high)})`);
+  if (luaOut !== null) {
+    out.push('');
+    out.push('Lua runtime (bench/lua.mjs):');
+    out.push(luaOut.trimEnd());
+  }
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+// ---- main ----------------------------------------------------------------------------------
+
+const startedAt = Date.now();
+const loadAtStart = loadavg()[0];
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    stopMocks();
+    rmSync(tmp, { recursive: true, force: true });
+    process.exit(130);
+  });
+}
+let exitCode = 0;
+try {
+  const needed = [...new Set(scenarios.map((s) => s.mock).filter(Boolean))];
+  const started = await Promise.all(needed.map(startMock));
+  const mockOf = new Map(started.map((m) => [m.mode, m]));
+
+  // Warm-up (page cache, untimed) and a correctness check of every scenario.
+  const live = [];
+  for (const s of scenarios) {
+    const mock = s.mock ? mockOf.get(s.mock) : undefined;
+    process.stderr.write(`bench: warm-up ${s.label}\n`);
+    const { r, problem } = await runOne(s, mock, (s.warm ?? s.argv)(mock));
+    if (s.warm && !problem) {
+      for (const line of r.stdout.split('\n')) {
+        try {
+          const ev = JSON.parse(line);
+          if (ev.type === 'start' && Array.isArray(ev.tools)) seedTools.names = ev.tools;
+        } catch { /* not an event line */ }
+      }
+    }
+    if (problem) {
+      failures.push(`${s.label}: ${problem}\n  command: ${(s.warm ?? s.argv)(mock).join(' ')}\n  stderr:\n${tail(r.stderr)}`);
+      continue;
+    }
+    live.push(s);
+  }
+
+  for (let i = 0; i < RUNS; i++) {
+    process.stderr.write(`bench: round ${i + 1}/${RUNS}\n`);
+    for (const s of live) {
+      if (failures.some((f) => f.startsWith(`${s.label}:`))) continue;
+      const mock = s.mock ? mockOf.get(s.mock) : undefined;
+      const { r, stats, problem } = await runOne(s, mock, s.argv(mock));
+      if (problem) {
+        failures.push(`${s.label}: ${problem} (timed run ${i + 1})\n  stderr:\n${tail(r.stderr)}`);
+        continue;
+      }
+      results.get(s.id).push({ ...r, mockCpu: stats ? stats.mockCpuMs / 1000 : 0 });
+    }
+  }
+
+  // Lua runtime figures (issue 3), from their own script when it exists.
+  let luaOut = null;
+  const luaScript = join(BENCH, 'lua.mjs');
+  if (existsSync(luaScript)) {
+    process.stderr.write('bench: bench/lua.mjs\n');
+    const env = { ...process.env };
+    delete env.NODE_EXTRA_CA_CERTS;
+    delete env.NODE_OPTIONS;
+    const r = spawnSync(node, [luaScript], { env, cwd: ROOT, encoding: 'utf8', timeout: 180_000, maxBuffer: 16 << 20 });
+    luaOut = r.stdout;
+    if (r.status !== 0) failures.push(`bench/lua.mjs: ${r.error ? r.error.message : `exit status ${r.status ?? r.signal}`}\n  stderr:\n${tail(r.stderr ?? '')}`);
+  }
+
+  report(luaOut);
+} catch (e) {
+  failures.push(`bench: ${e?.stack ?? e}`);
+} finally {
+  stopMocks();
+  rmSync(tmp, { recursive: true, force: true });
+}
+if (failures.length) {
+  process.stdout.write(`\nFAILED to run:\n${failures.map((f) => `- ${f}`).join('\n')}\n`);
+  exitCode = 1;
+}
+process.exitCode = exitCode;

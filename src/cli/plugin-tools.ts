@@ -1,0 +1,156 @@
+// Plugin tools for a run, without making the first request wait for the Lua worker: the tools
+// each plugin set registered last time are cached (keyed by the files' paths, sizes and mtimes,
+// the reserved names and a hash of the plugin config), so on a cache hit they are registered at
+// once as proxies that wait for the worker only when called. When the worker is up, the real
+// set replaces any difference and the cache is refreshed.
+
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ToolDef } from '../core/types.js';
+import type { PluginHost } from '../lua/index.js';
+import { makeDirs } from '../session/paths.js';
+
+interface CachedTool {
+  name: string;
+  description?: string;
+  parameters?: object;
+  timeoutMs?: number;
+  noPrompt?: boolean;
+  hidden?: boolean;
+}
+
+interface CacheEntry { tools: CachedTool[]; errors: string[] }
+interface CacheFile { version: 2; entries: Record<string, CacheEntry> }
+
+export interface ToolTarget { addTool(d: ToolDef): void; removeTool(n: string): void }
+
+export interface PluginToolsOptions {
+  dirs: string[];
+  reservedNames: string[];
+  toolsConfig?: Record<string, unknown>;
+  /** Directory for the cache file (the state dir); none ⇒ no cache. */
+  cacheDir?: string;
+  target: ToolTarget;
+  notice(text: string): void;
+  log?: (line: string) => void;
+}
+
+export interface PluginTools {
+  /** Resolves when the worker has loaded (or failed). */
+  ready: Promise<PluginHost | null>;
+  /** Whether tools were registered from the cache (the first request need not wait). */
+  fromCache: boolean;
+  close(): Promise<void>;
+}
+
+function fingerprint(o: PluginToolsOptions): string | null {
+  const parts: unknown[] = [o.reservedNames, createHash('sha256').update(JSON.stringify(o.toolsConfig ?? {})).digest('hex')];
+  for (const d of o.dirs) {
+    let names: string[];
+    try { names = readdirSync(d).filter((n) => n.endsWith('.lua')).sort(); } catch { continue; }
+    for (const n of names) {
+      try {
+        const st = statSync(join(d, n));
+        parts.push([join(d, n), st.size, st.mtimeMs]);
+      } catch { return null; }
+    }
+  }
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+}
+
+function readCache(path: string): CacheFile {
+  try {
+    const c = JSON.parse(readFileSync(path, 'utf8')) as CacheFile;
+    if (c && c.version === 2 && c.entries && typeof c.entries === 'object') return c;
+  } catch { /* missing or damaged: start over */ }
+  return { version: 2, entries: {} };
+}
+
+function writeCache(path: string, dir: string, c: CacheFile): void {
+  try {
+    makeDirs(dir, 0o700);
+    const tmp = `${path}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(c), { mode: 0o600 });
+    renameSync(tmp, path);
+  } catch { /* a cache is optional */ }
+}
+
+function describe(t: ToolDef): CachedTool {
+  const c: CachedTool = { name: t.name };
+  if (t.description !== undefined) c.description = t.description;
+  if (t.parameters !== undefined) c.parameters = typeof t.parameters === 'string' ? JSON.parse(t.parameters) : t.parameters;
+  if (t.timeoutMs !== undefined) c.timeoutMs = t.timeoutMs;
+  if (t.noPrompt) c.noPrompt = true;
+  if (t.hidden) c.hidden = true;
+  return c;
+}
+
+export function startPluginTools(o: PluginToolsOptions): PluginTools {
+  const key = o.cacheDir ? fingerprint(o) : null;
+  const cachePath = o.cacheDir ? join(o.cacheDir, 'plugin-tools-cache.json') : null;
+  const cache = cachePath ? readCache(cachePath) : null;
+  const cached = key && cache ? cache.entries[key] : undefined;
+  let host: PluginHost | null = null;
+  let closed = false;
+
+  const loading = (async () => {
+    const { loadPlugins } = await import('../lua/index.js');
+    return loadPlugins({ dirs: o.dirs, reservedNames: o.reservedNames, toolsConfig: o.toolsConfig, log: o.log });
+  })();
+
+  const registered = new Set<string>();
+  const add = (d: ToolDef) => {
+    try { o.target.addTool(d); registered.add(d.name); } catch (e) { o.notice(`plugin tool ${d.name} not registered: ${(e as Error).message}`); }
+  };
+  if (cached) {
+    // Load errors are as deterministic as the tools: report them now, not after the reply.
+    for (const e of cached.errors) o.notice(e);
+    for (const c of cached.tools) {
+      add({
+        ...c,
+        invoke: async (inv) => {
+          const h = await ready;
+          const real = h?.tools.find((t) => t.name === c.name);
+          if (!real) inv.fail(`plugin tool '${c.name}' is no longer available`);
+          else await real.invoke(inv);
+        },
+      });
+    }
+  }
+
+  const ready: Promise<PluginHost | null> = loading.then(
+    (h) => {
+      host = h;
+      if (closed) { void h.close(); return h; }
+      const errors = h.errors.map((e) => `plugin ${e.plugin}: ${e.message}`);
+      const same = cached && cached.tools.length === h.tools.length &&
+        cached.tools.every((c, i) => JSON.stringify(c) === JSON.stringify(describe(h.tools[i]!))) &&
+        JSON.stringify(cached.errors) === JSON.stringify(errors);
+      if (!cached || JSON.stringify(cached.errors) !== JSON.stringify(errors)) for (const e of errors) o.notice(e);
+      if (!same) {
+        // First run, or the plugins changed in a way the fingerprint missed: install the real set.
+        for (const n of registered) { try { o.target.removeTool(n); } catch { /* gone */ } }
+        registered.clear();
+        for (const t of h.tools) add(t);
+        if (key && cache && cachePath && o.cacheDir) {
+          cache.entries = { [key]: { tools: h.tools.map(describe), errors } };
+          writeCache(cachePath, o.cacheDir, cache);
+        }
+      }
+      return h;
+    },
+    (e: unknown) => { o.notice(`plugins: ${(e as Error).message}`); return null; },
+  );
+
+  return {
+    ready,
+    fromCache: !!cached,
+    close: async () => {
+      closed = true;
+      // A worker still starting is not waited for: closing happens when it is up, and process
+      // exit ends it anyway.
+      if (host) await host.close();
+    },
+  };
+}

@@ -1,0 +1,60 @@
+// Finding plugin files: every regular `*.lua` file of each directory (symlinks followed), in
+// name order, directories in the order given. A missing directory is fine; a file over the size
+// limit or unreadable is reported and skipped.
+
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { MAX_PLUGIN_BYTES } from './limits.js';
+import type { LoadError, PluginSource } from './protocol.js';
+
+export interface Discovered {
+  plugins: PluginSource[];
+  errors: LoadError[];
+}
+
+type Found = { source: Omit<PluginSource, 'index'> } | { error: LoadError } | null;
+
+export async function discoverPlugins(dirs: string[]): Promise<Discovered> {
+  const perDir = await Promise.all(dirs.map((d) => scanDir(d)));
+  const plugins: PluginSource[] = [];
+  const errors: LoadError[] = [];
+  for (const found of perDir.flat()) {
+    if (!found) continue;
+    if ('error' in found) errors.push(found.error);
+    else plugins.push({ ...found.source, index: plugins.length });
+  }
+  return { plugins, errors };
+}
+
+async function scanDir(dir: string): Promise<Found[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    return [{ error: { plugin: dir, file: dir, message: `cannot read plugin directory: ${(e as Error).message}` } }];
+  }
+  // Byte order of the names, as the C version's strcmp sort.
+  const files = names.filter((n) => n.length >= 5 && n.endsWith('.lua')).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  return Promise.all(files.map((n) => readPlugin(join(dir, n), n.slice(0, -4))));
+}
+
+async function readPlugin(file: string, name: string): Promise<Found> {
+  try {
+    const st = await stat(file);
+    if (!st.isFile()) return null;
+    if (st.size > MAX_PLUGIN_BYTES) {
+      return { error: { plugin: name, file, message: `plugin file is too large (${st.size} bytes; the limit is ${MAX_PLUGIN_BYTES})` } };
+    }
+    const source = new Uint8Array(await readFile(file));
+    if (source.length > MAX_PLUGIN_BYTES) {
+      return { error: { plugin: name, file, message: `plugin file is too large (${source.length} bytes; the limit is ${MAX_PLUGIN_BYTES})` } };
+    }
+    return { source: { name, file, source } };
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return null; // vanished, or a dangling symlink
+    return { error: { plugin: name, file, message: `cannot read plugin file: ${(e as Error).message}` } };
+  }
+}

@@ -1,0 +1,218 @@
+// One sandboxed Lua state in its own wasm instance: the capped allocator, the safe libraries,
+// host-function plumbing and protected execution. Knows nothing about tools or scheduling.
+
+import {
+  LuaMem, newLuaModule, isLongjmp, LUA_OK, LUA_REGISTRYINDEX, LUA_MASKCOUNT, LUA_TSTRING, LUA_TNUMBER,
+  LUA_TNIL, TYPE_NAMES, upvalueIndex, type LuaModule, type LuaPtr,
+} from './wasm.js';
+import { HOOK_COUNT, MEMORY_LIMIT } from './limits.js';
+
+/** Thrown by host code to raise a Lua error (position of the calling Lua code is prepended). */
+export class LuaError extends Error {
+  /** false: raise the message as is, without "chunk:line: ". */
+  readonly where: boolean;
+  constructor(message: string, where = true) {
+    super(message);
+    this.where = where;
+  }
+}
+
+
+// Runs once per state before any plugin code: closes the holes the C API cannot (see
+// lua-engine.md §9). Finalizers run with hooks off, so an object with __gc could hang the
+// thread forever; 5.4 only registers a finalizer if __gc is present at setmetatable time.
+const PRELUDE = `
+local rawget, type, error, smt, gc = rawget, type, error, setmetatable, collectgarbage
+setmetatable = function(t, mt)
+  if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
+    error("setmetatable: __gc metamethods are not allowed in plugins", 2)
+  end
+  return smt(t, mt)
+end
+getmetatable("").__metatable = "locked"
+string.dump = nil
+dofile, loadfile, load, require, collectgarbage, print, warn = nil, nil, nil, nil, nil, nil, nil
+return gc
+`;
+
+export type HostFn = (L: LuaPtr) => number;
+
+export class Sandbox {
+  readonly m: LuaModule;
+  readonly mem: LuaMem;
+  readonly L: LuaPtr;
+  readonly limit: number;
+  /** Bytes currently allocated by Lua, and the high-water mark. */
+  used = 0;
+  peak = 0;
+  /** Set when the instance can no longer be trusted (panic, trap, abort). */
+  broken: string | null = null;
+  /** Light userdata address that stands for JSON null. */
+  readonly nullPtr: number;
+  /** Count hook target; the scheduler installs itself here. */
+  onHook: (L: LuaPtr) => void = () => {};
+  readonly hookPtr: number;
+  private job: ((L: LuaPtr) => void) | null = null;
+  private readonly trampoline: number;
+  /** Host functions by id; every one is a C closure over the same dispatcher (see pushFunction). */
+  private readonly hostFns: HostFn[] = [];
+  private readonly dispatcher: number;
+  private gcRef = 0;
+
+  static async create(limit = MEMORY_LIMIT): Promise<Sandbox> {
+    return new Sandbox(await newLuaModule(), limit);
+  }
+
+  private constructor(m: LuaModule, limit: number) {
+    this.m = m;
+    this.mem = new LuaMem(m);
+    this.limit = limit;
+    // The cap: refusing an allocation makes Lua run an emergency GC and then raise a clean
+    // "not enough memory"; the state stays usable.
+    const alloc = m.addFunction(((_ud: number, ptr: number, osize: number, nsize: number) => {
+      if (nsize === 0) {
+        if (ptr) { this.used -= osize; m._free(ptr); }
+        return 0;
+      }
+      const delta = ptr ? nsize - osize : nsize; // ptr == NULL: osize is a type tag
+      if (delta > 0 && this.used + delta > this.limit) return 0;
+      const np = m._realloc(ptr, nsize);
+      if (np) {
+        this.used += delta;
+        if (this.used > this.peak) this.peak = this.used;
+      }
+      return np;
+    }) as never, 'iiiii');
+    this.L = m._lua_newstate(alloc, 0);
+    if (!this.L) throw new Error('cannot create Lua state');
+    // A panic would otherwise abort() the instance; throwing lets the caller mark it broken.
+    m._lua_atpanic(this.L, m.addFunction(((L: LuaPtr) => {
+      throw new Error(`Lua panic: ${this.mem.str(L, -1) ?? 'unknown error'}`);
+    }) as never, 'ii'));
+    this.hookPtr = m.addFunction(((L: LuaPtr) => {
+      try { this.onHook(L); } catch (e) { if (isLongjmp(e)) throw e; }
+    }) as never, 'vii');
+    // Each addFunction costs a wasm table slot and ~5 KiB; one dispatcher serves all host
+    // functions, which find their implementation through their upvalue.
+    this.dispatcher = this.fn((L) => this.hostFns[m._lua_touserdata(L, upvalueIndex(1))](L));
+    this.trampoline = this.fn((L) => {
+      const job = this.job;
+      this.job = null;
+      job?.(L);
+      return 0;
+    });
+    this.nullPtr = m._malloc(1);
+    const err = this.protect((L) => this.openLibraries(L));
+    if (err) throw new Error(`cannot set up the Lua sandbox: ${err}`);
+  }
+
+  private openLibraries(L: LuaPtr): void {
+    const { m, mem } = this;
+    m._luaopen_base(L);
+    m._lua_settop(L, 0);
+    // Only these; coroutine, os, io, debug and package are never opened.
+    for (const [name, open] of [['string', m._luaopen_string], ['table', m._luaopen_table], ['math', m._luaopen_math], ['utf8', m._luaopen_utf8]] as const) {
+      open(L);
+      m._lua_setglobal(L, mem.cstr(name));
+    }
+    const src = new TextEncoder().encode(PRELUDE);
+    if (mem.loadText(L, src, '=sandbox') !== LUA_OK) throw new Error(this.errorText(L, -1));
+    m._lua_callk(L, 0, 1, 0, 0);
+    this.gcRef = m._luaL_ref(L, LUA_REGISTRYINDEX);
+  }
+
+  /** A C function pointer. JS exceptions become Lua errors; never let one unwind Lua's C frames. */
+  private fn(impl: HostFn): number {
+    const m = this.m;
+    return m.addFunction(((L: LuaPtr) => {
+      try {
+        return impl(L);
+      } catch (e) {
+        if (isLongjmp(e)) throw e;
+        this.pushError(L, e);
+        return m._lua_error(L);
+      }
+    }) as never, 'ii');
+  }
+
+  /** A continuation (lua_KFunction) pointer, same error rules as fn(). */
+  kfn(impl: HostFn): number {
+    const m = this.m;
+    return m.addFunction(((L: LuaPtr) => {
+      try {
+        return impl(L);
+      } catch (e) {
+        if (isLongjmp(e)) throw e;
+        this.pushError(L, e);
+        return m._lua_error(L);
+      }
+    }) as never, 'iiii');
+  }
+
+  private pushError(L: LuaPtr, e: unknown): void {
+    const m = this.m;
+    if (e instanceof LuaError) {
+      if (e.where) {
+        m._luaL_where(L, 1);
+        this.mem.push(L, e.message);
+        m._lua_concat(L, 2);
+      } else {
+        this.mem.push(L, e.message);
+      }
+    } else {
+      this.mem.push(L, `internal error: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  /**
+   * Run job inside lua_pcall on the main thread, so an allocation failure (or any Lua error)
+   * unwinds to here instead of panicking. Returns the error message, or null.
+   */
+  protect(job: (L: LuaPtr) => void): string | null {
+    const { m, L } = this;
+    const top = m._lua_gettop(L);
+    this.job = job;
+    m._lua_pushcclosure(L, this.trampoline, 0);
+    const status = m._lua_pcallk(L, 0, 0, 0, 0, 0);
+    this.job = null;
+    if (status === LUA_OK) return null;
+    const msg = this.errorText(L, -1);
+    m._lua_settop(L, top);
+    return msg;
+  }
+
+  /** A readable message for the error value at idx (never runs metamethods). */
+  errorText(L: LuaPtr, idx: number): string {
+    const t = this.m._lua_type(L, idx);
+    if (t === LUA_TSTRING || t === LUA_TNUMBER) return this.mem.str(L, idx) ?? '';
+    if (t === LUA_TNIL) return 'nil';
+    return `(error object is a ${TYPE_NAMES[t] ?? 'unknown'} value)`;
+  }
+
+  /** Install the count hook on a thread. */
+  hook(L: LuaPtr): void {
+    this.m._lua_sethook(L, this.hookPtr, LUA_MASKCOUNT, HOOK_COUNT);
+  }
+
+  /** Full collection through the private reference to collectgarbage (lua_gc is not exported). */
+  collect(): void {
+    this.protect((L) => {
+      const m = this.m;
+      m._lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(this.gcRef));
+      m._lua_callk(L, 0, 0, 0, 0);
+    });
+  }
+
+  /** Push a host function (a closure over the dispatcher). */
+  pushFunction(L: LuaPtr, impl: HostFn): void {
+    const id = this.hostFns.push(impl) - 1;
+    this.m._lua_pushlightuserdata(L, id);
+    this.m._lua_pushcclosure(L, this.dispatcher, 1);
+  }
+
+  /** Set t[name] = host function for the table at the top of L's stack. */
+  setFunction(L: LuaPtr, name: string, impl: HostFn): void {
+    this.pushFunction(L, impl);
+    this.m._lua_setfield(L, -2, this.mem.cstr(name));
+  }
+}

@@ -1,0 +1,296 @@
+// Raw bindings to the Lua 5.4 wasm build inside wasmoon@1.16.0. We use only the emscripten
+// module's direct C exports (never wasmoon's high-level engine: its timeout can abort the
+// instance and its strings stop at NUL). Reading a property the module does not export aborts
+// the instance (the build has ASSERTIONS on), so this file is the only place that touches it.
+
+import { createRequire } from 'node:module';
+import type * as Wasmoon from 'wasmoon';
+
+// require, not import: importing this CommonJS file as ESM makes Node lex all 150 KB of it for
+// named exports on every worker start (~17 ms).
+const { LuaWasm } = createRequire(import.meta.url)('wasmoon') as typeof Wasmoon;
+
+/** A `lua_State*`: an address in the instance's linear memory. */
+export type LuaPtr = number;
+
+/** The C exports we use. Lua integers cross as BigInt (WASM_BIGINT build). */
+export interface LuaModule {
+  readonly HEAPU8: Uint8Array;
+  readonly HEAP32: Int32Array;
+  readonly HEAPU32: Uint32Array;
+  _malloc(size: number): number;
+  _free(ptr: number): void;
+  _realloc(ptr: number, size: number): number;
+  addFunction(fn: (...args: never[]) => unknown, sig: string): number;
+
+  _lua_newstate(alloc: number, ud: number): LuaPtr;
+  _lua_close(L: LuaPtr): void;
+  _lua_atpanic(L: LuaPtr, fn: number): number;
+  _lua_newthread(L: LuaPtr): LuaPtr;
+  _lua_gettop(L: LuaPtr): number;
+  _lua_settop(L: LuaPtr, idx: number): void;
+  _lua_pushvalue(L: LuaPtr, idx: number): void;
+  _lua_rotate(L: LuaPtr, idx: number, n: number): void;
+  _lua_checkstack(L: LuaPtr, n: number): number;
+  _lua_xmove(from: LuaPtr, to: LuaPtr, n: number): void;
+  _lua_type(L: LuaPtr, idx: number): number;
+  _lua_isinteger(L: LuaPtr, idx: number): number;
+  _lua_tonumberx(L: LuaPtr, idx: number, isnum: number): number;
+  _lua_tointegerx(L: LuaPtr, idx: number, isnum: number): bigint;
+  _lua_toboolean(L: LuaPtr, idx: number): number;
+  _lua_tolstring(L: LuaPtr, idx: number, len: number): number;
+  _lua_touserdata(L: LuaPtr, idx: number): number;
+  _lua_rawlen(L: LuaPtr, idx: number): number;
+  _lua_rawequal(L: LuaPtr, a: number, b: number): number;
+  _lua_pushnil(L: LuaPtr): void;
+  _lua_pushnumber(L: LuaPtr, n: number): void;
+  _lua_pushinteger(L: LuaPtr, n: bigint): void;
+  _lua_pushlstring(L: LuaPtr, s: number, len: number): number;
+  _lua_pushcclosure(L: LuaPtr, fn: number, n: number): void;
+  _lua_pushboolean(L: LuaPtr, b: number): void;
+  _lua_pushlightuserdata(L: LuaPtr, p: number): void;
+  _lua_getglobal(L: LuaPtr, name: number): number;
+  _lua_getfield(L: LuaPtr, idx: number, k: number): number;
+  _lua_rawget(L: LuaPtr, idx: number): number;
+  _lua_rawgeti(L: LuaPtr, idx: number, n: bigint): number;
+  _lua_createtable(L: LuaPtr, narr: number, nrec: number): void;
+  _lua_newuserdatauv(L: LuaPtr, size: number, nuv: number): number;
+  _lua_getmetatable(L: LuaPtr, idx: number): number;
+  _lua_setglobal(L: LuaPtr, name: number): void;
+  _lua_setfield(L: LuaPtr, idx: number, k: number): void;
+  _lua_rawset(L: LuaPtr, idx: number): void;
+  _lua_rawseti(L: LuaPtr, idx: number, n: bigint): void;
+  _lua_setmetatable(L: LuaPtr, idx: number): number;
+  _lua_callk(L: LuaPtr, nargs: number, nres: number, ctx: number, k: number): void;
+  _lua_pcallk(L: LuaPtr, nargs: number, nres: number, errfunc: number, ctx: number, k: number): number;
+  _lua_error(L: LuaPtr): number;
+  _lua_next(L: LuaPtr, idx: number): number;
+  _lua_yieldk(L: LuaPtr, nres: number, ctx: number, k: number): number;
+  _lua_resume(L: LuaPtr, from: LuaPtr, nargs: number, nres: number): number;
+  _lua_isyieldable(L: LuaPtr): number;
+  _lua_sethook(L: LuaPtr, fn: number, mask: number, count: number): void;
+  _lua_concat(L: LuaPtr, n: number): void;
+  _luaL_where(L: LuaPtr, level: number): void;
+  _luaL_ref(L: LuaPtr, t: number): number;
+  _luaL_unref(L: LuaPtr, t: number, ref: number): void;
+  _luaL_loadbufferx(L: LuaPtr, buf: number, size: number, name: number, mode: number): number;
+  _luaopen_base(L: LuaPtr): number;
+  _luaopen_string(L: LuaPtr): number;
+  _luaopen_table(L: LuaPtr): number;
+  _luaopen_math(L: LuaPtr): number;
+  _luaopen_utf8(L: LuaPtr): number;
+}
+
+export const LUA_OK = 0;
+export const LUA_YIELD = 1;
+export const LUA_ERRRUN = 2;
+export const LUA_ERRSYNTAX = 3;
+export const LUA_ERRMEM = 4;
+
+export const LUA_TNIL = 0;
+export const LUA_TBOOLEAN = 1;
+export const LUA_TLIGHTUSERDATA = 2;
+export const LUA_TNUMBER = 3;
+export const LUA_TSTRING = 4;
+export const LUA_TTABLE = 5;
+export const LUA_TFUNCTION = 6;
+export const LUA_TUSERDATA = 7;
+export const LUA_TTHREAD = 8;
+export const TYPE_NAMES = ['nil', 'boolean', 'userdata', 'number', 'string', 'table', 'function', 'userdata', 'thread'];
+
+export const LUA_REGISTRYINDEX = -1000000 - 1000;
+export const LUA_MASKCOUNT = 8;
+export const LUA_MULTRET = -1;
+export const upvalueIndex = (i: number) => LUA_REGISTRYINDEX - i;
+
+/** emscripten implements longjmp (lua_error, lua_yield) by throwing this value through JS frames. */
+export const isLongjmp = (e: unknown) => e === Infinity;
+
+// One compiled WebAssembly.Module serves every instance: wasmoon reads glue.wasm and calls
+// WebAssembly.instantiate(bytes, imports) each time; we compile once and instantiate the cache.
+let compiled: Promise<WebAssembly.Module> | undefined;
+let patched = false;
+function shareCompiledModule(): void {
+  if (patched) return;
+  patched = true;
+  const original = WebAssembly.instantiate.bind(WebAssembly) as (src: unknown, imports?: WebAssembly.Imports) => Promise<unknown>;
+  (WebAssembly as { instantiate: unknown }).instantiate = async (src: unknown, imports?: WebAssembly.Imports) => {
+    if (src instanceof WebAssembly.Module) return original(src, imports);
+    compiled ??= WebAssembly.compile(smallerInitialMemory(new Uint8Array(src as ArrayBuffer)) as BufferSource);
+    const module = await compiled;
+    const instance = await original(module, imports);
+    return { module, instance };
+  };
+}
+
+/**
+ * The build asks for 16 MiB of initial linear memory per instance, though a plugin's Lua heap
+ * is capped at 8 MiB and the heap grows on demand. Each instance's 16 MiB buffer also counts as
+ * external memory for V8's GC, which made creating plugins GC-bound. Rewrite the declared
+ * initial size to what the static data and stack need plus 1 MiB (2 MiB here); on any layout
+ * surprise, leave the binary untouched.
+ */
+function smallerInitialMemory(bin: Uint8Array): Uint8Array {
+  try {
+    let p = 8;
+    const leb = () => { let r = 0; let s = 0; let b: number; do { b = bin[p++]; r += (b & 0x7f) * 2 ** s; s += 7; } while (b & 0x80); return r; };
+    let memInitAt = -1;
+    let memInitLen = 0;
+    let memInit = 0;
+    let stackTop = -1;
+    while (p < bin.length) {
+      const id = bin[p++];
+      const len = leb();
+      const end = p + len;
+      if (id === 5) { // memory: count, flags, initial[, maximum]
+        if (leb() !== 1) return bin;
+        p++;
+        memInitAt = p;
+        memInit = leb();
+        memInitLen = p - memInitAt;
+      } else if (id === 6) { // globals: emscripten's first is __stack_pointer = i32.const <top of stack>
+        if (leb() < 1) return bin;
+        if (bin[p] !== 0x7f || bin[p + 2] !== 0x41) return bin;
+        p += 3;
+        stackTop = leb();
+      }
+      p = end;
+    }
+    if (memInitAt < 0 || stackTop < 0 || memInitLen !== 2) return bin;
+    const pages = Math.ceil((stackTop + 1024 * 1024) / 65536);
+    if (pages >= memInit || pages > 0x3fff) return bin;
+    const out = bin.slice();
+    out[memInitAt] = 0x80 | (pages & 0x7f); // keep the 2-byte LEB128 width
+    out[memInitAt + 1] = pages >> 7;
+    return out;
+  } catch {
+    return bin;
+  }
+}
+
+/** A fresh Lua wasm instance (its own linear memory and function table). */
+export async function newLuaModule(): Promise<LuaModule> {
+  shareCompiledModule();
+  const lw = await LuaWasm.initialize();
+  return lw.module as unknown as LuaModule;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const strictDecoder = new TextDecoder('utf-8', { fatal: true });
+
+/** Byte-exact string traffic between JS and one instance, plus interned C strings. */
+export class LuaMem {
+  readonly m: LuaModule;
+  /** Scratch words: [0] lua_resume nres, [4] tolstring length, [8] isnum. */
+  readonly scratch: number;
+  private buf = 0;
+  private bufSize = 0;
+  private readonly cstrings = new Map<string, number>();
+
+  constructor(m: LuaModule) {
+    this.m = m;
+    this.scratch = m._malloc(16);
+  }
+
+  /** A NUL-terminated C string that lives as long as the instance (names, field keys). */
+  cstr(s: string): number {
+    let p = this.cstrings.get(s);
+    if (p === undefined) {
+      const b = encoder.encode(s);
+      p = this.m._malloc(b.length + 1);
+      this.m.HEAPU8.set(b, p);
+      this.m.HEAPU8[p + b.length] = 0;
+      this.cstrings.set(s, p);
+    }
+    return p;
+  }
+
+  /** A staging buffer of at least n bytes (reused; valid until the next call). */
+  private staging(n: number): number {
+    if (n > this.bufSize) {
+      if (this.buf) this.m._free(this.buf);
+      this.bufSize = Math.max(n, 256, this.bufSize * 2);
+      this.buf = this.m._malloc(this.bufSize);
+      if (!this.buf) { this.bufSize = 0; throw new Error('wasm heap exhausted'); }
+    }
+    return this.buf;
+  }
+
+  /** Push a string or bytes as a Lua string (binary-safe). May raise a Lua memory error. */
+  push(L: LuaPtr, s: string | Uint8Array): void {
+    const m = this.m;
+    if (typeof s !== 'string') {
+      const p = this.staging(s.length);
+      m.HEAPU8.set(s, p);
+      m._lua_pushlstring(L, p, s.length);
+      return;
+    }
+    const n = s.length;
+    let ascii = n <= 64;
+    if (ascii) {
+      const p = this.staging(n);
+      const heap = m.HEAPU8;
+      for (let i = 0; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c > 127) { ascii = false; break; }
+        heap[p + i] = c;
+      }
+      if (ascii) { m._lua_pushlstring(L, p, n); return; }
+    }
+    const p = this.staging(n * 3);
+    const { written } = encoder.encodeInto(s, m.HEAPU8.subarray(p, p + n * 3));
+    m._lua_pushlstring(L, p, written);
+  }
+
+  /** The raw bytes of the string (or number) at idx, as a view into the heap: copy before any Lua call. */
+  view(L: LuaPtr, idx: number): Uint8Array | null {
+    const m = this.m;
+    const p = m._lua_tolstring(L, idx, this.scratch + 4);
+    if (!p) return null;
+    const len = m.HEAPU32[(this.scratch + 4) >> 2];
+    return m.HEAPU8.subarray(p, p + len);
+  }
+
+  /** The string at idx decoded as UTF-8 (invalid sequences become U+FFFD), or null if not a string/number. */
+  str(L: LuaPtr, idx: number): string | null {
+    const v = this.view(L, idx);
+    if (!v) return null;
+    if (v.length <= 64) {
+      let s = '';
+      for (let i = 0; i < v.length; i++) {
+        const c = v[i];
+        if (c > 127) return decoder.decode(v);
+        s += String.fromCharCode(c);
+      }
+      return s;
+    }
+    return decoder.decode(v);
+  }
+
+  /** A copy of the bytes at idx. */
+  bytes(L: LuaPtr, idx: number): Uint8Array | null {
+    const v = this.view(L, idx);
+    return v ? v.slice() : null;
+  }
+
+  /** Text if the bytes are valid UTF-8, else a copy of the bytes (the agent then reports binary output). */
+  text(L: LuaPtr, idx: number): string | Uint8Array | null {
+    const v = this.view(L, idx);
+    if (!v) return null;
+    try { return strictDecoder.decode(v); } catch { return v.slice(); }
+  }
+
+  /** Load source bytes as a text chunk (never bytecode). Returns the lua_load status. */
+  loadText(L: LuaPtr, source: Uint8Array, chunkName: string): number {
+    const m = this.m;
+    const p = m._malloc(source.length + 1);
+    if (!p) throw new Error('wasm heap exhausted');
+    try {
+      m.HEAPU8.set(source, p);
+      return m._luaL_loadbufferx(L, p, source.length, this.cstr(chunkName), this.cstr('t'));
+    } finally {
+      m._free(p);
+    }
+  }
+}

@@ -1,0 +1,192 @@
+// The real `clm` binary (issue 5): --output-format json / stream-json, exit codes (0, 1, 2, 130)
+// and the headless tool policy (--allow-tools / --deny-tools).
+
+import { test, before, after, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startMockLlm, type MockLlm } from '../fixtures/mock-llm.js';
+import * as oa from '../fixtures/openai-replies.js';
+import { makeDirs, runCli, show, spawnCli, waitFor, type CliDirs } from '../fixtures/run-cli.js';
+
+let mock: MockLlm;
+let dirs: CliDirs;
+
+before(async () => {
+  mock = await startMockLlm();
+  dirs = makeDirs();
+  mkdirSync(join(dirs.root, 'work'));
+  writeFileSync(join(dirs.root, 'work', 'f.txt'), 'x');
+});
+after(async () => {
+  await mock.close();
+  dirs.cleanup();
+});
+beforeEach(() => {
+  mock.requests.length = 0;
+  mock.posts.length = 0;
+  mock.script(() => undefined);
+});
+
+const run = (args: string[], env: Record<string, string | undefined> = {}) => runCli(['-u', mock.base, '-p', dirs.empty, ...args], { dirs, env });
+const toolMessages = (i: number) => mock.posts[i]!.json.messages.filter((m: any) => m.role === 'tool');
+
+test('--output-format json: one object with result, status, usage, tool calls and session id', async () => {
+  mock.push(
+    oa.toolCall('list_dir', { path: join(dirs.root, 'work') }, 'c1', { usage: { prompt: 10, completion: 5 } }),
+    oa.streamText(['the ', 'answer'], { usage: { prompt: 20, completion: 7 } }),
+  );
+  const r = await run(['--output-format', 'json', '-o', 'q']);
+  assert.equal(r.code, 0, show(r));
+  const lines = r.stdout.trim().split('\n');
+  assert.equal(lines.length, 1, 'exactly one line on stdout');
+  const o = JSON.parse(lines[0]!);
+  assert.equal(o.type, 'result');
+  assert.equal(typeof o.version, 'number');
+  assert.equal(o.result, 'the answer');
+  assert.equal(o.status, 'ok');
+  assert.equal(o.exit_code, 0);
+  assert.deepEqual(o.usage, { prompt_tokens: 30, completion_tokens: 12, total_tokens: 42 });
+  assert.equal(o.tool_calls.length, 1);
+  assert.equal(o.tool_calls[0].name, 'list_dir');
+  assert.equal(JSON.parse(o.tool_calls[0].args).path, join(dirs.root, 'work'));
+  assert.equal(o.tool_calls[0].outcome, 'ok');
+  assert.ok(o.tool_calls[0].output_bytes > 0);
+  assert.match(o.session_id, /^\d{8}-\d{6}-[0-9a-f]{8}$/);
+  assert.ok(existsSync(join(dirs.sessions, `${o.session_id}.jsonl`)));
+  assert.equal(o.model, 'local-model');
+  assert.equal(typeof o.duration_ms, 'number');
+  assert.doesNotMatch(r.stderr, /\[tool: /, 'json mode prints no progress lines');
+});
+
+test('--output-format json on a failed turn: status error, the error text, exit 1', async () => {
+  mock.push(oa.httpError(400, 'bad request body'));
+  const r = await run(['--output-format=json', '-o', 'q']);
+  assert.equal(r.code, 1, show(r));
+  const o = JSON.parse(r.stdout);
+  assert.equal(o.status, 'error');
+  assert.equal(o.exit_code, 1);
+  assert.equal(o.error, 'HTTP 400: bad request body');
+  assert.equal(o.result, '');
+});
+
+test('--output-format stream-json: every line is a versioned JSON event, in order', async () => {
+  mock.push(
+    oa.streamToolCall('list_dir', JSON.stringify({ path: join(dirs.root, 'work') }), 'c1', { usage: { prompt: 10, completion: 5 } }),
+    oa.streamText(['Hel', 'lo'], { usage: { prompt: 20, completion: 7 }, reasoning: ['hmm'] }),
+  );
+  const r = await run(['--output-format', 'stream-json', '-o', 'q']);
+  assert.equal(r.code, 0, show(r));
+  assert.ok(r.stdout.endsWith('\n'));
+  const events = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+  for (const e of events) {
+    assert.equal(typeof e.version, 'number', JSON.stringify(e));
+    assert.equal(e.version, events[0]!.version);
+    assert.equal(typeof e.type, 'string');
+  }
+  const types = events.map((e) => e.type);
+  const first = (t: string) => types.indexOf(t);
+  assert.equal(types[0], 'start');
+  assert.equal(types.at(-1), 'result');
+  assert.equal(types.filter((t) => t === 'result').length, 1);
+  for (const t of ['text', 'reasoning', 'tool_begin', 'tool_result', 'usage']) assert.ok(first(t) > 0, `${t} missing: ${types.join(' ')}`);
+  assert.ok(first('tool_begin') < first('tool_result'), types.join(' '));
+  assert.ok(first('tool_result') < first('text'), types.join(' '));
+  assert.ok(first('usage') < first('tool_result'), 'the first reply\'s usage comes before the tool runs');
+  assert.ok(types.lastIndexOf('usage') < types.indexOf('result'));
+  const start = events[0]!;
+  assert.equal(start.model, 'local-model');
+  assert.ok(Array.isArray(start.tools) && start.tools.includes('list_dir'));
+  assert.match(start.session_id, /^\d{8}-\d{6}-[0-9a-f]{8}$/);
+  const begin = events[first('tool_begin')]!;
+  assert.equal(begin.name, 'list_dir');
+  assert.equal(JSON.parse(begin.args).path, join(dirs.root, 'work'));
+  const res = events[first('tool_result')]!;
+  assert.equal(res.outcome, 'ok');
+  assert.match(res.content, /f\.txt/);
+  assert.equal(events.filter((e) => e.type === 'text').map((e) => e.text).join(''), 'Hello');
+  assert.equal(events[first('reasoning')]!.text, 'hmm');
+  const result = events.at(-1)!;
+  assert.equal(result.result, 'Hello');
+  assert.equal(result.status, 'ok');
+  assert.deepEqual(result.usage, { prompt_tokens: 30, completion_tokens: 12, total_tokens: 42 });
+  assert.equal(result.session_id, start.session_id);
+});
+
+test('exit codes: 0 success, 1 failed turn, 2 usage and configuration errors', async () => {
+  mock.push(oa.text('ok'));
+  assert.equal((await run(['-S', '-o', 'q'])).code, 0);
+  mock.push(oa.httpError(401, 'invalid key'));
+  assert.equal((await run(['-S', '-o', 'q'])).code, 1);
+  assert.equal((await run(['--output-format', 'yaml', '-o', 'q'])).code, 2);
+  assert.equal((await run(['-u', 'ftp://nowhere', '-o', 'q'])).code, 2);
+  assert.equal((await run(['--provider', 'nope', '-o', 'q'])).code, 2);
+  const repl = await runCli(['-u', mock.base, '-p', dirs.empty, '--output-format', 'json'], { dirs, input: 'hello\n' });
+  assert.equal(repl.code, 2, `--output-format without -o is refused, not ignored\n${show(repl)}`);
+  assert.match(repl.stderr, /--output-format json needs -o/);
+  assert.equal(mock.posts.length, 2, 'usage and config errors send nothing');
+});
+
+test('SIGINT during a hanging request: exit 130, status cancelled', async () => {
+  mock.push({ hang: true });
+  const c = spawnCli(['-u', mock.base, '-p', dirs.empty, '--output-format', 'json', '-o', 'q'], { dirs });
+  await waitFor(() => mock.posts.length === 1, 'the request');
+  c.child.kill('SIGINT');
+  const r = await c.result;
+  assert.equal(r.code, 130, show(r));
+  const o = JSON.parse(r.stdout);
+  assert.equal(o.status, 'cancelled');
+  assert.equal(o.exit_code, 130);
+});
+
+test('SIGINT in text mode: exit 130 quickly', async () => {
+  mock.push({ hang: true });
+  const c = spawnCli(['-u', mock.base, '-p', dirs.empty, '-o', 'q'], { dirs });
+  await waitFor(() => mock.posts.length === 1, 'the request');
+  const t0 = Date.now();
+  c.child.kill('SIGINT');
+  const r = await c.result;
+  assert.equal(r.code, 130, show(r));
+  assert.ok(Date.now() - t0 < 3000);
+});
+
+test('--deny-tools: a denied call reaches the model as a policy denial and does not run', async () => {
+  const target = join(dirs.root, 'denied.txt');
+  mock.push(
+    oa.toolCalls([
+      { id: 'w', name: 'write_file', args: { path: target, content: 'no' } },
+      { id: 'l', name: 'list_dir', args: { path: join(dirs.root, 'work') } },
+    ]),
+    oa.text('ok'),
+  );
+  const r = await run(['-S', '--deny-tools', 'shell_*, write_*', '-o', 'q']);
+  assert.equal(r.code, 0, show(r));
+  assert.ok(!existsSync(target), 'the denied tool did not run');
+  const [w, l] = ['w', 'l'].map((id) => toolMessages(1).find((m: any) => m.tool_call_id === id));
+  assert.match(w.content, /^\[tool failed: denied by policy.*\]$/);
+  assert.match(l.content, /f\.txt/, 'a tool not matched still runs');
+  assert.match(r.stderr, /\[x write_file\] \[tool failed: denied by policy/);
+});
+
+test('--allow-tools: tools outside the list are denied, no-prompt ones too', async () => {
+  mock.push(
+    oa.toolCalls([
+      { id: 'l', name: 'list_dir', args: { path: join(dirs.root, 'work') } },
+      { id: 'r', name: 'read_file', args: { path: join(dirs.root, 'work', 'f.txt') } },
+    ]),
+    oa.text('ok'),
+  );
+  const r = await run(['-S', '--allow-tools=read_*', '-o', 'q']);
+  assert.equal(r.code, 0, show(r));
+  const [l, rd] = ['l', 'r'].map((id) => toolMessages(1).find((m: any) => m.tool_call_id === id));
+  assert.match(l.content, /^\[tool failed: denied by policy.*allow-tools.*\]$/);
+  assert.doesNotMatch(rd.content, /tool failed/);
+  assert.match(rd.content, /x/);
+});
+
+test('--deny-tools wins over --allow-tools', async () => {
+  mock.push(oa.toolCall('read_file', { path: join(dirs.root, 'work', 'f.txt') }, 'r'), oa.text('ok'));
+  const r = await run(['-S', '--allow-tools', '*', '--deny-tools', 'read_file', '-o', 'q']);
+  assert.equal(r.code, 0, show(r));
+  assert.match(toolMessages(1)[0].content, /^\[tool failed: denied by policy/);
+});

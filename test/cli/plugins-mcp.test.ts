@@ -1,0 +1,228 @@
+// The real `clm` binary with Lua plugins (-p, the packaged seeds, a broken plugin) and MCP
+// servers from config.lua (the npm reference server over stdio, a command that does not exist).
+
+import { test, before, after, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startMockLlm, type MockLlm } from '../fixtures/mock-llm.js';
+import * as oa from '../fixtures/openai-replies.js';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
+import { createToolServer } from '../fixtures/mcp/tool-server.mjs';
+import { serveFetch } from '../mcp/helpers.js';
+import { makeDirs, runCli, show, REPO, type CliDirs } from '../fixtures/run-cli.js';
+
+let mock: MockLlm;
+let dirs: CliDirs;
+const EVERYTHING = join(REPO, 'node_modules', '.bin', 'mcp-server-everything');
+
+before(async () => { mock = await startMockLlm(); });
+after(async () => {
+  await mock.close();
+  dirs?.cleanup();
+});
+beforeEach(() => {
+  dirs?.cleanup();
+  dirs = makeDirs();
+  mock.requests.length = 0;
+  mock.posts.length = 0;
+  mock.script(() => undefined);
+});
+
+const toolNames = (i: number): string[] => (mock.posts[i]!.json.tools ?? []).map((t: any) => t.function.name);
+const toolResult = (i: number, id: string): string => mock.posts[i]!.json.messages.find((m: any) => m.role === 'tool' && m.tool_call_id === id)?.content;
+
+const SHOUT = `clm.tool_register("shout", {
+  description = "Upper-case a text",
+  params_schema = { type = "object", properties = { text = { type = "string" } }, required = { "text" } },
+  invoke = function(args, ctx) ctx:complete(string.upper(args.text) .. "!") end,
+})
+`;
+
+function pluginDir(files: Record<string, string>): string {
+  const d = join(dirs.root, 'plugins-test');
+  mkdirSync(d, { recursive: true });
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(d, name), text);
+  return d;
+}
+
+test('-p DIR: the model calls a plugin tool and its result reaches the next request', async () => {
+  const d = pluginDir({ 'shout.lua': SHOUT });
+  mock.push(oa.toolCall('shout', { text: 'hey there' }, 's1'), oa.text('done'));
+  const r = await runCli(['-u', mock.base, '-p', d, '-S', '-o', 'q'], { dirs });
+  assert.equal(r.code, 0, show(r));
+  assert.equal(r.stdout, 'done\n');
+  assert.ok(toolNames(0).includes('shout'), toolNames(0).join(' '));
+  assert.ok(!toolNames(0).includes('reverse_string'), '-p replaces the default plugin directory');
+  const def = mock.posts[0]!.json.tools.find((t: any) => t.function.name === 'shout').function;
+  assert.equal(def.description, 'Upper-case a text');
+  assert.deepEqual(def.parameters.required, ['text']);
+  assert.equal(toolResult(1, 's1'), 'HEY THERE!');
+  assert.match(r.stderr, /\[tool: shout /);
+});
+
+test('no plugin directory configured: the packaged seed plugins load (reverse_string works)', async () => {
+  mock.push(oa.toolCall('reverse_string', { text: 'héllo' }, 'r1'), oa.text('ok'));
+  const r = await runCli(['-u', mock.base, '-S', '-o', 'q'], { dirs });
+  assert.equal(r.code, 0, show(r));
+  const names = toolNames(0);
+  for (const n of ['reverse_string', 'read_file', 'list_dir']) assert.ok(names.includes(n), names.join(' '));
+  assert.equal(toolResult(1, 'r1'), 'olléh');
+  assert.doesNotMatch(r.stderr, /notice: plugin/, r.stderr);
+});
+
+test('a broken plugin: a message naming it, the other plugins and the run still work', async () => {
+  const d = pluginDir({
+    'shout.lua': SHOUT,
+    'broken.lua': 'clm.tool_register("half", {\n  invoke = function(a, c) c:complete("x") end\n',
+    'throws.lua': 'error("refusing to load")\n',
+  });
+  mock.push(oa.toolCall('shout', { text: 'still' }, 's1'), oa.text('fine'));
+  const r = await runCli(['-u', mock.base, '-p', d, '-S', '-o', 'q'], { dirs });
+  assert.equal(r.code, 0, show(r));
+  assert.equal(r.stdout, 'fine\n');
+  assert.match(r.stderr, /broken/, r.stderr);
+  assert.match(r.stderr, /throws.*refusing to load|refusing to load.*throws/, r.stderr);
+  assert.ok(!toolNames(0).includes('half'));
+  assert.equal(toolResult(1, 's1'), 'STILL!');
+});
+
+test('MCP over stdio (server-everything): mcp__ev__echo is offered in the first request and round-trips', async () => {
+  dirs.write('config.lua', `return {
+  mcp_servers = { { name = "ev", command = { ${JSON.stringify(EVERYTHING)}, "stdio" } } },
+}
+`);
+  mock.push(oa.toolCall('mcp__ev__echo', { message: 'ping from the model' }, 'm1'), oa.text('echoed'));
+  const r = await runCli(['-u', mock.base, '-p', dirs.empty, '-S', '-o', 'q'], { dirs, timeoutMs: 30_000 });
+  assert.equal(r.code, 0, show(r));
+  assert.equal(r.stdout, 'echoed\n');
+  const names = toolNames(0);
+  assert.ok(names.includes('mcp__ev__echo'), names.join(' '));
+  assert.ok(names.filter((n) => n.startsWith('mcp__ev__')).length > 3);
+  assert.equal(toolResult(1, 'm1'), 'Echo: ping from the model');
+  assert.match(r.stderr, /mcp: ev: \d+ tools? registered/);
+});
+
+test('--deny-tools covers MCP tools that arrive after start-up', async () => {
+  dirs.write('config.lua', `return {
+  mcp_servers = { { name = "ev", command = { ${JSON.stringify(EVERYTHING)}, "stdio" } } },
+}
+`);
+  mock.push(oa.toolCall('mcp__ev__echo', { message: 'x' }, 'm1'), oa.text('ok'));
+  const r = await runCli(['-u', mock.base, '-p', dirs.empty, '-S', '--deny-tools', 'mcp__*', '-o', 'q'], { dirs, timeoutMs: 30_000 });
+  assert.equal(r.code, 0, show(r));
+  assert.match(toolResult(1, 'm1'), /^\[tool failed: denied by policy/);
+});
+
+test('an MCP command that does not exist: a message naming it, the run still answers', async () => {
+  dirs.write('config.lua', `return {
+  mcp_servers = { { name = "ghost", command = { "/nonexistent/clm-no-such-mcp-server", "stdio" } } },
+}
+`);
+  mock.push(oa.text('answered anyway'));
+  const r = await runCli(['-u', mock.base, '-p', dirs.empty, '-S', '-o', 'q'], { dirs });
+  assert.equal(r.code, 0, show(r));
+  assert.equal(r.stdout, 'answered anyway\n');
+  assert.match(r.stderr, /mcp: ghost/);
+  assert.match(r.stderr, /clm-no-such-mcp-server|ENOENT|not found|failed to start/i);
+  assert.ok(r.ms < 8000, `should not wait for the ready bound: ${r.ms} ms`);
+  assert.ok(!toolNames(0).some((n) => n.startsWith('mcp__')));
+});
+
+test('stream-json: start-up notices (a broken plugin, a missing MCP server) come after the start event', async () => {
+  dirs.write('config.lua', `return {
+  mcp_servers = { { name = "ghost", command = { "/nonexistent/clm-no-such-mcp-server" } } },
+}
+`);
+  const d = pluginDir({ 'shout.lua': SHOUT, 'broken.lua': 'this is not lua\n' });
+  mock.push(oa.streamText(['hi']));
+  const r = await runCli(['-u', mock.base, '-p', d, '--output-format', 'stream-json', '-o', 'q'], { dirs });
+  assert.equal(r.code, 0, show(r));
+  const events = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+  assert.equal(events[0]!.type, 'start', r.stdout);
+  assert.ok(events[0]!.tools.includes('shout'));
+  const notices = events.filter((e) => e.type === 'notice').map((e) => e.text as string);
+  assert.ok(notices.some((t) => /broken/.test(t)), notices.join('\n'));
+  assert.ok(notices.some((t) => /mcp: ghost/.test(t)), notices.join('\n'));
+  assert.equal(events.at(-1)!.type, 'result');
+});
+
+test('plugins across runs: a second run with the same plugins works, an edited plugin is picked up', async () => {
+  const d = pluginDir({ 'shout.lua': SHOUT });
+  const once = async (tool: string, args: object) => {
+    mock.push(oa.toolCall(tool, args, 'c'), oa.text('ok'));
+    const r = await runCli(['-u', mock.base, '-p', d, '-S', '-o', 'q'], { dirs });
+    assert.equal(r.code, 0, show(r));
+    return r;
+  };
+  await once('shout', { text: 'one' });
+  assert.equal(toolResult(1, 'c'), 'ONE!');
+  await once('shout', { text: 'two' });
+  assert.ok(toolNames(2).includes('shout'));
+  assert.equal(toolResult(3, 'c'), 'TWO!');
+  // Replace the tool (same size and a restored mtime would fool a stat-only check; use new text).
+  writeFileSync(join(d, 'shout.lua'), SHOUT.replaceAll('shout', 'whisper').replace('string.upper(args.text) .. "!"', 'string.lower(args.text)'));
+  const later = new Date(Date.now() + 5000);
+  utimesSync(join(d, 'shout.lua'), later, later);
+  await once('whisper', { text: 'QUIET' });
+  assert.ok(toolNames(4).includes('whisper'), toolNames(4).join(' '));
+  assert.ok(!toolNames(4).includes('shout'), 'the old tool is gone');
+  assert.equal(toolResult(5, 'c'), 'quiet');
+});
+
+// With the plugin schema cache (src/cli/plugin-tools.ts) a cache hit registers the cached tools
+// and the run can end before the worker reports its load errors: the notice is lost.
+test('a broken plugin is reported on every run, not only the first', async () => {
+  const d = pluginDir({ 'shout.lua': SHOUT, 'broken.lua': 'this is not lua\n' });
+  for (let i = 0; i < 2; i++) {
+    mock.push(oa.text('ok'));
+    const r = await runCli(['-u', mock.base, '-p', d, '-S', '-o', 'q'], { dirs });
+    assert.equal(r.code, 0, show(r));
+    assert.match(r.stderr, /plugin broken/, `run ${i + 1}:\n${r.stderr}`);
+  }
+});
+
+test('MCP over streamable HTTP with a bearer key from clm.secrets; the key stays out of the debug log', async () => {
+  const KEY = 'mcp-bearer-secret-31337';
+  const auth: (string | null)[] = [];
+  const server = createToolServer();
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID() });
+  await server.connect(transport);
+  const http = await serveFetch(async (req) => { auth.push(req.headers.get('authorization')); return transport.handleRequest(req); });
+  try {
+    dirs.write('secrets.lua', `return { web = "${KEY}" }\n`);
+    dirs.write('config.lua', `return {
+  mcp_servers = { { name = "web", transport = "http", url = "${http.url}", api_key = clm.secrets.web } },
+}
+`);
+    mock.push(oa.toolCall('mcp__web__echo', { text: 'over http' }, 'h1'), oa.text('ok'));
+    const log = join(dirs.root, 'debug.log');
+    const r = await runCli(['-u', mock.base, '-p', dirs.empty, '-S', '-o', 'q'], { dirs, env: { CLM_DEBUG_LOG: log } });
+    assert.equal(r.code, 0, show(r));
+    assert.ok(toolNames(0).includes('mcp__web__echo'), toolNames(0).join(' '));
+    assert.equal(toolResult(1, 'h1'), 'over http');
+    assert.ok(auth.length > 0 && auth.every((a) => a === `Bearer ${KEY}`), JSON.stringify(auth));
+    assert.ok(!readFileSync(log, 'utf8').includes(KEY));
+  } finally {
+    await server.close().catch(() => {});
+    await http.close();
+  }
+});
+
+test('an MCP server that never answers initialize: the run waits only up to the bound, then answers', async () => {
+  const silent = join(REPO, 'test', 'fixtures', 'mcp', 'tool-server.mjs');
+  dirs.write('config.lua', `return {
+  mcp_ready_timeout_ms = 700,
+  mcp_servers = { { name = "mute", command = { ${JSON.stringify(process.execPath)}, ${JSON.stringify(silent)}, "--silent" } } },
+}
+`);
+  mock.push(oa.text('did not wait forever'));
+  const r = await runCli(['-u', mock.base, '-p', dirs.empty, '-S', '-o', 'q'], { dirs });
+  assert.equal(r.code, 0, show(r));
+  assert.equal(r.stdout, 'did not wait forever\n');
+  assert.match(r.stderr, /mcp: mute/, r.stderr);
+  assert.ok(r.ms < 6000, `${r.ms} ms`);
+  assert.ok(!toolNames(0).some((n) => n.startsWith('mcp__mute__')));
+});

@@ -1,0 +1,202 @@
+// The real `clm` binary and its session log (issue 5, reference §2.10): the JSONL file a run
+// writes, resuming with -o and with the REPL picker, a corrupt line, a crash (kill -9) mid-run.
+
+import { test, before, after, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { appendFileSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startMockLlm, type MockLlm } from '../fixtures/mock-llm.js';
+import * as oa from '../fixtures/openai-replies.js';
+import { makeDirs, runCli, show, spawnCli, waitFor, type CliDirs, type CliResult } from '../fixtures/run-cli.js';
+
+let mock: MockLlm;
+let dirs: CliDirs;
+const KEY = 'sk-session-secret-4242';
+
+before(async () => {
+  mock = await startMockLlm();
+});
+after(async () => {
+  await mock.close();
+  dirs?.cleanup();
+});
+beforeEach(() => {
+  dirs?.cleanup();
+  dirs = makeDirs();
+  mock.requests.length = 0;
+  mock.posts.length = 0;
+  mock.script(() => undefined);
+});
+
+const run = (args: string[], input?: string) => runCli(['-u', mock.base, '-p', dirs.empty, ...args], { dirs, env: { CLM_API_KEY: KEY }, input });
+const sessionIdOf = (r: CliResult) => {
+  const m = /^session: (\S+) \(resume with clm -r \1\)$/m.exec(r.stderr);
+  assert.ok(m, `no session line:\n${show(r)}`);
+  return m[1]!;
+};
+const fileOf = (id: string) => join(dirs.sessions, `${id}.jsonl`);
+const linesOf = (id: string) => readFileSync(fileOf(id), 'utf8').split('\n').filter(Boolean);
+const parses = (l: string) => { try { JSON.parse(l); return true; } catch { return false; } };
+const records = (id: string) => linesOf(id).filter(parses).map((l) => JSON.parse(l) as Record<string, any>);
+const sessionFiles = () => readdirSync(dirs.sessions).filter((f) => f.endsWith('.jsonl'));
+const convo = (i: number) => mock.posts[i]!.json.messages.filter((m: any) => m.role !== 'system').map((m: any) => `${m.role}:${m.content ?? ''}`);
+
+test('a one-shot run writes <state>/clm/<id>.jsonl: 0600, meta line, messages, no system prompt, no key', async () => {
+  mock.push(oa.toolCall('list_dir', { path: dirs.root }, 'c1'), oa.text('the reply'));
+  const r = await run(['-S', '-m', 'm-test', '-o', 'the question']);
+  assert.equal(r.code, 0, show(r));
+  const id = sessionIdOf(r);
+  assert.match(id, /^\d{8}-\d{6}-[0-9a-f]{8}$/);
+  assert.deepEqual(sessionFiles(), [`${id}.jsonl`]);
+  assert.equal(statSync(fileOf(id)).mode & 0o777, 0o600);
+  assert.equal(statSync(dirs.sessions).mode & 0o077, 0, 'the session directory is private');
+  const raw = readFileSync(fileOf(id), 'utf8');
+  assert.ok(!raw.includes(KEY), 'the API key is not in the session file');
+  assert.ok(raw.endsWith('\n'));
+  const recs = records(id);
+  assert.deepEqual(Object.keys(recs[0]!).slice(0, 4), ['type', 'v', 'id', 'created']);
+  assert.equal(recs[0]!.type, 'meta');
+  assert.equal(recs[0]!.v, 1);
+  assert.equal(recs[0]!.id, id);
+  assert.equal(recs[0]!.model, 'm-test');
+  assert.ok(Math.abs(recs[0]!.created - Date.now() / 1000) < 60);
+  const msgs = recs.slice(1);
+  assert.ok(msgs.every((m) => m.type === 'msg' && Object.keys(m).at(-1) === 'type'));
+  assert.deepEqual(msgs.map((m) => m.role), ['user', 'assistant', 'tool', 'assistant']);
+  assert.equal(msgs[0]!.content, 'the question');
+  assert.equal(msgs[1]!.tool_calls[0].name, 'list_dir');
+  assert.equal(JSON.parse(msgs[1]!.tool_calls[0].args).path, dirs.root);
+  assert.equal(msgs[2]!.tool_call_id, 'c1');
+  assert.equal(msgs[3]!.content, 'the reply');
+});
+
+test('-r ID -o continues the conversation and appends to the same file', async () => {
+  mock.push(oa.text('first answer'));
+  const r1 = await run(['-S', '-o', 'first question']);
+  assert.equal(r1.code, 0, show(r1));
+  const id = sessionIdOf(r1);
+  const before = linesOf(id).length;
+  mock.push(oa.text('second answer'));
+  const r2 = await run(['-S', '-r', id, '-o', 'next']);
+  assert.equal(r2.code, 0, show(r2));
+  assert.equal(r2.stdout, 'second answer\n');
+  assert.equal(sessionIdOf(r2), id);
+  assert.deepEqual(convo(1), ['user:first question', 'assistant:first answer', 'user:next']);
+  assert.equal(mock.posts[1]!.json.messages[0].role, 'system', 'a fresh system prompt is sent');
+  assert.deepEqual(sessionFiles(), [`${id}.jsonl`], 'no second file');
+  const recs = records(id);
+  assert.equal(recs.length, before + 2);
+  assert.equal(recs.filter((x) => x.type === 'meta').length, 1);
+  assert.deepEqual(recs.slice(-2).map((m) => `${m.role}:${m.content}`), ['user:next', 'assistant:second answer']);
+  // The other spellings: --resume=ID and -rID.
+  mock.push(oa.text('third'), oa.text('fourth'));
+  assert.equal((await run(['-S', `--resume=${id}`, '-o', 'q3'])).code, 0);
+  assert.equal((await run(['-S', `-r${id}`, '-o', 'q4'])).code, 0);
+  assert.equal(convo(3).length, 7);
+  assert.equal(records(id).length, before + 6);
+});
+
+test('-r in the REPL without an id: the numbered picker, then the chosen session resumes', async () => {
+  mock.push(oa.text('answer A'), oa.text('answer B'));
+  const a = sessionIdOf(await run(['-S', '-o', 'question A']));
+  const b = sessionIdOf(await run(['-S', '-o', 'question B\nwith two lines']));
+  assert.notEqual(a, b);
+  const c = spawnCli(['-u', mock.base, '-p', dirs.empty, '-S', '-r'], { dirs, keepStdin: true });
+  await waitFor(() => c.stdout.includes('resume which session? [1-2] '), 'the picker');
+  const rows = [...c.stdout.matchAll(/^ {2}([12])\) (\S+) {2}\d{4}-\d\d-\d\d \d\d:\d\d {2}local-model\n {5}(.*)$/gm)];
+  assert.equal(rows.length, 2, c.stdout);
+  const snippets = Object.fromEntries(rows.map((m) => [m[2], m[3]]));
+  assert.equal(snippets[a], 'question A');
+  assert.equal(snippets[b], 'question B with two lines');
+  const pick = rows.find((m) => m[2] === a)![1]!;
+  mock.push(oa.text('continued'));
+  c.child.stdin!.end(`${pick}\nand now?\n`);
+  const r = await c.result;
+  assert.equal(r.code, 0, show(r));
+  assert.ok(r.stdout.includes(`[resumed session ${a}]`), r.stdout);
+  assert.ok(r.stdout.includes('assistant> continued'));
+  assert.deepEqual(convo(2), ['user:question A', 'assistant:answer A', 'user:and now?']);
+  assert.equal(sessionIdOf(r), a);
+  assert.deepEqual(records(a).slice(-2).map((m) => m.content), ['and now?', 'continued']);
+  assert.equal(records(b).length, 3, 'the other session is untouched');
+});
+
+test('the picker: no saved sessions, or a bad choice, is a clear error', async () => {
+  let r = await run(['-r'], '1\n');
+  assert.notEqual(r.code, 0, show(r));
+  assert.match(r.stderr, /no saved sessions/);
+  mock.push(oa.text('x'));
+  await run(['-S', '-o', 'q']);
+  r = await run(['-r'], '7\n');
+  assert.notEqual(r.code, 0, show(r));
+  assert.match(r.stderr, /no such session/);
+  assert.equal(mock.posts.length, 1);
+});
+
+test('-r without an id and -o: usage error (exit 2)', async () => {
+  const r = await run(['-r', '-o', 'x']);
+  assert.equal(r.code, 2, show(r));
+  assert.match(r.stderr, /-r without an id/);
+});
+
+test('a corrupt line in the session file is skipped on resume', async () => {
+  mock.push(oa.text('one'));
+  const id = sessionIdOf(await run(['-S', '-o', 'q1']));
+  const lines = linesOf(id);
+  // Garbage between the messages: not JSON, a non-object, an unknown type, a bad role.
+  lines.splice(2, 0, '{"role":"user","content":"tru', '[1,2]', '{"type":"weird"}', '{"role":"robot","content":"x","type":"msg"}');
+  writeFileSync(fileOf(id), lines.join('\n') + '\n');
+  mock.push(oa.text('two'));
+  const r = await run(['-S', '-r', id, '-o', 'q2']);
+  assert.equal(r.code, 0, show(r));
+  assert.deepEqual(convo(1), ['user:q1', 'assistant:one', 'user:q2']);
+});
+
+test('kill -9 mid-run, then resume that id (a truncated last line is skipped)', async () => {
+  mock.push({ hang: true });
+  const c = spawnCli(['-u', mock.base, '-p', dirs.empty, '-S', '-o', 'interrupted question'], { dirs });
+  await waitFor(() => mock.posts.length === 1, 'the request');
+  await waitFor(() => sessionFiles().length === 1 && readFileSync(join(dirs.sessions, sessionFiles()[0]!), 'utf8').includes('interrupted question'), 'the user message in the log');
+  c.child.kill('SIGKILL');
+  const killed = await c.result;
+  assert.equal(killed.signal, 'SIGKILL');
+  const id = sessionFiles()[0]!.replace(/\.jsonl$/, '');
+  // As if the crash had cut a write short.
+  appendFileSync(fileOf(id), '{"role":"assistant","content":"half a li');
+  mock.push(oa.text('after the crash'));
+  const r = await run(['-S', '-r', id, '-o', 'again']);
+  assert.equal(r.code, 0, show(r));
+  assert.equal(r.stdout, 'after the crash\n');
+  assert.deepEqual(convo(1), ['user:interrupted question', 'user:again']);
+  assert.equal(sessionIdOf(r), id);
+  // The new lines start on a line of their own; every line but the cut one parses.
+  const lines = linesOf(id);
+  const bad = lines.filter((l) => !parses(l));
+  assert.deepEqual(bad, ['{"role":"assistant","content":"half a li']);
+  assert.deepEqual(records(id).filter((x) => x.type === 'msg').map((m) => m.content), ['interrupted question', 'again', 'after the crash']);
+});
+
+test('-r with an id that does not exist, or is not an id: a clear error, nothing sent', async () => {
+  let r = await run(['-S', '-r', '20990101-000000-deadbeef', '-o', 'x']);
+  assert.notEqual(r.code, 0, show(r));
+  assert.match(r.stderr, /no such session: 20990101-000000-deadbeef/);
+  r = await run(['-S', '-r', 'nonexistent', '-o', 'x']);
+  assert.ok(r.code === 1 || r.code === 2, show(r));
+  assert.match(r.stderr, /nonexistent/);
+  r = await run(['-S', '--resume=../../etc/passwd', '-o', 'x']);
+  assert.ok(r.code === 1 || r.code === 2, show(r));
+  assert.doesNotMatch(r.stderr, /at .*\.js:\d+/, 'no stack trace');
+  assert.equal(mock.posts.length, 0);
+});
+
+test('a session file from a newer version is refused on resume', async () => {
+  mock.push(oa.text('x'));
+  const id = sessionIdOf(await run(['-S', '-o', 'q']));
+  const lines = linesOf(id);
+  lines[0] = lines[0]!.replace('"v":1', '"v":99');
+  writeFileSync(fileOf(id), lines.join('\n') + '\n');
+  const r = await run(['-S', '-r', id, '-o', 'x']);
+  assert.notEqual(r.code, 0, show(r));
+  assert.match(r.stderr, /clm: .*(newer|version)/i);
+  assert.equal(mock.posts.length, 1);
+});

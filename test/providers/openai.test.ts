@@ -1,0 +1,86 @@
+// OpenAI chat adapter: tool-call/result pairing repair (OpenAI rejects unpaired histories),
+// byte-stable prefixes, and stream data handling shared with the other dialects.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openaiAdapter, ollamaAdapter } from '../../src/core/providers/openai.js';
+import { MISSING_RESULT } from '../../src/core/providers/pairing.js';
+import type { BuildRequestOptions, ToolSchema } from '../../src/core/providers/adapter.js';
+import type { Message } from '../../src/core/types.js';
+
+const readFile: ToolSchema = {
+  name: 'read_file',
+  description: 'Read a file',
+  parameters: { type: 'object', properties: { path: { type: 'string' } } },
+  parametersJson: '{"type":"object","properties":{"path":{"type":"string"}}}',
+};
+
+function opts(messages: Message[], o: Partial<BuildRequestOptions> = {}): BuildRequestOptions {
+  return { model: 'm', messages, tools: [readFile], stream: false, disableParallelToolCalls: false, maxTokens: 64000, ...o };
+}
+
+const build = (messages: Message[], o: Partial<BuildRequestOptions> = {}) => JSON.parse(openaiAdapter.buildRequest(opts(messages, o)));
+
+/** A session restored after a crash mid-batch: c2 never got its result. */
+const crashCut: Message[] = [
+  { role: 'system', content: 'sys' },
+  { role: 'user', content: 'go' },
+  { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'read_file', args: '{"path":"a"}' }, { id: 'c2', name: 'read_file', args: '{"path":"b"}' }] },
+  { role: 'tool', content: 'A', toolCallId: 'c1', toolName: 'read_file' },
+  { role: 'user', content: 'continue' },
+];
+
+test('request: a call without a result gets a stand-in tool message before the next user turn', () => {
+  const j = build(crashCut);
+  assert.deepEqual(j.messages.slice(2), [
+    { role: 'assistant', content: null, tool_calls: [
+      { id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"a"}' } },
+      { id: 'c2', type: 'function', function: { name: 'read_file', arguments: '{"path":"b"}' } },
+    ] },
+    { role: 'tool', content: 'A', tool_call_id: 'c1' },
+    { role: 'tool', content: MISSING_RESULT, tool_call_id: 'c2' },
+    { role: 'user', content: 'continue' },
+  ]);
+  // The same for Ollama, which shares the request builder.
+  assert.equal(ollamaAdapter.buildRequest(opts(crashCut)), openaiAdapter.buildRequest(opts(crashCut)));
+});
+
+test('request: a tool message whose id matches no call is sent as user text after the results', () => {
+  const j = build([
+    { role: 'user', content: 'go' },
+    { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'read_file', args: '{}' }] },
+    { role: 'tool', content: 'stray', toolCallId: 'gone', toolName: 'shell' },
+    { role: 'tool', content: 'ok', toolCallId: 'c1', toolName: 'read_file' },
+  ]);
+  assert.deepEqual(j.messages.slice(2), [
+    { role: 'tool', content: 'ok', tool_call_id: 'c1' },
+    { role: 'user', content: '[tool result from shell]\nstray' },
+  ]);
+  assert.ok(!j.messages.some((m: any) => m.role === 'tool' && m.tool_call_id === 'gone'));
+});
+
+test('request: trailing unanswered calls (compaction request after a crash) are closed', () => {
+  const h: Message[] = [{ role: 'user', content: 'go' }, { role: 'assistant', content: null, toolCalls: [{ id: 'c9', name: 'read_file', args: '{}' }] }];
+  const j = build([...h, { role: 'user', content: 'Summarize.' }], { tools: null });
+  assert.deepEqual(j.messages.slice(1).map((m: any) => m.role), ['assistant', 'tool', 'user']);
+  assert.equal(j.messages[2].tool_call_id, 'c9');
+});
+
+test('byte-stable prefix: well-paired and repaired histories keep their earlier bytes', () => {
+  const paired: Message[] = [...crashCut.slice(0, 4), { role: 'tool', content: 'B', toolCallId: 'c2', toolName: 'read_file' }, crashCut[4]!];
+  for (const h of [paired, crashCut]) {
+    const first = openaiAdapter.buildRequest(opts(h));
+    const second = openaiAdapter.buildRequest(opts([...h, { role: 'assistant', content: 'Done.' }, { role: 'user', content: 'thanks' }]));
+    const cut = first.indexOf('],"stream"');
+    assert.equal(second.slice(0, cut), first.slice(0, cut));
+    assert.equal(openaiAdapter.buildRequest(opts(h)), first);
+  }
+});
+
+test('stream: data that is not JSON ends the turn with an error; keep-alives and [DONE] do not', () => {
+  const d = openaiAdapter.newStreamDecoder();
+  assert.deepEqual(d.feed('', '{broken'), { error: 'could not parse stream event: {broken' });
+  assert.equal(d.feed('', ''), null);
+  assert.deepEqual(d.feed('', '[DONE]'), { done: true });
+  assert.deepEqual(d.feed('', '{"choices":[{"delta":{"content":"x"}}]}'), { text: 'x' });
+});
