@@ -26,3 +26,4 @@ await esbuild.build({
   logLevel: 'warning',
 });
 chmodSync(join(root, 'dist/cli.js'), 0o755);
+if (!onlyCli) execFileSync(process.execPath, [join(root, 'scripts/seed-cache.mjs')], { stdio: 'inherit', cwd: root });

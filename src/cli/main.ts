@@ -65,8 +65,9 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
     // A pipe takes 64 KiB at once; exiting before the rest is written would cut the reply short.
     await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
-    // Stray handles (a keep-alive socket, a plugin worker) must not keep a finished run alive.
-    setTimeout(() => process.exit(code), 50).unref();
+    // Everything was closed above; stray handles (a keep-alive socket, a plugin worker still
+    // starting) must not keep a finished run alive.
+    process.exit(code);
   },
   (e) => { process.stderr.write(`clm: ${String(e)}\n`); process.exit(1); },
 );

@@ -1,15 +1,17 @@
 // Plugin tools for a run, without making the first request wait for the Lua worker: the tools
-// each plugin set registered last time are cached (keyed by the files' paths, sizes and mtimes,
-// the reserved names and a hash of the plugin config), so on a cache hit they are registered at
+// each plugin set registered last time are cached in the state dir (keyed by the files' contents,
+// the reserved names and the plugin config; the package ships the entry for its seed plugins),
+// so on a cache hit they are registered at
 // once as proxies that wait for the worker only when called. When the worker is up, the real
 // set replaces any difference and the cache is refreshed.
 
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ToolDef } from '../core/types.js';
 import type { PluginHost } from '../lua/index.js';
 import { makeDirs } from '../session/paths.js';
+import { packageRoot } from '../lua/paths.js';
 
 interface CachedTool {
   name: string;
@@ -20,8 +22,8 @@ interface CachedTool {
   hidden?: boolean;
 }
 
-interface CacheEntry { tools: CachedTool[]; errors: string[] }
-interface CacheFile { version: 2; entries: Record<string, CacheEntry> }
+export interface CacheEntry { tools: CachedTool[]; errors: string[] }
+export interface CacheFile { version: 2; entries: Record<string, CacheEntry> }
 
 export interface ToolTarget { addTool(d: ToolDef): void; removeTool(n: string): void }
 
@@ -44,20 +46,38 @@ export interface PluginTools {
   close(): Promise<void>;
 }
 
-function fingerprint(o: PluginToolsOptions): string | null {
-  const parts: unknown[] = [o.reservedNames, createHash('sha256').update(JSON.stringify(o.toolsConfig ?? {})).digest('hex')];
-  for (const d of o.dirs) {
+/**
+ * What decides which tools a plugin set registers: each file's directory slot, name and
+ * content, the names plugins may not take, and the plugin config. Content rather than paths and
+ * mtimes, so the cache shipped for the packaged seed plugins matches on any installation.
+ */
+export function fingerprint(o: Pick<PluginToolsOptions, 'dirs' | 'reservedNames' | 'toolsConfig'>): string | null {
+  const h = createHash('sha256');
+  h.update(JSON.stringify([o.reservedNames, o.toolsConfig ?? {}]));
+  for (const [i, d] of o.dirs.entries()) {
     let names: string[];
     try { names = readdirSync(d).filter((n) => n.endsWith('.lua')).sort(); } catch { continue; }
     for (const n of names) {
       try {
-        const st = statSync(join(d, n));
-        parts.push([join(d, n), st.size, st.mtimeMs]);
+        const body = readFileSync(join(d, n));
+        h.update(`\0${i}\0${n}\0${body.length}\0`).update(body);
       } catch { return null; }
     }
   }
-  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+  return h.digest('hex');
 }
+
+/** The cache built with the package for its seed plugins (scripts/seed-cache.mjs). */
+function shippedEntry(key: string): CacheEntry | undefined {
+  const root = packageRoot();
+  if (!root) return undefined;
+  try {
+    const c = JSON.parse(readFileSync(join(root, 'dist', SHIPPED_CACHE), 'utf8')) as CacheFile;
+    return c.version === 2 ? c.entries[key] : undefined;
+  } catch { return undefined; }
+}
+
+export const SHIPPED_CACHE = 'seed-plugin-tools.json';
 
 function readCache(path: string): CacheFile {
   try {
@@ -76,7 +96,7 @@ function writeCache(path: string, dir: string, c: CacheFile): void {
   } catch { /* a cache is optional */ }
 }
 
-function describe(t: ToolDef): CachedTool {
+export function describe(t: ToolDef): CachedTool {
   const c: CachedTool = { name: t.name };
   if (t.description !== undefined) c.description = t.description;
   if (t.parameters !== undefined) c.parameters = typeof t.parameters === 'string' ? JSON.parse(t.parameters) : t.parameters;
@@ -87,10 +107,10 @@ function describe(t: ToolDef): CachedTool {
 }
 
 export function startPluginTools(o: PluginToolsOptions): PluginTools {
-  const key = o.cacheDir ? fingerprint(o) : null;
+  const key = fingerprint(o);
   const cachePath = o.cacheDir ? join(o.cacheDir, 'plugin-tools-cache.json') : null;
   const cache = cachePath ? readCache(cachePath) : null;
-  const cached = key && cache ? cache.entries[key] : undefined;
+  const cached = key ? (cache?.entries[key] ?? shippedEntry(key)) : undefined;
   let host: PluginHost | null = null;
   let closed = false;
 
