@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// `npm run bench`: the speed figures of issues 2 and 3, measured on the built CLI (dist/cli.js,
+// `npm run bench`: the speed figures of issues 2 and 3, measured on the installed command (bin/clm.cjs → dist/cli.js,
 // built by `npm ci`; nothing is built here).
 //
-// Every figure is a whole `node dist/cli.js ...` process: wall time measured here around the
+// Every figure is a whole `node bin/clm.cjs ...` process: wall time measured here around the
 // spawn, user+sys CPU and peak RSS from GNU time(1). The LLM is bench/mock-server.mjs in its own
 // process, so clm's CPU and memory are measured alone. Each scenario gets one untimed warm-up run
 // that also checks the result, then RUNS timed runs interleaved round-robin with the others
@@ -11,9 +11,9 @@
 // ~85 ms on this machine; users normally don't have it set).
 //
 // Exit status: 0 when every scenario ran (goals missed or not: benchmarks measure, they don't
-// assert), 1 when a scenario failed to run, 2 when dist/cli.js is missing.
+// assert), 1 when a scenario failed to run, 2 when the CLI is missing.
 //
-// Environment: CLM_BENCH_RUNS (default 5), CLM_BENCH_CLI (default dist/cli.js).
+// Environment: CLM_BENCH_RUNS (default 5), CLM_BENCH_CLI (default bin/clm.cjs).
 
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,7 +24,7 @@ import { fixtureText } from './fixture.mjs';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const ROOT = dirname(BENCH);
-const CLI = process.env.CLM_BENCH_CLI || join(ROOT, 'dist/cli.js');
+const CLI = process.env.CLM_BENCH_CLI || join(ROOT, 'bin/clm.cjs');
 const RUNS = Math.max(1, Number(process.env.CLM_BENCH_RUNS) || 5);
 const TIME = '/usr/bin/time';
 const RUN_TIMEOUT_MS = 120_000;

@@ -601,3 +601,19 @@ test('bad config is refused with EINVAL', async () => {
   assert.throws(() => createAgent({ baseUrl: 'ftp://x' }, createNodeHost({ log: null })), (e: unknown) => e instanceof ClmError && e.code === 'EINVAL');
   assert.throws(() => createAgent({ baseUrl: 'http://x', autocompactPct: 150 }, createNodeHost({ log: null })), /autocompactPct/);
 });
+
+test('parallel tool calls run together; results are recorded in completion order', async () => {
+  mock.push(oa.toolCalls([{ name: 'slow', args: {}, id: 's' }, { name: 'fast', args: {}, id: 'f' }]), oa.text('done'));
+  const started: string[] = [];
+  const r = harness(mock, {
+    tools: [
+      { name: 'slow', noPrompt: true, invoke: (inv) => { started.push('slow'); setTimeout(() => inv.complete('slow out'), 60); } },
+      { name: 'fast', noPrompt: true, invoke: (inv) => { started.push('fast'); setTimeout(() => inv.complete('fast out'), 5); } },
+    ],
+  });
+  assert.equal((await r.agent.run('go')).status, 0);
+  assert.deepEqual(started, ['slow', 'fast'], 'both dispatched before either finished');
+  const tools = mock.posts[1]!.json.messages.filter((m: any) => m.role === 'tool');
+  assert.deepEqual(tools.map((m: any) => [m.tool_call_id, m.content]), [['f', 'fast out'], ['s', 'slow out']]);
+  assert.deepEqual(r.events.filter((e) => e.startsWith('batch:')), ['batch:0/2', 'batch:1/2', 'batch:2/2']);
+});
