@@ -9,9 +9,9 @@
 // Loaded only when a config.lua exists (the wasm instance costs ~16 MiB and a few ms).
 
 import {
-  LuaMem, newLuaModule, LUA_OK, LUA_YIELD, LUA_MASKCOUNT, LUA_TNIL, LUA_TNUMBER, LUA_TSTRING, LUA_TTABLE,
-  TYPE_NAMES, type LuaModule, type LuaPtr,
+  LuaMem, newLuaModule, LUA_OK, LUA_YIELD, LUA_MASKCOUNT, LUA_TTABLE, TYPE_NAMES, type LuaModule, type LuaPtr,
 } from '../lua/wasm.js';
+import { newCappedState, openSafeLibraries, REMOVE_UNSAFE_GLOBALS, type MemoryAccount } from '../lua/base-state.js';
 import { luaToJs } from './lua-value.js';
 
 /** Default cap on Lua memory for the config state. */
@@ -26,8 +26,7 @@ const HARD_KILL_GRACE_MS = 1000;
 class HardKill extends Error {}
 
 const PRELUDE = `
-dofile, loadfile, load, require, print, warn = nil, nil, nil, nil, nil, nil
-string.dump = nil
+${REMOVE_UNSAFE_GLOBALS}
 clm = { secrets = {} }
 `;
 
@@ -47,8 +46,6 @@ export class ConfigLua {
   private readonly m: LuaModule;
   private readonly mem: LuaMem;
   private readonly L: LuaPtr;
-  private readonly limit: number;
-  private used = 0;
   private readonly hookPtr: number;
   private deadline = Infinity;
   private killed = false;
@@ -63,33 +60,13 @@ export class ConfigLua {
   private constructor(m: LuaModule, limit: number) {
     this.m = m;
     this.mem = new LuaMem(m);
-    this.limit = limit;
-    const alloc = m.addFunction(((_ud: number, ptr: number, osize: number, nsize: number) => {
-      if (nsize === 0) {
-        if (ptr) { this.used -= osize; m._free(ptr); }
-        return 0;
-      }
-      const delta = ptr ? nsize - osize : nsize; // ptr == NULL: osize is a type tag
-      if (delta > 0 && this.used + delta > this.limit) return 0; // Lua raises "not enough memory"
-      const np = m._realloc(ptr, nsize);
-      if (np) this.used += delta;
-      return np;
-    }) as never, 'iiiii');
-    this.L = m._lua_newstate(alloc, 0);
+    // Over the cap Lua raises "not enough memory"; a panic throws instead of aborting the instance.
+    const memory: MemoryAccount = { used: 0, peak: 0, limit };
+    this.L = newCappedState(m, this.mem, memory);
     if (!this.L) throw new Error('cannot create the config Lua state');
-    // An unprotected error would abort() the wasm instance; throwing keeps the process alive.
-    m._lua_atpanic(this.L, m.addFunction(((L: LuaPtr) => {
-      throw new Error(`Lua panic: ${this.mem.str(L, -1) ?? 'unknown error'}`);
-    }) as never, 'ii'));
     this.hookPtr = m.addFunction(((L: LuaPtr) => this.hook(L)) as never, 'vii');
 
-    const L = this.L;
-    m._luaopen_base(L);
-    m._lua_settop(L, 0);
-    for (const [name, open] of [['string', m._luaopen_string], ['table', m._luaopen_table], ['math', m._luaopen_math], ['utf8', m._luaopen_utf8]] as const) {
-      open(L);
-      m._lua_setglobal(L, this.mem.cstr(name));
-    }
+    openSafeLibraries(m, this.mem, this.L);
     const r = this.run(new TextEncoder().encode(PRELUDE), '=prelude');
     if (!r.ok) throw new Error(`cannot set up the config Lua state: ${r.message}`);
   }
@@ -170,9 +147,6 @@ export class ConfigLua {
 
   /** A readable message for the error value at idx (never runs metamethods). */
   private errorText(L: LuaPtr, idx: number): string {
-    const t = this.m._lua_type(L, idx);
-    if (t === LUA_TSTRING || t === LUA_TNUMBER) return this.mem.str(L, idx) ?? '';
-    if (t === LUA_TNIL) return 'error with no message (nil)';
-    return `(error object is a ${TYPE_NAMES[t] ?? 'unknown'} value)`;
+    return this.mem.errorText(L, idx, 'error with no message (nil)');
   }
 }

@@ -127,8 +127,9 @@ export class ToolBatch {
       s.timer = this.ctx.host.setTimer(s.timeoutMs, () => {
         s.timer = null;
         if (s.done) return;
-        s.controller.abort(new Error(`timed out after ${s.timeoutMs} ms`));
+        // Record the timeout first: a tool that fails itself when aborted must not win.
         this.finish(s, `[tool failed: timed out after ${s.timeoutMs} ms]`, 'timedout');
+        s.controller.abort(new Error(`timed out after ${s.timeoutMs} ms`));
       });
     }
     try {
@@ -165,8 +166,8 @@ export class ToolBatch {
     this.timers.clear();
     for (const s of this.slots) {
       if (s.done) continue;
-      s.controller.abort(new Error(reason));
       this.finish(s, `[tool failed: ${reason}]`, 'failed');
+      s.controller.abort(new Error(reason));
     }
   }
 

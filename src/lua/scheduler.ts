@@ -55,12 +55,12 @@ export class Scheduler {
     private readonly onCrash: (message: string) => void,
   ) {
     sb.onHook = (L) => this.hook(L);
-    this.kPtr = sb.kfn((L) => {
+    this.kPtr = sb.pointer((L) => {
       const co = this.threads.get(L);
       const push = co?.resumeWith;
       if (co) co.resumeWith = null;
       return push ? push(L) : 0;
-    });
+    }, 'continuation');
   }
 
   /** The coroutine running on L (null: the main state or an unknown thread). */

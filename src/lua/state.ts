@@ -2,9 +2,9 @@
 // host-function plumbing and protected execution. Knows nothing about tools or scheduling.
 
 import {
-  LuaMem, newLuaModule, isLongjmp, LUA_OK, LUA_REGISTRYINDEX, LUA_MASKCOUNT, LUA_TSTRING, LUA_TNUMBER,
-  LUA_TNIL, TYPE_NAMES, upvalueIndex, type LuaModule, type LuaPtr,
+  LuaMem, newLuaModule, isLongjmp, LUA_OK, LUA_REGISTRYINDEX, LUA_MASKCOUNT, upvalueIndex, type LuaModule, type LuaPtr,
 } from './wasm.js';
+import { newCappedState, openSafeLibraries, REMOVE_UNSAFE_GLOBALS, type MemoryAccount } from './base-state.js';
 import { HOOK_COUNT, MEMORY_LIMIT } from './limits.js';
 
 /** Thrown by host code to raise a Lua error (position of the calling Lua code is prepended). */
@@ -30,14 +30,17 @@ setmetatable = function(t, mt)
   return smt(t, mt)
 end
 getmetatable("").__metatable = "locked"
-string.dump = nil
-dofile, loadfile, load, require, collectgarbage, print, warn = nil, nil, nil, nil, nil, nil, nil
+${REMOVE_UNSAFE_GLOBALS}
+collectgarbage = nil
 return gc
 `;
 
 export type HostFn = (L: LuaPtr) => number;
 
-export class Sandbox {
+/** The C signature of a host pointer: a lua_CFunction (L) or a lua_KFunction continuation (L, status, ctx). */
+const POINTER_SIGS = { function: 'ii', continuation: 'iiii' } as const;
+
+export class Sandbox implements MemoryAccount {
   readonly m: LuaModule;
   readonly mem: LuaMem;
   readonly L: LuaPtr;
@@ -67,40 +70,21 @@ export class Sandbox {
     this.m = m;
     this.mem = new LuaMem(m);
     this.limit = limit;
-    // The cap: refusing an allocation makes Lua run an emergency GC and then raise a clean
-    // "not enough memory"; the state stays usable.
-    const alloc = m.addFunction(((_ud: number, ptr: number, osize: number, nsize: number) => {
-      if (nsize === 0) {
-        if (ptr) { this.used -= osize; m._free(ptr); }
-        return 0;
-      }
-      const delta = ptr ? nsize - osize : nsize; // ptr == NULL: osize is a type tag
-      if (delta > 0 && this.used + delta > this.limit) return 0;
-      const np = m._realloc(ptr, nsize);
-      if (np) {
-        this.used += delta;
-        if (this.used > this.peak) this.peak = this.used;
-      }
-      return np;
-    }) as never, 'iiiii');
-    this.L = m._lua_newstate(alloc, 0);
+    // The cap (this object keeps the count); a panic throws, so the caller can mark it broken.
+    this.L = newCappedState(m, this.mem, this);
     if (!this.L) throw new Error('cannot create Lua state');
-    // A panic would otherwise abort() the instance; throwing lets the caller mark it broken.
-    m._lua_atpanic(this.L, m.addFunction(((L: LuaPtr) => {
-      throw new Error(`Lua panic: ${this.mem.str(L, -1) ?? 'unknown error'}`);
-    }) as never, 'ii'));
     this.hookPtr = m.addFunction(((L: LuaPtr) => {
       try { this.onHook(L); } catch (e) { if (isLongjmp(e)) throw e; }
     }) as never, 'vii');
     // Each addFunction costs a wasm table slot and ~5 KiB; one dispatcher serves all host
     // functions, which find their implementation through their upvalue.
-    this.dispatcher = this.fn((L) => this.hostFns[m._lua_touserdata(L, upvalueIndex(1))](L));
-    this.trampoline = this.fn((L) => {
+    this.dispatcher = this.pointer((L) => this.hostFns[m._lua_touserdata(L, upvalueIndex(1))](L), 'function');
+    this.trampoline = this.pointer((L) => {
       const job = this.job;
       this.job = null;
       job?.(L);
       return 0;
-    });
+    }, 'function');
     this.nullPtr = m._malloc(1);
     const err = this.protect((L) => this.openLibraries(L));
     if (err) throw new Error(`cannot set up the Lua sandbox: ${err}`);
@@ -108,21 +92,18 @@ export class Sandbox {
 
   private openLibraries(L: LuaPtr): void {
     const { m, mem } = this;
-    m._luaopen_base(L);
-    m._lua_settop(L, 0);
-    // Only these; coroutine, os, io, debug and package are never opened.
-    for (const [name, open] of [['string', m._luaopen_string], ['table', m._luaopen_table], ['math', m._luaopen_math], ['utf8', m._luaopen_utf8]] as const) {
-      open(L);
-      m._lua_setglobal(L, mem.cstr(name));
-    }
+    openSafeLibraries(m, mem, L);
     const src = new TextEncoder().encode(PRELUDE);
     if (mem.loadText(L, src, '=sandbox') !== LUA_OK) throw new Error(this.errorText(L, -1));
     m._lua_callk(L, 0, 1, 0, 0);
     this.gcRef = m._luaL_ref(L, LUA_REGISTRYINDEX);
   }
 
-  /** A C function pointer. JS exceptions become Lua errors; never let one unwind Lua's C frames. */
-  private fn(impl: HostFn): number {
+  /**
+   * A C function or continuation pointer running impl. JS exceptions become Lua errors; never
+   * let one unwind Lua's C frames. Each costs a wasm table slot: make few (see pushFunction).
+   */
+  pointer(impl: HostFn, kind: keyof typeof POINTER_SIGS): number {
     const m = this.m;
     return m.addFunction(((L: LuaPtr) => {
       try {
@@ -132,21 +113,7 @@ export class Sandbox {
         this.pushError(L, e);
         return m._lua_error(L);
       }
-    }) as never, 'ii');
-  }
-
-  /** A continuation (lua_KFunction) pointer, same error rules as fn(). */
-  kfn(impl: HostFn): number {
-    const m = this.m;
-    return m.addFunction(((L: LuaPtr) => {
-      try {
-        return impl(L);
-      } catch (e) {
-        if (isLongjmp(e)) throw e;
-        this.pushError(L, e);
-        return m._lua_error(L);
-      }
-    }) as never, 'iiii');
+    }) as never, POINTER_SIGS[kind]);
   }
 
   private pushError(L: LuaPtr, e: unknown): void {
@@ -183,10 +150,7 @@ export class Sandbox {
 
   /** A readable message for the error value at idx (never runs metamethods). */
   errorText(L: LuaPtr, idx: number): string {
-    const t = this.m._lua_type(L, idx);
-    if (t === LUA_TSTRING || t === LUA_TNUMBER) return this.mem.str(L, idx) ?? '';
-    if (t === LUA_TNIL) return 'nil';
-    return `(error object is a ${TYPE_NAMES[t] ?? 'unknown'} value)`;
+    return this.mem.errorText(L, idx, 'nil');
   }
 
   /** Install the count hook on a thread. */

@@ -268,6 +268,14 @@ export class LuaMem {
     return decoder.decode(v);
   }
 
+  /** A readable message for the error value at idx (never runs metamethods); nilText for a nil error. */
+  errorText(L: LuaPtr, idx: number, nilText: string): string {
+    const t = this.m._lua_type(L, idx);
+    if (t === LUA_TSTRING || t === LUA_TNUMBER) return this.str(L, idx) ?? '';
+    if (t === LUA_TNIL) return nilText;
+    return `(error object is a ${TYPE_NAMES[t] ?? 'unknown'} value)`;
+  }
+
   /** A copy of the bytes at idx. */
   bytes(L: LuaPtr, idx: number): Uint8Array | null {
     const v = this.view(L, idx);

@@ -35,6 +35,9 @@ class SabWatch implements Watch {
     this.f64 = new Float64Array(sab);
   }
   enter(plugin: number, call: number): void {
+    // Results finished so far leave before Lua runs again: if this entry runs away and the
+    // watchdog ends the worker, they are not lost with it.
+    if (outbox.length) flush();
     this.f64[W_SINCE_F64] = wallNow();
     this.i32[W_PLUGIN] = plugin;
     this.i32[W_CALL] = call;
