@@ -36,6 +36,9 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
   let finished = false;
   let rt: Runtime | null = null;
   const callbacks = eventCallbacks(ev, tally, (s) => { if (!finished) { finished = true; resolveDone(s); } }, () => rt?.agent.lastError ?? '');
+  // The agent's own notices (a compaction, tools unsupported, …) take the same way as the
+  // start-up ones: json's silent renderer would drop them.
+  callbacks.onNotice = notice;
 
   // Ctrl-C while starting (plugin worker, MCP servers) ends the run with 130 too.
   const early = () => process.exit(130);

@@ -2,34 +2,20 @@
 // §2.14): resolution of -m, --provider, -u and -a, the error cases, an Anthropic provider with a
 // key from clm.secrets, and `clm setup` run twice.
 
-import { test, before, after, beforeEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startMockLlm, type MockLlm } from '../fixtures/mock-llm.js';
 import * as oa from '../fixtures/openai-replies.js';
 import * as an from '../fixtures/anthropic-replies.js';
-import { makeDirs, runCli, show, REPO, type CliDirs } from '../fixtures/run-cli.js';
+import { runCli, show, REPO } from '../fixtures/run-cli.js';
+import { cliSuite, sessionIdOf } from '../fixtures/cli-suite.js';
 
-let mock: MockLlm;
-let dirs: CliDirs;
 const SECRET = 'sk-config-secret-7777';
 const OTHER_SECRET = 'tvly-other-secret-5555';
+// The connection comes from config.lua: no -u unless a test gives one.
+const { mock, dirs, run } = await cliSuite({ dirs: 'each', script: () => oa.text('ok'), args: (_m, d) => ['-p', d.empty, '-S'] });
 
-before(async () => { mock = await startMockLlm(); });
-after(async () => {
-  await mock.close();
-  dirs?.cleanup();
-});
-beforeEach(() => {
-  dirs?.cleanup();
-  dirs = makeDirs();
-  mock.requests.length = 0;
-  mock.posts.length = 0;
-  mock.script(() => oa.text('ok'));
-});
-
-const run = (args: string[], env: Record<string, string | undefined> = {}) => runCli(['-p', dirs.empty, '-S', ...args], { dirs, env });
 const systemPrompt = (i: number) => mock.posts[i]!.json.messages[0].content as string;
 
 function writeConfig(body: string) {
@@ -55,7 +41,7 @@ test('config.lua: a provider and model = "mock/m1" ⇒ model m1 at that URL with
   assert.equal(req.json.model, 'm1');
   assert.equal(req.headers.authorization, `Bearer ${SECRET}`);
   // CLM_API_KEY overrides the configured key.
-  const r2 = await run(['-o', 'q'], { CLM_API_KEY: 'sk-from-env-1234' });
+  const r2 = await run(['-o', 'q'], { env: { CLM_API_KEY: 'sk-from-env-1234' } });
   assert.equal(r2.code, 0, show(r2));
   assert.equal(mock.posts[1]!.headers.authorization, 'Bearer sk-from-env-1234');
 });
@@ -115,10 +101,10 @@ test('without XDG_CONFIG_HOME / XDG_STATE_HOME: ~/.config/clm and ~/.local/state
   const cfg = join(dirs.home, '.config', 'clm');
   mkdirSync(cfg, { recursive: true });
   writeFileSync(join(cfg, 'config.lua'), `return {\n  model = "mock/from-home",${providers()}\n}\n`);
-  const r = await runCli(['-p', dirs.empty, '-S', '-o', 'q'], { dirs, env: { XDG_CONFIG_HOME: undefined, XDG_STATE_HOME: undefined } });
+  const r = await run(['-o', 'q'], { env: { XDG_CONFIG_HOME: undefined, XDG_STATE_HOME: undefined } });
   assert.equal(r.code, 0, show(r));
   assert.equal(mock.posts[0]!.json.model, 'from-home');
-  const id = /^session: (\S+)/m.exec(r.stderr)![1]!;
+  const id = sessionIdOf(r);
   assert.ok(existsSync(join(dirs.home, '.local', 'state', 'clm', `${id}.jsonl`)));
 });
 
@@ -196,7 +182,7 @@ test('kind = "anthropic": /messages with x-api-key from clm.secrets; the key rea
   chmodSync(join(dirs.clm, 'secrets.lua'), 0o644);
   mock.script(() => an.text('hello from claude', { usage: { input: 9, output: 3 } }));
   const log = join(dirs.root, 'debug.log');
-  const r = await run(['-o', `my question`], { CLM_DEBUG_LOG: log });
+  const r = await run(['-o', `my question`], { env: { CLM_DEBUG_LOG: log } });
   assert.equal(r.code, 0, show(r));
   assert.equal(r.stdout, 'hello from claude\n');
   const req = mock.posts[0]!;
@@ -206,7 +192,7 @@ test('kind = "anthropic": /messages with x-api-key from clm.secrets; the key rea
   assert.ok(req.headers['anthropic-version']);
   assert.equal(req.json.model, 'claude-test');
   assert.match(JSON.stringify(req.json.system), /Other token: tvly-other-secret-5555/, 'the prompt itself is sent as configured');
-  const id = /^session: (\S+)/m.exec(r.stderr)![1]!;
+  const id = sessionIdOf(r);
   const session = readFileSync(join(dirs.sessions, `${id}.jsonl`), 'utf8');
   assert.match(session, /"provider":"claude"/);
   assert.ok(!session.includes(SECRET) && !session.includes(OTHER_SECRET), session);

@@ -2,38 +2,24 @@
 // request it sends, tool lines, failures and the debug log. Run `node scripts/build.mjs --cli`
 // first (npm test does).
 
-import { test, before, after, beforeEach } from 'node:test';
+import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { startMockLlm, type MockLlm } from '../fixtures/mock-llm.js';
 import * as oa from '../fixtures/openai-replies.js';
-import { makeDirs, runCli, show, type CliDirs, type CliResult } from '../fixtures/run-cli.js';
+import { makeDirs, runCli, show, type CliResult } from '../fixtures/run-cli.js';
+import { cliSuite } from '../fixtures/cli-suite.js';
 
-let mock: MockLlm;
-let dirs: CliDirs;
+const { mock, dirs, run } = await cliSuite();
 // Started before the other tests and awaited last: four tries with backoff take ~7 s.
 let dead: Promise<CliResult>;
 
-before(async () => {
-  mock = await startMockLlm();
-  dirs = makeDirs();
+before(() => {
   const deadDirs = makeDirs();
   dead = runCli(['-u', 'http://127.0.0.1:1/v1', '-p', deadDirs.empty, '-o', 'hello'], { dirs: deadDirs, timeoutMs: 30_000 });
   void dead.finally(() => deadDirs.cleanup()).catch(() => undefined);
 });
-after(async () => {
-  await dead.catch(() => undefined);
-  await mock.close();
-  dirs.cleanup();
-});
-beforeEach(() => {
-  mock.requests.length = 0;
-  mock.posts.length = 0;
-  mock.script(() => undefined);
-});
-
-const run = (args: string[], env: Record<string, string | undefined> = {}) => runCli(['-u', mock.base, '-p', dirs.empty, ...args], { dirs, env });
+after(async () => { await dead.catch(() => undefined); });
 
 test('-V prints the version, -h the usage, both exit 0', async () => {
   const v = await runCli(['-V'], { dirs });
@@ -99,7 +85,7 @@ test('-S: a non-streamed request, the reply on stdout with a final newline', asy
   assert.equal(r.code, 0, show(r));
   assert.equal(r.stdout, 'plain answer\n');
   assert.equal(mock.posts[0]!.json.stream, false);
-  const r2 = await runCli(['-u', mock.base, '-p', dirs.empty, '--no-stream', '--oneshot=q2'], { dirs });
+  const r2 = await run(['--no-stream', '--oneshot=q2']);
   assert.equal(r2.code, 0, show(r2));
   assert.equal(mock.posts[1]!.json.stream, false);
   assert.equal(mock.posts[1]!.json.messages.at(-1).content, 'q2');
@@ -126,7 +112,7 @@ test('-m sets the model; -u with a trailing slash or the full endpoint gets /cha
 
 test('CLM_API_KEY is sent as a bearer token', async () => {
   mock.push(oa.text('ok'));
-  const r = await run(['-S', '-o', 'q'], { CLM_API_KEY: 'sk-test-bearer-123' });
+  const r = await run(['-S', '-o', 'q'], { env: { CLM_API_KEY: 'sk-test-bearer-123' } });
   assert.equal(r.code, 0, show(r));
   assert.equal(mock.posts[0]!.headers.authorization, 'Bearer sk-test-bearer-123');
   assert.ok(!r.stdout.includes('sk-test-bearer-123') && !r.stderr.includes('sk-test-bearer-123'));
@@ -189,7 +175,7 @@ test('CLM_DEBUG_LOG: request lines are logged, the API key never is', async () =
   const key = 'sk-debug-secret-98765';
   const log = join(dirs.root, 'debug.log');
   mock.push(oa.toolCall('list_dir', { path: dirs.root }), oa.text(`the key is ${key}? no.`));
-  const r = await run(['-S', '-o', `please use ${key}`], { CLM_API_KEY: key, CLM_DEBUG_LOG: log });
+  const r = await run(['-S', '-o', `please use ${key}`], { env: { CLM_API_KEY: key, CLM_DEBUG_LOG: log } });
   assert.equal(r.code, 0, show(r));
   assert.ok(existsSync(log), 'the log file was created');
   const text = readFileSync(log, 'utf8');
@@ -203,18 +189,18 @@ test('CLM_DEBUG_LOG: request lines are logged, the API key never is', async () =
 test('a long reply to a slow reader is written whole (no cut at the 64 KiB pipe buffer)', async () => {
   const big = 'x'.repeat(400_000) + 'END';
   mock.push(oa.text(big), oa.text(big));
-  const r = await runCli(['-u', mock.base, '-p', dirs.empty, '-S', '-o', 'q'], { dirs, readDelayMs: 400 });
+  const r = await run(['-S', '-o', 'q'], { readDelayMs: 400 });
   assert.equal(r.code, 0, `exit ${r.code}\n${r.stderr}`);
   assert.equal(r.stdout.length, big.length + 1);
   assert.ok(r.stdout.endsWith('END\n'));
-  const j = await runCli(['-u', mock.base, '-p', dirs.empty, '-S', '--output-format', 'json', '-o', 'q'], { dirs, readDelayMs: 400 });
+  const j = await run(['-S', '--output-format', 'json', '-o', 'q'], { readDelayMs: 400 });
   assert.equal(j.code, 0, j.stderr);
   assert.equal(JSON.parse(j.stdout).result, big);
 });
 
 test('a reader that goes away (| head): no EPIPE crash, the run still completes', async () => {
   mock.push(oa.text('y'.repeat(300_000)));
-  const r = await runCli(['-u', mock.base, '-p', dirs.empty, '-S', '-o', 'q'], { dirs, closeStdoutEarly: true });
+  const r = await run(['-S', '-o', 'q'], { closeStdoutEarly: true });
   assert.equal(r.code, 0, r.stderr);
   assert.doesNotMatch(r.stderr, /EPIPE|Unhandled|at .*\.js:\d+/);
   assert.match(r.stderr, /^session: /m, 'the run finished normally');

@@ -1,34 +1,21 @@
 // The real `clm` binary (issue 5): --output-format json / stream-json, exit codes (0, 1, 2, 130)
 // and the headless tool policy (--allow-tools / --deny-tools).
 
-import { test, before, after, beforeEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startMockLlm, type MockLlm } from '../fixtures/mock-llm.js';
 import * as oa from '../fixtures/openai-replies.js';
-import { makeDirs, runCli, show, spawnCli, waitFor, type CliDirs } from '../fixtures/run-cli.js';
+import { show, waitFor } from '../fixtures/run-cli.js';
+import { cliSuite, jsonLines } from '../fixtures/cli-suite.js';
 
-let mock: MockLlm;
-let dirs: CliDirs;
-
-before(async () => {
-  mock = await startMockLlm();
-  dirs = makeDirs();
-  mkdirSync(join(dirs.root, 'work'));
-  writeFileSync(join(dirs.root, 'work', 'f.txt'), 'x');
-});
-after(async () => {
-  await mock.close();
-  dirs.cleanup();
-});
-beforeEach(() => {
-  mock.requests.length = 0;
-  mock.posts.length = 0;
-  mock.script(() => undefined);
+const { mock, dirs, run, spawn } = await cliSuite({
+  setup: (d) => {
+    mkdirSync(join(d.root, 'work'));
+    writeFileSync(join(d.root, 'work', 'f.txt'), 'x');
+  },
 });
 
-const run = (args: string[], env: Record<string, string | undefined> = {}) => runCli(['-u', mock.base, '-p', dirs.empty, ...args], { dirs, env });
 const toolMessages = (i: number) => mock.posts[i]!.json.messages.filter((m: any) => m.role === 'tool');
 
 test('--output-format json: one object with result, status, usage, tool calls and session id', async () => {
@@ -78,7 +65,7 @@ test('--output-format stream-json: every line is a versioned JSON event, in orde
   const r = await run(['--output-format', 'stream-json', '-o', 'q']);
   assert.equal(r.code, 0, show(r));
   assert.ok(r.stdout.endsWith('\n'));
-  const events = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+  const events = jsonLines(r.stdout);
   for (const e of events) {
     assert.equal(typeof e.version, 'number', JSON.stringify(e));
     assert.equal(e.version, events[0]!.version);
@@ -121,7 +108,7 @@ test('exit codes: 0 success, 1 failed turn, 2 usage and configuration errors', a
   assert.equal((await run(['--output-format', 'yaml', '-o', 'q'])).code, 2);
   assert.equal((await run(['-u', 'ftp://nowhere', '-o', 'q'])).code, 2);
   assert.equal((await run(['--provider', 'nope', '-o', 'q'])).code, 2);
-  const repl = await runCli(['-u', mock.base, '-p', dirs.empty, '--output-format', 'json'], { dirs, input: 'hello\n' });
+  const repl = await run(['--output-format', 'json'], { input: 'hello\n' });
   assert.equal(repl.code, 2, `--output-format without -o is refused, not ignored\n${show(repl)}`);
   assert.match(repl.stderr, /--output-format json needs -o/);
   assert.equal(mock.posts.length, 2, 'usage and config errors send nothing');
@@ -129,7 +116,7 @@ test('exit codes: 0 success, 1 failed turn, 2 usage and configuration errors', a
 
 test('SIGINT during a hanging request: exit 130, status cancelled', async () => {
   mock.push({ hang: true });
-  const c = spawnCli(['-u', mock.base, '-p', dirs.empty, '--output-format', 'json', '-o', 'q'], { dirs });
+  const c = spawn(['--output-format', 'json', '-o', 'q']);
   await waitFor(() => mock.posts.length === 1, 'the request');
   c.child.kill('SIGINT');
   const r = await c.result;
@@ -141,7 +128,7 @@ test('SIGINT during a hanging request: exit 130, status cancelled', async () => 
 
 test('SIGINT in text mode: exit 130 quickly', async () => {
   mock.push({ hang: true });
-  const c = spawnCli(['-u', mock.base, '-p', dirs.empty, '-o', 'q'], { dirs });
+  const c = spawn(['-o', 'q']);
   await waitFor(() => mock.posts.length === 1, 'the request');
   const t0 = Date.now();
   c.child.kill('SIGINT');

@@ -1,35 +1,21 @@
 // The real `clm` binary with Lua plugins (-p, the packaged seeds, a broken plugin) and MCP
 // servers from config.lua (the npm reference server over stdio, a command that does not exist).
 
-import { test, before, after, beforeEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startMockLlm, type MockLlm } from '../fixtures/mock-llm.js';
 import * as oa from '../fixtures/openai-replies.js';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { createToolServer } from '../fixtures/mcp/tool-server.mjs';
 import { serveFetch } from '../mcp/helpers.js';
-import { makeDirs, runCli, show, REPO, type CliDirs } from '../fixtures/run-cli.js';
+import { show, REPO } from '../fixtures/run-cli.js';
+import { cliSuite, jsonLines } from '../fixtures/cli-suite.js';
 
-let mock: MockLlm;
-let dirs: CliDirs;
+// Each test names its plugin directory (-p) itself, or none to get the packaged seeds.
+const { mock, dirs, run } = await cliSuite({ dirs: 'each', args: (m) => ['-u', m.base] });
 const EVERYTHING = join(REPO, 'node_modules', '.bin', 'mcp-server-everything');
-
-before(async () => { mock = await startMockLlm(); });
-after(async () => {
-  await mock.close();
-  dirs?.cleanup();
-});
-beforeEach(() => {
-  dirs?.cleanup();
-  dirs = makeDirs();
-  mock.requests.length = 0;
-  mock.posts.length = 0;
-  mock.script(() => undefined);
-});
 
 const toolNames = (i: number): string[] => (mock.posts[i]!.json.tools ?? []).map((t: any) => t.function.name);
 const toolResult = (i: number, id: string): string => mock.posts[i]!.json.messages.find((m: any) => m.role === 'tool' && m.tool_call_id === id)?.content;
@@ -51,7 +37,7 @@ function pluginDir(files: Record<string, string>): string {
 test('-p DIR: the model calls a plugin tool and its result reaches the next request', async () => {
   const d = pluginDir({ 'shout.lua': SHOUT });
   mock.push(oa.toolCall('shout', { text: 'hey there' }, 's1'), oa.text('done'));
-  const r = await runCli(['-u', mock.base, '-p', d, '-S', '-o', 'q'], { dirs });
+  const r = await run(['-p', d, '-S', '-o', 'q']);
   assert.equal(r.code, 0, show(r));
   assert.equal(r.stdout, 'done\n');
   assert.ok(toolNames(0).includes('shout'), toolNames(0).join(' '));
@@ -65,7 +51,7 @@ test('-p DIR: the model calls a plugin tool and its result reaches the next requ
 
 test('no plugin directory configured: the packaged seed plugins load (reverse_string works)', async () => {
   mock.push(oa.toolCall('reverse_string', { text: 'héllo' }, 'r1'), oa.text('ok'));
-  const r = await runCli(['-u', mock.base, '-S', '-o', 'q'], { dirs });
+  const r = await run(['-S', '-o', 'q']);
   assert.equal(r.code, 0, show(r));
   const names = toolNames(0);
   for (const n of ['reverse_string', 'read_file', 'list_dir']) assert.ok(names.includes(n), names.join(' '));
@@ -80,7 +66,7 @@ test('a broken plugin: a message naming it, the other plugins and the run still 
     'throws.lua': 'error("refusing to load")\n',
   });
   mock.push(oa.toolCall('shout', { text: 'still' }, 's1'), oa.text('fine'));
-  const r = await runCli(['-u', mock.base, '-p', d, '-S', '-o', 'q'], { dirs });
+  const r = await run(['-p', d, '-S', '-o', 'q']);
   assert.equal(r.code, 0, show(r));
   assert.equal(r.stdout, 'fine\n');
   assert.match(r.stderr, /broken/, r.stderr);
@@ -95,7 +81,7 @@ test('MCP over stdio (server-everything): mcp__ev__echo is offered in the first 
 }
 `);
   mock.push(oa.toolCall('mcp__ev__echo', { message: 'ping from the model' }, 'm1'), oa.text('echoed'));
-  const r = await runCli(['-u', mock.base, '-p', dirs.empty, '-S', '-o', 'q'], { dirs, timeoutMs: 30_000 });
+  const r = await run(['-p', dirs.empty, '-S', '-o', 'q'], { timeoutMs: 30_000 });
   assert.equal(r.code, 0, show(r));
   assert.equal(r.stdout, 'echoed\n');
   const names = toolNames(0);
@@ -111,7 +97,7 @@ test('--deny-tools covers MCP tools that arrive after start-up', async () => {
 }
 `);
   mock.push(oa.toolCall('mcp__ev__echo', { message: 'x' }, 'm1'), oa.text('ok'));
-  const r = await runCli(['-u', mock.base, '-p', dirs.empty, '-S', '--deny-tools', 'mcp__*', '-o', 'q'], { dirs, timeoutMs: 30_000 });
+  const r = await run(['-p', dirs.empty, '-S', '--deny-tools', 'mcp__*', '-o', 'q'], { timeoutMs: 30_000 });
   assert.equal(r.code, 0, show(r));
   assert.match(toolResult(1, 'm1'), /^\[tool failed: denied by policy/);
 });
@@ -122,7 +108,7 @@ test('an MCP command that does not exist: a message naming it, the run still ans
 }
 `);
   mock.push(oa.text('answered anyway'));
-  const r = await runCli(['-u', mock.base, '-p', dirs.empty, '-S', '-o', 'q'], { dirs });
+  const r = await run(['-p', dirs.empty, '-S', '-o', 'q']);
   assert.equal(r.code, 0, show(r));
   assert.equal(r.stdout, 'answered anyway\n');
   assert.match(r.stderr, /mcp: ghost/);
@@ -138,9 +124,9 @@ test('stream-json: start-up notices (a broken plugin, a missing MCP server) come
 `);
   const d = pluginDir({ 'shout.lua': SHOUT, 'broken.lua': 'this is not lua\n' });
   mock.push(oa.streamText(['hi']));
-  const r = await runCli(['-u', mock.base, '-p', d, '--output-format', 'stream-json', '-o', 'q'], { dirs });
+  const r = await run(['-p', d, '--output-format', 'stream-json', '-o', 'q']);
   assert.equal(r.code, 0, show(r));
-  const events = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+  const events = jsonLines(r.stdout);
   assert.equal(events[0]!.type, 'start', r.stdout);
   assert.ok(events[0]!.tools.includes('shout'));
   const notices = events.filter((e) => e.type === 'notice').map((e) => e.text as string);
@@ -153,7 +139,7 @@ test('plugins across runs: a second run with the same plugins works, an edited p
   const d = pluginDir({ 'shout.lua': SHOUT });
   const once = async (tool: string, args: object) => {
     mock.push(oa.toolCall(tool, args, 'c'), oa.text('ok'));
-    const r = await runCli(['-u', mock.base, '-p', d, '-S', '-o', 'q'], { dirs });
+    const r = await run(['-p', d, '-S', '-o', 'q']);
     assert.equal(r.code, 0, show(r));
     return r;
   };
@@ -178,7 +164,7 @@ test('a broken plugin is reported on every run, not only the first', async () =>
   const d = pluginDir({ 'shout.lua': SHOUT, 'broken.lua': 'this is not lua\n' });
   for (let i = 0; i < 2; i++) {
     mock.push(oa.text('ok'));
-    const r = await runCli(['-u', mock.base, '-p', d, '-S', '-o', 'q'], { dirs });
+    const r = await run(['-p', d, '-S', '-o', 'q']);
     assert.equal(r.code, 0, show(r));
     assert.match(r.stderr, /plugin broken/, `run ${i + 1}:\n${r.stderr}`);
   }
@@ -199,7 +185,7 @@ test('MCP over streamable HTTP with a bearer key from clm.secrets; the key stays
 `);
     mock.push(oa.toolCall('mcp__web__echo', { text: 'over http' }, 'h1'), oa.text('ok'));
     const log = join(dirs.root, 'debug.log');
-    const r = await runCli(['-u', mock.base, '-p', dirs.empty, '-S', '-o', 'q'], { dirs, env: { CLM_DEBUG_LOG: log } });
+    const r = await run(['-p', dirs.empty, '-S', '-o', 'q'], { env: { CLM_DEBUG_LOG: log } });
     assert.equal(r.code, 0, show(r));
     assert.ok(toolNames(0).includes('mcp__web__echo'), toolNames(0).join(' '));
     assert.equal(toolResult(1, 'h1'), 'over http');
@@ -219,7 +205,7 @@ test('an MCP server that never answers initialize: the run waits only up to the 
 }
 `);
   mock.push(oa.text('did not wait forever'));
-  const r = await runCli(['-u', mock.base, '-p', dirs.empty, '-S', '-o', 'q'], { dirs });
+  const r = await run(['-p', dirs.empty, '-S', '-o', 'q']);
   assert.equal(r.code, 0, show(r));
   assert.equal(r.stdout, 'did not wait forever\n');
   assert.match(r.stderr, /mcp: mute/, r.stderr);

@@ -1,33 +1,16 @@
 // The real `clm` binary as a headless REPL (issue 5): piped stdin, banner, prompts, one
 // `assistant> ` per reply, every line processed in order, quit/exit/EOF.
 
-import { test, before, after, beforeEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startMockLlm, type MockLlm } from '../fixtures/mock-llm.js';
 import * as oa from '../fixtures/openai-replies.js';
-import { existsSync, readdirSync } from 'node:fs';
-import { makeDirs, runCli, show, spawnCli, waitFor, type CliDirs } from '../fixtures/run-cli.js';
+import { makeDirs, show, spawnCli, waitFor } from '../fixtures/run-cli.js';
+import { cliSuite } from '../fixtures/cli-suite.js';
 
-let mock: MockLlm;
-let dirs: CliDirs;
-
-before(async () => {
-  mock = await startMockLlm();
-  dirs = makeDirs();
-});
-after(async () => {
-  await mock.close();
-  dirs.cleanup();
-});
-beforeEach(() => {
-  mock.requests.length = 0;
-  mock.posts.length = 0;
-  mock.script(() => undefined);
-});
-
-const repl = (input: string, args: string[] = []) => runCli(['-u', mock.base, '-p', dirs.empty, ...args], { dirs, input });
+const { mock, dirs, run, spawn } = await cliSuite();
+const repl = (input: string, args: string[] = []) => run(args, { input });
 const count = (s: string, sub: string) => s.split(sub).length - 1;
 const lastUser = (i: number) => oa.lastMessage(mock.posts[i]!.json).content;
 
@@ -112,7 +95,7 @@ test('-H forces the REPL; -o takes precedence over the REPL', async () => {
 
 test('Ctrl-C cancels a running turn and the REPL goes on with the next line', async () => {
   mock.push({ hang: true }, oa.text('second answer'));
-  const c = spawnCli(['-u', mock.base, '-p', dirs.empty, '-S'], { dirs, keepStdin: true });
+  const c = spawn(['-S'], { keepStdin: true });
   c.child.stdin!.write('hang please\n');
   await waitFor(() => mock.posts.length === 1, 'the first request');
   c.child.kill('SIGINT');

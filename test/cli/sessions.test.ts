@@ -1,39 +1,16 @@
 // The real `clm` binary and its session log (issue 5, reference §2.10): the JSONL file a run
 // writes, resuming with -o and with the REPL picker, a corrupt line, a crash (kill -9) mid-run.
 
-import { test, before, after, beforeEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startMockLlm, type MockLlm } from '../fixtures/mock-llm.js';
 import * as oa from '../fixtures/openai-replies.js';
-import { makeDirs, runCli, show, spawnCli, waitFor, type CliDirs, type CliResult } from '../fixtures/run-cli.js';
+import { show, waitFor } from '../fixtures/run-cli.js';
+import { cliSuite, sessionIdOf } from '../fixtures/cli-suite.js';
 
-let mock: MockLlm;
-let dirs: CliDirs;
 const KEY = 'sk-session-secret-4242';
-
-before(async () => {
-  mock = await startMockLlm();
-});
-after(async () => {
-  await mock.close();
-  dirs?.cleanup();
-});
-beforeEach(() => {
-  dirs?.cleanup();
-  dirs = makeDirs();
-  mock.requests.length = 0;
-  mock.posts.length = 0;
-  mock.script(() => undefined);
-});
-
-const run = (args: string[], input?: string) => runCli(['-u', mock.base, '-p', dirs.empty, ...args], { dirs, env: { CLM_API_KEY: KEY }, input });
-const sessionIdOf = (r: CliResult) => {
-  const m = /^session: (\S+) \(resume with clm -r \1\)$/m.exec(r.stderr);
-  assert.ok(m, `no session line:\n${show(r)}`);
-  return m[1]!;
-};
+const { mock, dirs, run, spawn } = await cliSuite({ dirs: 'each', env: { CLM_API_KEY: KEY } });
 const fileOf = (id: string) => join(dirs.sessions, `${id}.jsonl`);
 const linesOf = (id: string) => readFileSync(fileOf(id), 'utf8').split('\n').filter(Boolean);
 const parses = (l: string) => { try { JSON.parse(l); return true; } catch { return false; } };
@@ -101,7 +78,7 @@ test('-r in the REPL without an id: the numbered picker, then the chosen session
   const a = sessionIdOf(await run(['-S', '-o', 'question A']));
   const b = sessionIdOf(await run(['-S', '-o', 'question B\nwith two lines']));
   assert.notEqual(a, b);
-  const c = spawnCli(['-u', mock.base, '-p', dirs.empty, '-S', '-r'], { dirs, keepStdin: true });
+  const c = spawn(['-S', '-r'], { keepStdin: true });
   await waitFor(() => c.stdout.includes('resume which session? [1-2] '), 'the picker');
   const rows = [...c.stdout.matchAll(/^ {2}([12])\) (\S+) {2}\d{4}-\d\d-\d\d \d\d:\d\d {2}local-model\n {5}(.*)$/gm)];
   assert.equal(rows.length, 2, c.stdout);
@@ -122,12 +99,12 @@ test('-r in the REPL without an id: the numbered picker, then the chosen session
 });
 
 test('the picker: no saved sessions, or a bad choice, is a clear error', async () => {
-  let r = await run(['-r'], '1\n');
+  let r = await run(['-r'], { input: '1\n' });
   assert.notEqual(r.code, 0, show(r));
   assert.match(r.stderr, /no saved sessions/);
   mock.push(oa.text('x'));
   await run(['-S', '-o', 'q']);
-  r = await run(['-r'], '7\n');
+  r = await run(['-r'], { input: '7\n' });
   assert.notEqual(r.code, 0, show(r));
   assert.match(r.stderr, /no such session/);
   assert.equal(mock.posts.length, 1);
@@ -154,7 +131,7 @@ test('a corrupt line in the session file is skipped on resume', async () => {
 
 test('kill -9 mid-run, then resume that id (a truncated last line is skipped)', async () => {
   mock.push({ hang: true });
-  const c = spawnCli(['-u', mock.base, '-p', dirs.empty, '-S', '-o', 'interrupted question'], { dirs });
+  const c = spawn(['-S', '-o', 'interrupted question']);
   await waitFor(() => mock.posts.length === 1, 'the request');
   await waitFor(() => sessionFiles().length === 1 && readFileSync(join(dirs.sessions, sessionFiles()[0]!), 'utf8').includes('interrupted question'), 'the user message in the log');
   c.child.kill('SIGKILL');

@@ -3,37 +3,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { anthropicAdapter, EMPTY_RESULT, LEADING_USER, MISSING_RESULT } from '../../src/core/providers/anthropic.js';
-import type { BuildRequestOptions, ToolSchema } from '../../src/core/providers/adapter.js';
-import type { Message } from '../../src/core/types.js';
+import type { ToolSchema } from '../../src/core/providers/adapter.js';
 import * as A from '../fixtures/anthropic-replies.js';
 import { decode, sseOf } from './stream-helpers.js';
+import { readCalls, readFile, requestHelpers, toolRound as makeToolRound } from './fixtures.js';
 
-const readFile: ToolSchema = {
-  name: 'read_file',
-  description: 'Read a file',
-  parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
-  // Deliberately a different key order from `parameters`: the adapter must send these bytes.
-  parametersJson: '{"type":"object","required":["path"],"properties":{"path":{"type":"string"}}}',
-};
-
-function opts(messages: Message[], o: Partial<BuildRequestOptions> = {}): BuildRequestOptions {
-  return { model: 'claude-test', messages, tools: [readFile], stream: false, disableParallelToolCalls: false, maxTokens: 64000, ...o };
-}
-
-function build(messages: Message[], o: Partial<BuildRequestOptions> = {}): any {
-  return JSON.parse(anthropicAdapter.buildRequest(opts(messages, o)));
-}
-
-const toolRound: Message[] = [
-  { role: 'system', content: 'You are terse.' },
-  { role: 'user', content: 'read a and b' },
-  { role: 'assistant', content: 'Reading.', toolCalls: [
-    { id: 'call_a', name: 'read_file', args: '{"path":"a"}' },
-    { id: 'call_b', name: 'read_file', args: '{"path":"b"}' },
-  ] },
-  { role: 'tool', content: 'A!', toolCallId: 'call_a', toolName: 'read_file' },
-  { role: 'tool', content: 'B!', toolCallId: 'call_b', toolName: 'read_file' },
-];
+const { opts, build } = requestHelpers(anthropicAdapter, 'claude-test');
+const toolRound = makeToolRound('a', 'b');
 
 test('adapter identity: kind and endpoint', () => {
   assert.equal(anthropicAdapter.kind, 'anthropic');
@@ -122,9 +98,7 @@ test('request: tool_use input is {} for unparsable or non-object arguments', () 
 });
 
 test('request: results arriving in completion order still pair by id', () => {
-  const msgs = [...toolRound];
-  [msgs[3], msgs[4]] = [msgs[4]!, msgs[3]!];
-  const j = build(msgs);
+  const j = build(makeToolRound('b', 'a'));
   assert.deepEqual(j.messages[2].content.map((b: any) => [b.tool_use_id, b.content]), [['call_b', 'B!'], ['call_a', 'A!']]);
 });
 
@@ -151,7 +125,7 @@ test('validity: first message is user, roles alternate, no empty messages', () =
 test('validity: an empty tool output is sent as a placeholder, never as empty content', () => {
   const j = build([
     { role: 'user', content: 'go' },
-    { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'read_file', args: '{}' }, { id: 'c2', name: 'read_file', args: '{}' }] },
+    readCalls('c1', 'c2'),
     { role: 'tool', content: '', toolCallId: 'c1' },
     { role: 'tool', content: null, toolCallId: 'c2' },
   ]);
@@ -161,7 +135,7 @@ test('validity: an empty tool output is sent as a placeholder, never as empty co
 test('validity: a call without a result gets a stand-in result before the conversation moves on', () => {
   const j = build([
     { role: 'user', content: 'go' },
-    { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'read_file', args: '{}' }, { id: 'c2', name: 'read_file', args: '{}' }] },
+    readCalls('c1', 'c2'),
     { role: 'tool', content: 'one', toolCallId: 'c1' },
     { role: 'user', content: 'never mind' },
   ]);
@@ -172,14 +146,14 @@ test('validity: a call without a result gets a stand-in result before the conver
     { type: 'text', text: 'never mind' },
   ] });
   // Trailing unanswered calls (e.g. compaction right after a cancel) are closed as well.
-  const t = build([{ role: 'user', content: 'go' }, { role: 'assistant', content: null, toolCalls: [{ id: 'c9', name: 'read_file', args: '{}' }] }]);
+  const t = build([{ role: 'user', content: 'go' }, readCalls('c9')]);
   assert.deepEqual(t.messages[2], { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c9', content: MISSING_RESULT, is_error: true }] });
 });
 
 test('validity: a result with no matching call is sent as text, after the tool_results', () => {
   const j = build([
     { role: 'user', content: 'go' },
-    { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'read_file', args: '{}' }] },
+    readCalls('c1'),
     { role: 'tool', content: 'stray', toolCallId: 'zzz', toolName: 'shell' },
     { role: 'tool', content: 'ok', toolCallId: 'c1' },
   ]);
@@ -192,9 +166,9 @@ test('validity: a result with no matching call is sent as text, after the tool_r
 test('validity: empty, invalid and repeated call ids become unique valid tool_use ids', () => {
   const j = build([
     { role: 'user', content: 'go' },
-    { role: 'assistant', content: null, toolCalls: [{ id: 'call_0', name: 'read_file', args: '{}' }] },
+    readCalls('call_0'),
     { role: 'tool', content: 'r1', toolCallId: 'call_0' },
-    { role: 'assistant', content: null, toolCalls: [{ id: 'call_0', name: 'read_file', args: '{}' }, { id: '', name: 'read_file', args: '{}' }, { id: 'fc.1/x', name: 'read_file', args: '{}' }] },
+    readCalls('call_0', '', 'fc.1/x'),
     { role: 'tool', content: 'r2', toolCallId: 'call_0' },
     { role: 'tool', content: 'r3', toolCallId: '' },
     { role: 'tool', content: 'r4', toolCallId: 'fc.1/x' },

@@ -5,21 +5,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openaiAdapter, ollamaAdapter } from '../../src/core/providers/openai.js';
 import { MISSING_RESULT } from '../../src/core/providers/pairing.js';
-import type { BuildRequestOptions, ToolSchema } from '../../src/core/providers/adapter.js';
 import type { Message } from '../../src/core/types.js';
+import { requestHelpers } from './fixtures.js';
 
-const readFile: ToolSchema = {
-  name: 'read_file',
-  description: 'Read a file',
-  parameters: { type: 'object', properties: { path: { type: 'string' } } },
-  parametersJson: '{"type":"object","properties":{"path":{"type":"string"}}}',
-};
-
-function opts(messages: Message[], o: Partial<BuildRequestOptions> = {}): BuildRequestOptions {
-  return { model: 'm', messages, tools: [readFile], stream: false, disableParallelToolCalls: false, maxTokens: 64000, ...o };
-}
-
-const build = (messages: Message[], o: Partial<BuildRequestOptions> = {}) => JSON.parse(openaiAdapter.buildRequest(opts(messages, o)));
+const { opts, build } = requestHelpers(openaiAdapter, 'm');
 
 /** A session restored after a crash mid-batch: c2 never got its result. */
 const crashCut: Message[] = [

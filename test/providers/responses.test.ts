@@ -3,38 +3,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MISSING_OUTPUT, responsesAdapter } from '../../src/core/providers/responses.js';
-import type { BuildRequestOptions, ToolSchema } from '../../src/core/providers/adapter.js';
-import type { Message } from '../../src/core/types.js';
 import * as R from '../fixtures/responses-replies.js';
 import { decode, sseOf } from './stream-helpers.js';
+import { readCalls, readFile, requestHelpers, toolRound as makeToolRound } from './fixtures.js';
 
-const readFile: ToolSchema = {
-  name: 'read_file',
-  description: 'Read a file',
-  parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
-  parametersJson: '{"type":"object","required":["path"],"properties":{"path":{"type":"string"}}}',
-};
-
-function opts(messages: Message[], o: Partial<BuildRequestOptions> = {}): BuildRequestOptions {
-  return { model: 'gpt-test', messages, tools: [readFile], stream: false, disableParallelToolCalls: false, maxTokens: 64000, ...o };
-}
-
-function build(messages: Message[], o: Partial<BuildRequestOptions> = {}): any {
-  return JSON.parse(responsesAdapter.buildRequest(opts(messages, o)));
-}
-
+const { opts, build } = requestHelpers(responsesAdapter, 'gpt-test');
 const body = (r: any) => JSON.stringify(r.body);
-
-const toolRound: Message[] = [
-  { role: 'system', content: 'You are terse.' },
-  { role: 'user', content: 'read a and b' },
-  { role: 'assistant', content: 'Reading.', toolCalls: [
-    { id: 'call_a', name: 'read_file', args: '{"path":"a"}' },
-    { id: 'call_b', name: 'read_file', args: '{"path":"b"}' },
-  ] },
-  { role: 'tool', content: 'B!', toolCallId: 'call_b', toolName: 'read_file' },
-  { role: 'tool', content: 'A!', toolCallId: 'call_a', toolName: 'read_file' },
-];
+// The results in completion order (b finished first).
+const toolRound = makeToolRound('b', 'a');
 
 test('adapter identity: kind and endpoint', () => {
   assert.equal(responsesAdapter.kind, 'openai-responses');
@@ -100,11 +76,11 @@ test('validity: empty messages skipped, empty arguments sent as {}', () => {
 test('validity: a call without output gets a stand-in; an output without call becomes user text', () => {
   const j = build([
     { role: 'user', content: 'go' },
-    { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'read_file', args: '{}' }, { id: 'c2', name: 'read_file', args: '{}' }] },
+    readCalls('c1', 'c2'),
     { role: 'tool', content: 'one', toolCallId: 'c1' },
     { role: 'tool', content: 'stray', toolCallId: 'nope', toolName: 'shell' },
     { role: 'user', content: 'stop' },
-    { role: 'assistant', content: null, toolCalls: [{ id: 'c3', name: 'read_file', args: '{}' }] },
+    readCalls('c3'),
   ]);
   // The block's outputs (real, then stand-ins) come first, then the unpaired one as text.
   assert.deepEqual(j.input.slice(3), [
@@ -120,9 +96,9 @@ test('validity: a call without output gets a stand-in; an output without call be
 test('validity: empty and repeated call ids become unique, outputs follow their calls', () => {
   const j = build([
     { role: 'user', content: 'go' },
-    { role: 'assistant', content: null, toolCalls: [{ id: 'call_0', name: 'read_file', args: '{}' }] },
+    readCalls('call_0'),
     { role: 'tool', content: 'r1', toolCallId: 'call_0' },
-    { role: 'assistant', content: null, toolCalls: [{ id: 'call_0', name: 'read_file', args: '{}' }, { id: '', name: 'read_file', args: '{}' }] },
+    readCalls('call_0', ''),
     { role: 'tool', content: 'r2', toolCallId: 'call_0' },
     { role: 'tool', content: 'r3', toolCallId: '' },
   ]);
