@@ -62,6 +62,9 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   }
 
   const userOnMessage = o.callbacks.onMessage;
+  // While a resumed conversation is compacted before the first prompt, that compaction's state
+  // changes and turn end are not the caller's turn.
+  let quiet = false;
   let sessionFailed = false;
   const cfg: AgentConfig = {
     baseUrl: run.baseUrl,
@@ -83,6 +86,8 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   const agent = createAgent(cfg, host, {
     ...o.callbacks,
     onPermission: o.callbacks.onPermission ?? ((req) => req.respond('allow_once')),
+    onState: (st) => { if (!quiet) o.callbacks.onState?.(st); },
+    onTurnDone: (st) => { if (!quiet) o.callbacks.onTurnDone?.(st); },
     onMessage: (m) => {
       if (session && !sessionFailed) {
         try { session.append(m); } catch (e) {
@@ -117,6 +122,15 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   const mcp = run.mcpServers?.length ? startMcp(run, target, o.notice, log ?? undefined) : Promise.resolve(null);
   // With cached plugin schemas the first request does not wait for the Lua worker.
   const [, , mcpManager] = await Promise.all([probe, plugins && !plugins.fromCache ? plugins.ready : null, mcp]);
+
+  // A resumed conversation may already be over the compaction threshold (of the context size the
+  // probe just learned): fold it first rather than send a request the server cannot take.
+  if (restored.length && agent.overAutocompactThreshold()) {
+    o.notice(`the resumed conversation (~${agent.ctxUsed} tokens) is over the compaction threshold; compacting it first`);
+    quiet = true;
+    const r = await agent.compactAndWait().finally(() => { quiet = false; });
+    if (r.status !== 0) o.notice(`compaction failed (${r.error ?? r.status}); continuing with the whole conversation`);
+  }
 
   return {
     agent, host, run, session,

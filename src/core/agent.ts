@@ -155,6 +155,15 @@ export class Agent {
 
   /** Submit and wait for the turn: resolves with its status and the assistant text. */
   run(prompt: string): Promise<TurnResult> {
+    return this.waitTurn(() => this.submit(prompt));
+  }
+
+  /** compact() and wait for it to end. */
+  compactAndWait(): Promise<TurnResult> {
+    return this.waitTurn(() => this.compact());
+  }
+
+  private waitTurn(start: () => void): Promise<TurnResult> {
     return new Promise<TurnResult>((resolve, reject) => {
       let text = '';
       const l: Listener = {
@@ -165,7 +174,7 @@ export class Agent {
         },
       };
       this.listeners.add(l);
-      try { this.submit(prompt); } catch (e) { this.listeners.delete(l); reject(e); }
+      try { start(); } catch (e) { this.listeners.delete(l); reject(e); }
     });
   }
 
@@ -240,6 +249,8 @@ export class Agent {
     if (this.inFlight) throw this.busyError();
     const copies = messages.filter((m) => m.role !== 'system').map((m) => parseMessageJson(messageToJson(m)));
     this.history.push(...copies);
+    // No usage report yet: estimate, so a resumed conversation already over the threshold shows.
+    this.ctxUsed_ = Math.max(this.ctxUsed_, estimateTokens(this.history));
   }
 
   /** Probe the endpoint: GET models (200–499 ⇒ online), then llama.cpp /props when the context size is unknown. */

@@ -182,3 +182,21 @@ test('without /props (404) the context size is unknown: the same 3100 tokens do 
   assert.equal(oa.lastMessage(second.json).tool_call_id, 'c1');
   assert.doesNotMatch(r.stderr, /compacted/);
 });
+
+test('a resumed conversation already over the threshold is compacted before the first prompt', async () => {
+  llamaServer(true);
+  // Three long exchanges: ~9,000 estimated tokens against a 4,096-token context.
+  const long = EARLIER.map((m) => ({ ...m, content: `${m.content} ${'lorem ipsum '.repeat(500)}` }));
+  writeSession(dirs, ID, long);
+  mock.push(oa.text(SUMMARY), oa.streamText(['the answer']));
+  const r = await run(['-r', ID, '-o', 'and now?']);
+  assert.equal(r.code, 0, show(r));
+  assert.equal(r.stdout, 'the answer\n');
+  assert.equal(mock.posts.length, 2);
+  assert.ok(isCompaction(mock.posts[0]!), 'the first request is the compaction');
+  const sent = contents(mock.posts[1]!);
+  assert.ok(sent.includes(SUMMARY), 'the prompt goes out with the folded history');
+  assert.equal(sent.at(-1), 'and now?');
+  assert.ok(sent.join('').length < long.map((m) => m.content).join('').length, 'smaller than the resumed transcript');
+  assert.match(r.stderr, /notice: the resumed conversation \(~\d+ tokens\) is over the compaction threshold; compacting it first/);
+});
