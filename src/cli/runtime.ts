@@ -88,6 +88,15 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
     onPermission: o.callbacks.onPermission ?? ((req) => req.respond('allow_once')),
     onState: (st) => { if (!quiet) o.callbacks.onState?.(st); },
     onTurnDone: (st) => { if (!quiet) o.callbacks.onTurnDone?.(st); },
+    onCompaction: (c) => {
+      if (session && !sessionFailed) {
+        try { session.appendCompaction(c); } catch (e) {
+          sessionFailed = true;
+          o.notice(`session logging failed; disabled (${(e as Error).message})`);
+        }
+      }
+      o.callbacks.onCompaction?.(c);
+    },
     onMessage: (m) => {
       if (session && !sessionFailed) {
         try { session.append(m); } catch (e) {

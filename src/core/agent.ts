@@ -560,10 +560,13 @@ export class Agent {
       if (!summary) error = 'compaction produced no summary';
       else {
         const before = this.history.length, tokBefore = estimateTokens(this.history);
-        const n = foldHistory(this.history, summary.trim());
-        if (n === 0) { error = 'compaction made no progress'; status = EAGAIN; }
+        const text = summary.trim();
+        const fold = foldHistory(this.history, text);
+        if (fold.count === 0) { error = 'compaction made no progress'; status = EAGAIN; }
         else {
-          this.cb.onNotice?.(`compacted ${n} messages into a summary: ${before} → ${this.history.length} messages, ~${tokBefore} → ~${estimateTokens(this.history)} tokens`);
+          const systemBefore = this.history.slice(0, fold.at).filter((m) => m.role === 'system').length;
+          this.cb.onCompaction?.({ index: fold.at - systemBefore, count: fold.count, summary: text });
+          this.cb.onNotice?.(`compacted ${fold.count} messages into a summary: ${before} → ${this.history.length} messages, ~${tokBefore} → ~${estimateTokens(this.history)} tokens`);
           this.ctxUsed_ = 0;
         }
       }

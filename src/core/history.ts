@@ -38,13 +38,19 @@ export function contextUpdateMessage(now: Date): Message {
   };
 }
 
+/** What a fold did: `count` messages from index `at` became one summary message (count 0 = nothing). */
+export interface Fold {
+  at: number;
+  count: number;
+}
+
 /**
  * Fold older turns into `summary`, keeping leading system messages and the last
  * COMPACT_KEEP_RECENT user turns; falls back to the agentic form (keep the mission, i.e. the
  * first user message, and the last COMPACT_KEEP_RECENT tool exchanges) for one long tool chain.
- * Returns the number of messages folded (0 = no progress, history unchanged).
+ * A fold of 0 messages means no progress; the history is then unchanged.
  */
-export function foldHistory(h: Message[], summary: string, keep = COMPACT_KEEP_RECENT): number {
+export function foldHistory(h: Message[], summary: string, keep = COMPACT_KEEP_RECENT): Fold {
   let start = 0;
   while (start < h.length && h[start]!.role === 'system') start++;
   let cut = -1;
@@ -56,18 +62,23 @@ export function foldHistory(h: Message[], summary: string, keep = COMPACT_KEEP_R
   if (cut <= start) {
     // Agentic fallback: keep the mission verbatim, cut at the keep-th last tool-call message.
     const mission = h.findIndex((m, i) => i >= start && m.role === 'user');
-    if (mission < 0) return 0;
+    if (mission < 0) return { at: start, count: 0 };
     foldFrom = mission + 1;
     cut = -1;
     seen = 0;
     for (let i = h.length - 1; i > mission; i--) {
       if (h[i]!.role === 'assistant' && h[i]!.toolCalls?.length && ++seen === keep) { cut = i; break; }
     }
-    if (cut <= foldFrom) return 0;
+    if (cut <= foldFrom) return { at: foldFrom, count: 0 };
   }
-  const n = cut - foldFrom;
-  h.splice(foldFrom, n, { role: 'user', content: summary });
-  return n;
+  const count = cut - foldFrom;
+  applyFold(h, { at: foldFrom, count }, summary);
+  return { at: foldFrom, count };
+}
+
+/** Replace the folded messages by the summary (also used to replay a saved session's compactions). */
+export function applyFold(h: Message[], f: Fold, summary: string): void {
+  h.splice(f.at, f.count, { role: 'user', content: summary });
 }
 
 export function supersedeStub(tool: string): string {

@@ -105,6 +105,11 @@ export interface AgentCallbacks {
   onTurnDone?(status: number): void;
   onNotice?(text: string): void;
   onMessage?(msg: Message): void;
+  /**
+   * A compaction folded `count` messages, starting at `index` among the non-system messages,
+   * into one user message holding `summary` (lets a session log replay it).
+   */
+  onCompaction?(c: { index: number; count: number; summary: string }): void;
 }
 
 export interface AgentConfig {

@@ -1,9 +1,13 @@
 // The JSONL line format. One meta line first, then one line per message:
 //   {"type":"meta","v":1,"id":…,"created":<unix s>,"model"?,"provider"?,"agent"?}
 //   {<lossless message JSON>,"type":"msg"}      ("type" is the last key, as the C writer emitted it)
-// Reading is crash tolerant: anything that is not a well-formed meta or msg line is skipped.
+//   {"type":"compact","index":i,"count":n,"summary":"…"}   messages i..i+n-1 were folded into a
+//       summary; replayed on load so a resumed session continues compacted. Readers that do not
+//       know the line (the C original) skip it and replay the whole transcript.
+// Reading is crash tolerant: anything that is not a well-formed line is skipped.
 
 import { messageToJson, parseMessageJson } from '../core/message-json.js';
+import { applyFold } from '../core/history.js';
 import type { Message } from '../core/types.js';
 import { SessionError } from './errors.js';
 
@@ -34,7 +38,15 @@ export function encodeMessageLine(m: Message): string {
   return JSON.stringify({ ...messageToJson(m), type: 'msg' }) + '\n';
 }
 
-export type ParsedLine = { kind: 'meta'; meta: SessionMeta } | { kind: 'msg'; message: Message } | { kind: 'skip' };
+export function encodeCompactLine(c: { index: number; count: number; summary: string }): string {
+  return JSON.stringify({ type: 'compact', index: c.index, count: c.count, summary: c.summary }) + '\n';
+}
+
+export type ParsedLine =
+  | { kind: 'meta'; meta: SessionMeta }
+  | { kind: 'msg'; message: Message }
+  | { kind: 'compact'; index: number; count: number; summary: string }
+  | { kind: 'skip' };
 
 /** Parse one line. Throws only for a meta line of a newer format version (EPROTONOSUPPORT). */
 export function parseSessionLine(line: string): ParsedLine {
@@ -60,6 +72,13 @@ export function parseSessionLine(line: string): ParsedLine {
     for (const k of ['model', 'provider', 'agent'] as const) if (typeof o[k] === 'string') meta[k] = o[k] as string;
     return { kind: 'meta', meta };
   }
+  if (o.type === 'compact') {
+    const { index, count, summary } = o;
+    if (Number.isInteger(index) && Number.isInteger(count) && (index as number) >= 0 && (count as number) > 0 && typeof summary === 'string') {
+      return { kind: 'compact', index: index as number, count: count as number, summary };
+    }
+    return { kind: 'skip' };
+  }
   if (o.type === 'msg') {
     const { type: _type, ...rest } = o;
     try {
@@ -71,15 +90,24 @@ export function parseSessionLine(line: string): ParsedLine {
   return { kind: 'skip' };
 }
 
-/** Parse a whole file's text: the first meta line and every readable message, in order. */
-export function parseSessionText(text: string): { meta: SessionMeta | null; messages: Message[] } {
+/**
+ * Parse a whole file's text: the first meta line and the conversation with its compactions
+ * replayed; `firstUser` is the transcript's first prompt (a compaction may have folded it away).
+ */
+export function parseSessionText(text: string): { meta: SessionMeta | null; messages: Message[]; firstUser: Message | null } {
   let meta: SessionMeta | null = null;
+  let firstUser: Message | null = null;
   const messages: Message[] = [];
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
     const p = parseSessionLine(line);
     if (p.kind === 'meta') meta ??= p.meta;
-    else if (p.kind === 'msg') messages.push(p.message);
+    else if (p.kind === 'msg') {
+      messages.push(p.message);
+      if (!firstUser && p.message.role === 'user' && !p.message.content?.startsWith('[context update]')) firstUser = p.message;
+    } else if (p.kind === 'compact' && p.index + p.count <= messages.length) {
+      applyFold(messages, { at: p.index, count: p.count }, p.summary);
+    }
   }
-  return { meta, messages };
+  return { meta, messages, firstUser };
 }

@@ -10,7 +10,7 @@ import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, unli
 import { join } from 'node:path';
 import type { Message } from '../core/types.js';
 import { SessionError } from './errors.js';
-import { encodeMessageLine, encodeMetaLine, parseSessionText, SESSION_FORMAT_VERSION, type SessionMeta } from './format.js';
+import { encodeCompactLine, encodeMessageLine, encodeMetaLine, parseSessionText, SESSION_FORMAT_VERSION, type SessionMeta } from './format.js';
 import { assertValidSessionId, newSessionId } from './id.js';
 import { ensureSessionDir, sessionDir, type SessionDirOptions } from './paths.js';
 
@@ -26,7 +26,10 @@ export interface CreateSessionOptions extends SessionDirOptions {
 export interface LoadedSession {
   /** The first meta line; a file without one yields {v:1, id, created:0}. */
   meta: SessionMeta;
+  /** The conversation, with saved compactions replayed. */
   messages: Message[];
+  /** The transcript's first prompt, even when a compaction folded it away. */
+  firstUser: Message | null;
 }
 
 const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND;
@@ -82,6 +85,16 @@ export class Session {
     }
     if (msg.role === 'user' || msg.role === 'assistant') this.hasMessages = true;
     return true;
+  }
+
+  /** Record a compaction (see format.ts) so a resumed session continues compacted. */
+  appendCompaction(c: { index: number; count: number; summary: string }): void {
+    if (this.fd === null) throw new SessionError('EINVAL', `session ${this.id} is closed`);
+    try {
+      writeAll(this.fd, encodeCompactLine(c));
+    } catch (e) {
+      throw new SessionError('EIO', `writing session ${this.id}: ${(e as Error).message}`, { cause: e });
+    }
   }
 
   /** Close the file; an empty session (no user/assistant message) is deleted. Returns whether the file was kept. */
@@ -185,8 +198,8 @@ export function loadSession(id: string, opts: SessionDirOptions = {}): LoadedSes
     if (errnoCode(e) === 'ENOENT') throw new SessionError('ENOENT', `no such session: ${id}`, { cause: e });
     throw new SessionError('EIO', `reading session ${id}: ${(e as Error).message}`, { cause: e });
   }
-  const { meta, messages } = parseSessionText(text);
-  return { meta: meta ?? { type: 'meta', v: SESSION_FORMAT_VERSION, id, created: 0 }, messages };
+  const { meta, messages, firstUser } = parseSessionText(text);
+  return { meta: meta ?? { type: 'meta', v: SESSION_FORMAT_VERSION, id, created: 0 }, messages, firstUser };
 }
 
 /** Delete a session file. ENOENT if it does not exist. */

@@ -7,7 +7,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as oa from '../fixtures/openai-replies.js';
 import { show, type CliResult } from '../fixtures/run-cli.js';
@@ -185,8 +185,9 @@ test('without /props (404) the context size is unknown: the same 3100 tokens do 
 
 test('a resumed conversation already over the threshold is compacted before the first prompt', async () => {
   llamaServer(true);
-  // Three long exchanges: ~9,000 estimated tokens against a 4,096-token context.
-  const long = EARLIER.map((m) => ({ ...m, content: `${m.content} ${'lorem ipsum '.repeat(500)}` }));
+  // A long first exchange: ~3,200 estimated tokens, over 70 % of a 4,096-token context; once it
+  // is folded the rest is small.
+  const long = EARLIER.map((m, i) => (i < 2 ? { ...m, content: `${m.content} ${'lorem ipsum '.repeat(500)}` } : m));
   writeSession(dirs, ID, long);
   mock.push(oa.text(SUMMARY), oa.streamText(['the answer']));
   const r = await run(['-r', ID, '-o', 'and now?']);
@@ -199,4 +200,19 @@ test('a resumed conversation already over the threshold is compacted before the 
   assert.equal(sent.at(-1), 'and now?');
   assert.ok(sent.join('').length < long.map((m) => m.content).join('').length, 'smaller than the resumed transcript');
   assert.match(r.stderr, /notice: the resumed conversation \(~\d+ tokens\) is over the compaction threshold; compacting it first/);
+
+  // The compaction was saved: the next resume continues from the folded conversation and does
+  // not compact again.
+  const file = readFileSync(join(dirs.sessions, `${ID}.jsonl`), 'utf8');
+  assert.match(file, /"type":"compact","index":0,"count":2,"summary":"SUMMARY: /);
+  mock.reset();
+  llamaServer(true);
+  mock.push(oa.streamText(['second answer']));
+  const again = await run(['-r', ID, '-o', 'and then?']);
+  assert.equal(again.code, 0, show(again));
+  assert.equal(mock.posts.length, 1, 'no second compaction');
+  const resent = contents(mock.posts[0]!);
+  assert.equal(resent[1], SUMMARY);
+  assert.ok(!resent.some((c) => c.startsWith('first earlier question') || c.startsWith('first earlier answer')), 'the folded messages stay folded');
+  assert.deepEqual(resent.slice(-3), ['and now?', 'the answer', 'and then?']);
 });

@@ -186,3 +186,16 @@ test('id validation happens before the file system; unknown ids are ENOENT', () 
   assert.throws(() => openSession('20990101-000000-abcdef01', { dir }), isErr('ENOENT'));
   assert.ok(!existsSync(dir), 'nothing was created');
 });
+
+test('compaction lines are replayed on load; a line that does not fit is skipped; the first prompt survives', async () => {
+  const { parseSessionText, encodeMessageLine, encodeCompactLine, encodeMetaLine } = await import('../../src/session/index.js');
+  const msg = (role: 'user' | 'assistant', content: string) => encodeMessageLine({ role, content });
+  const text = encodeMetaLine({ id: 'x', created: 1 }) +
+    msg('user', 'first prompt') + msg('assistant', 'a1') + msg('user', 'u2') + msg('assistant', 'a2') +
+    encodeCompactLine({ index: 0, count: 2, summary: 'SUMMARY' }) +
+    encodeCompactLine({ index: 5, count: 9, summary: 'does not fit' }) +
+    msg('user', 'u3');
+  const r = parseSessionText(text);
+  assert.deepEqual(r.messages.map((m) => m.content), ['SUMMARY', 'u2', 'a2', 'u3']);
+  assert.equal(r.firstUser?.content, 'first prompt');
+});

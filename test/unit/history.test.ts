@@ -11,8 +11,8 @@ const res = (id: string, c: string, name = 'read_file'): Message => ({ role: 'to
 test('history compact: keeps system, inserts summary, keeps the last 2 user turns (test_history_compact)', () => {
   const sys: Message = { role: 'system', content: 'SYS' };
   const h: Message[] = [sys, u('turn1'), a('r1'), u('turn2'), call('c1'), res('c1', 'out'), a('r2'), u('turn3'), a('r3'), u('turn4'), a('r4')];
-  const n = foldHistory(h, 'SUMMARY');
-  assert.equal(n, 6);
+  const f = foldHistory(h, 'SUMMARY');
+  assert.deepEqual(f, { at: 1, count: 6 });
   assert.equal(h[0], sys);
   assert.deepEqual(h[1], { role: 'user', content: 'SUMMARY' });
   assert.ok(!h.some((m) => m.role === 'tool'));
@@ -24,18 +24,18 @@ test('history compact: keeps system, inserts summary, keeps the last 2 user turn
 test('history compact: one user turn makes no progress and leaves history unchanged', () => {
   const h: Message[] = [{ role: 'system', content: 'S' }, u('only'), a('x')];
   const before = JSON.stringify(h);
-  assert.equal(foldHistory(h, 'S2'), 0);
+  assert.equal(foldHistory(h, 'S2').count, 0);
   assert.equal(JSON.stringify(h), before);
 });
 
 test('history compact agentic fallback keeps mission and the 2 most recent exchanges (test_history_compact_agentic)', () => {
   const h: Message[] = [{ role: 'system', content: 'SYS' }, u('MISSION')];
   for (let i = 0; i < 4; i++) h.push(call(`c${i}`), res(`c${i}`, `out${i}`));
-  const n = foldHistory(h, 'SUMMARY');
-  assert.equal(n, 4);
+  const f = foldHistory(h, 'SUMMARY');
+  assert.deepEqual(f, { at: 2, count: 4 });
   assert.deepEqual(h.map((m) => m.content), ['SYS', 'MISSION', 'SUMMARY', null, 'out2', null, 'out3']);
   const short: Message[] = [{ role: 'system', content: 'SYS' }, u('MISSION'), call('a'), res('a', 'x'), call('b'), res('b', 'y')];
-  assert.equal(foldHistory(short, 'S'), 0);
+  assert.equal(foldHistory(short, 'S').count, 0);
   assert.equal(short.length, 6);
 });
 
