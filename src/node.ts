@@ -8,6 +8,10 @@ export { redact } from './host/redact.js';
 export { builtinTools, readFileTool, writeFileTool, listDirTool, shellExecTool, bgExecTool, stopBackgroundJobs } from './tools/index.js';
 export * from './session/index.js';
 
+export type { LoadOptions, PluginHost, LoadError } from './lua/index.js';
+export type { McpOptions, McpManager, McpReadyReport } from './mcp/index.js';
+export { toolSync, type ToolTarget } from './mcp/tool-sync.js';
+
 /** Load Lua plugins (clm-tool(5)); see src/lua. */
 export async function loadPlugins(opts: import('./lua/index.js').LoadOptions): Promise<import('./lua/index.js').PluginHost> {
   return (await import('./lua/index.js')).loadPlugins(opts);

@@ -163,7 +163,9 @@ function pluginDirs(run: ResolvedRun, args: CliArgs, env: NodeJS.ProcessEnv, not
     const def = cdir ? join(cdir, 'plugins') : null;
     // First run without a plugin dir: the packaged seed plugins, without writing into the user's config.
     if (def && existsSync(def)) dirs.push(def);
-    else { const seed = seedPluginDir(); if (seed) dirs.push(seed); }
+    else {
+      try { dirs.push(seedPluginDir()); } catch (e) { notice(`plugins: ${(e as Error).message}`); }
+    }
   }
   if (run.agentName && cdir) dirs.push(join(cdir, 'agents', run.agentName));
   return dirs.filter((d) => existsSync(d) && readdirSync(d).some((n) => n.endsWith('.lua')));

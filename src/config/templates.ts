@@ -60,7 +60,6 @@ ${TEMPLATE_PROVIDERS.map(providerBlock).join('\n')}
   -- Per-plugin settings: each plugin sees its own table as clm.config.
   tools = {
     -- web_search = { api_key = clm.secrets.tavily },
-    -- weather = { units = "metric" },
   },
 }
 `;

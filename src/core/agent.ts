@@ -83,7 +83,11 @@ export class Agent {
     this.cb = callbacks ?? {};
     this.adapter = adapterFor(cfg.provider ?? 'openai');
     this.retryBaseMs = opts.retryBaseMs ?? 1000;
-    this.setLimiters(cfg, true);
+    this.setLimiters(cfg);
+    if ((cfg.toolRatePerSec ?? 0) > 0) {
+      const now = () => (this.host.now ? this.host.now() : Date.now());
+      this.toolLimiter = new TokenBucket(cfg.toolRatePerSec!, cfg.toolRateBurst && cfg.toolRateBurst > 0 ? cfg.toolRateBurst : cfg.toolRatePerSec!, now);
+    }
     const now = this.clock();
     this.lastStamp = now.getTime();
     this.appendMessage(systemMessage(cfg.systemPrompt, now));
@@ -221,15 +225,19 @@ export class Agent {
     c.apiKey = cfg.apiKey;
     c.provider = cfg.provider;
     c.model = cfg.model;
+    // Connection settings the new config leaves out return to the library defaults, so nothing
+    // of the previous provider (its rate limit, its max_tokens) follows the switch.
     c.contextSize = cfg.contextSize;
     c.autocompactPct = cfg.autocompactPct;
-    c.maxTokens = cfg.maxTokens ?? c.maxTokens;
-    if (cfg.disableParallelToolCalls !== undefined) c.disableParallelToolCalls = cfg.disableParallelToolCalls;
+    c.maxTokens = cfg.maxTokens;
+    c.disableParallelToolCalls = cfg.disableParallelToolCalls;
+    c.rateTokensPerSec = cfg.rateTokensPerSec;
+    c.rateBurst = cfg.rateBurst;
     if (cfg.stream !== undefined) c.stream = cfg.stream;
     this.adapter = adapterFor(cfg.provider ?? 'openai');
     this.toolsUnsupported = false;
     this.ctxMaxLearned = 0;
-    this.setLimiters(cfg, false);
+    this.setLimiters(cfg);
     this.log(`provider switched to ${this.adapter.kind} ${cfg.baseUrl} model ${this.model}`);
   }
 
@@ -259,7 +267,7 @@ export class Agent {
     this.cb.onConnection?.('checking', null);
     return new Promise((resolve) => {
       const report = (status: ConnStatus, detail: string | null) => {
-        if (this.closed) return;
+        if (this.closed) { resolve({ status: 'offline', detail: 'agent closed', ctxMax: this.ctxMax }); return; }
         this.cb.onConnection?.(status, detail);
         resolve({ status, detail, ctxMax: this.ctxMax });
       };
@@ -285,6 +293,7 @@ export class Agent {
     this.checkOpen();
     return new Promise((resolve, reject) => {
       this.get(modelsUrl(this.cfg.baseUrl), (res) => {
+        if (this.closed) return reject(new Error('agent closed'));
         if (res.error !== undefined) return reject(new Error(res.error || 'request failed'));
         if (res.status! < 200 || res.status! > 299) return reject(new Error(`HTTP ${res.status}`));
         const ids = parseModelsList(res.body);
@@ -303,11 +312,14 @@ export class Agent {
     this.call = null;
     this.limiterTimer?.cancel();
     this.limiterTimer = null;
-    for (const p of this.probes) p.cancel();
+    this.cb = {};
+    for (const p of [...this.probes]) p.cancel();
     this.probes.clear();
     this.inFlight = false;
+    // Pending run()/compactAndWait() promises settle: the turn ends with the agent.
+    this.err = 'agent closed';
+    for (const l of [...this.listeners]) l.onTurnDone?.(ECANCELED);
     this.listeners.clear();
-    this.cb = {};
   }
 
   [Symbol.dispose](): void { this.close(); }
@@ -327,17 +339,15 @@ export class Agent {
     return new ClmError('EBUSY', 'turn already in progress');
   }
 
-  private setLimiters(cfg: AgentConfig, initial: boolean): void {
+  /** The LLM request bucket of a connection; absent rates mean no limit. */
+  private setLimiters(cfg: AgentConfig): void {
     const now = () => (this.host.now ? this.host.now() : Date.now());
     if ((cfg.rateTokensPerSec ?? 0) > 0 || (cfg.rateBurst ?? 0) > 0) {
       const rate = cfg.rateTokensPerSec && cfg.rateTokensPerSec > 0 ? cfg.rateTokensPerSec : 1000000;
       const burst = cfg.rateBurst && cfg.rateBurst > 0 ? cfg.rateBurst : rate;
       this.llmLimiter = new TokenBucket(rate, burst, now);
-    } else if (initial) {
+    } else {
       this.llmLimiter = null;
-    }
-    if (initial && (cfg.toolRatePerSec ?? 0) > 0) {
-      this.toolLimiter = new TokenBucket(cfg.toolRatePerSec!, cfg.toolRateBurst && cfg.toolRateBurst > 0 ? cfg.toolRateBurst : cfg.toolRatePerSec!, now);
     }
   }
 
@@ -589,7 +599,7 @@ export class Agent {
       if (settled) return;
       settled = true;
       if (h) this.probes.delete(h);
-      if (!this.closed) done(r);
+      done(r);
     };
     h = this.host.http({ url, headers: this.headers() }, {
       onResponse: (res) => finish({ status: res.status, body: dec.decode(res.body) }),

@@ -75,7 +75,7 @@ export interface ToolInvocation {
 export interface ToolDef {
   name: string;
   description?: string;
-  /** JSON Schema of the arguments, as an object (serialised with a stable key order) or a JSON text. */
+  /** JSON Schema of the arguments, as an object or a JSON text; serialised once at registration, so requests stay byte-stable. */
   parameters?: object | string;
   invoke(inv: ToolInvocation): void | Promise<void>;
   /** Output cap in bytes (default 64 KiB, at most 1 MiB). */
@@ -139,7 +139,7 @@ export interface AgentConfig {
   toolRateBurst?: number;
   /** Retries of 429/5xx/transport failures before the first byte (default 4 tries in all). */
   maxTries?: number;
-  /** Register read_file/write_file/list_dir? Builtins need Node; the node entry point supplies them. */
+  /** Tools registered first, e.g. `builtinTools()` from 'clm/node' (they need Node, so the core has none of its own). */
   builtinTools?: ToolDef[];
   /** Provider display name (for logs). */
   providerName?: string;

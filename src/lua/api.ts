@@ -356,7 +356,8 @@ class Api {
         const bad = failed();
         if (bad) {
           for (const t of list) if (!t.terminal) inv.cancelTask(t, 'task cancelled: another task in clm.try_all failed');
-          bad.observed = true;
+          // try_all answered for the whole set: every failure in it counts as seen, not just the first.
+          for (const t of list) if (t.state === 'failed') t.observed = true;
           return this.nilErr(L, bad.error);
         }
         m._lua_createtable(L, list.length, 0);

@@ -65,7 +65,7 @@ export class Session {
     this.hasMessages = hasMessages;
   }
 
-  /** True once a user or assistant message was appended (or the session was reopened). */
+  /** False once a user or assistant message was appended (or the session was reopened). */
   get isEmpty(): boolean {
     return !this.hasMessages;
   }

@@ -617,3 +617,28 @@ test('parallel tool calls run together; results are recorded in completion order
   assert.deepEqual(tools.map((m: any) => [m.tool_call_id, m.content]), [['f', 'fast out'], ['s', 'slow out']]);
   assert.deepEqual(r.events.filter((e) => e.startsWith('batch:')), ['batch:0/2', 'batch:1/2', 'batch:2/2']);
 });
+
+test('close settles pending run(), checkConnection() and listModels()', async () => {
+  mock.push({ hang: true });
+  mock.onGet('/v1/models', { hang: true });
+  const r = harness(mock);
+  const run = r.agent.run('x');
+  const conn = r.agent.checkConnection();
+  const models = r.agent.listModels();
+  while (mock.requests.length < 3) await new Promise((res) => setTimeout(res, 2));
+  r.agent.close();
+  assert.deepEqual(await run, { status: ECANCELED, text: '', error: 'agent closed' });
+  assert.deepEqual(await conn, { status: 'offline', detail: 'agent closed', ctxMax: 0 });
+  await assert.rejects(models, /agent closed/);
+});
+
+test('setProvider returns rate limit and max_tokens to the defaults when the new connection sets none', async () => {
+  const r = harness(mock, { cfg: { rateTokensPerSec: 1, rateBurst: 1 } });
+  mock.push(oa.text('a'), oa.text('b'));
+  assert.equal((await r.agent.run('first')).status, 0);
+  r.agent.setProvider({ baseUrl: `${mock.base}/chat/completions` });
+  const t0 = Date.now();
+  assert.equal((await r.agent.run('second')).status, 0);
+  assert.ok(Date.now() - t0 < 1000, 'the old 1 token/s bucket no longer applies');
+  assert.ok(!r.states.slice(-3).includes('rate_limited'));
+});
