@@ -14,7 +14,7 @@
 
 import { mapFinishReason, type BuildRequestOptions, type ParsedReply, type ProviderAdapter, type StreamDecoder, type StreamDelta, type ToolSchema } from './adapter.js';
 import type { FinishReason, Message, ToolCall, Usage } from '../types.js';
-import { argsObject, parseStreamData, snippet } from './util.js';
+import { argsObject, isObj, num, snippet, typedEvent } from './util.js';
 import { parametersWireJson } from './tool-schema.js';
 import { isStandIn, MISSING_RESULT, pairToolCalls, resultAsText, type PairingPolicy } from './pairing.js';
 
@@ -126,14 +126,6 @@ export function anthropicHeaders(apiKey: string): Record<string, string> {
   return h;
 }
 
-function num(v: unknown): number {
-  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
-}
-
-function isObj(v: unknown): v is Record<string, any> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
 interface InputCounts { input: number; cacheRead?: number; cacheCreation?: number }
 
 function inputCounts(u: Record<string, any>): InputCounts {
@@ -204,11 +196,9 @@ export class AnthropicStreamDecoder implements StreamDecoder {
   private output = 0;
 
   feed(event: string, data: string): StreamDelta | null {
-    const p = parseStreamData(data);
-    if (p === null || 'error' in p) return p;
-    const o = p.json;
-    if (!isObj(o)) return null;
-    const type = typeof o.type === 'string' ? o.type : event;
+    const e = typedEvent(event, data);
+    if (e === null || 'error' in e) return e;
+    const { type, o } = e;
     switch (type) {
       case 'message_start': {
         const u = isObj(o.message) && isObj(o.message.usage) ? o.message.usage : undefined;

@@ -11,7 +11,7 @@
 
 import { mapFinishReason, type BuildRequestOptions, type ParsedReply, type ProviderAdapter, type StreamDecoder, type StreamDelta } from './adapter.js';
 import type { FinishReason, Message, ToolCall, Usage } from '../types.js';
-import { parseStreamData, snippet, validJsonOr } from './util.js';
+import { isObj, num, snippet, typedEvent, validJsonOr } from './util.js';
 import { MISSING_RESULT, pairToolCalls, type PairingPolicy } from './pairing.js';
 import { parametersWireJson } from './tool-schema.js';
 
@@ -72,14 +72,6 @@ export function responsesHeaders(apiKey: string): Record<string, string> {
   const h: Record<string, string> = { 'content-type': 'application/json' };
   if (apiKey) h.authorization = `Bearer ${apiKey}`;
   return h;
-}
-
-function isObj(v: unknown): v is Record<string, any> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-function num(v: unknown): number {
-  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
 }
 
 /** input_tokens already includes the cached ones (input_tokens_details.cached_tokens). */
@@ -164,11 +156,9 @@ export class ResponsesStreamDecoder implements StreamDecoder {
   private readonly argsSent = new Set<number>();
 
   feed(event: string, data: string): StreamDelta | null {
-    const p = parseStreamData(data);
-    if (p === null || 'error' in p) return p;
-    const o = p.json;
-    if (!isObj(o)) return null;
-    const type = typeof o.type === 'string' ? o.type : event;
+    const e = typedEvent(event, data);
+    if (e === null || 'error' in e) return e;
+    const { type, o } = e;
     const index = num(o.output_index);
     switch (type) {
       case 'response.output_text.delta':

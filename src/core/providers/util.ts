@@ -29,3 +29,23 @@ export function parseStreamData(data: string): { json: unknown } | { error: stri
   if (t === '' || t === '[DONE]') return null;
   try { return { json: JSON.parse(t) }; } catch { return { error: `could not parse stream event: ${snippet(data)}` }; }
 }
+
+export function isObj(v: unknown): v is Record<string, any> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** A finite number, else 0 (usage counts, indices). */
+export function num(v: unknown): number {
+  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
+}
+
+/**
+ * One SSE event of a typed-event dialect (Anthropic, Responses): its JSON object and type (the
+ * object's `type`, else the SSE event name). `null` = nothing to do; `{error}` = malformed data.
+ */
+export function typedEvent(event: string, data: string): { type: string; o: Record<string, any> } | { error: string } | null {
+  const p = parseStreamData(data);
+  if (p === null || 'error' in p) return p;
+  if (!isObj(p.json)) return null;
+  return { type: typeof p.json.type === 'string' ? p.json.type : event, o: p.json };
+}
