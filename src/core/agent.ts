@@ -391,9 +391,11 @@ export class Agent {
     return this.adapter.headers(this.cfg.apiKey ?? '');
   }
 
-  private buildBody(): string {
+  private buildBody(): string | Uint8Array {
     const tools = this.toolsUnsupported ? null : this.registry.schema();
-    return this.adapter.buildRequest({
+    const a = this.adapter;
+    const build = a.buildRequestBytes ? a.buildRequestBytes.bind(a) : a.buildRequest.bind(a);
+    return build({
       model: this.model,
       messages: this.history,
       tools: tools && tools.length ? tools : null,
@@ -406,7 +408,7 @@ export class Agent {
   private startRequest(): void {
     const body = this.buildBody();
     const lim = this.llmLimiter;
-    const cost = Math.max(1, Math.floor(body.length / 4));
+    const cost = Math.max(1, Math.floor((typeof body === 'string' ? body.length : body.byteLength) / 4));
     const wait = lim ? lim.delay(cost) : 0;
     if (wait > 0 && this.host.setTimer) {
       this.setState('rate_limited');
@@ -423,10 +425,10 @@ export class Agent {
     this.send(body);
   }
 
-  private send(body: string): void {
+  private send(body: string | Uint8Array): void {
     const stream = this.cfg.stream ?? false;
     // `stream` asks for SSE; whether the reply came as deltas is reported per reply.
-    this.log(`posting body: ${body.length > 4000 ? body.slice(0, 4000) + `… (${body.length} bytes)` : body}`);
+    if (this.host.log) this.log(`posting body: ${logExcerpt(body)}`);
     this.call = new LlmCall({
       host: this.host,
       adapter: this.adapter,
@@ -607,6 +609,13 @@ export class Agent {
     });
     if (!settled) this.probes.add(h);
   }
+}
+
+/** The start of a request body for the debug log (the whole body of a long chain is megabytes). */
+function logExcerpt(body: string | Uint8Array): string {
+  const n = typeof body === 'string' ? body.length : body.byteLength;
+  const head = typeof body === 'string' ? body.slice(0, 4000) : dec.decode(body.subarray(0, 4000));
+  return n > 4000 ? `${head}… (${n} bytes)` : head;
 }
 
 function validateConfig(cfg: AgentConfig): void {

@@ -3,8 +3,8 @@
 
 export interface HttpRequest {
   url: string;
-  /** No body ⇒ GET, else POST. */
-  body?: string;
+  /** No body ⇒ GET, else POST. Text is sent as UTF-8; bytes as they are. */
+  body?: string | Uint8Array;
   /** Extra headers (provider auth, content type). Names as given. */
   headers?: Record<string, string>;
   /** User-Agent tag, e.g. the tool name for plugin requests. */

@@ -23,7 +23,7 @@ export interface LlmCallOptions {
   adapter: ProviderAdapter;
   url: string;
   headers: Record<string, string>;
-  body: string;
+  body: string | Uint8Array;
   stream: boolean;
   /** Tries in all (1 = no retry). */
   maxTries: number;

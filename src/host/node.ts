@@ -74,7 +74,9 @@ export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
   function httpRequest(req: HttpRequest, handlers: HttpHandlers): Cancelable {
     const t0 = performance.now();
     const method = req.body === undefined ? 'GET' : 'POST';
-    const body = req.body === undefined ? undefined : Buffer.from(req.body, 'utf8');
+    const body = req.body === undefined ? undefined
+      : typeof req.body === 'string' ? Buffer.from(req.body, 'utf8')
+        : Buffer.from(req.body.buffer, req.body.byteOffset, req.body.byteLength); // a view, not a copy
     let headers = buildHeaders(req, body !== undefined);
     let settled = false;
     let current: http.ClientRequest | undefined;

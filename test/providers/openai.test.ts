@@ -73,3 +73,22 @@ test('stream: data that is not JSON ends the turn with an error; keep-alives and
   assert.deepEqual(d.feed('', '[DONE]'), { done: true });
   assert.deepEqual(d.feed('', '{"choices":[{"delta":{"content":"x"}}]}'), { text: 'x' });
 });
+
+test('buildRequestBytes is exactly buildRequest as UTF-8, for every flag combination and a repaired history', async () => {
+  const { openaiAdapter } = await import('../../src/core/providers/openai.js');
+  const tools = [{ name: 't', description: 'd ✓', parameters: { type: 'object', properties: {} }, parametersJson: '{"type":"object","properties":{}}' }];
+  const messages = [
+    { role: 'system' as const, content: 'sys 🦴' },
+    { role: 'user' as const, content: 'héllo' },
+    { role: 'assistant' as const, content: null, toolCalls: [{ id: 'a', name: 't', args: '{}' }, { id: 'b', name: 't', args: '{bad' }] },
+    { role: 'tool' as const, content: 'out', toolCallId: 'a', toolName: 't' },
+  ];
+  const dec = new TextDecoder();
+  for (const stream of [true, false]) for (const disableParallelToolCalls of [true, false]) for (const t of [tools, null]) {
+    const o = { model: 'm', messages, tools: t, stream, disableParallelToolCalls, maxTokens: 100 };
+    const bytes = openaiAdapter.buildRequestBytes!(o);
+    assert.equal(dec.decode(bytes), openaiAdapter.buildRequest(o));
+    // Cached parts are reused, never mutated: a second build is identical.
+    assert.deepEqual(openaiAdapter.buildRequestBytes!(o), bytes);
+  }
+});

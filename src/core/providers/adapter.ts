@@ -59,6 +59,12 @@ export interface ProviderAdapter {
   readonly endpointPath: string;
   /** The request body, byte-stable for an unchanged prefix. */
   buildRequest(opts: BuildRequestOptions): string;
+  /**
+   * The same body as UTF-8 bytes, assembled from per-message bytes encoded once: long tool
+   * chains then cost one copy per request instead of re-joining and re-encoding the history.
+   * Optional; the agent uses it when present.
+   */
+  buildRequestBytes?(opts: BuildRequestOptions): Uint8Array;
   /** Auth and dialect headers (Content-Type included). */
   headers(apiKey: string): Record<string, string>;
   /** Parse a complete reply body, or throw an Error with a clear message. */

@@ -100,21 +100,62 @@ class OpenAIStream implements StreamDecoder {
   }
 }
 
+const enc = new TextEncoder();
+const byteCache = new WeakMap<Message, Uint8Array>();
+// The tool list is the same array while the registry is unchanged, so the request's tail (tools
+// and flags) is encoded once per tool list and flag combination.
+const tailCache = new WeakMap<readonly ToolSchema[], Map<string, Uint8Array>>();
+
+function tailBytes(o: BuildRequestOptions): Uint8Array {
+  if (!o.tools) return enc.encode(tail(o));
+  let byFlags = tailCache.get(o.tools);
+  if (!byFlags) { byFlags = new Map(); tailCache.set(o.tools, byFlags); }
+  const key = `${o.stream}|${o.disableParallelToolCalls}`;
+  let t = byFlags.get(key);
+  if (!t) { t = enc.encode(tail(o)); byFlags.set(key, t); }
+  return t;
+}
+const COMMA = enc.encode(',');
+
+function head(o: BuildRequestOptions): string {
+  return `{"model":${JSON.stringify(o.model)},"messages":[`;
+}
+
+function tail(o: BuildRequestOptions): string {
+  let s = `],"stream":${o.stream}`;
+  if (o.stream) s += ',"stream_options":{"include_usage":true}';
+  if (o.tools && o.tools.length) {
+    s += `,"tools":[${o.tools.map(wireTool).join(',')}]`;
+    if (o.disableParallelToolCalls) s += ',"parallel_tool_calls":false';
+  }
+  return s + '}';
+}
+
 export const openaiAdapter: ProviderAdapter = {
   kind: 'openai',
   endpointPath: 'chat/completions',
 
   buildRequest(o: BuildRequestOptions): string {
-    let s = `{"model":${JSON.stringify(o.model)},"messages":[`;
     // A well-paired history comes back as the same message objects, so the cache above serves it.
-    s += pairToolCalls(o.messages, openaiPairing).map(wireMessage).join(',');
-    s += `],"stream":${o.stream}`;
-    if (o.stream) s += ',"stream_options":{"include_usage":true}';
-    if (o.tools && o.tools.length) {
-      s += `,"tools":[${o.tools.map(wireTool).join(',')}]`;
-      if (o.disableParallelToolCalls) s += ',"parallel_tool_calls":false';
-    }
-    return s + '}';
+    return head(o) + pairToolCalls(o.messages, openaiPairing).map(wireMessage).join(',') + tail(o);
+  },
+
+  buildRequestBytes(o: BuildRequestOptions): Uint8Array {
+    const msgs = pairToolCalls(o.messages, openaiPairing);
+    const parts: Uint8Array[] = [enc.encode(head(o))];
+    msgs.forEach((m, i) => {
+      if (i) parts.push(COMMA);
+      let b = byteCache.get(m);
+      if (!b) { b = enc.encode(wireMessage(m)); byteCache.set(m, b); }
+      parts.push(b);
+    });
+    parts.push(tailBytes(o));
+    let n = 0;
+    for (const p of parts) n += p.length;
+    const out = new Uint8Array(n);
+    let off = 0;
+    for (const p of parts) { out.set(p, off); off += p.length; }
+    return out;
   },
 
   headers(apiKey: string): Record<string, string> {
