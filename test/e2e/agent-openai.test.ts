@@ -642,3 +642,16 @@ test('setProvider returns rate limit and max_tokens to the defaults when the new
   assert.ok(Date.now() - t0 < 1000, 'the old 1 token/s bucket no longer applies');
   assert.ok(!r.states.slice(-3).includes('rate_limited'));
 });
+
+test('the LLM token bucket makes a request wait in RATE_LIMITED, then sends it', async () => {
+  mock.push(oa.text('a'), oa.text('b'));
+  // Each request costs its body length / 4 (a few hundred tokens) against a burst of 50 at 500/s.
+  const r = harness(mock, { cfg: { rateTokensPerSec: 500, rateBurst: 50 } });
+  assert.equal((await r.agent.run('first')).status, 0);
+  assert.ok(!r.states.includes('rate_limited'), 'the bucket starts full');
+  const t0 = Date.now();
+  assert.equal((await r.agent.run('second')).status, 0);
+  assert.ok(Date.now() - t0 >= 10, `waited ${Date.now() - t0} ms`);
+  const after = r.states.slice(r.states.lastIndexOf('complete', r.states.length - 2) + 1);
+  assert.deepEqual(after.slice(0, 3), ['thinking', 'rate_limited', 'thinking']);
+});
