@@ -90,6 +90,8 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
     newline();
     w('user> ');
     const line = await nextLine();
+    // A terminal echoed the typed line and its newline; piped input left the cursor after `user> `.
+    if ((io.stdin as { isTTY?: boolean }).isTTY) atLineStart = true;
     if (line === null) { w('\n'); break; }
     const p = line.trim();
     if (p === 'quit' || p === 'exit') break;
