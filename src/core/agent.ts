@@ -14,7 +14,7 @@ import { ToolBatch } from './tool-batch.js';
 import { ToolRegistry } from './tool-registry.js';
 import { matchesAny } from './fnmatch.js';
 import type {
-  AgentCallbacks, AgentConfig, AgentState, ConnStatus, Message, ProviderKind, ToolCall, ToolDef, ToolOutcome,
+  AgentCallbacks, AgentConfig, AgentEvent, AgentState, ConnStatus, Message, ProviderKind, ToolCall, ToolDef, ToolOutcome,
 } from './types.js';
 
 export const DEFAULT_MODEL = 'local-model';
@@ -37,7 +37,29 @@ export interface ConnectionResult {
   ctxMax: number;
 }
 
-type Listener = Partial<Pick<AgentCallbacks, 'onAssistantText' | 'onTurnDone'>>;
+type Listener = Omit<AgentCallbacks, 'onPermission'>;
+
+const EVENT_CALLBACKS = [
+  'onAssistantText', 'onReasoning', 'onToolBegin', 'onToolResult', 'onToolBatch', 'onFinishReason', 'onUsage',
+  'onConnection', 'onState', 'onTurnDone', 'onNotice', 'onMessage', 'onCompaction',
+] as const;
+
+/**
+ * One callbacks object for the engine to call: each event goes to the caller, then to every
+ * listener. onPermission is the caller's alone (no callback ⇒ gated tools are denied).
+ */
+function fanOut(user: () => AgentCallbacks, listeners: Set<Listener>): AgentCallbacks {
+  const out: AgentCallbacks = {};
+  for (const name of EVENT_CALLBACKS) {
+    (out as Record<string, unknown>)[name] = (...args: unknown[]) => {
+      const u = user();
+      (u[name] as ((...a: unknown[]) => void) | undefined)?.apply(u, args);
+      for (const l of [...listeners]) (l[name] as ((...a: unknown[]) => void) | undefined)?.apply(l, args);
+    };
+  }
+  Object.defineProperty(out, 'onPermission', { get: () => user().onPermission, enumerable: true });
+  return out;
+}
 
 const dec = new TextDecoder();
 
@@ -51,7 +73,10 @@ export class Agent {
   private readonly registry = new ToolRegistry();
   private cfg: AgentConfig;
   private adapter: ProviderAdapter;
-  private cb: AgentCallbacks;
+  /** The caller's callbacks. */
+  private user: AgentCallbacks;
+  /** What the engine calls: the caller's callbacks, then every internal listener (run(), stream()). */
+  private readonly cb: AgentCallbacks;
   private st: AgentState = 'idle';
   private err = '';
   private closed = false;
@@ -80,7 +105,8 @@ export class Agent {
     validateConfig(cfg);
     if (!host || typeof host.http !== 'function') throw new ClmError('EINVAL', 'host must implement http()');
     this.cfg = { ...cfg };
-    this.cb = callbacks ?? {};
+    this.user = callbacks ?? {};
+    this.cb = fanOut(() => this.user, this.listeners);
     this.adapter = adapterFor(cfg.provider ?? 'openai');
     this.retryBaseMs = opts.retryBaseMs ?? 1000;
     this.setLimiters(cfg);
@@ -160,6 +186,42 @@ export class Agent {
   /** Submit and wait for the turn: resolves with its status and the assistant text. */
   run(prompt: string): Promise<TurnResult> {
     return this.waitTurn(() => this.submit(prompt));
+  }
+
+  /**
+   * Submit and iterate the turn's events as they happen; the last one is `done`. Breaking out
+   * early stops the iteration, not the turn. The callbacks keep firing as usual.
+   */
+  async *stream(prompt: string): AsyncGenerator<AgentEvent, void, undefined> {
+    const queue: AgentEvent[] = [];
+    let wake: (() => void) | null = null;
+    const push = (e: AgentEvent) => { queue.push(e); wake?.(); };
+    const l: Listener = {
+      onAssistantText: (text) => push({ type: 'text', text }),
+      onReasoning: (text) => push({ type: 'reasoning', text }),
+      onToolBegin: (name, args) => push({ type: 'tool_begin', name, args }),
+      onToolResult: (name, content, outcome) => push({ type: 'tool_result', name, content, outcome }),
+      onUsage: (usage) => push({ type: 'usage', usage }),
+      onFinishReason: (reason) => push({ type: 'finish', reason }),
+      onState: (state) => push({ type: 'state', state }),
+      onNotice: (text) => push({ type: 'notice', text }),
+      onTurnDone: (status) => push(status === 0 ? { type: 'done', status } : { type: 'done', status, error: this.err }),
+    };
+    this.listeners.add(l);
+    try {
+      this.submit(prompt);
+      for (;;) {
+        while (queue.length) {
+          const e = queue.shift()!;
+          yield e;
+          if (e.type === 'done') return;
+        }
+        await new Promise<void>((r) => { wake = r; });
+        wake = null;
+      }
+    } finally {
+      this.listeners.delete(l);
+    }
   }
 
   /** compact() and wait for it to end. */
@@ -312,13 +374,13 @@ export class Agent {
     this.call = null;
     this.limiterTimer?.cancel();
     this.limiterTimer = null;
-    this.cb = {};
+    this.user = {};
     for (const p of [...this.probes]) p.cancel();
     this.probes.clear();
     this.inFlight = false;
     // Pending run()/compactAndWait() promises settle: the turn ends with the agent.
     this.err = 'agent closed';
-    for (const l of [...this.listeners]) l.onTurnDone?.(ECANCELED);
+    this.cb.onTurnDone?.(ECANCELED);
     this.listeners.clear();
   }
 
@@ -361,10 +423,6 @@ export class Agent {
     this.cb.onMessage?.(m);
   }
 
-  private emitText(t: string): void {
-    this.cb.onAssistantText?.(t);
-    for (const l of this.listeners) l.onAssistantText?.(t);
-  }
 
   /** The single exit of every turn: exactly one onTurnDone, then queued notifications. */
   private endTurn(status: number, state: 'complete' | 'error', error?: string): void {
@@ -375,7 +433,6 @@ export class Agent {
     if (error !== undefined) this.err = error;
     this.setState(state);
     this.cb.onTurnDone?.(status);
-    for (const l of [...this.listeners]) l.onTurnDone?.(status);
     this.drainNotifications();
   }
 
@@ -443,7 +500,7 @@ export class Agent {
         this.setState('rate_limited');
       },
       onRetrySend: () => this.setState('thinking'),
-      onText: (t) => this.emitText(t),
+      onText: (t) => this.cb.onAssistantText?.(t),
       onReasoning: (t) => this.cb.onReasoning?.(t),
       onDone: (r, streamed) => { this.call = null; this.replyDone(r, streamed); },
       onFail: (f) => { this.call = null; this.requestFailed(f); },
@@ -483,12 +540,12 @@ export class Agent {
     if (this.closed || !this.inFlight) return;
     if (r.toolCalls.length) {
       // Text that came with the calls is kept with them (the original dropped it).
-      if (!streamed && r.content) this.emitText(r.content);
+      if (!streamed && r.content) this.cb.onAssistantText?.(r.content);
       this.dispatchTools(r.toolCalls, r.content || null);
       return;
     }
     if (r.content !== null) this.appendMessage({ role: 'assistant', content: r.content });
-    if (!streamed && r.content) this.emitText(r.content);
+    if (!streamed && r.content) this.cb.onAssistantText?.(r.content);
     if (this.closed || !this.inFlight) return;
     this.endTurn(0, 'complete');
   }

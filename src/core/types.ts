@@ -112,6 +112,18 @@ export interface AgentCallbacks {
   onCompaction?(c: { index: number; count: number; summary: string }): void;
 }
 
+/** What agent.stream() yields: the turn's callbacks as values. */
+export type AgentEvent =
+  | { type: 'text'; text: string }
+  | { type: 'reasoning'; text: string }
+  | { type: 'tool_begin'; name: string; args: string }
+  | { type: 'tool_result'; name: string; content: string; outcome: ToolOutcome }
+  | { type: 'usage'; usage: Usage }
+  | { type: 'finish'; reason: FinishReason }
+  | { type: 'state'; state: AgentState }
+  | { type: 'notice'; text: string }
+  | { type: 'done'; status: number; error?: string };
+
 export interface AgentConfig {
   /** Full endpoint URL, e.g. http://127.0.0.1:8080/v1/chat/completions. */
   baseUrl: string;

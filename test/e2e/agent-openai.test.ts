@@ -655,3 +655,21 @@ test('the LLM token bucket makes a request wait in RATE_LIMITED, then sends it',
   const after = r.states.slice(r.states.lastIndexOf('complete', r.states.length - 2) + 1);
   assert.deepEqual(after.slice(0, 3), ['thinking', 'rate_limited', 'thinking']);
 });
+
+test('stream() yields the turn as events and ends with done', async () => {
+  mock.push(oa.toolCall('t', {}, 'c1'), oa.streamText(['he', 'llo'], { usage: { prompt: 3, completion: 2 } }));
+  const r = harness(mock, { cfg: { stream: true }, tools: [echoTool('t', 'out', { noPrompt: true })] });
+  const seen: string[] = [];
+  for await (const e of r.agent.stream('go')) {
+    if (e.type === 'text') seen.push(`text:${e.text}`);
+    else if (e.type === 'tool_begin' || e.type === 'tool_result') seen.push(`${e.type}:${e.name}`);
+    else if (e.type === 'done') seen.push(`done:${e.status}`);
+  }
+  assert.deepEqual(seen, ['tool_begin:t', 'tool_result:t', 'text:he', 'text:llo', 'done:0']);
+  assert.ok(r.events.includes('text:he'), 'the callbacks fired too');
+  // A refused submit surfaces as an error of the iteration.
+  mock.push({ hang: true });
+  r.agent.submit('busy');
+  await assert.rejects(async () => { for await (const _ of r.agent.stream('x')) { /* nothing */ } }, /turn already in progress/);
+  r.agent.cancel();
+});
