@@ -52,9 +52,11 @@ function fanOut(user: () => AgentCallbacks, listeners: Set<Listener>): AgentCall
   const out: AgentCallbacks = {};
   for (const name of EVENT_CALLBACKS) {
     (out as Record<string, unknown>)[name] = (...args: unknown[]) => {
+      // Listeners added by this very callback (a run() from onTurnDone) wait for the next event.
+      const ls = [...listeners];
       const u = user();
       (u[name] as ((...a: unknown[]) => void) | undefined)?.apply(u, args);
-      for (const l of [...listeners]) (l[name] as ((...a: unknown[]) => void) | undefined)?.apply(l, args);
+      for (const l of ls) (l[name] as ((...a: unknown[]) => void) | undefined)?.apply(l, args);
     };
   }
   Object.defineProperty(out, 'onPermission', { get: () => user().onPermission, enumerable: true });
@@ -85,6 +87,14 @@ export class Agent {
   private call: LlmCall | null = null;
   private batch: ToolBatch | null = null;
   private iteration = 0;
+  /**
+   * Bumped when a turn starts or ends. Every continuation captures it and stops when it changed:
+   * a callback may cancel (or cancel and submit anew) at any point, and the interrupted work must
+   * not go on in the next turn.
+   */
+  private turn = 0;
+  /** Inside endTurn: the turn is over but onTurnDone has not returned yet. */
+  private ending = false;
   private ctxUsed_ = 0;
   private ctxMaxLearned = 0;
   private toolsUnsupported = false;
@@ -169,17 +179,21 @@ export class Agent {
     this.checkOpen();
     if (typeof prompt !== 'string') throw new ClmError('EINVAL', 'prompt must be a string');
     if (this.inFlight) throw this.busyError();
+    this.inFlight = true;
     this.cancelling = false;
+    this.iteration = 0;
+    this.err = '';
+    const t = ++this.turn;
     const now = this.clock();
     if (now.getTime() - this.lastStamp >= TIME_REFRESH_S * 1000) {
       this.lastStamp = now.getTime();
       this.appendMessage(contextUpdateMessage(now));
+      if (this.stale(t)) return;
     }
     this.appendMessage({ role: 'user', content: prompt });
-    this.inFlight = true;
-    this.iteration = 0;
-    this.err = '';
+    if (this.stale(t)) return;
     this.setState('thinking');
+    if (this.stale(t)) return;
     this.startRequest();
   }
 
@@ -253,7 +267,7 @@ export class Agent {
 
   cancel(): void {
     this.checkOpen();
-    if (!this.inFlight) {
+    if (!this.inFlight || this.ending) {
       if (this.cancelling) throw new ClmError('EALREADY', 'cancel already in progress');
       throw new ClmError('EINVAL', 'nothing in flight');
     }
@@ -275,6 +289,7 @@ export class Agent {
     this.cancelling = false;
     this.inFlight = true;
     this.err = '';
+    this.turn++;
     this.startCompaction('explicit');
   }
 
@@ -317,7 +332,13 @@ export class Agent {
   restoreHistory(messages: readonly Message[]): void {
     this.checkOpen();
     if (this.inFlight) throw this.busyError();
-    const copies = messages.filter((m) => m.role !== 'system').map((m) => parseMessageJson(messageToJson(m)));
+    let copies: Message[];
+    try {
+      copies = messages.filter((m) => m.role !== 'system').map((m) => parseMessageJson(messageToJson(m)));
+    } catch (e) {
+      if (e instanceof ClmError) throw e;
+      throw new ClmError('EINVAL', `invalid message in history: ${e instanceof Error ? e.message : String(e)}`);
+    }
     this.history.push(...copies);
     // No usage report yet: estimate, so a resumed conversation already over the threshold shows.
     this.ctxUsed_ = Math.max(this.ctxUsed_, estimateTokens(this.history));
@@ -426,14 +447,23 @@ export class Agent {
 
   /** The single exit of every turn: exactly one onTurnDone, then queued notifications. */
   private endTurn(status: number, state: 'complete' | 'error', error?: string): void {
-    this.inFlight = false;
+    this.turn++;
     this.compacting = null;
     this.call = null;
     this.batch = null;
     if (error !== undefined) this.err = error;
+    // Still in flight during the final state change, so a turn started from onState waits for
+    // onTurnDone (the original started it first, and the late onTurnDone then marked it idle).
+    this.ending = true;
     this.setState(state);
+    this.ending = false;
+    this.inFlight = false;
     this.cb.onTurnDone?.(status);
     this.drainNotifications();
+  }
+
+  private stale(t: number): boolean {
+    return this.closed || this.turn !== t;
   }
 
   private drainNotifications(): void {
@@ -463,19 +493,21 @@ export class Agent {
   }
 
   private startRequest(): void {
+    const t = this.turn;
     const body = this.buildBody();
     const lim = this.llmLimiter;
     const cost = Math.max(1, Math.floor((typeof body === 'string' ? body.length : body.byteLength) / 4));
     const wait = lim ? lim.delay(cost) : 0;
     if (wait > 0 && this.host.setTimer) {
-      this.setState('rate_limited');
       this.limiterTimer = this.host.setTimer(wait, () => {
         this.limiterTimer = null;
-        if (this.closed || !this.inFlight) return;
+        if (this.stale(t)) return;
         lim!.consume(cost);
         this.setState('thinking');
+        if (this.stale(t)) return;
         this.send(body);
       });
+      this.setState('rate_limited');
       return;
     }
     lim?.consume(cost);
@@ -483,6 +515,7 @@ export class Agent {
   }
 
   private send(body: string | Uint8Array): void {
+    const t = this.turn;
     const stream = this.cfg.stream ?? false;
     // `stream` asks for SSE; whether the reply came as deltas is reported per reply.
     if (this.host.log) this.log(`posting body: ${logExcerpt(body)}`);
@@ -500,10 +533,10 @@ export class Agent {
         this.setState('rate_limited');
       },
       onRetrySend: () => this.setState('thinking'),
-      onText: (t) => this.cb.onAssistantText?.(t),
-      onReasoning: (t) => this.cb.onReasoning?.(t),
-      onDone: (r, streamed) => { this.call = null; this.replyDone(r, streamed); },
-      onFail: (f) => { this.call = null; this.requestFailed(f); },
+      onText: (text) => this.cb.onAssistantText?.(text),
+      onReasoning: (text) => this.cb.onReasoning?.(text),
+      onDone: (r, streamed) => { if (this.stale(t)) return; this.call = null; this.replyDone(r, streamed); },
+      onFail: (f) => { if (this.stale(t)) return; this.call = null; this.requestFailed(f); },
     });
     this.call.start();
   }
@@ -517,11 +550,12 @@ export class Agent {
   }
 
   private requestFailed(f: LlmFailure): void {
-    if (this.closed) return;
+    const t = this.turn;
     if (f.cancelled) { this.endTurn(ECANCELED, 'complete'); return; }
     if (f.status === 400 && !this.toolsUnsupported && f.body && /does not support tools/i.test(f.body)) {
       this.toolsUnsupported = true;
       this.cb.onNotice?.(TOOLS_UNSUPPORTED_NOTICE);
+      if (this.stale(t)) return;
       this.startRequest();
       return;
     }
@@ -530,43 +564,53 @@ export class Agent {
   }
 
   private replyDone(r: ParsedReply, streamed: boolean): void {
-    if (this.closed || !this.inFlight) return;
+    const t = this.turn;
     if (r.finishReason) this.cb.onFinishReason?.(r.finishReason);
+    if (this.stale(t)) return;
     if (r.usage) {
       this.ctxUsed_ = r.usage.promptTokens + r.usage.completionTokens;
       this.cb.onUsage?.(r.usage);
+      if (this.stale(t)) return;
     }
     if (!streamed && r.reasoning !== null) this.cb.onReasoning?.(r.reasoning);
-    if (this.closed || !this.inFlight) return;
+    if (this.stale(t)) return;
     if (r.toolCalls.length) {
       // Text that came with the calls is kept with them (the original dropped it).
       if (!streamed && r.content) this.cb.onAssistantText?.(r.content);
+      if (this.stale(t)) return;
       this.dispatchTools(r.toolCalls, r.content || null);
       return;
     }
     if (r.content !== null) this.appendMessage({ role: 'assistant', content: r.content });
+    if (this.stale(t)) return;
     if (!streamed && r.content) this.cb.onAssistantText?.(r.content);
-    if (this.closed || !this.inFlight) return;
+    if (this.stale(t)) return;
     this.endTurn(0, 'complete');
   }
 
   private dispatchTools(calls: ToolCall[], content: string | null): void {
+    const t = this.turn;
     this.setState('calling_tool');
+    if (this.stale(t)) return;
     const msg: Message = { role: 'assistant', content, toolCalls: calls.map((c) => ({ ...c })) };
+    // §1.3: onToolBatch(0, n) precedes the tool-call message. A cancel inside it leaves no call
+    // behind (nothing is in history yet).
+    this.cb.onToolBatch?.(0, calls.length);
+    if (this.stale(t)) return;
     const batch = new ToolBatch(msg.toolCalls!, {
       registry: this.registry,
       host: this.host,
       callbacks: this.cb,
       toolLimiter: this.toolLimiter,
       onResult: (call, text, outcome) => this.toolResult(batch, call, text, outcome),
-      onDone: () => { if (this.batch === batch) this.toolsDone(); },
-      notify: (t) => { if (!this.closed) this.notify(t); },
+      onDone: () => { if (this.batch === batch && !this.stale(t)) this.toolsDone(); },
+      notify: (text) => { if (!this.closed) this.notify(text); },
       log: (l) => this.log(l),
     });
+    // From here a cancel goes through the batch, which gives every call a result after this message.
     this.batch = batch;
-    this.cb.onToolBatch?.(0, batch.total);
-    this.history.push(msg);
-    this.cb.onMessage?.(msg);
+    this.appendMessage(msg);
+    if (this.stale(t)) return;
     batch.start();
   }
 
@@ -580,23 +624,26 @@ export class Agent {
   }
 
   private toolsDone(): void {
+    const t = this.turn;
     this.batch = null;
-    if (this.closed) return;
     if (this.cancelling) { this.endTurn(ECANCELED, 'complete'); return; }
     this.iteration++;
     const max = this.cfg.maxIterations ?? 0;
     if (max > 0 && this.iteration >= max) { this.endTurn(E2BIG, 'error', 'max iterations reached'); return; }
     if (this.overAutocompactThreshold()) { this.startCompaction('midchain'); return; }
     this.setState('thinking');
+    if (this.stale(t)) return;
     this.startRequest();
   }
 
   // ---- compaction -------------------------------------------------------------------------
 
   private startCompaction(kind: 'explicit' | 'midchain'): void {
+    const t = this.turn;
     this.compacting = kind;
     if (kind === 'midchain') { this.midStarted = true; this.ctxUsed_ = 0; }
     this.setState('thinking');
+    if (this.stale(t)) return;
     const body = this.adapter.buildRequest({
       model: this.model,
       messages: [...this.history, { role: 'user', content: SUMMARY_PROMPT }],
@@ -610,14 +657,14 @@ export class Agent {
       maxTries: this.cfg.maxTries ?? 4, retryBaseMs: this.retryBaseMs,
       onRetryWait: () => this.setState('rate_limited'),
       onRetrySend: () => this.setState('thinking'),
-      onDone: (r) => { this.call = null; this.compactionDone(r, null); },
-      onFail: (f) => { this.call = null; this.compactionDone(null, f); },
+      onDone: (r) => { if (this.stale(t)) return; this.call = null; this.compactionDone(r, null); },
+      onFail: (f) => { if (this.stale(t)) return; this.call = null; this.compactionDone(null, f); },
     });
     this.call.start();
   }
 
   private compactionDone(r: ParsedReply | null, f: LlmFailure | null): void {
-    if (this.closed || !this.inFlight) return;
+    const t = this.turn;
     const kind = this.compacting;
     this.compacting = null;
     if (f?.cancelled) { this.endTurn(ECANCELED, 'complete'); return; }
@@ -635,15 +682,18 @@ export class Agent {
         else {
           const systemBefore = this.history.slice(0, fold.at).filter((m) => m.role === 'system').length;
           this.cb.onCompaction?.({ index: fold.at - systemBefore, count: fold.count, summary: text });
+          if (this.stale(t)) return;
           this.cb.onNotice?.(`compacted ${fold.count} messages into a summary: ${before} → ${this.history.length} messages, ~${tokBefore} → ~${estimateTokens(this.history)} tokens`);
           this.ctxUsed_ = 0;
         }
       }
     }
+    if (this.stale(t)) return;
     if (kind === 'midchain') {
       if (error) { this.err = error; this.midError = true; this.log(`mid-chain compaction failed: ${error}`); }
       else { this.midSucceeded = true; this.midError = false; }
       this.setState('thinking');
+      if (this.stale(t)) return;
       this.startRequest();
       return;
     }

@@ -150,8 +150,10 @@ export class LlmCall {
       const hadError = asm.error !== null;
       sse.end();
       if (this.settled) return;
-      // An error in the event end() flushed (never finished by the server) is a cut, not bad data.
-      if (asm.error && !hadError && !asm.done && !asm.finish) {
+      // An error in the event end() flushed (never finished by the server) is a cut, not bad
+      // data: after the finish it only lost a trailing chunk (usage), so the reply stands.
+      if (asm.error && !hadError) {
+        if (asm.done || asm.finish) { this.done(asm.result(), true); return; }
         this.fail({ message: 'stream ended before the reply was complete (connection closed mid-stream)', status: res.status });
         return;
       }

@@ -19,6 +19,16 @@ export class TokenBucket {
     const need = Math.min(n, this.burst);
     return this.tokens >= need ? 0 : Math.max(1, Math.ceil(((need - this.tokens) * 1000) / this.rate));
   }
+  /**
+   * Take `n` tokens now, going into debt if need be, and return how long the caller must wait
+   * for them (ms). Successive reservations queue up at the bucket's rate.
+   */
+  reserve(n: number): number {
+    this.refill();
+    this.tokens -= n;
+    return this.tokens >= 0 ? 0 : Math.max(1, Math.ceil((-this.tokens * 1000) / this.rate));
+  }
+
   consume(n: number): void {
     this.refill();
     this.tokens = Math.max(0, this.tokens - n);

@@ -55,6 +55,7 @@ class Slot implements ToolInvocation {
 export class ToolBatch {
   private readonly slots: Slot[];
   private remaining: number;
+  private started = false;
   private detached = false;
   private readonly timers = new Set<Cancelable>();
 
@@ -68,20 +69,21 @@ export class ToolBatch {
   get completed(): number { return this.slots.filter((s) => s.done).length; }
 
   start(): void {
+    if (this.started) return;
+    this.started = true;
     for (const s of this.slots) {
       if (this.detached) return;
-      const lim = this.ctx.toolLimiter;
-      const wait = lim ? lim.delay(1) : 0;
+      if (s.done) continue;
+      // Each call reserves its own token, so waiting calls are spaced at the configured rate.
+      const wait = this.ctx.toolLimiter ? this.ctx.toolLimiter.reserve(1) : 0;
       if (wait > 0 && this.ctx.host.setTimer) {
         const t = this.ctx.host.setTimer(wait, () => {
           this.timers.delete(t);
           if (this.detached || s.done) return;
-          lim!.consume(1);
           this.dispatch(s);
         });
         this.timers.add(t);
       } else {
-        lim?.consume(1);
         this.dispatch(s);
       }
     }
@@ -169,6 +171,8 @@ export class ToolBatch {
       this.finish(s, `[tool failed: ${reason}]`, 'failed');
       s.controller.abort(new Error(reason));
     }
+    // Cancelled before it started: release the dispatch hold so the batch can end.
+    if (!this.started) { this.started = true; this.release(); }
   }
 
   /** Agent closed: abort everything, report nothing more. */
