@@ -8,8 +8,8 @@ export function eventCallbacks(ev: RunEvents, tally: Tally, onTurnDone: (status:
   return {
     onAssistantText: (t) => { tally.text += t; ev.text(t); },
     onReasoning: (t) => { if (t) ev.reasoning(t); },
-    onToolBegin: (n, a) => { tally.begin(n, a); ev.toolBegin(n, a); },
-    onToolResult: (n, c, o) => { tally.result(n, c, o); ev.toolResult(n, c, o); },
+    onToolBegin: (n, a, id) => { tally.begin(n, a, id); ev.toolBegin(n, a, id); },
+    onToolResult: (n, c, o, id) => { tally.result(id, c, o); ev.toolResult(n, c, o, id); },
     onToolBatch: (d, t) => ev.toolBatch(d, t),
     onUsage: (u) => { tally.addUsage(u); ev.usage(u); },
     onFinishReason: (r) => ev.finish(r),

@@ -6,6 +6,8 @@ import type { AgentState, FinishReason, ToolOutcome, Usage } from '../core/types
 export const STREAM_JSON_VERSION = 1;
 
 export interface ToolCallRecord {
+  /** The model's id for the call. */
+  id: string;
   name: string;
   args: string;
   outcome?: ToolOutcome;
@@ -28,8 +30,8 @@ export interface RunSummary {
 export interface RunEvents {
   text(t: string): void;
   reasoning(t: string): void;
-  toolBegin(name: string, args: string): void;
-  toolResult(name: string, content: string, outcome: ToolOutcome): void;
+  toolBegin(name: string, args: string, id: string): void;
+  toolResult(name: string, content: string, outcome: ToolOutcome, id: string): void;
   toolBatch(done: number, total: number): void;
   usage(u: Usage): void;
   finish(r: FinishReason): void;

@@ -6,7 +6,7 @@
 // set replaces any difference and the cache is refreshed.
 
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ToolDef } from '../core/types.js';
 import type { PluginHost } from '../lua/index.js';
@@ -59,6 +59,8 @@ export function fingerprint(o: Pick<PluginToolsOptions, 'dirs' | 'reservedNames'
     try { names = readdirSync(d).filter((n) => n.endsWith('.lua')).sort(); } catch { continue; }
     for (const n of names) {
       try {
+        // Only regular files (discovery skips the rest): reading a FIFO named x.lua would block.
+        if (!statSync(join(d, n)).isFile()) continue;
         const body = readFileSync(join(d, n));
         h.update(`\0${i}\0${n}\0${body.length}\0`).update(body);
       } catch { return null; }

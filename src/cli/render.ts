@@ -17,17 +17,20 @@ export function oneLine(s: string, max = 200): string {
 export class Tally {
   usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
   toolCalls: ToolCallRecord[] = [];
+  /** The reply: the assistant text after the last tool round (the json format's `result`). */
   text = '';
+  // Pending calls by call id (a server may reuse ids across rounds, hence a queue).
   private open = new Map<string, ToolCallRecord[]>();
-  begin(name: string, args: string) {
-    const r: ToolCallRecord = { name, args };
+  begin(name: string, args: string, id: string) {
+    const r: ToolCallRecord = { id, name, args };
     this.toolCalls.push(r);
-    const q = this.open.get(name) ?? [];
+    const q = this.open.get(id) ?? [];
     q.push(r);
-    this.open.set(name, q);
+    this.open.set(id, q);
+    this.text = '';
   }
-  result(name: string, content: string, outcome: ToolOutcome) {
-    const r = this.open.get(name)?.shift();
+  result(id: string, content: string, outcome: ToolOutcome) {
+    const r = this.open.get(id)?.shift();
     if (r) { r.outcome = outcome; r.outputBytes = Buffer.byteLength(content); }
   }
   addUsage(u: Usage) {
@@ -74,7 +77,7 @@ export function summaryJson(s: RunSummary): Record<string, unknown> {
     type: 'result', version: STREAM_JSON_VERSION, status: s.status, exit_code: s.exitCode, result: s.result,
     ...(s.error ? { error: s.error } : {}),
     usage: s.usage,
-    tool_calls: s.toolCalls.map((t) => ({ name: t.name, args: t.args, outcome: t.outcome ?? null, output_bytes: t.outputBytes ?? 0 })),
+    tool_calls: s.toolCalls.map((t) => ({ id: t.id, name: t.name, args: t.args, outcome: t.outcome ?? null, output_bytes: t.outputBytes ?? 0 })),
     session_id: s.sessionId ?? null, model: s.model, provider: s.provider, duration_ms: s.durationMs,
   };
 }
@@ -85,8 +88,8 @@ export function streamJsonRenderer(stdout: Out): RunEvents & { event(o: Record<s
     event,
     text: (t) => event({ type: 'text', text: t }),
     reasoning: (t) => event({ type: 'reasoning', text: t }),
-    toolBegin: (name, args) => event({ type: 'tool_begin', name, args }),
-    toolResult: (name, content, outcome) => event({ type: 'tool_result', name, outcome, content }),
+    toolBegin: (name, args, id) => event({ type: 'tool_begin', id, name, args }),
+    toolResult: (name, content, outcome, id) => event({ type: 'tool_result', id, name, outcome, content }),
     toolBatch: (done, total) => event({ type: 'tool_batch', done, total }),
     usage: (u) => event({ type: 'usage', prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.totalTokens, tokens_per_sec: u.tokensPerSec }),
     finish: (r) => event({ type: 'finish', reason: r }),

@@ -8,6 +8,7 @@ import { createAgent, type Agent } from '../core/agent.js';
 import type { AgentCallbacks, AgentConfig, Message, ProviderKind, ToolDef } from '../core/types.js';
 import { createNodeHost, type NodeHost } from '../host/node.js';
 import { createDebugLog } from '../host/debug-log.js';
+import { maskSecrets } from '../host/redact.js';
 import { builtinTools, stopBackgroundJobs } from '../tools/index.js';
 import { createSession, loadSession, openSession, sessionDir, type Session } from '../session/index.js';
 import { seedPluginDir } from '../lua/paths.js';
@@ -90,7 +91,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
     onTurnDone: (st) => { if (!quiet) o.callbacks.onTurnDone?.(st); },
     onCompaction: (c) => {
       if (session && !sessionFailed) {
-        try { session.appendCompaction(c); } catch (e) {
+        try { session.appendCompaction({ ...c, summary: maskSecrets(c.summary, run.secrets) }); } catch (e) {
           sessionFailed = true;
           o.notice(`session logging failed; disabled (${(e as Error).message})`);
         }
@@ -99,7 +100,8 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
     },
     onMessage: (m) => {
       if (session && !sessionFailed) {
-        try { session.append(m); } catch (e) {
+        // secrets.lua values and API keys never reach the file, even when a tool printed one.
+        try { session.append(maskMessage(m, run.secrets)); } catch (e) {
           sessionFailed = true;
           o.notice(`session logging failed; disabled (${(e as Error).message})`);
         }
@@ -176,6 +178,13 @@ async function startMcp(run: ResolvedRun, target: ToolTarget, notice: (t: string
   const m = connectMcpServers(run.mcpServers, { log, onNotice: notice, onToolsChanged: toolSync(target, notice), readyTimeoutMs: run.mcpReadyTimeoutMs });
   await m.waitReady();
   return m;
+}
+
+function maskMessage(m: Message, secrets: readonly string[]): Message {
+  if (!secrets.length) return m;
+  const out: Message = { ...m, content: m.content === null ? null : maskSecrets(m.content, secrets) };
+  if (m.toolCalls) out.toolCalls = m.toolCalls.map((c) => ({ ...c, args: maskSecrets(c.args, secrets) }));
+  return out;
 }
 
 function stateDirOrNull(env: NodeJS.ProcessEnv): string | undefined {

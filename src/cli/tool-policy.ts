@@ -13,7 +13,8 @@ export interface ToolPolicy {
 /** Why `name` is refused, or null when it may run. */
 export function policyRefusal(p: ToolPolicy, name: string): string | null {
   if (p.deny?.length && matchesAny(p.deny, name)) return 'denied by policy (--deny-tools)';
-  if (p.allow?.length && !matchesAny(p.allow, name)) return 'denied by policy (not in --allow-tools)';
+  // An empty allow list (`--allow-tools ""`) allows nothing, not everything.
+  if (p.allow && !matchesAny(p.allow, name)) return 'denied by policy (not in --allow-tools)';
   return null;
 }
 

@@ -11,7 +11,7 @@
 import {
   LuaMem, newLuaModule, LUA_OK, LUA_YIELD, LUA_MASKCOUNT, LUA_TTABLE, TYPE_NAMES, type LuaModule, type LuaPtr,
 } from '../lua/wasm.js';
-import { newCappedState, openSafeLibraries, REMOVE_UNSAFE_GLOBALS, type MemoryAccount } from '../lua/base-state.js';
+import { newCappedState, openSafeLibraries, removeUnsafeGlobals, type MemoryAccount } from '../lua/base-state.js';
 import { luaToJs } from './lua-value.js';
 
 /** Default cap on Lua memory for the config state. */
@@ -26,7 +26,7 @@ const HARD_KILL_GRACE_MS = 1000;
 class HardKill extends Error {}
 
 const PRELUDE = `
-${REMOVE_UNSAFE_GLOBALS}
+${removeUnsafeGlobals('config files')}
 clm = { secrets = {} }
 `;
 

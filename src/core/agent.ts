@@ -213,8 +213,8 @@ export class Agent {
     const l: Listener = {
       onAssistantText: (text) => push({ type: 'text', text }),
       onReasoning: (text) => push({ type: 'reasoning', text }),
-      onToolBegin: (name, args) => push({ type: 'tool_begin', name, args }),
-      onToolResult: (name, content, outcome) => push({ type: 'tool_result', name, content, outcome }),
+      onToolBegin: (name, args, id) => push({ type: 'tool_begin', id, name, args }),
+      onToolResult: (name, content, outcome, id) => push({ type: 'tool_result', id, name, content, outcome }),
       onUsage: (usage) => push({ type: 'usage', usage }),
       onFinishReason: (reason) => push({ type: 'finish', reason }),
       onState: (state) => push({ type: 'state', state }),
@@ -518,7 +518,8 @@ export class Agent {
     const t = this.turn;
     const stream = this.cfg.stream ?? false;
     // `stream` asks for SSE; whether the reply came as deltas is reported per reply.
-    if (this.host.log) this.log(`posting body: ${logExcerpt(body)}`);
+    // Whole texts: the log masks secrets and then shortens (a cut before masking could leak one).
+    if (this.host.log) this.log(`posting body: ${typeof body === 'string' ? body : dec.decode(body)}`);
     this.call = new LlmCall({
       host: this.host,
       adapter: this.adapter,
@@ -616,8 +617,8 @@ export class Agent {
 
   private toolResult(batch: ToolBatch, call: ToolCall, content: string, outcome: ToolOutcome): void {
     if (this.closed || this.batch !== batch) return;
-    this.log(`[result] ${call.name} -> ${content.slice(0, 150)}`);
-    this.cb.onToolResult?.(call.name, content, outcome);
+    if (this.host.log) this.log(`[result] ${call.name} -> ${content}`);
+    this.cb.onToolResult?.(call.name, content, outcome, call.id);
     if (matchesAny(this.cfg.volatileTools, call.name)) supersede(this.history, call.name);
     this.appendMessage({ role: 'tool', content, toolCallId: call.id, toolName: call.name });
     this.cb.onToolBatch?.(batch.completed, batch.total);
@@ -716,13 +717,6 @@ export class Agent {
     });
     if (!settled) this.probes.add(h);
   }
-}
-
-/** The start of a request body for the debug log (the whole body of a long chain is megabytes). */
-function logExcerpt(body: string | Uint8Array): string {
-  const n = typeof body === 'string' ? body.length : body.byteLength;
-  const head = typeof body === 'string' ? body.slice(0, 4000) : dec.decode(body.subarray(0, 4000));
-  return n > 4000 ? `${head}… (${n} bytes)` : head;
 }
 
 function validateConfig(cfg: AgentConfig): void {

@@ -92,7 +92,7 @@ export class ToolBatch {
 
   private dispatch(s: Slot): void {
     const { name, args } = s;
-    this.ctx.callbacks.onToolBegin?.(name, args);
+    this.ctx.callbacks.onToolBegin?.(name, args, s.call.id);
     if (s.done || this.detached) return;
     const t = this.ctx.registry.get(name);
     if (!t) { s.fail(`unknown tool '${name}'`); return; }

@@ -94,9 +94,10 @@ export interface ToolDef {
 export interface AgentCallbacks {
   onAssistantText?(text: string): void;
   onReasoning?(text: string): void;
-  onToolBegin?(name: string, args: string): void;
+  /** `id` is the tool call's id (pairs it with its onToolResult). */
+  onToolBegin?(name: string, args: string, id: string): void;
   onPermission?(req: PermissionRequest): void;
-  onToolResult?(name: string, content: string, outcome: ToolOutcome): void;
+  onToolResult?(name: string, content: string, outcome: ToolOutcome, id: string): void;
   onToolBatch?(completed: number, total: number): void;
   onFinishReason?(reason: FinishReason): void;
   onUsage?(usage: Usage): void;
@@ -116,8 +117,8 @@ export interface AgentCallbacks {
 export type AgentEvent =
   | { type: 'text'; text: string }
   | { type: 'reasoning'; text: string }
-  | { type: 'tool_begin'; name: string; args: string }
-  | { type: 'tool_result'; name: string; content: string; outcome: ToolOutcome }
+  | { type: 'tool_begin'; id: string; name: string; args: string }
+  | { type: 'tool_result'; id: string; name: string; content: string; outcome: ToolOutcome }
   | { type: 'usage'; usage: Usage }
   | { type: 'finish'; reason: FinishReason }
   | { type: 'state'; state: AgentState }

@@ -23,6 +23,9 @@ function prefix(d: Date): string {
   return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)} [${process.pid}] `;
 }
 
+/** Longest line written; callers pass whole texts (request bodies, tool results) and this cuts them. */
+export const MAX_LINE = 4000;
+
 /** A log function appending to `path`, or undefined when no path is given (the variable is unset or empty). */
 export function createDebugLog(path: string | undefined = process.env.CLM_DEBUG_LOG, opts: DebugLogOptions = {}): DebugLog | undefined {
   if (!path) return undefined;
@@ -36,7 +39,9 @@ export function createDebugLog(path: string | undefined = process.env.CLM_DEBUG_
     if (broken) return;
     try {
       fd ??= openSync(path, 'a');
-      const text = redact(line, [...secrets]);
+      // Mask first, then cut: a secret straddling the cut would otherwise leak its start.
+      let text = redact(line, [...secrets]);
+      if (text.length > MAX_LINE) text = `${text.slice(0, MAX_LINE)}… (${text.length} chars)`;
       // writeSync on an O_APPEND descriptor: unbuffered, so each line is on disk when we return.
       writeSync(fd, prefix(new Date()) + (text.endsWith('\n') ? text : text + '\n'));
     } catch {

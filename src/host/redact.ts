@@ -12,12 +12,29 @@ const PATTERNS: RegExp[] = [
   /((?:"|\b)(?:api[_-]?key|x-api-key|access[_-]?token|authorization)"?\s*[:=]\s*"?)(?!Bearer\s)[^\s"',;}&]+/gi,
 ];
 
-/** Replace every occurrence of each secret, and anything shaped like a bearer token or api key, by "[REDACTED]". */
-export function redact(text: string, secrets: readonly string[] = []): string {
+/** Replace every occurrence of each given secret by "[REDACTED]" (and nothing else: session files). */
+export function maskSecrets(text: string, secrets: readonly string[]): string {
   let out = text;
   // Longest first, so a secret that contains another is masked whole.
-  const list = secrets.filter((s) => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
-  for (const s of list) if (out.includes(s)) out = out.split(s).join(MASK);
+  for (const s of usable(secrets)) if (out.includes(s)) out = out.split(s).join(MASK);
+  return out;
+}
+
+function usable(secrets: readonly string[]): string[] {
+  return secrets.filter((s) => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
+}
+
+/** Replace every occurrence of each secret, and anything shaped like a bearer token or api key, by "[REDACTED]". */
+export function redact(text: string, secrets: readonly string[] = []): string {
+  const list = usable(secrets);
+  let out = maskSecrets(text, list);
+  // Log lines are often excerpts cut at a length: a secret cut in two ends the text with its
+  // start, which is masked too.
+  for (const s of list) {
+    for (let n = s.length - 1; n >= MIN_SECRET_LENGTH; n--) {
+      if (out.endsWith(s.slice(0, n))) { out = out.slice(0, out.length - n) + MASK; break; }
+    }
+  }
   for (const re of PATTERNS) out = out.replace(re, (_m, keep: string) => keep + MASK);
   return out;
 }

@@ -2,7 +2,7 @@
 // task handles. Host functions validate their arguments and the calling coroutine, then
 // delegate to the Invocation (family rules) or the Scheduler (parking on async work).
 
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readRegularFileSync, writeRegularFileSync } from '../host/regular-file.js';
 import {
   LUA_REGISTRYINDEX, LUA_TFUNCTION, LUA_TNIL, LUA_TNUMBER, LUA_TSTRING, LUA_TTABLE, LUA_TUSERDATA, TYPE_NAMES,
   type LuaPtr,
@@ -186,6 +186,8 @@ class Api {
     if (!p.staged || !co || co.owner instanceof Invocation) throw new LuaError('clm.tool_register may only be called at load time');
     const name = this.str(L, 1, 'clm.tool_register: name');
     if (!TOOL_NAME.test(name)) throw new LuaError(`clm.tool_register: invalid tool name '${name}' (use 1-64 letters, digits, '_' or '-')`);
+    // MCP servers connect after plugins load: without this a plugin could squat on their names.
+    if (name.startsWith('mcp__')) throw new LuaError(`clm.tool_register: the prefix 'mcp__' is reserved for MCP server tools ('${name}')`);
     if (p.isTaken(name)) throw new LuaError(`clm.tool_register: a tool named '${name}' is already registered`);
     if (m._lua_type(L, 2) !== LUA_TTABLE) throw new LuaError(`clm.tool_register('${name}'): the second argument must be a table`);
     m._lua_settop(L, 2);
@@ -245,11 +247,9 @@ class Api {
     const path = this.str(L, 1, 'clm.read_file: path');
     let data: Uint8Array;
     try {
-      const st = statSync(path);
-      if (st.isFile() && st.size > MEMORY_LIMIT) return this.nilErr(L, `${path}: file too large (${st.size} bytes)`);
-      data = readFileSync(path);
+      data = readRegularFileSync(path, MEMORY_LIMIT);
     } catch (e) {
-      return this.nilErr(L, fsError(e));
+      return this.nilErr(L, (e as NodeJS.ErrnoException).code === 'EFBIG' || (e as NodeJS.ErrnoException).code === 'ENOTREG' ? `${path}: ${(e as Error).message}` : fsError(e));
     }
     this.sb.mem.push(L, data);
     return 1;
@@ -259,7 +259,7 @@ class Api {
     const path = this.str(L, 1, 'clm.write_file: path');
     const content = this.bytes(L, 2, 'clm.write_file: content');
     try {
-      writeFileSync(path, content);
+      writeRegularFileSync(path, content);
     } catch (e) {
       return this.nilErr(L, fsError(e));
     }

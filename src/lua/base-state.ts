@@ -59,10 +59,24 @@ export function openSafeLibraries(m: LuaModule, mem: LuaMem, L: LuaPtr): void {
 
 /**
  * Lua that removes what no state may use: loading code from files or text (source is only ever
- * loaded by the host, as text), `string.dump`, and print/warn (they would write straight to the
- * terminal).
+ * loaded by the host, as text), `string.dump`, print/warn (they would write straight to the
+ * terminal), and finalizers: they run with hooks off, so a loop in one would hang the thread
+ * past every deadline (5.4 registers a finalizer only if __gc is present at setmetatable time).
+ * `who` names the kind of code in the error ("plugins", "config files").
  */
-export const REMOVE_UNSAFE_GLOBALS = `
+export function removeUnsafeGlobals(who: string): string {
+  return `
+do
+  local rawget, type, error, smt = rawget, type, error, setmetatable
+  setmetatable = function(t, mt)
+    if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
+      error("setmetatable: __gc metamethods are not allowed in ${who}", 2)
+    end
+    return smt(t, mt)
+  end
+end
+getmetatable("").__metatable = "locked"
 dofile, loadfile, load, require, print, warn = nil, nil, nil, nil, nil, nil
 string.dump = nil
 `;
+}

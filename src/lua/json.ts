@@ -76,7 +76,16 @@ type Mode = 'plain' | 'schema' | 'names';
 /** Encode the Lua value at idx as compact JSON. Throws LuaError for values JSON cannot hold. */
 export function encodeValue(sb: Sandbox, L: LuaPtr, idx: number, opts: { schema?: boolean } = {}): string {
   const abs = idx > 0 ? idx : sb.m._lua_gettop(L) + 1 + idx;
-  return encodeAt(sb, L, abs, 0, false, opts.schema ? 'schema' : 'plain');
+  // The text must fit in the plugin's memory once returned; stop before building more than that
+  // (one string referenced a thousand times would otherwise grow far past the cap outside Lua).
+  const budget = { left: Math.max(0, sb.limit - sb.used) };
+  return encodeAt(sb, L, abs, 0, false, opts.schema ? 'schema' : 'plain', budget);
+}
+
+function spend(budget: { left: number }, s: string): string {
+  budget.left -= s.length;
+  if (budget.left < 0) throw new LuaError('not enough memory');
+  return s;
 }
 
 function childMode(mode: Mode, key: string): Mode {
@@ -87,7 +96,7 @@ function childMode(mode: Mode, key: string): Mode {
   return NAME_MAPS.has(key) ? 'names' : 'schema';
 }
 
-function encodeAt(sb: Sandbox, L: LuaPtr, idx: number, depth: number, emptyIsArray: boolean, mode: Mode): string {
+function encodeAt(sb: Sandbox, L: LuaPtr, idx: number, depth: number, emptyIsArray: boolean, mode: Mode, budget: { left: number }): string {
   const m = sb.m;
   const t = m._lua_type(L, idx);
   switch (t) {
@@ -98,7 +107,7 @@ function encodeAt(sb: Sandbox, L: LuaPtr, idx: number, depth: number, emptyIsArr
       const n = m._lua_tonumberx(L, idx, 0);
       return Number.isFinite(n) ? JSON.stringify(n) : 'null';
     }
-    case LUA_TSTRING: return JSON.stringify(sb.mem.str(L, idx));
+    case LUA_TSTRING: return spend(budget, JSON.stringify(sb.mem.str(L, idx)));
     case LUA_TLIGHTUSERDATA:
       if (m._lua_touserdata(L, idx) === sb.nullPtr) return 'null';
       throw new LuaError('json.encode: cannot encode a userdata value');
@@ -134,7 +143,7 @@ function encodeAt(sb: Sandbox, L: LuaPtr, idx: number, depth: number, emptyIsArr
     }
     if (key !== null) {
       const arrayKeyword = mode === 'schema' && ARRAY_KEYWORDS.has(key);
-      entries.push({ key, num, json: encodeAt(sb, L, m._lua_gettop(L), depth + 1, arrayKeyword, childMode(mode, key)) });
+      entries.push({ key, num, json: encodeAt(sb, L, m._lua_gettop(L), depth + 1, arrayKeyword, childMode(mode, key), budget) });
     }
     m._lua_settop(L, -2);
   }

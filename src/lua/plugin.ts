@@ -12,6 +12,7 @@ import { LOAD_BUDGET_MS, LOW_MEMORY_RESERVE } from './limits.js';
 
 export const LOW_MEMORY_MESSAGE = 'plugin is low on memory, refusing to start a new invocation to avoid crashing';
 export const MALFORMED_ARGS_MESSAGE = 'invalid tool arguments (malformed JSON)';
+export const NON_OBJECT_ARGS_MESSAGE = 'invalid tool arguments (expected a JSON object)';
 
 export interface ToolReg {
   name: string;
@@ -148,6 +149,7 @@ export class Plugin {
     const raw = argsRaw.trim() === '' ? '{}' : argsRaw;
     let args: unknown;
     try { args = JSON.parse(raw); } catch { sink({ ok: false, error: MALFORMED_ARGS_MESSAGE }); return; }
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) { sink({ ok: false, error: NON_OBJECT_ARGS_MESSAGE }); return; }
     const inv = new Invocation(id, this, tool, raw, sink);
     const ctxId = this.nextHandleId();
     const r = this.scheduler.create(inv, (L1, L) => {

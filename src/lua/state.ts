@@ -4,7 +4,7 @@
 import {
   LuaMem, newLuaModule, isLongjmp, LUA_OK, LUA_REGISTRYINDEX, LUA_MASKCOUNT, upvalueIndex, type LuaModule, type LuaPtr,
 } from './wasm.js';
-import { newCappedState, openSafeLibraries, REMOVE_UNSAFE_GLOBALS, type MemoryAccount } from './base-state.js';
+import { newCappedState, openSafeLibraries, removeUnsafeGlobals, type MemoryAccount } from './base-state.js';
 import { HOOK_COUNT, MEMORY_LIMIT } from './limits.js';
 
 /** Thrown by host code to raise a Lua error (position of the calling Lua code is prepended). */
@@ -19,18 +19,10 @@ export class LuaError extends Error {
 
 
 // Runs once per state before any plugin code: closes the holes the C API cannot (see
-// lua-engine.md §9). Finalizers run with hooks off, so an object with __gc could hang the
-// thread forever; 5.4 only registers a finalizer if __gc is present at setmetatable time.
+// lua-engine.md §9); collectgarbage is kept for the host only.
 const PRELUDE = `
-local rawget, type, error, smt, gc = rawget, type, error, setmetatable, collectgarbage
-setmetatable = function(t, mt)
-  if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
-    error("setmetatable: __gc metamethods are not allowed in plugins", 2)
-  end
-  return smt(t, mt)
-end
-getmetatable("").__metatable = "locked"
-${REMOVE_UNSAFE_GLOBALS}
+local gc = collectgarbage
+${removeUnsafeGlobals('plugins')}
 collectgarbage = nil
 return gc
 `;

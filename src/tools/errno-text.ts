@@ -22,6 +22,7 @@ const TEXT: Record<string, string> = {
   EDQUOT: 'Disk quota exceeded',
   ENXIO: 'No such device or address',
   EAGAIN: 'Resource temporarily unavailable',
+  ENOTREG: 'Not a regular file (a pipe or device could block forever)',
 };
 
 export function errnoText(e: unknown): string {

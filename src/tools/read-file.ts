@@ -2,7 +2,7 @@
 // The file is scanned in chunks (never read whole), so huge files cost memory only for the window.
 // Unlike the C original, hitting the output cap is said in the footer, never silent.
 
-import { open } from 'node:fs/promises';
+import { openRegularFile } from '../host/regular-file.js';
 import type { ToolDef, ToolInvocation } from '../core/types.js';
 import { argInt, argString, expandHome, parseArgs } from './args.js';
 import { errnoText } from './errno-text.js';
@@ -44,7 +44,7 @@ async function invokeReadFile(inv: ToolInvocation): Promise<void> {
 
   let fh;
   try {
-    fh = await open(path, 'r');
+    fh = await openRegularFile(path);
   } catch (e) {
     return inv.fail(`cannot open '${path}': ${errnoText(e)}`);
   }

@@ -1,6 +1,6 @@
 // write_file: create or overwrite a file with the given text (no directories are created).
 
-import { writeFile } from 'node:fs/promises';
+import { writeRegularFile } from '../host/regular-file.js';
 import type { ToolDef, ToolInvocation } from '../core/types.js';
 import { argString, expandHome, parseArgs } from './args.js';
 import { errnoText } from './errno-text.js';
@@ -27,7 +27,7 @@ async function invokeWriteFile(inv: ToolInvocation): Promise<void> {
   if (rawPath === undefined || content === undefined) return inv.fail("write_file requires 'path' and 'content' strings");
   const path = expandHome(rawPath);
   try {
-    await writeFile(path, content, { flag: 'w' });
+    await writeRegularFile(path, content);
   } catch (e) {
     // Failing to open is "cannot write '<path>'"; failing later (disk full) is a write failure.
     const syscall = (e as NodeJS.ErrnoException).syscall;

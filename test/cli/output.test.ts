@@ -177,3 +177,16 @@ test('--deny-tools wins over --allow-tools', async () => {
   assert.equal(r.code, 0, show(r));
   assert.match(toolMessages(1)[0].content, /^\[tool failed: denied by policy/);
 });
+
+test('json: outcomes belong to their own call when calls of one tool finish out of order; result is the final reply', async () => {
+  mock.push(
+    oa.toolCalls([{ id: 'slow', name: 'shell_exec', args: { command: 'sleep 0.3; exit 3' } }, { id: 'fast', name: 'shell_exec', args: { command: 'echo quick' } }], { content: 'Let me check.' }),
+    oa.text('The answer.'),
+  );
+  const r = await run(['-S', '--output-format', 'json', '-o', 'go']);
+  assert.equal(r.code, 0, show(r));
+  const o = JSON.parse(r.stdout);
+  assert.equal(o.result, 'The answer.');
+  const byId = Object.fromEntries(o.tool_calls.map((t: any) => [t.id, t.outcome]));
+  assert.deepEqual(byId, { slow: 'failed', fast: 'ok' });
+});

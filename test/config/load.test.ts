@@ -224,3 +224,9 @@ test('importing src/config does not load the Lua runtime (no wasm without a conf
   visit(join(root, 'index.ts'));
   assert.ok(seen.size > 5);
 });
+
+test('a __gc finalizer (it would run with the deadline off) is refused', async (t) => {
+  const c = tempFor(t, { 'config.lua': 'setmetatable({}, { __gc = function() while true do end end })\nreturn {}' });
+  const e = await loadError(c.dir);
+  assert.match(e.message, /^config\.lua:1: setmetatable: __gc metamethods are not allowed in config files/);
+});

@@ -71,3 +71,21 @@ test('round trip keeps data and gives a stable key order', async () => {
 test('json.null is a light userdata distinct from nil, and truthy', async () => {
   assert.equal(await ok(host, 'null_sentinel', '{"x":null}'), 'userdata true true true');
 });
+
+test('json.encode stops at the plugin memory cap instead of building a huge text outside it', async () => {
+  const rss0 = process.memoryUsage().rss;
+  assert.equal(await ok(host, 'encode_amplified', {}), 'false not enough memory');
+  assert.ok(process.memoryUsage().rss - rss0 < 100 * 1024 * 1024);
+});
+
+test('tool arguments that are not a JSON object are refused with a clear message', async () => {
+  const echo = host.tools.find((t) => t.name === 'echo_args_type')!;
+  for (const raw of ['null', '5', '"s"', '[1,2]']) {
+    const r = await new Promise<string>((res) => echo.invoke({
+      name: 'echo_args_type', args: raw, outputCap: 65536, timeoutMs: 0, signal: new AbortController().signal, done: false,
+      complete: (o) => res(`ok ${String(o)}`), fail: (m) => res(`fail ${m}`), notify() {},
+    }));
+    assert.equal(r, 'fail invalid tool arguments (expected a JSON object)', raw);
+  }
+  assert.equal(await ok(host, 'echo_args_type', {}), 'table');
+});

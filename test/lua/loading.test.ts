@@ -98,6 +98,10 @@ describe('registration rules and bad plugin files', () => {
     assert.match(err('c_reserved'), /a tool named 'read_file' is already registered/);
   });
 
+  test('the mcp__ prefix is reserved for MCP servers (they connect after plugins load)', () => {
+    assert.equal(err('c_squat_mcp'), "c_squat_mcp.lua:2: clm.tool_register: the prefix 'mcp__' is reserved for MCP server tools ('mcp__ev__echo')");
+  });
+
   test('invoke must be a function; params_schema must be a table; names must be usable', () => {
     assert.match(err('d_noninvoke'), /clm\.tool_register: 'invoke' must be a function/);
     assert.match(err('e_schema'), /'params_schema' must be a table/);

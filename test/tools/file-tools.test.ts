@@ -97,9 +97,9 @@ test('read_file: errors', async () => {
   r = await call(readFileTool, { path: missing }).result;
   assert.deepEqual([r.ok, r.text], [false, `cannot open '${missing}': No such file or directory`]);
   r = await call(readFileTool, { path: dir }).result;
-  assert.deepEqual([r.ok, r.text], [false, `cannot read '${dir}': Is a directory`]);
+  assert.deepEqual([r.ok, r.text], [false, `cannot open '${dir}': Is a directory`]);
   r = await call(readFileTool, { path: '/dev/zero' }).result;
-  assert.deepEqual([r.ok, r.text], [false, "cannot read '/dev/zero': not a regular file"]);
+  assert.deepEqual([r.ok, r.text], [false, "cannot open '/dev/zero': Not a regular file (a pipe or device could block forever)"]);
 });
 
 test('read_file: output cap is reached visibly, never silently', async () => {
@@ -193,4 +193,18 @@ test('list_dir: errors and visible truncation', async () => {
   assert.ok(Buffer.byteLength(r.text) <= 300);
   assert.match(r.text, /^file-000\.txt\n/);
   assert.match(r.text, /\n\[output truncated: \d+ of 50 entries not shown\]$/);
+});
+
+test('a FIFO is refused at once by read_file and write_file (open would block forever)', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const fifo = join(dir, 'pipe');
+  execFileSync('mkfifo', [fifo]);
+  const t0 = Date.now();
+  const r = await call(readFileTool, { path: fifo }).result;
+  assert.equal(r.ok, false);
+  assert.match(r.text, /cannot open '.*pipe': Not a regular file/);
+  const w = await call(writeFileTool, { path: fifo, content: 'x' }).result;
+  assert.equal(w.ok, false);
+  assert.match(w.text, /cannot write '.*pipe': (Not a regular file|No such device or address)/);
+  assert.ok(Date.now() - t0 < 2000);
 });

@@ -1,0 +1,44 @@
+// secrets.lua values never reach a session file or the debug log — also when a tool prints one,
+// and when a log line is cut in the middle of one; --allow-tools "" allows nothing.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as oa from '../fixtures/openai-replies.js';
+import { show } from '../fixtures/run-cli.js';
+import { cliSuite, sessionIdOf } from '../fixtures/cli-suite.js';
+
+const SECRET = 'tvly-SECRETSECRETSECRET1234567890';
+const { mock, dirs, run } = await cliSuite({ dirs: 'each' });
+
+test('a secret printed by a tool is masked in the session file and the debug log', async () => {
+  const cfg = join(dirs.config, 'clm');
+  mkdirSync(cfg, { recursive: true });
+  writeFileSync(join(cfg, 'secrets.lua'), `return { tavily = "${SECRET}" }\n`, { mode: 0o600 });
+  writeFileSync(join(cfg, 'config.lua'), 'return { tools = { web_search = { api_key = clm.secrets.tavily } } }\n');
+  const notes = join(dirs.root, 'notes.txt');
+  // 118 bytes of padding put the secret across the old 150-character cut of the result log line.
+  writeFileSync(notes, `${'A'.repeat(118)}${SECRET}\n`);
+  mock.push(oa.toolCall('read_file', { path: notes }), oa.text('ok'));
+  const log = join(dirs.root, 'debug.log');
+  const r = await run(['-o', 'look'], { env: { CLM_DEBUG_LOG: log } });
+  assert.equal(r.code, 0, show(r));
+  assert.ok(mock.posts[1]!.body.includes(SECRET), 'the model itself still sees the file');
+  const logText = readFileSync(log, 'utf8');
+  assert.ok(!/tvly-SECRET/.test(logText), 'no part of the secret in the debug log');
+  assert.match(logText, /\[REDACTED\]/);
+  const id = sessionIdOf(r);
+  const session = readFileSync(join(dirs.sessions, `${id}.jsonl`), 'utf8');
+  assert.ok(!session.includes('SECRETSECRET'), 'no secret in the session file');
+  assert.match(session, /A{118}\[REDACTED\]/);
+});
+
+test('--allow-tools "" allows no tool at all', async () => {
+  mock.push(oa.toolCall('list_dir', { path: dirs.root }), oa.text('ok'));
+  const r = await run(['--allow-tools', '', '-o', 'list']);
+  assert.equal(r.code, 0, show(r));
+  const tool = mock.posts[1]!.json.messages.at(-1);
+  assert.equal(tool.content, '[tool failed: denied by policy (not in --allow-tools)]');
+  assert.ok(readdirSync(dirs.root).length > 0);
+});
