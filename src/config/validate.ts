@@ -7,6 +7,7 @@
 // a nonzero number; show_thinking/expand_output accept booleans as well as "true"/"false"; an
 // empty table is accepted wherever a list is expected (Lua cannot tell {} from an empty list).
 
+import { readFileSync } from 'node:fs';
 import type { ProviderKind } from '../core/types.js';
 import { ConfigError } from './errors.js';
 import { childPath } from './key-path.js';
@@ -47,7 +48,31 @@ export interface ValidateContext {
 }
 
 function fail(ctx: ValidateContext, path: string, problem: string): never {
-  throw new ConfigError(`${ctx.label}: ${path} ${problem}`, { file: ctx.file, keyPath: path });
+  const line = ctx.file ? lineOfKey(ctx.file, path) : undefined;
+  const where = line ? `${ctx.label}:${line}` : ctx.label;
+  throw new ConfigError(`${where}: ${path} ${problem}`, { file: ctx.file, line, keyPath: path });
+}
+
+/**
+ * Where `a.b.c` is assigned in a config file: each segment's `name =` (or `["name"] =`) searched
+ * after the previous one. Lua values carry no source positions, so this reads the text; a key
+ * built by code is simply not found (no line then).
+ */
+export function lineOfKey(file: string, path: string): number | undefined {
+  let src: string;
+  try { src = readFileSync(file, 'utf8'); } catch { return undefined; }
+  let pos = 0;
+  for (const raw of path.split('.')) {
+    const seg = raw.replace(/^\[?["']?|["']?\]?$/g, '');
+    if (!seg) return undefined;
+    const esc = seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const re = new RegExp(`(?:^|[^\\w])(?:${esc}|\\[\\s*["']${esc}["']\\s*\\])\\s*=(?!=)`, 'g');
+    re.lastIndex = pos;
+    const m = re.exec(src);
+    if (!m) return undefined;
+    pos = m.index + m[0].length;
+  }
+  return src.slice(0, pos).split('\n').length;
 }
 
 function show(v: unknown): string {

@@ -112,9 +112,9 @@ test('a broken or non-table profile file ⇒ ConfigError naming agents/<name>.lu
   c.write('agents/bad.lua', 'return 42');
   await assert.rejects(loadConfig({ dir: c.dir, agent: 'bad' }), { message: 'agents/bad.lua: must return a table (it returned number)' });
   c.write('agents/bad.lua', 'return { model = 42 }');
-  await assert.rejects(loadConfig({ dir: c.dir, agent: 'bad' }), { message: 'agents/bad.lua: model must be a string (got 42)' });
+  await assert.rejects(loadConfig({ dir: c.dir, agent: 'bad' }), { message: 'agents/bad.lua:1: model must be a string (got 42)' });
   c.write('config.lua', 'return { agents = { bad = { volatile_tools = "x" } } }');
-  await assert.rejects(loadConfig({ dir: c.dir, agent: 'bad' }), { message: 'config.lua: agents.bad.volatile_tools must be a list of strings (got "x")' });
+  await assert.rejects(loadConfig({ dir: c.dir, agent: 'bad' }), { message: 'config.lua:1: agents.bad.volatile_tools must be a list of strings (got "x")' });
 });
 
 test('selectAgent switches profiles on the loaded config (re-reading the file); listAgents', async (t) => {

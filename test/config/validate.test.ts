@@ -74,8 +74,13 @@ test('unknown keys are warnings, not errors', () => {
   ]);
 });
 
-test('type errors through loadConfig carry the file', async (t) => {
+test('type errors through loadConfig carry the file and the line of the key', async (t) => {
   const c = tempFor(t, { 'config.lua': 'return { providers = { groq = { url = 42 } } }' });
   await assert.rejects(loadConfig({ dir: c.dir }), (e: unknown) =>
-    e instanceof ConfigError && e.message === 'config.lua: providers.groq.url must be a string (got 42)' && e.file === `${c.dir}/config.lua`);
+    e instanceof ConfigError && e.message === 'config.lua:1: providers.groq.url must be a string (got 42)' && e.file === `${c.dir}/config.lua` && e.line === 1);
+  c.write('config.lua', 'local url = "x"\nreturn {\n  model = "a/b",\n  providers = {\n    a = { kind = "openai" },\n    groq = {\n      url = 42,\n    },\n  },\n}\n');
+  await assert.rejects(loadConfig({ dir: c.dir }), { message: 'config.lua:7: providers.groq.url must be a string (got 42)' });
+  // A key built by code has no place in the text: no line then.
+  c.write('config.lua', 'local t = {}\nt["mo" .. "del"] = 5\nreturn t\n');
+  await assert.rejects(loadConfig({ dir: c.dir }), { message: 'config.lua: model must be a string (got 5)' });
 });
