@@ -3,8 +3,10 @@
 
 import { CLM_VERSION } from '../host/version.js';
 import { parseArgs, USAGE, UsageError } from './args.js';
+import { installSignalHandlers } from './signals.js';
 
 async function main(argv: string[]): Promise<number> {
+  installSignalHandlers();
   let args;
   try {
     args = parseArgs(argv);

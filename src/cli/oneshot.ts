@@ -7,6 +7,7 @@ import { eventCallbacks } from './callbacks.js';
 import type { RunEvents, RunSummary } from './events.js';
 import { silentRenderer, streamJsonRenderer, summaryJson, Tally, textRenderer, type Out } from './render.js';
 import { createRuntime, type Runtime } from './runtime.js';
+import { onInterrupt } from './signals.js';
 
 export interface Io {
   stdout: Out;
@@ -40,9 +41,7 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
   // start-up ones: json's silent renderer would drop them.
   callbacks.onNotice = notice;
 
-  // Ctrl-C while starting (plugin worker, MCP servers) ends the run with 130 too.
-  const early = () => process.exit(130);
-  process.on('SIGINT', early);
+  // Ctrl-C while starting (plugin worker, MCP servers) ends the run with 130 (signals.ts).
   rt = await createRuntime({
     args, callbacks, notice,
     policy: { allow: args.allowTools, deny: args.denyTools },
@@ -60,8 +59,7 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
     interrupted = true;
     try { runtime.agent.cancel(); } catch { /* nothing in flight */ }
   };
-  process.off('SIGINT', early);
-  process.on('SIGINT', onSigint);
+  onInterrupt(onSigint);
   try {
     runtime.agent.submit(prompt);
   } catch (e) {
@@ -69,7 +67,8 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
     io.stderr.write(`error: ${(e as Error).message}\n`);
   }
   const status = await done;
-  process.off('SIGINT', onSigint);
+  // From here a Ctrl-C ends the program at once (the exit hooks still stop tool processes).
+  onInterrupt(null);
   text?.endText();
 
   const exitCode = interrupted || status === ECANCELED ? 130 : status === 0 ? 0 : 1;

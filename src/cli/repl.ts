@@ -10,6 +10,7 @@ import { eventCallbacks } from './callbacks.js';
 import type { RunEvents } from './events.js';
 import { oneLine, Tally, type Out } from './render.js';
 import { CliError, createRuntime, type Runtime } from './runtime.js';
+import { onInterrupt } from './signals.js';
 
 const DIM = '\x1b[2m', RED = '\x1b[31m', YELLOW = '\x1b[33m', RESET = '\x1b[0m';
 
@@ -84,7 +85,16 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
     stopped = true;
     wake?.();
   };
-  process.on('SIGINT', onSigint);
+  onInterrupt(onSigint);
+  // The reader of our output went away (`clm -H < prompts | head`): stop after the current turn
+  // instead of running every remaining line (and its tools) for nobody.
+  const out = io.stdout as { on?(ev: 'error', fn: (e: NodeJS.ErrnoException) => void): unknown };
+  out.on?.('error', (e) => {
+    if (e.code !== 'EPIPE') return;
+    stopped = true;
+    try { runtime.agent.cancel(); } catch { /* idle */ }
+    wake?.();
+  });
   let status = 0;
   for (;;) {
     newline();
@@ -96,6 +106,9 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
     const p = line.trim();
     if (p === 'quit' || p === 'exit') break;
     if (!p) continue;
+    // A background job's notification may have started a turn while we waited for this line.
+    while (runtime.agent.busy) await new Promise<void>((r) => { turnEnded = r; });
+    if (stopped) break;
     const ended = new Promise<void>((r) => { turnEnded = r; });
     try {
       runtime.agent.submit(line);
@@ -108,7 +121,7 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
     while (runtime.agent.busy) await new Promise<void>((r) => { turnEnded = r; });
     status = runtime.agent.state === 'error' ? 1 : 0;
   }
-  process.off('SIGINT', onSigint);
+  onInterrupt(null);
   rl.close();
   const { sessionKept } = await runtime.close();
   if (sessionKept && runtime.session) io.stderr.write(`session: ${runtime.session.id} (resume with clm -r ${runtime.session.id})\n`);

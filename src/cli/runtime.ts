@@ -10,6 +10,7 @@ import { createNodeHost, type NodeHost } from '../host/node.js';
 import { createDebugLog } from '../host/debug-log.js';
 import { maskSecrets } from '../host/redact.js';
 import { builtinTools, stopBackgroundJobs } from '../tools/index.js';
+import { killAllGroupsNow } from '../tools/process-group.js';
 import { createSession, loadSession, openSession, sessionDir, type Session } from '../session/index.js';
 import { seedPluginDir } from '../lua/paths.js';
 import { startPluginTools, type ToolTarget } from './plugin-tools.js';
@@ -43,6 +44,8 @@ export interface RuntimeOptions {
 }
 
 export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
+  // Whatever ends the process, no tool process group outlives it (signals.ts exits through here).
+  process.on('exit', killAllGroupsNow);
   const env = o.env ?? process.env;
   const args = o.args;
   const log = createDebugLog(env.CLM_DEBUG_LOG);
@@ -110,13 +113,6 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
     },
   });
   if (restored.length) agent.restoreHistory(restored);
-  if (!session) {
-    try {
-      session = createSession({ model: run.model, provider: run.providerName ?? run.provider, agent: args.agent, env });
-    } catch (e) {
-      o.notice(`session logging disabled: ${(e as Error).message}`);
-    }
-  }
 
   const target = {
     addTool: (d: ToolDef) => agent.addTool(wrap(d)),
@@ -133,6 +129,16 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   const mcp = run.mcpServers?.length ? startMcp(run, target, o.notice, log ?? undefined) : Promise.resolve(null);
   // With cached plugin schemas the first request does not wait for the Lua worker.
   const [, , mcpManager] = await Promise.all([probe, plugins && !plugins.fromCache ? plugins.ready : null, mcp]);
+
+  // The session file is created once start-up is over, so a run interrupted while starting
+  // leaves no empty session behind.
+  if (!session) {
+    try {
+      session = createSession({ model: run.model, provider: run.providerName ?? run.provider, agent: args.agent, env });
+    } catch (e) {
+      o.notice(`session logging disabled: ${(e as Error).message}`);
+    }
+  }
 
   // A resumed conversation may already be over the compaction threshold (of the context size the
   // probe just learned): fold it first rather than send a request the server cannot take.
@@ -176,6 +182,10 @@ function pluginDirs(run: ResolvedRun, args: CliArgs, env: NodeJS.ProcessEnv, not
 async function startMcp(run: ResolvedRun, target: ToolTarget, notice: (t: string) => void, log?: (l: string) => void) {
   const { connectMcpServers, toolSync } = await import('../mcp/index.js');
   const m = connectMcpServers(run.mcpServers, { log, onNotice: notice, onToolsChanged: toolSync(target, notice), readyTimeoutMs: run.mcpReadyTimeoutMs });
+  // An abrupt end (a signal, a second Ctrl-C) skips the graceful close: stop the servers anyway.
+  process.on('exit', () => {
+    for (const c of m.connections) if (c.pid) { try { process.kill(c.pid, 'SIGKILL'); } catch { /* gone */ } }
+  });
   await m.waitReady();
   return m;
 }

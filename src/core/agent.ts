@@ -531,6 +531,9 @@ export class Agent {
       retryBaseMs: this.retryBaseMs,
       onRetryWait: (ms, why) => {
         this.log(`retrying in ${ms} ms after ${why}`);
+        // Said out loud: a retry wait can be long, and silence looks like a hang.
+        this.cb.onNotice?.(`${why}; retrying in ${ms >= 1000 ? `${(ms / 1000).toFixed(ms % 1000 ? 1 : 0)} s` : `${ms} ms`}`);
+        if (this.stale(t)) return;
         this.setState('rate_limited');
       },
       onRetrySend: () => this.setState('thinking'),

@@ -21,8 +21,13 @@ export interface BatchContext {
   log(line: string): void;
 }
 
+/** After a timeout aborts a call, how long the tool may take to report what it has (partial output). */
+export const TIMEOUT_GRACE_MS = 500;
+
 class Slot implements ToolInvocation {
   done = false;
+  /** The deadline passed: whatever the tool reports now is recorded as a timeout. */
+  timedOut = false;
   readonly controller = new AbortController();
   outputCap = 65536;
   timeoutMs = 0;
@@ -39,11 +44,11 @@ class Slot implements ToolInvocation {
     if (this.done) return;
     let text: string;
     try { text = outputText(output); } catch (e) { text = `[tool output could not be decoded: ${String(e)}]`; }
-    this.batch.finish(this, clampOutput(text, this.outputCap), 'ok');
+    this.batch.finish(this, clampOutput(text, this.outputCap), this.timedOut ? 'timedout' : 'ok');
   }
   fail(message: string): void {
     if (this.done) return;
-    this.batch.finish(this, clampOutput(`[tool failed: ${message}]`, this.outputCap), 'failed');
+    this.batch.finish(this, clampOutput(`[tool failed: ${message}]`, this.outputCap), this.timedOut ? 'timedout' : 'failed');
   }
   notify(text: string): void { this.batch.ctx.notify(text); }
 
@@ -126,12 +131,17 @@ export class ToolBatch {
     s.timeoutMs = lim.timeoutMs;
     // The deadline starts once permission is granted.
     if (s.timeoutMs > 0 && this.ctx.host.setTimer) {
-      s.timer = this.ctx.host.setTimer(s.timeoutMs, () => {
+      const setTimer = this.ctx.host.setTimer;
+      s.timer = setTimer(s.timeoutMs, () => {
         s.timer = null;
         if (s.done) return;
-        // Record the timeout first: a tool that fails itself when aborted must not win.
-        this.finish(s, `[tool failed: timed out after ${s.timeoutMs} ms]`, 'timedout');
+        // Abort, then let the tool report what it has (a command's output so far) for a moment;
+        // whatever it reports counts as a timeout. A tool that ignores the abort gets the plain text.
+        s.timedOut = true;
+        const text = `[tool failed: timed out after ${s.timeoutMs} ms]`;
         s.controller.abort(new Error(`timed out after ${s.timeoutMs} ms`));
+        if (s.done) return;
+        s.timer = setTimer(TIMEOUT_GRACE_MS, () => { s.timer = null; this.finish(s, text, 'timedout'); });
       });
     }
     try {

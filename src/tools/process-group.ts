@@ -35,6 +35,11 @@ export interface SpawnOptions {
 export const DEFAULT_GRACE_MS = 2000;
 /** After SIGKILL, how long to wait for the pipes before closing them ourselves (an escaped grandchild may hold them). */
 const PIPE_DRAIN_MS = 500;
+/**
+ * After the shell itself exited, how long its output pipes may stay open: a job it backgrounded
+ * (`server &`) holds them, and waiting for that job would stall the call until its timeout.
+ */
+const LEADER_EXIT_DRAIN_MS = 300;
 
 const live = new Set<LiveGroup>();
 
@@ -64,13 +69,18 @@ export function spawnShellGroup(command: string, opts: SpawnOptions): GroupChild
     child.once('error', (e) => { if (child.pid === undefined) spawnError = e; });
     child.once('close', (code, signal) => {
       closed = true;
-      live.delete(group);
+      // A job the command backgrounded may live on in the group: keep tracking it, so stopping
+      // every group at exit reaches it too.
+      if (!groupAlive(child.pid)) live.delete(group);
       // Keep the SIGKILL pending while stragglers of a stopped group survive (they ignored SIGTERM).
       if (killTimer && !groupAlive(child.pid)) clearTimeout(killTimer);
       resolve(spawnError ? { code: null, signal: null, spawnError } : { code, signal });
     });
   });
 
+  child.once('exit', () => {
+    setTimeout(() => { if (!closed) { child.stdout?.destroy(); child.stderr?.destroy(); } }, LEADER_EXIT_DRAIN_MS).unref();
+  });
   child.stdout!.on('data', (c: Buffer) => opts.onOutput(c));
   child.stderr!.on('data', (c: Buffer) => opts.onOutput(c));
   if (child.stdin) {
@@ -85,7 +95,7 @@ export function spawnShellGroup(command: string, opts: SpawnOptions): GroupChild
     exited,
     started,
     stop(graceMs = DEFAULT_GRACE_MS) {
-      if (stopping || closed || child.pid === undefined) return;
+      if (stopping || child.pid === undefined || (closed && !groupAlive(child.pid))) return;
       stopping = true;
       signalGroup(child, 'SIGTERM');
       killTimer = setTimeout(() => {
@@ -113,6 +123,15 @@ function signalGroup(child: ChildProcess, sig: NodeJS.Signals): void {
 function groupAlive(pid: number | undefined): boolean {
   if (pid === undefined) return false;
   try { process.kill(-pid, 0); return true; } catch { return false; }
+}
+
+/**
+ * SIGKILL every tracked group at once, synchronously: for the process's 'exit' event (a signal,
+ * a second Ctrl-C), when there is no time for the graceful stop.
+ */
+export function killAllGroupsNow(): void {
+  for (const g of live) signalGroup(g.child, 'SIGKILL');
+  live.clear();
 }
 
 /** Stop every live group of the given kinds; resolves when all have exited. */

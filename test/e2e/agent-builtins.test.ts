@@ -92,3 +92,13 @@ test('bg_exec returns at once; the job result arrives later as a new turn (test_
   assert.equal(last.role, 'user');
   assert.match(last.content, /^\[background job \d+ \("probe"\) finished, exit status 0\]\nbgoutput123/);
 });
+
+test('a shell_exec timeout keeps the output printed so far, reported as a timeout', async () => {
+  mock.push(oa.toolCall('shell_exec', { command: 'echo partial output line; sleep 30', timeout_ms: 300 }), oa.text('ok'));
+  const r = withBuiltins();
+  const t0 = Date.now();
+  assert.equal((await r.agent.run('run')).status, 0);
+  assert.ok(Date.now() - t0 < 3000);
+  assert.equal(r.results[0]!.outcome, 'timedout');
+  assert.match(r.results[0]!.content, /^\[tool failed: partial output line\n+\(timed out after 300 ms; killed by signal 15: Terminated\)\]$/);
+});

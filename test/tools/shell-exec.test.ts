@@ -80,7 +80,8 @@ test('shell_exec: timeout stops the whole group, including a backgrounded child'
   assert.equal(r.ok, false);
   const child = Number(r.text.split('\n')[0]);
   assert.ok(child > 0, r.text);
-  assert.match(r.text, /\(killed by signal 15: Terminated\)$/);
+  // Stopped by the deadline: the output so far, why, and how.
+  assert.match(r.text, /\n\(timed out; killed by signal 15: Terminated\)$/);
   assert.ok(elapsed < 5000, `took ${elapsed} ms`);
   await sleep(50);
   assert.ok(processGone(child), `background child ${child} survived`);
@@ -108,7 +109,7 @@ test('shell_exec: SIGKILL follows when SIGTERM is ignored', async () => {
   c.abort();
   const r = await c.result;
   const elapsed = Date.now() - t0;
-  assert.match(r.text, /^ready\n\n\(killed by signal 9: Killed\)$/);
+  assert.match(r.text, /^ready\n\n\(cancelled; killed by signal 9: Killed\)$/);
   assert.ok(elapsed >= 1500 && elapsed < 5000, `took ${elapsed} ms`);
 });
 
@@ -150,4 +151,18 @@ test('shell_exec: the cap never splits a UTF-8 character', async () => {
 test('shell_exec: output exactly at the cap is not marked', async () => {
   const r = await call(shellExecTool, { command: 'head -c 300 /dev/zero | tr "\\0" y' }, { outputCap: 300 }).result;
   assert.equal(r.text, 'y'.repeat(300));
+});
+
+test('shell_exec: a job left running with & does not hold the call; it is stopped with the rest at exit', async () => {
+  const t0 = Date.now();
+  const r = await call(shellExecTool, { command: 'sleep 30 & echo $!; echo started' }).result;
+  assert.ok(Date.now() - t0 < 2000, `took ${Date.now() - t0} ms`);
+  assert.equal(r.ok, true);
+  const child = Number(r.text.split('\n')[0]);
+  assert.match(r.text, /started/);
+  assert.ok(!processGone(child), 'the job keeps running after the call');
+  const { killAllGroupsNow } = await import('../../src/tools/process-group.js');
+  killAllGroupsNow();
+  await sleep(100);
+  assert.ok(processGone(child), `job ${child} survived killAllGroupsNow`);
 });

@@ -1,0 +1,94 @@
+// How clm ends: signals never leave tool processes behind, an interrupted start leaves no empty
+// session, a background job's turn does not swallow the REPL's next line.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as oa from '../fixtures/openai-replies.js';
+import { show, waitFor } from '../fixtures/run-cli.js';
+import { cliSuite } from '../fixtures/cli-suite.js';
+
+const { mock, dirs, run, spawn } = await cliSuite({ dirs: 'each' });
+
+/** Running (a zombie waiting for a parent that may never reap it counts as gone). */
+const alive = (pid: number) => {
+  try { return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch { return false; }
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+for (const [sig, code] of [['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+  test(`${sig} during a shell_exec ends clm with ${code} and stops the command's processes`, async () => {
+    const pidFile = join(dirs.root, 'pid');
+    mock.push(oa.toolCall('shell_exec', { command: `sleep 60 & echo $! > ${pidFile}; wait` }));
+    const c = spawn(['-o', 'go']);
+    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 'the command to start');
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    assert.ok(alive(pid));
+    c.child.kill(sig);
+    const r = await c.result;
+    assert.equal(r.code, code, show(r));
+    await sleep(100);
+    assert.ok(!alive(pid), `sleep ${pid} survived ${sig}`);
+  });
+}
+
+test('a second Ctrl-C while shutting down still stops a job that ignores SIGTERM', async () => {
+  const pidFile = join(dirs.root, 'pid');
+  mock.push(oa.toolCall('bg_exec', { command: `trap "" TERM; echo $$ > ${pidFile}; sleep 60` }), oa.text('started'));
+  const c = spawn(['-o', 'go']);
+  await waitFor(() => c.stdout.includes('started') && existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 'the job');
+  const pid = Number(readFileSync(pidFile, 'utf8'));
+  await sleep(200); // clm is now in its 2 s grace period, waiting for the job to end
+  c.child.kill('SIGINT');
+  const r = await c.result;
+  assert.equal(r.code, 130, show(r));
+  await sleep(100);
+  assert.ok(!alive(pid), `job ${pid} survived`);
+});
+
+test('Ctrl-C while starting (waiting for an MCP server) leaves no session and no server', async () => {
+  const cfg = join(dirs.config, 'clm');
+  const { mkdirSync, writeFileSync } = await import('node:fs');
+  mkdirSync(cfg, { recursive: true });
+  writeFileSync(join(cfg, 'config.lua'), 'return { mcp_servers = { { name = "s", command = { "sleep", "77" } } } }\n');
+  const c = spawn(['-o', 'go']);
+  await sleep(700);
+  c.child.kill('SIGINT');
+  const r = await c.result;
+  assert.equal(r.code, 130, show(r));
+  const sessions = existsSync(dirs.sessions) ? readdirSync(dirs.sessions).filter((n) => n.endsWith('.jsonl')) : [];
+  assert.deepEqual(sessions, []);
+  const { execFileSync } = await import('node:child_process');
+  await sleep(100);
+  const ps = execFileSync('ps', ['-eo', 'args']).toString();
+  assert.ok(!/^sleep 77$/m.test(ps), 'the MCP server process is gone');
+});
+
+test('REPL: a line that arrives while a background job turn runs is still processed', async () => {
+  mock.script((req) => {
+    const last = oa.lastMessage(req.json);
+    if (last.role === 'user' && last.content === 'go') return oa.toolCall('bg_exec', { command: 'sleep 0.3; echo job output', label: 'j' });
+    if (last.role === 'tool') return oa.text('started');
+    if (String(last.content).startsWith('[background job')) return { body: { choices: [{ message: { role: 'assistant', content: 'noted' }, finish_reason: 'stop' }] }, delayMs: 400 };
+    return oa.text(`echo: ${last.content}`);
+  });
+  const c = spawn(['-H'], { keepStdin: true });
+  c.child.stdin!.write('go\n');
+  await waitFor(() => mock.posts.length >= 3, 'the notification turn');
+  c.child.stdin!.write('second\n');
+  c.child.stdin!.end();
+  const r = await c.result;
+  assert.equal(r.code, 0, show(r));
+  assert.doesNotMatch(r.stderr, /turn already in progress/);
+  assert.match(r.stdout, /echo: second/);
+});
+
+test('a job left running with & does not make the call wait for its timeout', async () => {
+  mock.push(oa.toolCall('shell_exec', { command: 'sleep 30 & echo server started' }), oa.text('ok'));
+  const t0 = Date.now();
+  const r = await run(['-o', 'go']);
+  assert.equal(r.code, 0, show(r));
+  assert.ok(Date.now() - t0 < 5000, `took ${Date.now() - t0} ms`);
+  assert.equal(mock.posts[1]!.json.messages.at(-1).content, 'server started\n');
+});
