@@ -70,6 +70,14 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   // changes and turn end are not the caller's turn.
   let quiet = false;
   let sessionFailed = false;
+  /** Write to the session log; the first failure is reported once and logging stops. */
+  const toSession = (write: (s: Session) => void) => {
+    if (!session || sessionFailed) return;
+    try { write(session); } catch (e) {
+      sessionFailed = true;
+      o.notice(`session logging failed; disabled (${(e as Error).message})`);
+    }
+  };
   const cfg: AgentConfig = {
     baseUrl: run.baseUrl,
     apiKey: run.apiKey,
@@ -92,23 +100,13 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
     onPermission: o.callbacks.onPermission ?? ((req) => req.respond('allow_once')),
     onState: (st) => { if (!quiet) o.callbacks.onState?.(st); },
     onTurnDone: (st) => { if (!quiet) o.callbacks.onTurnDone?.(st); },
+    // secrets.lua values and API keys never reach the session file, even when a tool printed one.
     onCompaction: (c) => {
-      if (session && !sessionFailed) {
-        try { session.appendCompaction({ ...c, summary: maskSecrets(c.summary, run.secrets) }); } catch (e) {
-          sessionFailed = true;
-          o.notice(`session logging failed; disabled (${(e as Error).message})`);
-        }
-      }
+      toSession((s) => s.appendCompaction({ ...c, summary: maskSecrets(c.summary, run.secrets) }));
       o.callbacks.onCompaction?.(c);
     },
     onMessage: (m) => {
-      if (session && !sessionFailed) {
-        // secrets.lua values and API keys never reach the file, even when a tool printed one.
-        try { session.append(maskMessage(m, run.secrets)); } catch (e) {
-          sessionFailed = true;
-          o.notice(`session logging failed; disabled (${(e as Error).message})`);
-        }
-      }
+      toSession((s) => s.append(maskMessage(m, run.secrets)));
       userOnMessage?.(m);
     },
   });
