@@ -3,7 +3,7 @@
 // while a turn runs wait their turn); quit, exit or EOF end the session after the last turn.
 
 import { createInterface } from 'node:readline';
-import { ClmError } from '../core/errors.js';
+import { ClmError, ECANCELED } from '../core/errors.js';
 import { listSessions, formatSessionList } from '../session/index.js';
 import type { CliArgs } from './args.js';
 import { eventCallbacks } from './callbacks.js';
@@ -16,7 +16,14 @@ const DIM = '\x1b[2m', RED = '\x1b[31m', YELLOW = '\x1b[33m', RESET = '\x1b[0m';
 
 export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream; stdout: Out; stderr: Out; color: boolean }): Promise<number> {
   const c = (code: string, s: string) => (io.color ? `${code}${s}${RESET}` : s);
-  const rl = createInterface({ input: io.stdin, terminal: false, crlfDelay: Infinity });
+  // On a terminal, readline edits the line (arrows, history, Ctrl-A/E/U…); piped input is read raw.
+  const tty = !!(io.stdin as { isTTY?: boolean }).isTTY && !!(io.stdout as { isTTY?: boolean }).isTTY;
+  const rl = createInterface({
+    input: io.stdin, output: tty ? (io.stdout as NodeJS.WritableStream) : undefined,
+    terminal: tty, crlfDelay: Infinity, historySize: 500,
+  });
+  // With terminal editing, readline turns Ctrl-C into its own event: route it to ours.
+  rl.on('SIGINT', () => { process.emit('SIGINT' as never); });
   const lines: string[] = [];
   let eof = false;
   /** Set by Ctrl-C at the prompt: no further input is processed. */
@@ -63,7 +70,10 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
     },
     state() {},
     notice(t) { io.stderr.write(`notice: ${t}\n`); },
-    turnDone(status, error) { if (status !== 0 && status !== -125 && error) io.stderr.write(`error: ${error}\n`); },
+    turnDone(status, error) {
+      if (status === ECANCELED) { newline(); w(c(YELLOW, '[cancelled]') + '\n'); }
+      else if (status !== 0 && error) io.stderr.write(`error: ${error}\n`);
+    },
   };
 
   let turnEnded: (() => void) | null = null;
@@ -98,7 +108,7 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
   let status = 0;
   for (;;) {
     newline();
-    w('user> ');
+    if (tty) { rl.setPrompt('user> '); rl.prompt(); atLineStart = false; } else w('user> ');
     const line = await nextLine();
     // A terminal echoed the typed line and its newline; piped input left the cursor after `user> `.
     if ((io.stdin as { isTTY?: boolean }).isTTY) atLineStart = true;
