@@ -1,5 +1,6 @@
 // Driving plugin tools the way the agent does: a ToolInvocation per call, results awaited.
 
+import { startMockLlm, type MockLlm } from '../fixtures/mock-llm.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -78,4 +79,16 @@ export async function until(cond: () => boolean, ms = 5000, what = 'condition'):
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await sleep(5);
   }
+}
+
+/**
+ * A loopback HTTP server for plugin tests: GET /hello answers "hi"; GET /hang never answers,
+ * counting the requests that arrived and the connections that were closed (aborts reach it).
+ */
+export async function startLoopback(): Promise<{ server: MockLlm; hits: { hanging: number; closed: number } }> {
+  const server = await startMockLlm();
+  const hits = { hanging: 0, closed: 0 };
+  server.onGet('/hello', { body: 'hi' });
+  server.onGet('/hang', { handle: (_req, res) => { hits.hanging++; res.on('close', () => { hits.closed++; }); } });
+  return { server, hits };
 }

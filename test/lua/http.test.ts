@@ -7,24 +7,21 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { loadPlugins, type PluginHost } from '../../src/lua/index.js';
-import { startMockLlm, type MockLlm } from '../fixtures/mock-llm.js';
-import { fixtures, ok, invoke, start, until, sleep } from './helpers.js';
+import type { MockLlm } from '../fixtures/mock-llm.js';
+import { fixtures, ok, invoke, start, until, sleep, startLoopback } from './helpers.js';
 
 let host: PluginHost;
 let server: MockLlm;
-let hanging = 0;
-let closed = 0;
+let hits: { hanging: number; closed: number };
 
 before(async () => {
-  server = await startMockLlm();
-  server.onGet('/hello', { body: 'hi' });
+  ({ server, hits } = await startLoopback());
   server.onGet('/missing', { status: 404, body: 'no such thing' });
   server.onGet('/teapot', { status: 418, body: '' });
   server.onGet('/slow', { body: 'slow', delayMs: 300 });
   server.onGet('/nul', { handle: (_req, res) => { res.writeHead(200); res.end(Buffer.from([0x61, 0x00, 0x62, 0xff, 0x00])); } });
   server.onGet('/big', { handle: (_req, res) => { res.writeHead(200); res.end(Buffer.alloc(5 * 1024 * 1024, 0x41)); } });
   server.onGet('/redirect', { handle: (_req, res) => { res.writeHead(302, { location: '/hello' }); res.end(); } });
-  server.onGet('/hang', { handle: (_req, res) => { hanging++; res.on('close', () => { closed++; }); } });
   server.script(() => ({ status: 201, body: 'created' }));
   host = await loadPlugins({ dirs: [join(fixtures, 'lua-http')] });
   assert.deepEqual(host.errors, []);
@@ -118,14 +115,14 @@ test('bad arguments are Lua errors', async () => {
 });
 
 test('cancelling the call (abort, as the agent does on its timeout) aborts the request', async () => {
-  const before = closed;
-  const from = hanging;
+  const before = hits.closed;
+  const from = hits.hanging;
   const r = start(host, 'slow_get', { url: `${server.url}/hang` });
-  await until(() => hanging > from, 5000, 'the request');
+  await until(() => hits.hanging > from, 5000, 'the request');
   await sleep(50); // the tool's timeout_ms
   r.abort(new Error('timed out after 50 ms'));
   assert.deepEqual(await r.result, { ok: false, error: 'timed out after 50 ms' });
-  await until(() => closed > before, 5000, 'the request to be closed');
+  await until(() => hits.closed > before, 5000, 'the request to be closed');
   // The plugin's in-flight slot is free again.
   assert.equal(await ok(host, 'burst', { n: 8, url: `${server.url}/hello` }), 'ok=8 failed=0 ');
 });

@@ -5,23 +5,15 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { loadPlugins, type PluginHost } from '../../src/lua/index.js';
-import { startMockLlm, type MockLlm } from '../fixtures/mock-llm.js';
-import { fixtures, ok, failure, start, until } from './helpers.js';
+import type { MockLlm } from '../fixtures/mock-llm.js';
+import { fixtures, ok, failure, start, until, startLoopback } from './helpers.js';
 
 let host: PluginHost;
 let server: MockLlm;
-let hanging = 0;
-let closed = 0;
+let hits: { hanging: number; closed: number };
 
 before(async () => {
-  server = await startMockLlm();
-  server.onGet('/hello', { body: 'hi' });
-  server.onGet('/hang', {
-    handle: (_req, res) => {
-      hanging++;
-      res.on('close', () => { closed++; });
-    },
-  });
+  ({ server, hits } = await startLoopback());
   host = await loadPlugins({ dirs: [join(fixtures, 'lua-tasks')] });
   assert.deepEqual(host.errors, []);
 });
@@ -33,15 +25,15 @@ after(async () => {
 /** A URL that answers once the server has seen n more requests to /hang than now. */
 let gates = 0;
 function gate(n = 1): string {
-  const target = hanging + n;
+  const target = hits.hanging + n;
   const path = `/gate-${++gates}`;
-  server.onGet(path, { handle: (_req, res) => { void until(() => hanging >= target, 10_000).then(() => res.end('open'), () => res.end('closed')); } });
+  server.onGet(path, { handle: (_req, res) => { void until(() => hits.hanging >= target, 10_000).then(() => res.end('open'), () => res.end('closed')); } });
   return `${server.url}${path}`;
 }
 
 /** Wait until n more hanging requests arrived. */
 async function hangs(n: number, from: number) {
-  await until(() => hanging >= from + n, 5000, `${n} hanging requests`);
+  await until(() => hits.hanging >= from + n, 5000, `${n} hanging requests`);
 }
 
 describe('clm.spawn and outcomes', () => {
@@ -103,9 +95,9 @@ describe('task:cancel', () => {
   });
 
   test('cancelling a task aborts its HTTP request', async () => {
-    const before = closed;
+    const before = hits.closed;
     assert.equal(await ok(host, 'cancel_aborts_http', { url: `${server.url}/hang`, gate: gate() }), 'ok=false error=task cancelled cancelled=true');
-    await until(() => closed > before, 5000, 'the request to be closed');
+    await until(() => hits.closed > before, 5000, 'the request to be closed');
   });
 });
 
@@ -157,10 +149,10 @@ describe('waiting', () => {
 
 describe('how a family ends', () => {
   test('returning with live tasks cancels them (and their HTTP) and fails the tool', async () => {
-    const before = closed;
+    const before = hits.closed;
     const r = start(host, 'return_with_live_tasks', { url: `${server.url}/hang`, gate: gate() });
     assert.deepEqual(await r.result, { ok: false, error: 'plugin returned without calling ctx:complete/ctx:fail (it returned with 2 live task(s), which were cancelled)' });
-    await until(() => closed > before, 5000, 'the request to be closed');
+    await until(() => hits.closed > before, 5000, 'the request to be closed');
   });
 
   test('completing with live tasks fails the tool', async () => {
@@ -173,20 +165,20 @@ describe('how a family ends', () => {
   });
 
   test('a tool cancel ends the whole family, pending HTTP included', async () => {
-    const before = closed;
-    const from = hanging;
+    const before = hits.closed;
+    const from = hits.hanging;
     const r = start(host, 'family_on_hold', { url: `${server.url}/hang` });
     await hangs(2, from);
     r.abort(new Error('timed out after 100 ms'));
     assert.deepEqual(await r.result, { ok: false, error: 'timed out after 100 ms' });
-    await until(() => closed >= before + 2, 5000, 'both requests to be closed');
+    await until(() => hits.closed >= before + 2, 5000, 'both requests to be closed');
   });
 
   test('the CPU deadline of one task ends the whole family', async () => {
-    const before = closed;
+    const before = hits.closed;
     const r = await start(host, 'family_timeout', { url: `${server.url}/hang`, gate: gate() }).result;
     assert.deepEqual(r, { ok: false, error: 'plugin exceeded execution time budget (200 ms of CPU time)' });
-    await until(() => closed > before, 5000, 'the request to be closed');
+    await until(() => hits.closed > before, 5000, 'the request to be closed');
   });
 
   test('concurrent calls of one plugin never share tasks', async () => {
@@ -199,13 +191,13 @@ describe('how a family ends', () => {
 
 test('teardown cancels every family, pending HTTP and sleeps included', async () => {
   const h = await loadPlugins({ dirs: [join(fixtures, 'lua-tasks')] });
-  const before = closed;
-  const from = hanging;
+  const before = hits.closed;
+  const from = hits.hanging;
   const r = start(h, 'family_on_hold', { url: `${server.url}/hang` });
   const s = start(h, 'sleep_family');
   await hangs(2, from);
   await h.close();
   assert.deepEqual(await r.result, { ok: false, error: 'plugin host closed' });
   assert.deepEqual(await s.result, { ok: false, error: 'plugin host closed' });
-  await until(() => closed >= before + 2, 5000, 'both requests to be closed');
+  await until(() => hits.closed >= before + 2, 5000, 'both requests to be closed');
 });
