@@ -1,6 +1,7 @@
 // `npm test`: rebuild the CLI bundle (so end-to-end tests run current code), type-check, run every test file.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -15,4 +16,22 @@ const walk = (d) => { for (const n of readdirSync(d).sort()) { const p = join(d,
 walk(join(root, 'test'));
 const filter = process.argv.slice(2);
 const chosen = filter.length ? files.filter((f) => filter.some((x) => f.includes(x))) : files;
-process.exit(run(['--import', 'tsx', '--test', '--test-concurrency=2', ...chosen]));
+// Every test has a deadline, so a broken timeout fails the run instead of hanging it.
+const tallyDir = mkdtempSync(join(tmpdir(), 'clm-tally-'));
+const tallyFile = join(tallyDir, 'tally');
+const status = run(['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', ...chosen], { env: { ...process.env, CLM_TEST_TALLY: tallyFile } });
+printTally(tallyFile);
+rmSync(tallyDir, { recursive: true, force: true });
+process.exit(status);
+
+/** Sums of what the reliability battery exercised (test/fixtures/tally.ts). */
+function printTally(file) {
+  let text = '';
+  try { text = readFileSync(file, 'utf8'); } catch { return; }
+  const sums = new Map();
+  for (const line of text.split('\n')) {
+    const [kind, n] = line.split(' ');
+    if (kind && n) sums.set(kind, (sums.get(kind) ?? 0) + Number(n));
+  }
+  if (sums.size) console.log(`# battery: ${[...sums].map(([k, n]) => `${k.replace('_', ' ')} ${n}`).join(', ')}`);
+}
