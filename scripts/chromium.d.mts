@@ -1,0 +1,2 @@
+export declare const CHROMIUM_HINT: string;
+export declare function findChromium(env?: NodeJS.ProcessEnv): string | null;
