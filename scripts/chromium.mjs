@@ -5,6 +5,13 @@ import { delimiter, join } from 'node:path';
 
 const NAMES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'];
 
+// Without the background-networking flags Chromium keeps dialling Google's services, and on a
+// closed network those connections pile up.
+export const CHROMIUM_FLAGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
 /** How to get Chromium, for the notice when it is missing. */
 export const CHROMIUM_HINT = 'install Chromium (Debian/Ubuntu: sudo apt-get install chromium) or set CLM_CHROMIUM=/path/to/chrome';
 
