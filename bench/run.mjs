@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench`: the speed figures of issues 2 and 3, measured on the installed command (bin/clm.cjs → dist/cli.js,
+// `npm run bench`: the speed figures of issues 2, 3 and 11, measured on the installed command (bin/clm.cjs → dist/cli.js,
 // built by `npm ci`; nothing is built here).
 //
 // Every figure is a whole `node bin/clm.cjs ...` process: wall time measured here around the
@@ -219,7 +219,7 @@ function table(head, rows) {
   return [line(head), `|${w.map((n) => '-'.repeat(n + 2)).join('|')}|`, ...rows.map(line)].join('\n');
 }
 
-function report(luaOut) {
+function report(luaOut, browserOut) {
   const nodeWall = median(col('node', 'wall'));
   const nodeWallMin = min(col('node', 'wall'));
   const par = typeof availableParallelism === 'function' ? availableParallelism() : cpus().length;
@@ -290,6 +290,11 @@ function report(luaOut) {
     out.push('Lua runtime (bench/lua.mjs):');
     out.push(luaOut.trimEnd());
   }
+  if (browserOut) {
+    out.push('');
+    out.push('clm/browser (bench/browser.mjs):');
+    out.push(browserOut.trimEnd());
+  }
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
@@ -358,7 +363,12 @@ try {
     if (r.status !== 0) failures.push(`bench/lua.mjs: ${r.error ? r.error.message : `exit status ${r.status ?? r.signal}`}\n  stderr:\n${tail(r.stderr ?? '')}`);
   }
 
-  report(luaOut);
+  // clm/browser figures (issue 11): bundle size, and a tool turn in headless Chromium when installed.
+  process.stderr.write('bench: bench/browser.mjs\n');
+  const b = spawnSync(node, [join(BENCH, 'browser.mjs')], { cwd: ROOT, encoding: 'utf8', timeout: 180_000, maxBuffer: 16 << 20 });
+  if (b.status !== 0) failures.push(`bench/browser.mjs: ${b.error ? b.error.message : `exit status ${b.status ?? b.signal}`}\n  stderr:\n${tail(b.stderr ?? '')}`);
+
+  report(luaOut, b.stdout);
 } catch (e) {
   failures.push(`bench: ${e?.stack ?? e}`);
 } finally {

@@ -9,7 +9,7 @@ import type { AgentCallbacks, AgentConfig, Message, ProviderKind, ToolDef } from
 import { createNodeHost, type NodeHost } from '../host/node.js';
 import { createDebugLog } from '../host/debug-log.js';
 import { maskSecrets } from '../host/redact.js';
-import { builtinTools, stopBackgroundJobs } from '../tools/index.js';
+import { builtinTools, BUILTIN_TOOLS_SYSTEM_PROMPT, stopBackgroundJobs } from '../tools/index.js';
 import { killAllGroupsNow } from '../tools/process-group.js';
 import { createSession, loadSession, openSession, sessionDir, type Session } from '../session/index.js';
 import { seedPluginDir } from '../lua/paths.js';
@@ -83,7 +83,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
     apiKey: run.apiKey,
     provider: run.provider,
     model: run.model,
-    systemPrompt: run.systemPrompt,
+    systemPrompt: run.systemPrompt ?? BUILTIN_TOOLS_SYSTEM_PROMPT,
     stream: !args.noStream,
     contextSize: run.contextSize,
     autocompactPct: run.autocompactPct,

@@ -2,6 +2,7 @@
 // asynchronously over a caller-supplied Host and reporting through callbacks.
 
 import { ClmError, E2BIG, EAGAIN, ECANCELED, EIO } from './errors.js';
+import { addDispose, type Disposal } from './disposal.js';
 import { contextUpdateMessage, estimateTokens, foldHistory, SUMMARY_PROMPT, supersede, systemMessage, TIME_REFRESH_S } from './history.js';
 import type { Cancelable, Host } from './host.js';
 import { LlmCall, type LlmFailure } from './llm-call.js';
@@ -70,6 +71,8 @@ export interface AgentOptions {
   retryBaseMs?: number;
 }
 
+// Declared beside the class, not in it, so the published types do not need Symbol.dispose.
+export interface Agent extends Disposal {}
 export class Agent {
   private readonly history: Message[] = [];
   private readonly registry = new ToolRegistry();
@@ -405,8 +408,6 @@ export class Agent {
     this.listeners.clear();
   }
 
-  [Symbol.dispose](): void { this.close(); }
-
   // ---- internals --------------------------------------------------------------------------
 
   private clock(): Date { return this.cfg.clock ? this.cfg.clock() : new Date(); }
@@ -724,13 +725,18 @@ export class Agent {
 
 function validateConfig(cfg: AgentConfig): void {
   if (!cfg || typeof cfg !== 'object') throw new ClmError('EINVAL', 'config must be an object');
-  if (typeof cfg.baseUrl !== 'string' || !/^https?:\/\//i.test(cfg.baseUrl)) throw new ClmError('EINVAL', `baseUrl must be an http(s) URL, got ${JSON.stringify(cfg.baseUrl)}`);
+  // A path is resolved by the host (a browser page: against its own URL, e.g. a same-origin proxy).
+  if (typeof cfg.baseUrl !== 'string' || !/^(https?:\/\/|\.{0,2}\/)/i.test(cfg.baseUrl)) {
+    throw new ClmError('EINVAL', `baseUrl must be an http(s) URL or a path starting with /, ./ or ../, got ${JSON.stringify(cfg.baseUrl)}`);
+  }
   if (cfg.autocompactPct !== undefined && cfg.autocompactPct !== 0 && !(cfg.autocompactPct >= 1 && cfg.autocompactPct <= 99)) throw new ClmError('EINVAL', 'autocompactPct must be between 1 and 99');
   for (const k of ['contextSize', 'rateTokensPerSec', 'rateBurst', 'maxIterations', 'maxTokens'] as const) {
     const v = cfg[k];
     if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v < 0)) throw new ClmError('EINVAL', `${k} must be a non-negative number`);
   }
 }
+
+addDispose(Agent);
 
 /** createAgent(cfg, host, callbacks): the seed's clm_agent_new. */
 export function createAgent(cfg: AgentConfig, host: Host, callbacks?: AgentCallbacks, opts?: AgentOptions): Agent {

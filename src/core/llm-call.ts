@@ -181,8 +181,8 @@ export class LlmCall {
   private transportError(err: HostError, gotData: boolean): void {
     if (err.code === 'ECANCELED') { this.fail({ message: 'cancelled', cancelled: true }); return; }
     // A server that stayed silent for the whole idle timeout is not retried: that could take
-    // the same long time again, three more times.
-    if (!gotData && err.code !== 'ETIMEDOUT' && this.retry(null, err.message)) return;
+    // the same long time again, three more times. Nor is what the host knows would fail again.
+    if (!gotData && err.code !== 'ETIMEDOUT' && err.retryable !== false && this.retry(null, err.message)) return;
     this.fail({ message: `http request failed: ${err.message}` });
   }
 

@@ -68,6 +68,15 @@ test('streamed reply: only the reply on stdout, request to BASE/chat/completions
   assert.match(r.stderr, /\[12\+3 tok\]/);
 });
 
+test('without a configured system prompt, the CLI tells the model its tools reach files and commands', async () => {
+  mock.push(oa.text('ok'));
+  const r = await run(['-S', '-o', 'q']);
+  assert.equal(r.code, 0, show(r));
+  const sys = mock.posts[0]!.json.messages[0];
+  assert.equal(sys.role, 'system');
+  assert.match(sys.content, /^You are a helpful assistant\. .*reading or modifying the user's files or running a command on their system\./);
+});
+
 // A server that ignores "stream": true and answers with one JSON object. The engine parses it
 // (llm-call's non-stream fallback) but Agent.replyDone(r, streamed = true) then skips emitText,
 // so the reply lands in the history but is never shown and the run "succeeds" with no output.
