@@ -212,3 +212,23 @@ test('an MCP server that never answers initialize: the run waits only up to the 
   assert.ok(r.ms < 6000, `${r.ms} ms`);
   assert.ok(!toolNames(0).some((n) => n.startsWith('mcp__mute__')));
 });
+
+test('policy patterns are judged against plugin and MCP tools too: no false "matches no tool"', async () => {
+  const tools = join(REPO, 'test', 'fixtures', 'mcp', 'tool-server.mjs');
+  dirs.write('config.lua', `return {
+  mcp_servers = { { name = "t", command = { ${JSON.stringify(process.execPath)}, ${JSON.stringify(tools)} } } },
+}
+`);
+  const d = pluginDir({ 'shout.lua': SHOUT });
+  // Twice: the second run registers the plugin tools from the schema cache, before the worker is up.
+  for (let i = 0; i < 2; i++) {
+    mock.push(oa.text('ok'));
+    const r = await run(['-p', d, '-S', '--deny-tools', 'shout,mcp__t__echo,nosuch_*', '-o', 'q']);
+    assert.equal(r.code, 0, show(r));
+    const names = toolNames(i);
+    assert.ok(!names.includes('shout') && !names.includes('mcp__t__echo'), names.join(' '));
+    assert.ok(names.includes('mcp__t__mixed'), names.join(' '));
+    assert.doesNotMatch(r.stderr, /'(shout|mcp__t__echo)' matches no tool/, r.stderr);
+    assert.match(r.stderr, /^notice: --deny-tools: 'nosuch_\*' matches no tool$/m, r.stderr);
+  }
+});
