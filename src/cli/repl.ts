@@ -110,7 +110,7 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
       suspended = false;
       emitKeypressEvents(input);
       input.setRawMode(true);
-      const handler = (_s: string | undefined, k: Key | undefined) => onKey(k ?? { sequence: _s });
+      const handler = (s: string | undefined, k: Key | undefined) => onKey(k ?? { sequence: s });
       input.on('keypress', handler);
       input.resume();
       keys = { handler, history: (rl as unknown as { history: string[] }).history ?? [], pending };
