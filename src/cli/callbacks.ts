@@ -3,6 +3,7 @@
 import type { AgentCallbacks } from '../core/types.js';
 import type { RunEvents } from './events.js';
 import type { Tally } from './render.js';
+import { turnError } from './turn-error.js';
 
 export function eventCallbacks(ev: RunEvents, tally: Tally, onTurnDone: (status: number) => void, lastError: () => string): AgentCallbacks {
   return {
@@ -15,6 +16,6 @@ export function eventCallbacks(ev: RunEvents, tally: Tally, onTurnDone: (status:
     onFinishReason: (r) => ev.finish(r),
     onState: (s) => ev.state(s),
     onNotice: (t) => ev.notice(t),
-    onTurnDone: (s) => { ev.turnDone(s, lastError()); onTurnDone(s); },
+    onTurnDone: (s) => { ev.turnDone(s, turnError(s, lastError())); onTurnDone(s); },
   };
 }

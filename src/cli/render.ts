@@ -91,7 +91,7 @@ export function streamJsonRenderer(stdout: Out): RunEvents & { event(o: Record<s
     toolBegin: (name, args, id) => event({ type: 'tool_begin', id, name, args }),
     toolResult: (name, content, outcome, id) => event({ type: 'tool_result', id, name, outcome, content }),
     toolBatch: (done, total) => event({ type: 'tool_batch', done, total }),
-    usage: (u) => event({ type: 'usage', prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.totalTokens, tokens_per_sec: u.tokensPerSec }),
+    usage: (u) => event({ type: 'usage', prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.totalTokens, tokens_per_sec: u.tokensPerSec > 0 ? u.tokensPerSec : null }),
     finish: (r) => event({ type: 'finish', reason: r }),
     state: (s) => event({ type: 'state', state: s }),
     notice: (t) => event({ type: 'notice', text: t }),

@@ -1,6 +1,7 @@
 // Everything a run needs, assembled once for every mode: configuration and connection, the
 // host with its debug log, the agent with builtin, plugin and MCP tools, the session log.
-// Slow parts (plugin worker, MCP servers, connection probe) start together.
+// Slow parts (plugin worker, MCP servers, connection probe) start together; the probe is not
+// waited for (its context size is used once it arrives), so it adds no round trip to a turn.
 
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,8 +16,11 @@ import { createSession, loadSession, openSession, sessionDir, type Session } fro
 import { seedPluginDir } from '../lua/paths.js';
 import { startPluginTools, type ToolTarget } from './plugin-tools.js';
 import type { CliArgs } from './args.js';
-import { applyPolicy, type ToolPolicy } from './tool-policy.js';
+import { advertised, applyPolicy, unmatchedPatterns, type ToolPolicy } from './tool-policy.js';
 import { configDir, resolveRun, type ResolvedRun } from './resolve.js';
+
+/** How long a resumed run waits for the probe's context size before going on without it. */
+const RESUME_PROBE_WAIT_MS = 5000;
 
 export class CliError extends Error {
   constructor(message: string, readonly exitCode = 2) { super(message); }
@@ -27,6 +31,8 @@ export interface Runtime {
   host: NodeHost;
   run: ResolvedRun;
   session: Session | null;
+  /** The tools offered to the model (the policy hides the refused ones). */
+  advertisedTools(): string[];
   /** Print "session: <id> …" on exit when the session was kept. */
   close(): Promise<{ sessionKept: boolean }>;
 }
@@ -41,6 +47,8 @@ export interface RuntimeOptions {
   env?: NodeJS.ProcessEnv;
   /** Resume this session id (already chosen). */
   resumeId?: string;
+  /** The connection and settings are known (start-up goes on). */
+  onResolved?(run: ResolvedRun): void;
 }
 
 export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
@@ -50,6 +58,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   const args = o.args;
   const log = createDebugLog(env.CLM_DEBUG_LOG);
   const run = await resolveRun(args, env, log ?? undefined);
+  o.onResolved?.(run);
   for (const s of run.secrets) log?.addSecret(s);
   for (const w of run.warnings) o.notice(w);
   const host = createNodeHost({ log: log ?? null });
@@ -92,6 +101,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
     volatileTools: run.volatileTools,
     disableParallelToolCalls: run.disableParallelToolCalls,
     maxTokens: run.maxTokens,
+    maxIterations: run.maxIterations,
     providerName: run.providerName,
     builtinTools: builtinTools().map(wrap),
   };
@@ -112,12 +122,15 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   });
   if (restored.length) agent.restoreHistory(restored);
 
+  let closed = false;
+  // Every tool name any source registered, to tell a policy pattern that matches nothing.
+  const seen = new Set(agent.toolNames);
   const target = {
-    addTool: (d: ToolDef) => agent.addTool(wrap(d)),
+    addTool: (d: ToolDef) => { agent.addTool(wrap(d)); seen.add(d.name); },
     removeTool: (n: string) => agent.removeTool(n),
   };
 
-  // Start the slow parts together.
+  // Start the slow parts together. The probe's answer (the context size) is used when it comes.
   const probe = agent.checkConnection();
   const dirs = pluginDirs(run, args, env, o.notice);
   const plugins = dirs.length ? startPluginTools({
@@ -126,7 +139,16 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   }) : null;
   const mcp = run.mcpServers?.length ? startMcp(run, target, o.notice, log ?? undefined) : Promise.resolve(null);
   // With cached plugin schemas the first request does not wait for the Lua worker.
-  const [, , mcpManager] = await Promise.all([probe, plugins && !plugins.fromCache ? plugins.ready : null, mcp]);
+  const [, mcpManager] = await Promise.all([plugins && !plugins.fromCache ? plugins.ready : null, mcp]);
+
+  // Whether a policy pattern matches no tool is known once every source has registered its
+  // tools: now, or when the MCP servers still starting are ready or have failed.
+  if (policy.allow || policy.deny?.length) {
+    const judge = () => { if (!closed) for (const w of unmatchedPatterns(policy, [...seen])) o.notice(w); };
+    const pending = mcpManager?.connections.filter((c) => c.state === 'connecting') ?? [];
+    if (!pending.length) judge();
+    else void Promise.allSettled(pending.map((c) => c.ready)).then(judge);
+  }
 
   // The session file is created once start-up is over, so a run interrupted while starting
   // leaves no empty session behind.
@@ -138,8 +160,10 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
     }
   }
 
-  // A resumed conversation may already be over the compaction threshold (of the context size the
-  // probe just learned): fold it first rather than send a request the server cannot take.
+  // A resumed conversation may already be over the compaction threshold: fold it first rather
+  // than send a request the server cannot take. That needs the context size, so here (only
+  // here) the probe is waited for when the configuration does not give it.
+  if (restored.length && !run.contextSize) await Promise.race([probe, new Promise((r) => setTimeout(r, RESUME_PROBE_WAIT_MS).unref())]);
   if (restored.length && agent.overAutocompactThreshold()) {
     o.notice(`the resumed conversation (~${agent.ctxUsed} tokens) is over the compaction threshold; compacting it first`);
     quiet = true;
@@ -149,7 +173,9 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
 
   return {
     agent, host, run, session,
+    advertisedTools: () => advertised(policy, agent.toolNames),
     close: async () => {
+      closed = true;
       agent.close();
       await Promise.allSettled([plugins?.close(), mcpManager?.close(), stopBackgroundJobs()]);
       host.close();

@@ -113,6 +113,8 @@ export class Agent {
   private readonly listeners = new Set<Listener>();
   private readonly retryBaseMs: number;
   private readonly probes = new Set<Cancelable>();
+  /** The server has answered something (a probe or a model request). */
+  private reached = false;
 
   constructor(cfg: AgentConfig, private readonly host: Host, callbacks: AgentCallbacks = {}, opts: AgentOptions = {}) {
     validateConfig(cfg);
@@ -317,6 +319,7 @@ export class Agent {
     this.adapter = adapterFor(cfg.provider ?? 'openai');
     this.toolsUnsupported = false;
     this.ctxMaxLearned = 0;
+    this.reached = false;
     this.setLimiters(cfg);
     this.log(`provider switched to ${this.adapter.kind} ${cfg.baseUrl} model ${this.model}`);
   }
@@ -530,6 +533,7 @@ export class Agent {
       stream,
       maxTries: this.cfg.maxTries ?? 4,
       retryBaseMs: this.retryBaseMs,
+      firstContact: !this.reached,
       onRetryWait: (ms, why) => {
         this.log(`retrying in ${ms} ms after ${why}`);
         // Said out loud: a retry wait can be long, and silence looks like a hang.
@@ -540,8 +544,8 @@ export class Agent {
       onRetrySend: () => this.setState('thinking'),
       onText: (text) => this.cb.onAssistantText?.(text),
       onReasoning: (text) => this.cb.onReasoning?.(text),
-      onDone: (r, streamed) => { if (this.stale(t)) return; this.call = null; this.replyDone(r, streamed); },
-      onFail: (f) => { if (this.stale(t)) return; this.call = null; this.requestFailed(f); },
+      onDone: (r, streamed) => { this.reached = true; if (this.stale(t)) return; this.call = null; this.replyDone(r, streamed); },
+      onFail: (f) => { if (f.status !== undefined) this.reached = true; if (this.stale(t)) return; this.call = null; this.requestFailed(f); },
     });
     this.call.start();
   }
@@ -634,7 +638,7 @@ export class Agent {
     if (this.cancelling) { this.endTurn(ECANCELED, 'complete'); return; }
     this.iteration++;
     const max = this.cfg.maxIterations ?? 0;
-    if (max > 0 && this.iteration >= max) { this.endTurn(E2BIG, 'error', 'max iterations reached'); return; }
+    if (max > 0 && this.iteration >= max) { this.endTurn(E2BIG, 'error', `max iterations reached (${max} tool rounds in one turn)`); return; }
     if (this.overAutocompactThreshold()) { this.startCompaction('midchain'); return; }
     this.setState('thinking');
     if (this.stale(t)) return;
@@ -716,7 +720,7 @@ export class Agent {
       done(r);
     };
     h = this.host.http({ url, headers: this.headers() }, {
-      onResponse: (res) => finish({ status: res.status, body: dec.decode(res.body) }),
+      onResponse: (res) => { this.reached = true; finish({ status: res.status, body: dec.decode(res.body) }); },
       onError: (e) => finish({ error: e.message }),
     });
     if (!settled) this.probes.add(h);

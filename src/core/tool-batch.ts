@@ -97,6 +97,7 @@ export class ToolBatch {
 
   private dispatch(s: Slot): void {
     const { name, args } = s;
+    this.ctx.log(`[tool] ${name}(${args})`);
     this.ctx.callbacks.onToolBegin?.(name, args, s.call.id);
     if (s.done || this.detached) return;
     const t = this.ctx.registry.get(name);

@@ -100,7 +100,10 @@ export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
     };
     const failFrom = (e: unknown, fallback = 'EIO', retryable?: false) => {
       const err = e as NodeJS.ErrnoException;
-      fail({ code: typeof err?.code === 'string' ? err.code : fallback, message: err?.message || String(e), ...(retryable === false ? { retryable } : {}) });
+      // A name with several addresses that all refused (IPv6 and IPv4 localhost) fails with an
+      // AggregateError whose own message is empty: the first attempt's says what happened.
+      const inner = e instanceof AggregateError ? (e.errors[0] as Error | undefined)?.message : undefined;
+      fail({ code: typeof err?.code === 'string' ? err.code : fallback, message: err?.message || inner || String(e), ...(retryable === false ? { retryable } : {}) });
     };
     // "No byte for idleMs" ⇒ abort; the clock restarts on every byte received, there is no total limit.
     const touch = () => {

@@ -2,6 +2,7 @@
 // task handles. Host functions validate their arguments and the calling coroutine, then
 // delegate to the Invocation (family rules) or the Scheduler (parking on async work).
 
+import { errnoText } from '../host/errno-text.js';
 import { readRegularFileSync, writeRegularFileSync } from '../host/regular-file.js';
 import {
   LUA_REGISTRYINDEX, LUA_TFUNCTION, LUA_TNIL, LUA_TNUMBER, LUA_TSTRING, LUA_TTABLE, LUA_TUSERDATA, TYPE_NAMES,
@@ -249,7 +250,7 @@ class Api {
     try {
       data = readRegularFileSync(path, MEMORY_LIMIT);
     } catch (e) {
-      return this.nilErr(L, (e as NodeJS.ErrnoException).code === 'EFBIG' || (e as NodeJS.ErrnoException).code === 'ENOTREG' ? `${path}: ${(e as Error).message}` : fsError(e));
+      return this.nilErr(L, (e as NodeJS.ErrnoException).code === 'EFBIG' || (e as NodeJS.ErrnoException).code === 'ENOTREG' ? `${path}: ${(e as Error).message}` : errnoText(e));
     }
     this.sb.mem.push(L, data);
     return 1;
@@ -261,7 +262,7 @@ class Api {
     try {
       writeRegularFileSync(path, content);
     } catch (e) {
-      return this.nilErr(L, fsError(e));
+      return this.nilErr(L, errnoText(e));
     }
     this.sb.m._lua_pushboolean(L, 1);
     return 1;
@@ -499,7 +500,3 @@ class Api {
   }
 }
 
-function fsError(e: unknown): string {
-  const err = e as NodeJS.ErrnoException;
-  return err.message ?? String(e);
-}
