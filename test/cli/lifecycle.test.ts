@@ -53,13 +53,14 @@ test('Ctrl-C while starting (waiting for an MCP server) leaves no session and no
   mkdirSync(cfg, { recursive: true });
   writeFileSync(join(cfg, 'config.lua'), 'return { mcp_servers = { { name = "s", command = { "sleep", "77" } } } }\n');
   const c = spawn(['-o', 'go']);
-  await sleep(700);
+  const { execFileSync } = await import('node:child_process');
+  // Interrupt once clm is really waiting: its MCP server has started.
+  await waitFor(() => /^sleep 77$/m.test(execFileSync('ps', ['-eo', 'args']).toString()), 'the MCP server');
   c.child.kill('SIGINT');
   const r = await c.result;
   assert.equal(r.code, 130, show(r));
   const sessions = existsSync(dirs.sessions) ? readdirSync(dirs.sessions).filter((n) => n.endsWith('.jsonl')) : [];
   assert.deepEqual(sessions, []);
-  const { execFileSync } = await import('node:child_process');
   await sleep(100);
   const ps = execFileSync('ps', ['-eo', 'args']).toString();
   assert.ok(!/^sleep 77$/m.test(ps), 'the MCP server process is gone');
