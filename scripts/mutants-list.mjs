@@ -1,13 +1,13 @@
 // The mutants scripts/mutants.mjs tries: { id, file, from, to, what, tests }. `from` must occur
 // exactly once in `file`; `tests` are the test files that should notice the change.
 
-const ENGINE = ['test/e2e/agent-openai.test.ts', 'test/e2e/agent-reentrancy.test.ts', 'test/unit/pure-parts.test.ts', 'test/unit/history.test.ts'];
+const ENGINE = ['test/e2e/agent-openai.test.ts', 'test/e2e/agent-reentrancy.test.ts', 'test/e2e/agent-tool-batch.test.ts', 'test/unit/pure-parts.test.ts', 'test/unit/history.test.ts', 'test/unit/llm-call.test.ts'];
 const PROVIDERS = [
   'test/providers/openai.test.ts', 'test/providers/anthropic.test.ts', 'test/providers/responses.test.ts',
   'test/providers/pairing.test.ts', 'test/providers/dialects-e2e.test.ts', 'test/providers/dialects-bad-input-e2e.test.ts',
   'test/providers/dialects-compaction-e2e.test.ts',
 ];
-const SSE = ['test/unit/sse.test.ts', 'test/fuzz/sse.test.ts', ...PROVIDERS, 'test/e2e/agent-openai.test.ts'];
+const SSE = ['test/unit/pure-parts.test.ts', 'test/unit/llm-call.test.ts', 'test/fuzz/sse.test.ts', 'test/fuzz/stream-decoders.test.ts', ...PROVIDERS, 'test/e2e/agent-openai.test.ts'];
 const LUA = ['test/lua/sandbox.test.ts', 'test/lua/tasks.test.ts', 'test/lua/json.test.ts', 'test/lua/sandbox-corpus.test.ts', 'test/fuzz/lua-json.test.ts'];
 const REDACT = ['test/host/debug-log.test.ts', 'test/host/node-host.test.ts'];
 
@@ -35,7 +35,7 @@ export const MUTANTS = [
   // ---- dialects (src/core/providers/*)
   m('openai-done-ignored', 'src/core/providers/openai.ts', "if (data.trim() === '[DONE]') return { done: true };", '', '[DONE] does not end the stream', SSE),
   m('openai-index-ignored', 'src/core/providers/openai.ts', "index: typeof tc?.index === 'number' ? tc.index : i,", 'index: i,', 'stream tool-call index ignored', SSE),
-  m('openai-raw-bad-args', 'src/core/providers/openai.ts', "arguments: validJsonOr(c.args, '{}')", 'arguments: c.args', 'malformed arguments sent to the server as they are', PROVIDERS),
+  m('openai-raw-bad-args', 'src/core/providers/openai.ts', "arguments: validJsonOr(c.args, '{}')", 'arguments: c.args', 'malformed arguments sent to the server as they are', [...PROVIDERS, ...ENGINE]),
   m('openai-stream-error-ignored', 'src/core/providers/openai.ts', "if (o?.error) return { error: openaiErrorMessage(data) ?? 'server reported an error in the stream' };", '', 'an error event in the stream is ignored', SSE),
   m('openai-parallel-flag-dropped', 'src/core/providers/openai.ts', `if (o.disableParallelToolCalls) s += ',"parallel_tool_calls":false';`, '', 'parallel_tool_calls:false never sent', PROVIDERS),
   m('openai-total-ignored', 'src/core/providers/openai.ts', 'totalTokens: Number(u.total_tokens ?? p + c) || p + c', 'totalTokens: p + c', "the server's total_tokens ignored", PROVIDERS),
