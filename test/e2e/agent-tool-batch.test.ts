@@ -18,7 +18,7 @@ test('a permission answered twice runs the tool once; the second answer is ignor
   let runs = 0;
   const r = harness(mock, {
     tools: [{ name: 'gated', invoke: (inv) => { runs++; inv.complete('ran'); } }],
-    callbacks: { onPermission: (req: PermissionRequest) => { req.respond('allow_once'); req.respond('allow_once'); req.respond('deny'); } },
+    callbacks: { onPermission: (req: PermissionRequest) => { req.respond('allow_once'); req.respond('allow_once'); req.respond('deny_once'); } },
   });
   assert.equal((await r.agent.run('go')).status, 0);
   assert.equal(runs, 1);
@@ -30,7 +30,7 @@ test('a denied permission answered again with allow stays denied', async () => {
   let runs = 0;
   const r = harness(mock, {
     tools: [{ name: 'gated', invoke: (inv) => { runs++; inv.complete('ran'); } }],
-    callbacks: { onPermission: (req: PermissionRequest) => { req.respond('deny'); req.respond('allow_once'); } },
+    callbacks: { onPermission: (req: PermissionRequest) => { req.respond('deny_once'); req.respond('allow_once'); } },
   });
   assert.equal((await r.agent.run('go')).status, 0);
   assert.equal(runs, 0);

