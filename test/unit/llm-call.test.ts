@@ -6,40 +6,7 @@ import assert from 'node:assert/strict';
 import { LlmCall, retryAfterMs, type LlmFailure } from '../../src/core/llm-call.js';
 import { openaiAdapter } from '../../src/core/providers/openai.js';
 import type { ParsedReply } from '../../src/core/providers/adapter.js';
-import type { Host, HttpHandlers } from '../../src/core/host.js';
-
-const enc = new TextEncoder();
-
-/** What one attempt does: stream chunks then answer, or fail in transport after some chunks. */
-type Attempt = { status?: number; headers?: Record<string, string>; chunks?: string[]; body?: string } | { error: string; after?: string[] };
-
-function scriptedHost(attempts: Attempt[]): Host & { sent: number; waits: number[] } {
-  const h = {
-    sent: 0,
-    waits: [] as number[],
-    http(_req: unknown, handlers: HttpHandlers) {
-      const a = attempts[h.sent++];
-      if (!a) throw new Error('no attempt scripted');
-      queueMicrotask(() => {
-        if ('error' in a) {
-          for (const c of a.after ?? []) handlers.onData?.(enc.encode(c));
-          handlers.onError({ code: a.error, message: `${a.error} (scripted)` });
-          return;
-        }
-        const status = a.status ?? 200;
-        if (status >= 200 && status < 300) for (const c of a.chunks ?? []) handlers.onData?.(enc.encode(c));
-        handlers.onResponse({ status, headers: a.headers ?? {}, body: enc.encode(a.body ?? (a.chunks ?? []).join('')) });
-      });
-      return { cancel() {} };
-    },
-    setTimer(ms: number, cb: () => void) {
-      h.waits.push(ms);
-      const t = setTimeout(cb, 0);
-      return { cancel: () => clearTimeout(t) };
-    },
-  };
-  return h;
-}
+import { scriptedHost, type Attempt } from '../fixtures/scripted-host.js';
 
 function run(attempts: Attempt[], stream = true): Promise<{ reply?: ParsedReply; fail?: LlmFailure; host: ReturnType<typeof scriptedHost>; text: string }> {
   const host = scriptedHost(attempts);
