@@ -1,7 +1,7 @@
 // The mutants scripts/mutants.mjs tries: { id, file, from, to, what, tests }. `from` must occur
 // exactly once in `file`; `tests` are the test files that should notice the change.
 
-const ENGINE = ['test/e2e/agent-openai.test.ts', 'test/e2e/agent-reentrancy.test.ts', 'test/e2e/agent-tool-batch.test.ts', 'test/unit/pure-parts.test.ts', 'test/unit/history.test.ts', 'test/unit/llm-call.test.ts'];
+const ENGINE = ['test/fuzz/tool-dispatch.test.ts', 'test/fuzz/messages-sessions.test.ts', 'test/e2e/agent-openai.test.ts', 'test/e2e/agent-reentrancy.test.ts', 'test/e2e/agent-tool-batch.test.ts', 'test/unit/pure-parts.test.ts', 'test/unit/history.test.ts', 'test/unit/llm-call.test.ts'];
 const PROVIDERS = [
   'test/providers/openai.test.ts', 'test/providers/anthropic.test.ts', 'test/providers/responses.test.ts',
   'test/providers/pairing.test.ts', 'test/providers/dialects-e2e.test.ts', 'test/providers/dialects-bad-input-e2e.test.ts',
@@ -34,25 +34,29 @@ export const MUTANTS = [
 
   // ---- dialects (src/core/providers/*)
   m('openai-done-ignored', 'src/core/providers/openai.ts', "if (data.trim() === '[DONE]') return { done: true };", '', '[DONE] does not end the stream', SSE),
-  m('openai-index-ignored', 'src/core/providers/openai.ts', "index: typeof tc?.index === 'number' ? tc.index : i,", 'index: i,', 'stream tool-call index ignored', SSE),
+  m('openai-index-ignored', 'src/core/providers/openai.ts', 'index: streamIndex(tc?.index, i),', 'index: i,', 'stream tool-call index ignored', SSE),
   m('openai-raw-bad-args', 'src/core/providers/openai.ts', "arguments: validJsonOr(c.args, '{}')", 'arguments: c.args', 'malformed arguments sent to the server as they are', [...PROVIDERS, ...ENGINE]),
   m('openai-stream-error-ignored', 'src/core/providers/openai.ts', "if (o?.error) return { error: openaiErrorMessage(data) ?? 'server reported an error in the stream' };", '', 'an error event in the stream is ignored', SSE),
   m('openai-parallel-flag-dropped', 'src/core/providers/openai.ts', `if (o.disableParallelToolCalls) s += ',"parallel_tool_calls":false';`, '', 'parallel_tool_calls:false never sent', PROVIDERS),
-  m('openai-total-ignored', 'src/core/providers/openai.ts', 'totalTokens: Number(u.total_tokens ?? p + c) || p + c', 'totalTokens: p + c', "the server's total_tokens ignored", PROVIDERS),
+  m('openai-total-ignored', 'src/core/providers/openai.ts', 'totalTokens: count(u.total_tokens) || total(p, c)', 'totalTokens: total(p, c)', "the server's total_tokens ignored", PROVIDERS),
   m('openai-empty-id', 'src/core/providers/openai.ts', "id: typeof tc?.id === 'string' && tc.id ? tc.id : `call_${i + 1}`,", "id: typeof tc?.id === 'string' ? tc.id : '',", 'a call without id keeps an empty id', PROVIDERS),
   m('anthropic-no-merge', 'src/core/providers/anthropic.ts', 'if (last && last.role === role) last.blocks.push(block);', 'if (false) last.blocks.push(block);', 'same-role messages not merged', PROVIDERS),
   m('anthropic-no-leading-user', 'src/core/providers/anthropic.ts', "if (turns.length === 0 || turns[0]!.role !== 'user') turns.unshift", 'if (false) turns.unshift', 'history may start with an assistant turn', PROVIDERS),
   m('anthropic-no-result-first', 'src/core/providers/anthropic.ts', "if (t.role === 'user') t.blocks = [", "if (false) t.blocks = [", 'text before tool_result blocks', PROVIDERS),
   m('anthropic-empty-result', 'src/core/providers/anthropic.ts', 'const content = hasText(m.content) ? m.content : EMPTY_RESULT;', "const content = m.content ?? '';", 'empty tool_result content sent', PROVIDERS),
-  m('anthropic-delta-input-ignored', 'src/core/providers/anthropic.ts', "if (typeof u.input_tokens === 'number') this.counts.input = u.input_tokens;", '', 'message_delta input counts ignored', SSE),
-  m('anthropic-cache-not-counted', 'src/core/providers/anthropic.ts', 'const prompt = c.input + (c.cacheRead ?? 0) + (c.cacheCreation ?? 0);', 'const prompt = c.input;', 'cached tokens left out of the context in use', PROVIDERS),
+  m('anthropic-delta-input-ignored', 'src/core/providers/anthropic.ts', "if (typeof u.input_tokens === 'number') this.counts.input = count(u.input_tokens);", '', 'message_delta input counts ignored', SSE),
+  m('anthropic-cache-not-counted', 'src/core/providers/anthropic.ts', 'const prompt = total(c.input, c.cacheRead ?? 0, c.cacheCreation ?? 0);', 'const prompt = c.input;', 'cached tokens left out of the context in use', PROVIDERS),
   m('anthropic-stop-ignored', 'src/core/providers/anthropic.ts', "      case 'message_stop':\n        return { done: true };", "      case 'message_stop':\n        return null;", 'message_stop does not end the stream', SSE),
-  m('anthropic-delta-index-0', 'src/core/providers/anthropic.ts', "{ toolCalls: [{ index: num(o.index), args: d.partial_json }] }", '{ toolCalls: [{ index: 0, args: d.partial_json }] }', 'input_json_delta always goes to the first call', SSE),
+  m('anthropic-delta-index-0', 'src/core/providers/anthropic.ts', "{ toolCalls: [{ index: streamIndex(o.index), args: d.partial_json }] }", '{ toolCalls: [{ index: 0, args: d.partial_json }] }', 'input_json_delta always goes to the first call', SSE),
   m('anthropic-raw-ids', 'src/core/providers/anthropic.ts', "wireId: (id) => id.replace(/[^A-Za-z0-9_-]/g, '_')", 'wireId: (id) => id', 'tool_use ids not made valid', PROVIDERS),
   m('responses-args-twice', 'src/core/providers/responses.ts', "if (this.argsSent.has(index) || typeof o.arguments !== 'string'", "if (typeof o.arguments !== 'string'", 'arguments streamed and then repeated whole', SSE),
   m('responses-completed-stop', 'src/core/providers/responses.ts', "return this.end(hasCall ? 'tool_calls' : 'stop', resp.usage);", "return this.end('stop', resp.usage);", 'a completed response with calls finishes as stop', SSE),
   m('responses-failed-ignored', 'src/core/providers/responses.ts', "return { error: errorText(resp.error) ?? errorText(o.error) ?? 'response failed' };", 'return null;', 'response.failed ignored', SSE),
   m('pairing-no-standin', 'src/core/providers/pairing.ts', 'export function pairToolCalls(messages: readonly Message[], policy: PairingPolicy): readonly Message[] {\n  return needsRepair(messages, policy) ? repairPairing(messages, policy) : messages;', 'export function pairToolCalls(messages: readonly Message[], policy: PairingPolicy): readonly Message[] {\n  return messages;', 'broken histories sent unrepaired', PROVIDERS),
+
+  m('usage-count-raw', 'src/core/providers/util.ts', "return typeof n === 'number' && n >= 0 ? Math.min(Number.MAX_SAFE_INTEGER, Math.floor(n)) : 0;", "return typeof n === 'number' ? n : 0;", 'usage counts taken as they are (negative, fractional, huge)', SSE),
+  m('stream-index-raw', 'src/core/providers/util.ts', 'return Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : fallback;', "return typeof v === 'number' ? v : fallback;", 'stream indices taken as they are', SSE),
+  m('limits-fraction-zero', 'src/core/tool-registry.ts', 'outputCap = Math.max(1, Math.floor(a.output_cap));', 'outputCap = Math.floor(a.output_cap);', 'a fractional output_cap becomes 0', ['test/fuzz/tool-dispatch.test.ts', ...ENGINE]),
 
   // ---- the tool batch (src/core/tool-batch.ts)
   m('batch-no-dispatch-hold', 'src/core/tool-batch.ts', 'this.remaining = calls.length + 1;', 'this.remaining = calls.length;', 'a synchronous completion ends the batch during dispatch', ENGINE),

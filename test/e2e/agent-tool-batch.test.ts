@@ -17,7 +17,8 @@ test('a permission answered twice runs the tool once; the second answer is ignor
   mock.push(oa.toolCall('gated', {}), oa.text('ok'));
   let runs = 0;
   const r = harness(mock, {
-    tools: [{ name: 'gated', invoke: (inv) => { runs++; inv.complete('ran'); } }],
+    // The tool finishes later, so a second answer arrives while it still runs.
+    tools: [{ name: 'gated', invoke: (inv) => { runs++; setTimeout(() => inv.complete('ran'), 5); } }],
     callbacks: { onPermission: (req: PermissionRequest) => { req.respond('allow_once'); req.respond('allow_once'); req.respond('deny_once'); } },
   });
   assert.equal((await r.agent.run('go')).status, 0);
