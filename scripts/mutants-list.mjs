@@ -8,7 +8,7 @@ const PROVIDERS = [
   'test/providers/dialects-compaction-e2e.test.ts',
 ];
 const SSE = ['test/unit/pure-parts.test.ts', 'test/unit/llm-call.test.ts', 'test/fuzz/sse.test.ts', 'test/fuzz/stream-decoders.test.ts', ...PROVIDERS, 'test/e2e/agent-openai.test.ts'];
-const LUA = ['test/lua/sandbox.test.ts', 'test/lua/tasks.test.ts', 'test/lua/json.test.ts', 'test/lua/sandbox-corpus.test.ts', 'test/fuzz/lua-json.test.ts'];
+const LUA = ['test/lua/sandbox.test.ts', 'test/lua/http.test.ts', 'test/lua/tasks.test.ts', 'test/lua/json.test.ts', 'test/lua/sandbox-corpus.test.ts', 'test/fuzz/lua-json.test.ts'];
 const REDACT = ['test/host/debug-log.test.ts', 'test/host/node-host.test.ts'];
 
 const m = (id, file, from, to, what, tests) => ({ id, file, from, to, what, tests });
@@ -88,6 +88,10 @@ export const MUTANTS = [
   m('lua-budget-not-summed', 'src/lua/scheduler.ts', 'co.owner.budget.used += performance.now() - start;', '', 'CPU time is not summed across resumes', LUA),
   m('lua-no-slices', 'src/lua/scheduler.ts', 'if (elapsed > SLICE_MS && m._lua_isyieldable(L)) {', 'if (false) {', 'no time slices: one call starves the others', LUA),
   m('lua-no-step-hook', 'src/lua/scheduler.ts', 'm._lua_sethook(L, this.sb.hookPtr, LUA_MASKCOUNT, 1);', '', 'a deadline raised in a comparator can be caught by pcall', LUA),
+  m('lua-http-any-scheme', 'src/lua/api.ts', "if (scheme !== undefined && scheme !== 'http' && scheme !== 'https') return", 'if (false) return', 'http.get takes file:/data: URLs', LUA),
+  m('lua-http-no-per-call-limit', 'src/lua/api.ts', 'if (inv.httpTotal >= HTTP_MAX_PER_CALL) return', 'if (false) return', 'no limit on requests per call', LUA),
+  m('lua-http-no-in-flight-limit', 'src/lua/api.ts', 'if (this.p.httpInFlight >= HTTP_MAX_IN_FLIGHT) return', 'if (false) return', 'no limit on requests in flight', LUA),
+  m('lua-spawn-after-complete', 'src/lua/api.ts', "if (inv.reported) throw new LuaError('clm.spawn: the tool call has already completed');", '', 'tasks may start after the call completed', LUA),
   m('lua-json-object-for-array', 'src/lua/json.ts', 'if (sequence && maxInt === entries.length) {', 'if (false) {', 'json.encode never makes arrays', LUA),
   m('lua-json-unsorted', 'src/lua/json.ts', '  entries.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));\n', '', 'json.encode object keys in table order', LUA),
   m('lua-json-null-nil', 'src/lua/json.ts', 'if (v === null) { m._lua_pushlightuserdata(L, sb.nullPtr); return; }', 'if (v === null) { m._lua_pushnil(L); return; }', 'JSON null decodes to nil', LUA),
