@@ -3,7 +3,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as oa from '../fixtures/openai-replies.js';
 import { show, waitFor } from '../fixtures/run-cli.js';
@@ -86,10 +87,11 @@ test('REPL: a line that arrives while a background job turn runs is still proces
 });
 
 test('a job left running with & does not make the call wait for its timeout', async () => {
-  mock.push(oa.toolCall('shell_exec', { command: 'sleep 30 & echo server started' }), oa.text('ok'));
-  const t0 = Date.now();
+  // The job marks its own end; the call's result (and the run) must not wait for it.
+  const mark = join(mkdtempSync(join(tmpdir(), 'clm-bgjob-')), 'job-ended');
+  mock.push(oa.toolCall('shell_exec', { command: `(sleep 30; touch ${mark}) & echo server started` }), oa.text('ok'));
   const r = await run(['-o', 'go']);
   assert.equal(r.code, 0, show(r));
-  assert.ok(Date.now() - t0 < 5000, `took ${Date.now() - t0} ms`);
   assert.equal(mock.posts[1]!.json.messages.at(-1).content, 'server started\n');
+  assert.equal(existsSync(mark), false, 'the run ended before the background job did');
 });
