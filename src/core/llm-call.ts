@@ -1,6 +1,7 @@
 // One model request: POST through the host, retries with exponential backoff for 429, 5xx and
 // transport failures before the first streamed byte (honouring Retry-After), streamed or whole
-// reply decoded through the provider adapter into one ParsedReply.
+// reply decoded through the provider adapter into one ParsedReply, and the stream's pace
+// measured (completion tokens per second between the first and the last content delta).
 
 import type { Cancelable, Host, HostError, HttpResponse } from './host.js';
 import type { ParsedReply, ProviderAdapter, StreamDecoder } from './providers/adapter.js';
@@ -18,6 +19,17 @@ export interface LlmFailure {
   cancelled?: boolean;
 }
 
+/** How a request ended: the reply, or why there is none. */
+export type LlmResult =
+  | {
+    ok: true; reply: ParsedReply;
+    /** The reply arrived as stream deltas (already reported through onText/onReasoning). */
+    streamed: boolean;
+    /** Measured from the stream; 0 when not streamed, without usage, or too short to tell. */
+    tokensPerSec: number;
+  }
+  | { ok: false; failure: LlmFailure };
+
 export interface LlmCallOptions {
   host: Host;
   adapter: ProviderAdapter;
@@ -34,9 +46,8 @@ export interface LlmCallOptions {
   onRetrySend?(): void;
   onText?(text: string): void;
   onReasoning?(text: string): void;
-  /** `streamed`: the reply arrived as stream deltas (already reported through onText/onReasoning). */
-  onDone(reply: ParsedReply, streamed: boolean): void;
-  onFail(f: LlmFailure): void;
+  /** Exactly once, unless abort() came first. */
+  onEnd(result: LlmResult): void;
 }
 
 const dec = new TextDecoder();
@@ -64,6 +75,9 @@ class StreamAssembler {
   error: string | null = null;
   done = false;
   deltas = 0;
+  /** When the first and the latest content (text, reasoning, tool call) delta arrived. */
+  firstContentAt = -1;
+  lastContentAt = -1;
   constructor(adapter: ProviderAdapter, private readonly o: LlmCallOptions, private readonly alive: () => boolean) {
     this.decoder = adapter.newStreamDecoder();
   }
@@ -76,6 +90,11 @@ class StreamAssembler {
     if (d.usage) this.usage = d.usage;
     if (d.finishReason) this.finish = d.finishReason;
     if (d.done) this.done = true;
+    if (d.text || d.reasoning || d.toolCalls?.length) {
+      const t = this.o.host.now ? this.o.host.now() : Date.now();
+      if (this.firstContentAt < 0) this.firstContentAt = t;
+      this.lastContentAt = t;
+    }
     if (d.reasoning) { this.reasoning += d.reasoning; this.o.onReasoning?.(d.reasoning); }
     if (d.text) { this.text += d.text; this.o.onText?.(d.text); }
     for (const tc of d.toolCalls ?? []) {
@@ -95,6 +114,12 @@ class StreamAssembler {
       reasoning: this.reasoning || null,
       toolCalls, finishReason: this.finish, usage: this.usage,
     };
+  }
+  /** The first delta follows the first token, so n tokens took n − 1 intervals. */
+  tokensPerSec(): number {
+    const n = this.usage?.completionTokens ?? 0;
+    const ms = this.lastContentAt - this.firstContentAt;
+    return n > 1 && ms > 0 ? ((n - 1) * 1000) / ms : 0;
   }
 }
 
@@ -153,7 +178,7 @@ export class LlmCall {
       // An error in the event end() flushed (never finished by the server) is a cut, not bad
       // data: after the finish it only lost a trailing chunk (usage), so the reply stands.
       if (asm.error && !hadError) {
-        if (asm.done || asm.finish) { this.done(asm.result(), true); return; }
+        if (asm.done || asm.finish) { this.streamed(asm); return; }
         this.fail({ message: 'stream ended before the reply was complete (connection closed mid-stream)', status: res.status });
         return;
       }
@@ -170,7 +195,7 @@ export class LlmCall {
         this.fail({ message: 'stream ended before the reply was complete (connection closed mid-stream)', status: res.status });
         return;
       }
-      this.done(asm.result(), true);
+      this.streamed(asm);
       return;
     }
     try { this.done(o.adapter.parseReply(dec.decode(res.body)), false); } catch (e) {
@@ -201,16 +226,22 @@ export class LlmCall {
     return true;
   }
 
-  private done(r: ParsedReply, streamed: boolean): void {
-    if (this.settled) return;
-    this.settled = true;
-    this.o.onDone(r, streamed);
+  private streamed(asm: StreamAssembler): void {
+    this.end({ ok: true, reply: asm.result(), streamed: true, tokensPerSec: asm.tokensPerSec() });
   }
 
-  private fail(f: LlmFailure): void {
+  private done(reply: ParsedReply, streamed: boolean): void {
+    this.end({ ok: true, reply, streamed, tokensPerSec: 0 });
+  }
+
+  private fail(failure: LlmFailure): void {
+    this.end({ ok: false, failure });
+  }
+
+  private end(r: LlmResult): void {
     if (this.settled) return;
     this.settled = true;
-    this.o.onFail(f);
+    this.o.onEnd(r);
   }
 
   /** Abort without reporting (the caller ends the turn itself). */
@@ -225,6 +256,20 @@ export class LlmCall {
   }
 
   get waiting(): boolean { return this.timer !== null; }
+}
+
+/**
+ * One request as a promise. Aborting `signal` aborts the request and rejects with the signal's
+ * reason; nothing is reported after that.
+ */
+export function requestReply(o: Omit<LlmCallOptions, 'onEnd'>, signal: AbortSignal): Promise<LlmResult> {
+  return new Promise((resolve, reject) => {
+    signal.throwIfAborted();
+    const stop = () => { call.abort(); reject(signal.reason); };
+    const call = new LlmCall({ ...o, onEnd: (r) => { signal.removeEventListener('abort', stop); resolve(r); } });
+    signal.addEventListener('abort', stop, { once: true });
+    call.start();
+  });
 }
 
 function errText(e: unknown): string {

@@ -64,3 +64,13 @@ export function messageFromJson(history: Message[], obj: unknown): Message {
   history.push(m);
   return m;
 }
+
+/** Checked copies of messages (what restoreHistory takes in); ClmError('EINVAL') for the first bad one. */
+export function validCopies(messages: readonly Message[]): Message[] {
+  try {
+    return messages.map((m) => parseMessageJson(messageToJson(m)));
+  } catch (e) {
+    if (e instanceof ClmError) throw e;
+    throw new ClmError('EINVAL', `invalid message in history: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}

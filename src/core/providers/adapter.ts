@@ -72,6 +72,8 @@ export interface ProviderAdapter {
   newStreamDecoder(): StreamDecoder;
   /** The server's error message inside a non-2xx body, if the body has one. */
   errorMessage(body: string): string | null;
+  /** Whether a failed request's answer says the model takes no tools (the agent then retries without them). */
+  refusesTools(status: number, body: string): boolean;
 }
 
 export function mapFinishReason(s: unknown): FinishReason | null {

@@ -14,7 +14,7 @@
 
 import { mapFinishReason, type BuildRequestOptions, type ParsedReply, type ProviderAdapter, type StreamDecoder, type StreamDelta, type ToolSchema } from './adapter.js';
 import type { FinishReason, Message, ToolCall, Usage } from '../types.js';
-import { argsObject, isObj, num, snippet, typedEvent } from './util.js';
+import { argsObject, isObj, num, saysToolsUnsupported, snippet, typedEvent } from './util.js';
 import { parametersWireJson } from './tool-schema.js';
 import { isStandIn, MISSING_RESULT, pairToolCalls, resultAsText, type PairingPolicy } from './pairing.js';
 
@@ -266,4 +266,5 @@ export const anthropicAdapter: ProviderAdapter = {
   errorMessage(body: string): string | null {
     try { return errorText(JSON.parse(body)); } catch { return null; }
   },
+  refusesTools: saysToolsUnsupported,
 };

@@ -5,7 +5,7 @@ import {
   mapFinishReason, type BuildRequestOptions, type ParsedReply, type ProviderAdapter,
   type StreamDecoder, type StreamDelta, type ToolSchema,
 } from './adapter.js';
-import { parseStreamData, snippet, validJsonOr } from './util.js';
+import { parseStreamData, saysToolsUnsupported, snippet, validJsonOr } from './util.js';
 import { pairToolCalls, type PairingPolicy } from './pairing.js';
 import { parametersWireJson } from './tool-schema.js';
 
@@ -190,6 +190,7 @@ export const openaiAdapter: ProviderAdapter = {
 
   newStreamDecoder: () => new OpenAIStream(),
   errorMessage: openaiErrorMessage,
+  refusesTools: saysToolsUnsupported,
 };
 
 export const ollamaAdapter: ProviderAdapter = { ...openaiAdapter, kind: 'ollama' };

@@ -11,7 +11,7 @@
 
 import { mapFinishReason, type BuildRequestOptions, type ParsedReply, type ProviderAdapter, type StreamDecoder, type StreamDelta } from './adapter.js';
 import type { FinishReason, Message, ToolCall, Usage } from '../types.js';
-import { isObj, num, snippet, typedEvent, validJsonOr } from './util.js';
+import { isObj, num, saysToolsUnsupported, snippet, typedEvent, validJsonOr } from './util.js';
 import { MISSING_RESULT, pairToolCalls, type PairingPolicy } from './pairing.js';
 import { parametersWireJson } from './tool-schema.js';
 
@@ -238,4 +238,5 @@ export const responsesAdapter: ProviderAdapter = {
       return isObj(o) ? errorText(o.error) ?? (typeof o.message === 'string' ? o.message : null) : null;
     } catch { return null; }
   },
+  refusesTools: saysToolsUnsupported,
 };
