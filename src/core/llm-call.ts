@@ -46,8 +46,12 @@ export interface LlmCallOptions {
   onRetrySend?(): void;
   onText?(text: string): void;
   onReasoning?(text: string): void;
-  /** Exactly once, unless abort() came first. */
-  onEnd(result: LlmResult): void;
+  /**
+   * `streamed`: the reply arrived as stream deltas (already reported through onText/onReasoning);
+   * `tokensPerSec` as in LlmResult. onDone or onFail is called once, unless abort() came first.
+   */
+  onDone(reply: ParsedReply, streamed: boolean, tokensPerSec: number): void;
+  onFail(f: LlmFailure): void;
 }
 
 const dec = new TextDecoder();
@@ -227,21 +231,19 @@ export class LlmCall {
   }
 
   private streamed(asm: StreamAssembler): void {
-    this.end({ ok: true, reply: asm.result(), streamed: true, tokensPerSec: asm.tokensPerSec() });
+    this.done(asm.result(), true, asm.tokensPerSec());
   }
 
-  private done(reply: ParsedReply, streamed: boolean): void {
-    this.end({ ok: true, reply, streamed, tokensPerSec: 0 });
-  }
-
-  private fail(failure: LlmFailure): void {
-    this.end({ ok: false, failure });
-  }
-
-  private end(r: LlmResult): void {
+  private done(r: ParsedReply, streamed: boolean, tokensPerSec = 0): void {
     if (this.settled) return;
     this.settled = true;
-    this.o.onEnd(r);
+    this.o.onDone(r, streamed, tokensPerSec);
+  }
+
+  private fail(f: LlmFailure): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.o.onFail(f);
   }
 
   /** Abort without reporting (the caller ends the turn itself). */
@@ -262,11 +264,16 @@ export class LlmCall {
  * One request as a promise. Aborting `signal` aborts the request and rejects with the signal's
  * reason; nothing is reported after that.
  */
-export function requestReply(o: Omit<LlmCallOptions, 'onEnd'>, signal: AbortSignal): Promise<LlmResult> {
+export function requestReply(o: Omit<LlmCallOptions, 'onDone' | 'onFail'>, signal: AbortSignal): Promise<LlmResult> {
   return new Promise((resolve, reject) => {
     signal.throwIfAborted();
     const stop = () => { call.abort(); reject(signal.reason); };
-    const call = new LlmCall({ ...o, onEnd: (r) => { signal.removeEventListener('abort', stop); resolve(r); } });
+    const end = (r: LlmResult) => { signal.removeEventListener('abort', stop); resolve(r); };
+    const call = new LlmCall({
+      ...o,
+      onDone: (reply, streamed, tokensPerSec) => end({ ok: true, reply, streamed, tokensPerSec }),
+      onFail: (failure) => end({ ok: false, failure }),
+    });
     signal.addEventListener('abort', stop, { once: true });
     call.start();
   });
