@@ -8,7 +8,7 @@ import type { AgentEvent, TurnOrigin } from './events.js';
 import { contextUpdateMessage, estimateTokens, systemMessage, TIME_REFRESH_S } from './history.js';
 import type { Host } from './host.js';
 import { Listeners } from './listeners.js';
-import { validCopies } from './message-json.js';
+import { validNonSystemCopies } from './message-json.js';
 import { probeConnection, probeModels, Probes, type ConnectionResult, type Endpoint } from './probes.js';
 import type { TokenBucket } from './ratelimit.js';
 import { ToolRegistry } from './tool-registry.js';
@@ -164,7 +164,7 @@ export class Agent {
   restoreHistory(messages: readonly Message[]): void {
     this.checkOpen();
     this.checkIdle();
-    this.history.push(...validCopies(messages.filter((m) => m.role !== 'system')));
+    this.history.push(...validNonSystemCopies(messages));
     // No usage report yet: estimate, so a resumed conversation already over the threshold shows.
     this.used = Math.max(this.used, estimateTokens(this.history));
   }

@@ -65,10 +65,10 @@ export function messageFromJson(history: Message[], obj: unknown): Message {
   return m;
 }
 
-/** Checked copies of messages (what restoreHistory takes in); ClmError('EINVAL') for the first bad one. */
-export function validCopies(messages: readonly Message[]): Message[] {
+/** Checked copies of the non-system messages (what restoreHistory takes in); ClmError('EINVAL') for the first bad one. */
+export function validNonSystemCopies(messages: readonly Message[]): Message[] {
   try {
-    return messages.map((m) => parseMessageJson(messageToJson(m)));
+    return messages.filter((m) => m.role !== 'system').map((m) => parseMessageJson(messageToJson(m)));
   } catch (e) {
     if (e instanceof ClmError) throw e;
     throw new ClmError('EINVAL', `invalid message in history: ${e instanceof Error ? e.message : String(e)}`);
