@@ -48,9 +48,9 @@ export class SessionLog {
     this.meta = o.meta;
     this.secrets = [...o.secrets];
     if (o.resumeId !== undefined) {
-      const loaded = loadSession(o.resumeId);
+      const loaded = loadSession(o.resumeId, { env: o.env });
       this.resumed = { id: o.resumeId, messages: loaded.messages, transcript: loaded.transcript };
-      this.file = openSession(o.resumeId);
+      this.file = openSession(o.resumeId, { env: o.env });
     }
   }
 
