@@ -1,6 +1,7 @@
 // A resolved run (flags, environment, config.lua) as the agent's configuration.
 
 import type { AgentConfig, ToolDef } from '../core/types.js';
+import { BUILTIN_TOOLS_SYSTEM_PROMPT } from '../tools/index.js';
 import type { ResolvedRun } from './resolve.js';
 
 export function agentConfig(run: ResolvedRun, o: { stream: boolean; builtinTools: ToolDef[] }): AgentConfig {
@@ -9,7 +10,7 @@ export function agentConfig(run: ResolvedRun, o: { stream: boolean; builtinTools
     apiKey: run.apiKey,
     provider: run.provider,
     model: run.model,
-    systemPrompt: run.systemPrompt,
+    systemPrompt: run.systemPrompt ?? BUILTIN_TOOLS_SYSTEM_PROMPT,
     stream: o.stream,
     contextSize: run.contextSize,
     autocompactPct: run.autocompactPct,
@@ -18,6 +19,7 @@ export function agentConfig(run: ResolvedRun, o: { stream: boolean; builtinTools
     volatileTools: run.volatileTools,
     disableParallelToolCalls: run.disableParallelToolCalls,
     maxTokens: run.maxTokens,
+    maxIterations: run.maxIterations,
     providerName: run.providerName,
     builtinTools: o.builtinTools,
   };

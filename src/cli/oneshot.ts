@@ -6,9 +6,11 @@ import type { AgentEvent } from '../core/events.js';
 import type { CliArgs } from './args.js';
 import { hideResumeCompaction, streamJsonRenderer, textRenderer, type Out } from './render.js';
 import { summaryJson, Tally, type RunSummary } from './run-summary.js';
+import type { ResolvedRun } from './resolve.js';
 import { createRuntime, type RunEvent } from './runtime.js';
 import { isRuntimeEvent } from './runtime-events.js';
 import { onInterrupt } from './signals.js';
+import { turnError } from './turn-error.js';
 
 export interface Io {
   stdout: Out;
@@ -43,14 +45,30 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
     if (e.type === 'turn_done' && !finished) { finished = true; resolveDone(e.status); }
   });
 
-  // Ctrl-C while starting (plugin worker, MCP servers) ends the run with 130 (signals.ts).
+  // Ctrl-C while starting (config, plugin worker, MCP servers) ends the run with 130 at once;
+  // json and stream-json print their result object first, so a script always gets one.
+  let resolved: ResolvedRun | null = null;
+  if (args.outputFormat !== 'text') {
+    onInterrupt(() => {
+      onInterrupt(null);
+      const o = summaryJson({
+        status: 'cancelled', exitCode: 130, result: '', usage: tally.usage, toolCalls: [],
+        model: resolved?.model ?? args.model ?? '', provider: resolved?.providerName ?? resolved?.provider ?? args.provider ?? '',
+        durationMs: Date.now() - started,
+      });
+      const out = io.stdout as { write(s: string, cb?: () => void): unknown };
+      out.write(`${JSON.stringify(o)}\n`, () => process.exit(130));
+      setTimeout(() => process.exit(130), 2000).unref();
+    });
+  }
   const runtime = await createRuntime({
     args, onEvent,
     policy: { allow: args.allowTools, deny: args.denyTools },
     resumeId: args.resume || undefined,
+    onResolved: (r) => { resolved = r; },
   });
   await runtime.ready;
-  stream?.line({ type: 'start', session_id: runtime.session?.id ?? null, model: runtime.run.model, provider: runtime.run.providerName ?? runtime.run.provider, base_url: runtime.run.baseUrl, tools: runtime.agent.toolNames });
+  stream?.line({ type: 'start', session_id: runtime.session?.id ?? null, model: runtime.run.model, provider: runtime.run.providerName ?? runtime.run.provider, base_url: runtime.run.baseUrl, tools: runtime.advertisedTools() });
   const startup = held ?? [];
   held = null;
   for (const e of startup) show(e);
@@ -78,15 +96,15 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
   const summary: RunSummary = {
     status: status === 0 ? 'ok' : status === ECANCELED ? 'cancelled' : 'error',
     exitCode, result: tally.text,
-    error: status !== 0 ? runtime.agent.lastError || undefined : undefined,
+    error: status !== 0 ? turnError(status, runtime.agent.lastError) || undefined : undefined,
     usage: tally.usage, toolCalls: tally.toolCalls, sessionId: runtime.session?.id,
     model: runtime.run.model, provider: runtime.run.providerName ?? runtime.run.provider,
     durationMs: Date.now() - started,
   };
   const { sessionKept } = await runtime.close();
   if (!sessionKept) summary.sessionId = undefined;
-  if (args.outputFormat === 'json') io.stdout.write(JSON.stringify(summaryJson(summary)) + '\n');
-  if (stream) stream.line(summaryJson(summary));
+  // The same object, key for key, in both formats.
+  if (args.outputFormat !== 'text') io.stdout.write(JSON.stringify(summaryJson(summary)) + '\n');
   if (sessionKept && runtime.session) io.stderr.write(`session: ${runtime.session.id} (resume with clm -r ${runtime.session.id})\n`);
   return exitCode;
 }

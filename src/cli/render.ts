@@ -4,6 +4,7 @@
 
 import type { AgentEvent } from '../core/events.js';
 import { STREAM_JSON_VERSION } from './run-summary.js';
+import { turnError } from './turn-error.js';
 
 export interface Out { write(s: string): unknown }
 
@@ -65,7 +66,7 @@ export function textRenderer(stdout: Out, stderr: Out, color: boolean): { event(
         case 'notice': err(`notice: ${e.text}\n`); return;
         case 'turn_done':
           closeReasoning();
-          if (e.status !== 0 && e.error) err(c(RED, `error: ${e.error}`) + '\n');
+          if (e.status !== 0 && e.error) err(c(RED, `error: ${turnError(e.status, e.error)}`) + '\n');
           return;
         default:
       }
@@ -88,7 +89,7 @@ export function streamJsonRenderer(stdout: Out): { event(e: AgentEvent): void; l
         case 'tool_batch': line({ type: 'tool_batch', done: e.completed, total: e.total }); return;
         case 'usage': {
           const u = e.usage;
-          line({ type: 'usage', prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.totalTokens, tokens_per_sec: u.tokensPerSec });
+          line({ type: 'usage', prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.totalTokens, tokens_per_sec: u.tokensPerSec > 0 ? u.tokensPerSec : null });
           return;
         }
         case 'finish': line({ type: 'finish', reason: e.reason }); return;

@@ -8,11 +8,21 @@ import type { CliArgs } from './args.js';
 
 export { configDir };
 
+/**
+ * Tool rounds per turn unless --max-turns or max_iterations says otherwise: far above what a real
+ * task needs (a few hundred rounds), low enough that a server that never stops asking for tools
+ * ends in a minute or so instead of running up requests without end. The library's own default
+ * stays 0 (unlimited).
+ */
+export const DEFAULT_MAX_ITERATIONS = 1000;
+
 export interface ResolvedRun extends Connection {
   agentName?: string;
   toolsConfig?: Record<string, unknown>;
   mcpServers?: unknown[];
   mcpReadyTimeoutMs?: number;
+  /** Tool rounds per turn (0 = unlimited). */
+  maxIterations: number;
   /** Non-fatal problems found while loading the configuration. */
   warnings: string[];
 }
@@ -31,6 +41,7 @@ export async function resolveRun(args: CliArgs, env: NodeJS.ProcessEnv, log?: (l
       toolsConfig: cfg?.tools,
       mcpServers: cfg?.mcpServers,
       mcpReadyTimeoutMs: cfg?.mcpReadyTimeoutMs,
+      maxIterations: args.maxTurns ?? cfg?.maxIterations ?? DEFAULT_MAX_ITERATIONS,
       warnings: cfg?.warnings ?? [],
     };
   } catch (e) {

@@ -1,7 +1,8 @@
 // Everything a run needs, for every mode: configuration and connection, the host with its debug
 // log, the agent with builtin, plugin and MCP tools, the session log. createRuntime returns as
 // soon as the agent exists; the slow parts (plugin worker, MCP servers, connection probe) start
-// together and report as events, and `ready` resolves when start-up is over.
+// together and report as events, and `ready` resolves when start-up is over. The probe is not
+// waited for (its context size is used once it arrives), so it adds no round trip to a turn.
 
 import { createAgent, type Agent } from '../core/agent.js';
 import type { AgentEvent } from '../core/events.js';
@@ -13,7 +14,7 @@ import { sessionDir, type Session } from '../session/index.js';
 import type { CliArgs } from './args.js';
 import { agentConfig } from './agent-config.js';
 import { killToolGroupsOnExit } from './exit-hooks.js';
-import { applyPolicy, type ToolPolicy } from './tool-policy.js';
+import { advertised, applyPolicy, unmatchedPatterns, type ToolPolicy } from './tool-policy.js';
 import { resolveRun, type ResolvedRun } from './resolve.js';
 import type { RuntimeEvent } from './runtime-events.js';
 import { SessionLog, type ResumedSession } from './session-log.js';
@@ -24,6 +25,9 @@ export type { ResumedSession } from './session-log.js';
 
 /** Everything a run reports: the current agent's events and the runtime's own. */
 export type RunEvent = AgentEvent | RuntimeEvent;
+
+/** How long a resumed run waits for the probe's context size before going on without it. */
+const RESUME_PROBE_WAIT_MS = 5000;
 
 export class CliError extends Error {
   constructor(message: string, readonly exitCode = 2) { super(message); }
@@ -39,8 +43,10 @@ export interface Runtime {
   readonly session: Session | null;
   /** What a resumed session restored, including the whole transcript for replay on screen. */
   readonly resumed: ResumedSession | null;
-  /** Start-up is over: plugins (unless cached) and MCP servers ready, probe answered, session open, a resumed conversation compacted if it had to be. */
+  /** Start-up is over: plugins (unless cached) and MCP servers ready, session open, a resumed conversation compacted if it had to be. */
   readonly ready: Promise<void>;
+  /** The tools offered to the model (the policy hides the refused ones). */
+  advertisedTools(): string[];
   /** Every event from now on, across agent switches; returns the function that stops it. */
   subscribe(fn: (e: RunEvent) => void): () => void;
   /** A fresh session file from here on; the old one is deleted when it holds no conversation. */
@@ -62,6 +68,8 @@ export interface RuntimeOptions {
   env?: NodeJS.ProcessEnv;
   /** Resume this session id (already chosen). */
   resumeId?: string;
+  /** The connection and settings are known (start-up goes on). */
+  onResolved?(run: ResolvedRun): void;
 }
 
 /** One agent with its tool sources; a switch of profile makes a new one. */
@@ -69,8 +77,9 @@ interface Generation {
   run: ResolvedRun;
   agent: Agent;
   sources: ToolSources;
-  /** The probe and the tool sources; then the session and the resumed compaction. */
-  ready: Promise<void>;
+  probe: Promise<unknown>;
+  /** Every tool name any source registered, to tell a policy pattern that matches nothing. */
+  seen: Set<string>;
   detach(): void;
 }
 
@@ -83,6 +92,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   const notice = (text: string) => emit({ type: 'notice', text });
   const log = createDebugLog(env.CLM_DEBUG_LOG);
   const firstRun = await resolveRun(args, env, log ?? undefined);
+  o.onResolved?.(firstRun);
   for (const s of firstRun.secrets) log?.addSecret(s);
   for (const w of firstRun.warnings) notice(w);
   const host = createNodeHost({ log: log ?? null });
@@ -93,17 +103,30 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   const meta = (run: ResolvedRun) => ({ model: run.model, provider: run.providerName ?? run.provider, agent: profile });
   const sessions = new SessionLog({ resumeId: o.resumeId, secrets: firstRun.secrets, env, notice, meta: meta(firstRun) });
 
+  let closed = false;
+
   const start = (run: ResolvedRun): Generation => {
     const agent = createAgent(agentConfig(run, { stream: !args.noStream, builtinTools: builtinTools().map(wrap) }), host, {
       onPermission: o.onPermission ?? ((req) => req.respond('allow_once')),
     });
     const unsubscribe = [agent.subscribe(emit), sessions.follow(agent)];
+    const seen = new Set(agent.toolNames);
     const sources = startToolSources({
       run, args, env, emit, log: log ?? undefined, reservedNames: builtinTools().map((t) => t.name), cacheDir: stateDirOrNull(env),
-      target: { addTool: (d) => agent.addTool(wrap(d)), removeTool: (n) => agent.removeTool(n) },
+      target: { addTool: (d) => { agent.addTool(wrap(d)); seen.add(d.name); }, removeTool: (n) => agent.removeTool(n) },
     });
+    // Started with the rest; its answer (the context size) is used when it comes.
     const probe = agent.checkConnection();
-    return { run, agent, sources, ready: Promise.all([probe, sources.ready]).then(() => {}), detach: () => { for (const u of unsubscribe) u(); } };
+    return { run, agent, sources, probe, seen, detach: () => { for (const u of unsubscribe) u(); } };
+  };
+
+  /** Once every source has registered its tools (now, or when the MCP servers still starting are up or failed): the policy's patterns that match nothing. */
+  const judgePolicy = (g: Generation) => {
+    if (!policy.allow && !policy.deny?.length) return;
+    const judge = () => { if (!closed && gen === g) for (const w of unmatchedPatterns(policy, [...g.seen])) notice(w); };
+    const pending = g.sources.pendingMcp();
+    if (!pending) judge();
+    else void pending.then(judge);
   };
 
   let gen = start(firstRun);
@@ -112,11 +135,14 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
 
   const ready = (async () => {
     const g = gen;
-    await g.ready;
+    await g.sources.ready;
+    judgePolicy(g);
     sessions.open();
     emit({ type: 'session', id: sessions.session?.id ?? null });
-    // A resumed conversation may already be over the compaction threshold (of the context size the
-    // probe just learned): fold it first rather than send a request the server cannot take.
+    // A resumed conversation may already be over the compaction threshold: fold it first rather
+    // than send a request the server cannot take. That needs the context size, so here (only
+    // here) the probe is waited for when the configuration does not give it.
+    if (restored.length && !g.run.contextSize) await Promise.race([g.probe, new Promise((r) => setTimeout(r, RESUME_PROBE_WAIT_MS).unref())]);
     if (restored.length && g.agent.overAutocompactThreshold()) {
       notice(`the resumed conversation (~${g.agent.ctxUsed} tokens) is over the compaction threshold; compacting it first`);
       const r = await g.agent.compactAndWait('resume');
@@ -139,6 +165,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
     host,
     resumed: sessions.resumed,
     ready,
+    advertisedTools: () => advertised(policy, gen.agent.toolNames),
     subscribe: (fn) => { subscribers.add(fn); return () => { subscribers.delete(fn); }; },
     rotateSession: () => {
       const s = sessions.rotate(meta(gen.run));
@@ -153,10 +180,12 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
       await stop(gen);
       profile = name;
       gen = start(run);
-      await gen.ready;
+      await gen.sources.ready;
+      judgePolicy(gen);
       emit({ type: 'ready' });
     },
     close: async () => {
+      closed = true;
       gen.agent.close();
       await Promise.allSettled([gen.sources.close(), stopBackgroundJobs()]);
       gen.detach();

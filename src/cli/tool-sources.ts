@@ -25,6 +25,8 @@ export interface ToolSourcesOptions {
 
 export interface ToolSources {
   readonly ready: Promise<void>;
+  /** After `ready`: settles when the MCP servers still starting then are up or failed; null when none is. */
+  pendingMcp(): Promise<void> | null;
   /** Stop the plugin worker and the MCP servers (also when still starting). */
   close(): Promise<void>;
 }
@@ -41,10 +43,12 @@ export function startToolSources(o: ToolSourcesOptions): ToolSources {
       : { type: 'plugins', status: 'failed' });
   });
   let stopKilling: (() => void) | null = null;
+  let manager: McpManager | null = null;
   const mcp: Promise<McpManager | null> = o.run.mcpServers?.length ? (async () => {
     const { connectMcpServers, toolSync } = await import('../mcp/index.js');
     const m = connectMcpServers(o.run.mcpServers, { log: o.log, onNotice: notice, onToolsChanged: toolSync(o.target, notice), readyTimeoutMs: o.run.mcpReadyTimeoutMs });
     stopKilling = onProcessExit(() => m.killNow());
+    manager = m;
     return m;
   })() : Promise.resolve(null);
   const mcpReady = mcp.then(async (m) => {
@@ -56,6 +60,10 @@ export function startToolSources(o: ToolSourcesOptions): ToolSources {
   const ready = Promise.all([plugins && !plugins.fromCache ? pluginsReady : null, mcpReady]).then(() => {});
   return {
     ready,
+    pendingMcp: () => {
+      const pending = manager?.connections.filter((c) => c.state === 'connecting') ?? [];
+      return pending.length ? Promise.allSettled(pending.map((c) => c.ready)).then(() => {}) : null;
+    },
     close: async () => {
       await Promise.allSettled([plugins?.close(), mcp.then((m) => m?.close())]);
       stopKilling?.();

@@ -11,6 +11,7 @@
 // - key: CLM_API_KEY when set AND non-empty, else the provider's api_key, else ''. (The original
 //   let a set-but-empty CLM_API_KEY blank out the configured key; an empty variable now counts
 //   as unset.)
+// - -u without a scheme: http:// for a loopback host, refused for any other;
 // - URL: base + the dialect path of the kind (/chat/completions, /messages, /responses); a base
 //   that already ends in that path is not given it twice (the original's TUI test did that).
 
@@ -69,6 +70,23 @@ function validBase(s: string): boolean {
   }
 }
 
+/** Hosts a schemeless -u may name: this machine, where plain http is what servers speak. */
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?(?:[/?#]|$)/i;
+
+/**
+ * -u's base URL. Without a scheme, a loopback address (`127.0.0.1:8080/v1`, `localhost:11434`)
+ * means http://, as for the original; another host is refused with the fix, so that an API key
+ * never goes out in the clear because https was not guessed.
+ */
+function flagUrl(url: string): string {
+  if (url !== '' && !url.includes('://')) {
+    if (LOOPBACK.test(url)) return flagUrl(`http://${url}`);
+    throw new ConfigError(`-u: '${url}' has no scheme; use https://${url} (or http:// if the server has no TLS)`);
+  }
+  if (!validBase(url)) throw new ConfigError(`-u: '${url}' is not an http:// or https:// URL`);
+  return url;
+}
+
 /** Drop a trailing dialect path so it is not appended twice. */
 function stripEndpoint(base: string, kind: ProviderKind): string {
   const trimmed = base.replace(/\/+$/, '');
@@ -102,8 +120,9 @@ export function collectSecrets(cfg: ClmConfig | null, env: ConnectionEnv = {}): 
 }
 
 export function resolveConnection(cfg: ClmConfig | null, flags: ConnectionFlags = {}, env: ConnectionEnv = {}): Connection {
-  const spec = flags.model || cfg?.model;
-  const parsed = spec ? parseModelSpec(spec) : { model: DEFAULT_MODEL };
+  // An empty -m is a mistake to report, not a reason to fall back to the configured model.
+  const spec = flags.model !== undefined ? flags.model : cfg?.model;
+  const parsed = spec !== undefined ? parseModelSpec(spec) : { model: DEFAULT_MODEL };
 
   let providerName: string | undefined;
   let p: ProviderSettings | undefined;
@@ -122,9 +141,8 @@ export function resolveConnection(cfg: ClmConfig | null, flags: ConnectionFlags 
 
   const kind: ProviderKind = p?.kind ?? 'openai';
   let base: string;
-  if (flags.url) {
-    if (!validBase(flags.url)) throw new ConfigError(`-u: '${flags.url}' is not an http:// or https:// URL`);
-    base = flags.url;
+  if (flags.url !== undefined) {
+    base = flagUrl(flags.url);
   } else if (p) {
     if (!p.url) throw new ConfigError(`provider '${providerName}' has no url (set providers.${providerName}.url in config.lua, or pass -u)`);
     base = p.url;

@@ -48,6 +48,8 @@ export interface ConfigValues {
   expandOutput: boolean;
   /** How long the first request waits for MCP servers to be ready. */
   mcpReadyTimeoutMs?: number;
+  /** Tool rounds per turn (0 = unlimited); undefined = the program's default. */
+  maxIterations?: number;
 }
 
 export interface ClmConfig extends ConfigValues {

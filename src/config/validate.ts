@@ -18,7 +18,7 @@ export const PROVIDER_KINDS: readonly ProviderKind[] = ['openai', 'anthropic', '
 
 const TOP_KEYS = new Set([
   'agent', 'agents', 'model', 'providers', 'system_prompt', 'tools', 'volatile_tools', 'mcp_servers',
-  'show_thinking', 'expand_output', 'mcp_ready_timeout_ms',
+  'show_thinking', 'expand_output', 'mcp_ready_timeout_ms', 'max_iterations',
 ]);
 const PROVIDER_KEYS = new Set([
   'kind', 'url', 'api_key', 'rate_tokens_per_sec', 'rate_burst', 'disable_parallel_tool_calls', 'max_tokens', 'models',
@@ -223,5 +223,7 @@ export function validateValues(raw: Table, ctx: ValidateContext): ConfigValues {
   out.expandOutput = flag(ctx, raw.expand_output, P('expand_output')) ?? false;
   const rt = num(ctx, raw.mcp_ready_timeout_ms, P('mcp_ready_timeout_ms'), { min: 0 });
   if (rt !== undefined) out.mcpReadyTimeoutMs = rt;
+  const mi = num(ctx, raw.max_iterations, P('max_iterations'), { min: 0, integer: true });
+  if (mi !== undefined) out.maxIterations = mi;
   return out;
 }

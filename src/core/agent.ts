@@ -3,6 +3,7 @@
 // the final state, then one turn_done, then queued notifications (or an end-of-turn compaction).
 
 import { connect, overCompactionThreshold, toolLimiter, validateConfig, withConnection, type Connection } from './config.js';
+import { addDispose, type Disposal } from './disposal.js';
 import { ClmError, ECANCELED, EIO } from './errors.js';
 import type { AgentEvent, TurnOrigin } from './events.js';
 import { contextUpdateMessage, estimateTokens, systemMessage, TIME_REFRESH_S } from './history.js';
@@ -25,6 +26,9 @@ export interface AgentOptions {
   /** First retry wait when the server gives no Retry-After (doubles per try). Default 1000 ms. */
   retryBaseMs?: number;
 }
+
+// Declared beside the class, not in it, so the published types do not need Symbol.dispose.
+export interface Agent extends Disposal {}
 
 interface Turn {
   readonly origin: TurnOrigin;
@@ -174,7 +178,7 @@ export class Agent {
     this.checkOpen();
     this.emit({ type: 'connection', status: 'checking', detail: null });
     const conn = this.conn;
-    return probeConnection(this.probes, conn.cfg, this.ctxMax <= 0).then((r) => {
+    return probeConnection(this.probes, conn.cfg, this.ctxMax <= 0, () => { conn.reached = true; }).then((r) => {
       if (this.closed) return { status: 'offline', detail: 'agent closed', ctxMax: this.ctxMax };
       if (r.ctxMax > 0) conn.ctxLearned = r.ctxMax;
       this.emit({ type: 'connection', status: r.status, detail: r.detail });
@@ -185,7 +189,8 @@ export class Agent {
   /** Model ids an endpoint offers (GET models): this agent's, or any other of any dialect. */
   listModels(endpoint?: Endpoint): Promise<string[]> {
     this.checkOpen();
-    return probeModels(this.probes, endpoint ?? this.cfg).then((ids) => {
+    const conn = this.conn;
+    return probeModels(this.probes, endpoint ?? conn.cfg, endpoint ? undefined : () => { conn.reached = true; }).then((ids) => {
       if (this.closed) throw new Error('agent closed');
       return ids;
     });
@@ -204,8 +209,6 @@ export class Agent {
     if (turn) this.listeners.emit({ type: 'turn_done', status: ECANCELED, error: this.err });
     this.listeners.clear();
   }
-
-  [Symbol.dispose](): void { this.close(); }
 
   // ---- internals --------------------------------------------------------------------------
 
@@ -312,6 +315,8 @@ export class Agent {
     throw new ClmError('EBUSY', 'turn already in progress');
   }
 }
+
+addDispose(Agent);
 
 /** createAgent(cfg, host, callbacks): the seed's clm_agent_new. */
 export function createAgent(cfg: AgentConfig, host: Host, callbacks?: AgentCallbacks, opts?: AgentOptions): Agent {

@@ -29,7 +29,10 @@ export const CONNECTION_KEYS = [
 
 export function validateConfig(cfg: AgentConfig): void {
   if (!cfg || typeof cfg !== 'object') throw new ClmError('EINVAL', 'config must be an object');
-  if (typeof cfg.baseUrl !== 'string' || !/^https?:\/\//i.test(cfg.baseUrl)) throw new ClmError('EINVAL', `baseUrl must be an http(s) URL, got ${JSON.stringify(cfg.baseUrl)}`);
+  // A path is resolved by the host (a browser page: against its own URL, e.g. a same-origin proxy).
+  if (typeof cfg.baseUrl !== 'string' || !/^(https?:\/\/|\.{0,2}\/)/i.test(cfg.baseUrl)) {
+    throw new ClmError('EINVAL', `baseUrl must be an http(s) URL or a path starting with /, ./ or ../, got ${JSON.stringify(cfg.baseUrl)}`);
+  }
   if (cfg.autocompactPct !== undefined && cfg.autocompactPct !== 0 && !(cfg.autocompactPct >= 1 && cfg.autocompactPct <= 99)) throw new ClmError('EINVAL', 'autocompactPct must be between 1 and 99');
   for (const k of ['contextSize', 'rateTokensPerSec', 'rateBurst', 'maxIterations', 'maxTokens'] as const) {
     const v = cfg[k];
@@ -79,11 +82,13 @@ export interface Connection {
   toolsUnsupported: boolean;
   /** Context size the server told (llama.cpp /props), 0 = unknown. */
   ctxLearned: number;
+  /** The server has answered something (a probe or a model request). */
+  reached: boolean;
 }
 
 export function connect(cfg: AgentConfig, now: () => number): Connection {
   return {
     cfg, adapter: adapterFor(cfg.provider ?? 'openai'), model: cfg.model || DEFAULT_MODEL,
-    limiter: requestLimiter(cfg, now), toolsUnsupported: false, ctxLearned: 0,
+    limiter: requestLimiter(cfg, now), toolsUnsupported: false, ctxLearned: 0, reached: false,
   };
 }

@@ -5,10 +5,10 @@
 import type { Message } from './types.js';
 import { rfc2822 } from './time-stamp.js';
 
+/** The library's default: it invites whatever tools the program registers, whatever they reach. */
 export const DEFAULT_SYSTEM_PROMPT =
-  'You are a helpful assistant. Answer from your own knowledge whenever you can. Use the provided tools only ' +
-  "when the task requires reading or modifying the user's files or running a command on their system. When you " +
-  'already have the answer, reply directly without using tools.';
+  'You are a helpful assistant. Answer from your own knowledge whenever you can, and use the provided tools ' +
+  'when the task needs what they do. When you already have the answer, reply directly without using tools.';
 
 const TIME_NOTE =
   '\n\nYou may periodically receive a line beginning with "[context update]" carrying the current date and time. ' +

@@ -1,7 +1,8 @@
 // One model request: POST through the host, retries with exponential backoff for 429, 5xx and
-// transport failures before the first streamed byte (honouring Retry-After), streamed or whole
-// reply decoded through the provider adapter into one ParsedReply, and the stream's pace
-// measured (completion tokens per second between the first and the last content delta).
+// transport failures before the first streamed byte (honouring Retry-After; a refused connection
+// to a server never reached fails at once), streamed or whole reply decoded through the provider
+// adapter into one ParsedReply, and the stream's pace measured (completion tokens per second
+// between the first and the last content delta).
 
 import type { Cancelable, Host, HostError, HttpResponse } from './host.js';
 import type { ParsedReply, ProviderAdapter, StreamDecoder } from './providers/adapter.js';
@@ -39,6 +40,11 @@ export interface LlmCallOptions {
   stream: boolean;
   /** Tries in all (1 = no retry). */
   maxTries: number;
+  /**
+   * The server has not answered anything yet: a refused connection is then a wrong URL or a
+   * server that is not running, not a blip, and fails at once instead of being retried.
+   */
+  firstContact?: boolean;
   retryBaseMs: number;
   /** A retry wait begins (the agent shows RATE_LIMITED). */
   onRetryWait?(ms: number, reason: string): void;
@@ -209,9 +215,13 @@ export class LlmCall {
 
   private transportError(err: HostError, gotData: boolean): void {
     if (err.code === 'ECANCELED') { this.fail({ message: 'cancelled', cancelled: true }); return; }
+    if (err.code === 'ECONNREFUSED' && this.o.firstContact) {
+      this.fail({ message: `cannot connect to ${this.o.url} (${err.message}): is the server running, and is the URL right?` });
+      return;
+    }
     // A server that stayed silent for the whole idle timeout is not retried: that could take
-    // the same long time again, three more times.
-    if (!gotData && err.code !== 'ETIMEDOUT' && this.retry(null, err.message)) return;
+    // the same long time again, three more times. Nor is what the host knows would fail again.
+    if (!gotData && err.code !== 'ETIMEDOUT' && err.retryable !== false && this.retry(null, err.message)) return;
     this.fail({ message: `http request failed: ${err.message}` });
   }
 

@@ -31,7 +31,8 @@ export class Probes {
 
   constructor(private readonly host: Host) {}
 
-  get(url: string, endpoint: Endpoint): Promise<GetResult> {
+  /** GET `url` with the endpoint's auth headers; `onAnswer` when the server answered (any status). */
+  get(url: string, endpoint: Endpoint, onAnswer?: () => void): Promise<GetResult> {
     if (this.closed) return Promise.resolve({ error: 'agent closed' });
     return new Promise((resolve) => {
       let h: Cancelable | null = null;
@@ -43,7 +44,7 @@ export class Probes {
         resolve(this.closed ? { error: 'agent closed' } : r);
       };
       h = this.host.http({ url, headers: adapterFor(endpoint.provider ?? 'openai').headers(endpoint.apiKey ?? '') }, {
-        onResponse: (res) => finish({ status: res.status, body: dec.decode(res.body) }),
+        onResponse: (res) => { onAnswer?.(); finish({ status: res.status, body: dec.decode(res.body) }); },
         onError: (e) => finish({ error: e.message }),
       });
       if (!settled) this.inFlight.add(h);
@@ -61,13 +62,13 @@ export class Probes {
  * GET models: 200–499 ⇒ online, 5xx or a transport error ⇒ offline with the reason. Online
  * with 2xx and `learnCtx` ⇒ also GET /props, whose context size comes back as `ctxMax` (0 = none).
  */
-export async function probeConnection(probes: Probes, endpoint: Endpoint, learnCtx: boolean): Promise<ConnectionResult> {
-  const res = await probes.get(modelsUrl(endpoint.baseUrl), endpoint);
+export async function probeConnection(probes: Probes, endpoint: Endpoint, learnCtx: boolean, onAnswer?: () => void): Promise<ConnectionResult> {
+  const res = await probes.get(modelsUrl(endpoint.baseUrl), endpoint, onAnswer);
   if (res.error !== undefined) return { status: 'offline', detail: res.error || 'unreachable', ctxMax: 0 };
   const st = res.status!;
   if (st >= 500) return { status: 'offline', detail: `HTTP ${st}`, ctxMax: 0 };
   if (st >= 200 && st < 300 && learnCtx) {
-    const p = await probes.get(propsUrl(endpoint.baseUrl), endpoint);
+    const p = await probes.get(propsUrl(endpoint.baseUrl), endpoint, onAnswer);
     const n = p.status && p.status >= 200 && p.status < 300 ? parseProps(p.body) : null;
     return { status: 'online', detail: null, ctxMax: n && n > 0 ? n : 0 };
   }
@@ -75,8 +76,8 @@ export async function probeConnection(probes: Probes, endpoint: Endpoint, learnC
 }
 
 /** Model ids from GET models, in order; rejects with the transport error, `HTTP N` or a bad shape. */
-export async function probeModels(probes: Probes, endpoint: Endpoint): Promise<string[]> {
-  const res = await probes.get(modelsUrl(endpoint.baseUrl), endpoint);
+export async function probeModels(probes: Probes, endpoint: Endpoint, onAnswer?: () => void): Promise<string[]> {
+  const res = await probes.get(modelsUrl(endpoint.baseUrl), endpoint, onAnswer);
   if (res.error !== undefined) throw new Error(res.error || 'request failed');
   if (res.status! < 200 || res.status! > 299) throw new Error(`HTTP ${res.status}`);
   const ids = parseModelsList(res.body);

@@ -104,6 +104,7 @@ export class ToolBatch {
 
   private dispatch(s: Slot): void {
     const { name, args } = s;
+    this.ctx.log(`[tool] ${name}(${args})`);
     this.ctx.onBegin(s.call.id, name, args);
     if (s.done || this.detached) return;
     const t = this.ctx.registry.get(name);

@@ -92,7 +92,9 @@ export async function runTurn(ctx: TurnContext, origin: 'submit' | 'notify', pro
     // Text that came with the calls is kept with them.
     if (!streamed && reply.content) emit({ type: 'text', text: reply.content });
     await runTools(ctx, emit, reply.toolCalls, reply.content || null, signal);
-    if (maxIterations > 0 && ++rounds >= maxIterations) return { status: E2BIG, state: 'error', error: 'max iterations reached' };
+    if (maxIterations > 0 && ++rounds >= maxIterations) {
+      return { status: E2BIG, state: 'error', error: `max iterations reached (${maxIterations} tool rounds in one turn)` };
+    }
     if (ctx.overThreshold()) {
       // A failed mid-chain compaction is reported and the chain goes on unshrunk.
       const c = await compactHistory(ctx, 'mid_chain', emit, signal);
@@ -151,6 +153,7 @@ async function modelReply(ctx: TurnContext, emit: Emit, signal: AbortSignal): Pr
       stream: cfg.stream ?? false,
       maxTries: cfg.maxTries ?? DEFAULT_MAX_TRIES,
       retryBaseMs: ctx.retryBaseMs,
+      firstContact: !conn.reached,
       onRetryWait: (ms, why) => {
         host.log?.(`retrying in ${ms} ms after ${why}`);
         // Said out loud: a retry wait can be long, and silence looks like a hang.
@@ -161,6 +164,7 @@ async function modelReply(ctx: TurnContext, emit: Emit, signal: AbortSignal): Pr
       onText: (text) => ctx.emit({ type: 'text', text }),
       onReasoning: (text) => ctx.emit({ type: 'reasoning', text }),
     }, signal);
+    if (r.ok || r.failure.status !== undefined) conn.reached = true;
     if (r.ok || conn.toolsUnsupported || !adapter.refusesTools(r.failure.status ?? 0, r.failure.body ?? '')) return r;
     conn.toolsUnsupported = true;
     emit({ type: 'notice', text: TOOLS_UNSUPPORTED_NOTICE });

@@ -1,5 +1,6 @@
 // clm.read_file and clm.write_file: regular files only, `nil, err` on failure.
 
+import { errnoText } from '../host/errno-text.js';
 import { readRegularFileSync, writeRegularFileSync } from '../host/regular-file.js';
 import { bytesArg, nilErr, strArg } from './api-stack.js';
 import { MEMORY_LIMIT } from './limits.js';
@@ -13,7 +14,7 @@ export function readFile(sb: Sandbox, L: LuaPtr): number {
     data = readRegularFileSync(path, MEMORY_LIMIT);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    return nilErr(sb, L, code === 'EFBIG' || code === 'ENOTREG' ? `${path}: ${(e as Error).message}` : fsError(e));
+    return nilErr(sb, L, code === 'EFBIG' || code === 'ENOTREG' ? `${path}: ${(e as Error).message}` : errnoText(e));
   }
   sb.mem.push(L, data);
   return 1;
@@ -25,13 +26,8 @@ export function writeFile(sb: Sandbox, L: LuaPtr): number {
   try {
     writeRegularFileSync(path, content);
   } catch (e) {
-    return nilErr(sb, L, fsError(e));
+    return nilErr(sb, L, errnoText(e));
   }
   sb.m._lua_pushboolean(L, 1);
   return 1;
-}
-
-function fsError(e: unknown): string {
-  const err = e as NodeJS.ErrnoException;
-  return err.message ?? String(e);
 }

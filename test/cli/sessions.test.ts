@@ -98,6 +98,26 @@ test('-r in the REPL without an id: the numbered picker, then the chosen session
   assert.equal(records(b).length, 3, 'the other session is untouched');
 });
 
+test('-H -r ID shows the conversation it resumed; the picker\'s piped answer ends its line', async () => {
+  mock.push(oa.toolCall('list_dir', { path: dirs.root }, 'c1'), oa.text('answer A'));
+  const a = sessionIdOf(await run(['-S', '-o', 'question A']));
+  mock.push(oa.text('continued'));
+  const r = await run(['-H', '-S', '-r', a], { input: 'and now?\n' });
+  assert.equal(r.code, 0, show(r));
+  const shown = r.stdout.slice(0, r.stdout.indexOf(`[resumed session ${a}]`));
+  assert.ok(shown.includes('user> question A\n'), r.stdout);
+  assert.ok(shown.includes('[tool: list_dir {"path":'), r.stdout);
+  assert.ok(shown.includes('[result: list_dir]\n'), r.stdout);
+  assert.ok(shown.includes('assistant> answer A\n'), r.stdout);
+  assert.ok(shown.indexOf('user> question A') < shown.indexOf('assistant> answer A'));
+  assert.ok(r.stdout.includes('assistant> continued'));
+
+  mock.push(oa.text('bye'));
+  const p = await run(['-S', '-r'], { input: '1\nbye?\n' });
+  assert.equal(p.code, 0, show(p));
+  assert.match(p.stdout, /resume which session\? \[1-1\] \n/, 'the answer was not echoed: the line ends here');
+});
+
 test('the picker: no saved sessions, or a bad choice, is a clear error', async () => {
   let r = await run(['-r'], { input: '1\n' });
   assert.notEqual(r.code, 0, show(r));

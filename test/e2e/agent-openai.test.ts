@@ -223,7 +223,7 @@ test('dead endpoint: error, state ERROR, next submit accepted (test_recover_afte
   r.agent.submit('x');
   assert.equal(await d, EIO);
   assert.equal(r.agent.state, 'error');
-  assert.match(r.agent.lastError, /http request failed: .*ECONNREFUSED/);
+  assert.match(r.agent.lastError, /ECONNREFUSED/);
   d = r.turnDone();
   r.agent.submit('again');
   assert.equal(await d, EIO);
@@ -234,6 +234,36 @@ test('dead endpoint: error, state ERROR, next submit accepted (test_recover_afte
   r.agent.submit('now');
   assert.equal(await d, 0);
   assert.equal(mock.posts.at(-1)!.json.model, 'm2');
+});
+
+test('a refused connection before the server was ever reached fails at once, saying what to check', async () => {
+  // A long backoff: a retry would show as a rate_limited state and a "retrying" notice.
+  const r = harness(mock, { cfg: { baseUrl: 'http://127.0.0.1:1/v1/chat/completions' }, retryBaseMs: 60_000 });
+  const d = r.turnDone();
+  r.agent.submit('x');
+  assert.equal(await d, EIO);
+  assert.ok(!r.states.includes('rate_limited'), r.states.join(' '));
+  assert.deepEqual(r.notices, []);
+  assert.equal(r.agent.lastError, 'cannot connect to http://127.0.0.1:1/v1/chat/completions (connect ECONNREFUSED 127.0.0.1:1): is the server running, and is the URL right?');
+});
+
+test('a refused connection after the server answered once is retried (a server restarting)', async () => {
+  const { createServer } = await import('node:http');
+  const body = JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'up' }, finish_reason: 'stop' }] });
+  const srv = createServer((_q, res) => { res.writeHead(200, { 'content-type': 'application/json' }).end(body); });
+  await new Promise<void>((res) => srv.listen(0, '127.0.0.1', res));
+  const port = (srv.address() as { port: number }).port;
+  const r = harness(mock, { cfg: { baseUrl: `http://127.0.0.1:${port}/v1/chat/completions`, maxTries: 2 }, retryBaseMs: 1 });
+  let d = r.turnDone();
+  r.agent.submit('x');
+  assert.equal(await d, 0);
+  await new Promise<void>((res) => { srv.close(() => res()); srv.closeAllConnections(); });
+  d = r.turnDone();
+  r.agent.submit('again');
+  assert.equal(await d, EIO);
+  assert.ok(r.states.includes('rate_limited'), r.states.join(' '));
+  assert.match(r.notices.join('\n'), /ECONNREFUSED.*retrying in 1 ms/);
+  assert.match(r.agent.lastError, /ECONNREFUSED/);
 });
 
 test('HTTP errors carry status and the server message; 4xx is not retried', async () => {
@@ -488,7 +518,7 @@ test('max iterations ends the turn with E2BIG', async () => {
   const d = r.turnDone();
   r.agent.submit('loop');
   assert.equal(await d, E2BIG);
-  assert.equal(r.agent.lastError, 'max iterations reached');
+  assert.equal(r.agent.lastError, 'max iterations reached (3 tool rounds in one turn)');
   assert.equal(mock.posts.length, 3);
 });
 
