@@ -5,7 +5,7 @@
 // file, deleting the old one if it holds no conversation.
 
 import type { Agent } from '../core/agent.js';
-import type { CompactionRecord, Message } from '../core/types.js';
+import type { AssistantMessage, CompactionRecord, Message, ReasoningPart } from '../core/types.js';
 import { maskSecrets } from '../host/redact.js';
 import { createSession, loadSession, openSession, type Session } from '../session/index.js';
 
@@ -111,8 +111,33 @@ export class SessionLog {
 function maskMessage(m: Message, secrets: readonly string[]): Message {
   if (!secrets.length) return m;
   const content = m.content === null ? null : maskSecrets(m.content, secrets);
-  if (m.role === 'assistant' && m.toolCalls) return { ...m, content, toolCalls: m.toolCalls.map((c) => ({ ...c, args: maskSecrets(c.args, secrets) })) };
-  return { ...m, content };
+  if (m.role !== 'assistant') return { ...m, content };
+  const out: AssistantMessage = { ...m, content };
+  if (m.toolCalls) out.toolCalls = m.toolCalls.map((c) => ({ ...c, args: maskSecrets(c.args, secrets) }));
+  if (m.reasoning) {
+    const parts = m.reasoning.flatMap((p) => maskPart(p, secrets));
+    if (parts.length) out.reasoning = parts;
+    else delete out.reasoning;
+  }
+  return out;
+}
+
+/**
+ * A reasoning part with the secrets masked. Signed thinking that holds one is left out: masked,
+ * it would no longer match its signature. Encrypted data is not readable, so it stays.
+ */
+function maskPart(p: ReasoningPart, secrets: readonly string[]): ReasoningPart[] {
+  if (p.type === 'redacted_thinking') return [p];
+  if (p.type === 'thinking') return maskSecrets(p.thinking, secrets) === p.thinking ? [p] : [];
+  return [{ ...p, item: maskReadable(p.item, secrets) as Record<string, unknown> }];
+}
+
+/** Every string of a reasoning item masked, except its encrypted content. */
+function maskReadable(v: unknown, secrets: readonly string[], key = ''): unknown {
+  if (typeof v === 'string') return key === 'encrypted_content' ? v : maskSecrets(v, secrets);
+  if (Array.isArray(v)) return v.map((x) => maskReadable(x, secrets));
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, maskReadable(x, secrets, k)]));
+  return v;
 }
 
 function maskRecord(c: CompactionRecord, secrets: readonly string[]): CompactionRecord {
