@@ -167,3 +167,27 @@ test('reasoning shows dim on stderr and as stream-json reasoning events, never a
   const j = await run(['-S', '--output-format', 'json', '-o', 'q']);
   assert.equal(JSON.parse(j.stdout).result, 'The answer.');
 });
+
+test('the session log masks secrets in reasoning: signed thinking holding one is left out, summaries are masked, encrypted data stays', async () => {
+  const KEY = 'sk-live-secret-7777';
+  config('anthropic');
+  mock.push(A.replyBlocks([{ type: 'thinking', thinking: `the key is ${KEY}`, signature: 'sig-x' }, th('2'), { type: 'text', text: 'Done.' }]));
+  const r1 = await run(['-S', '-o', 'hi'], { env: { CLM_API_KEY: KEY } });
+  assert.equal(r1.code, 0, show(r1));
+  let text = sessionText();
+  assert.ok(!text.includes(KEY));
+  assert.deepEqual(text.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.role === 'assistant').reasoning, [
+    { dialect: 'anthropic', type: 'thinking', thinking: 'thinking 2', signature: 'sig-2==' },
+  ], 'a masked thinking block would no longer match its signature');
+  for (const f of sessionFiles()) writeFileSync(join(dirs.sessions, f), '');
+  config('openai-responses');
+  mock.reset();
+  mock.push(R.replyItems([{ type: 'reasoning', id: 'rs_k', summary: [`saw ${KEY}`], encrypted: 'ENC-K' }, { type: 'message', text: 'Done.' }]));
+  const r2 = await run(['-S', '-o', 'hi'], { env: { CLM_API_KEY: KEY } });
+  assert.equal(r2.code, 0, show(r2));
+  text = readFileSync(join(dirs.sessions, `${sessionIdOf(r2)}.jsonl`), 'utf8');
+  assert.ok(!text.includes(KEY));
+  const item = text.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.role === 'assistant').reasoning[0].item;
+  assert.equal(item.encrypted_content, 'ENC-K');
+  assert.doesNotMatch(item.summary[0].text, /sk-live/);
+});
