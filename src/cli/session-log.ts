@@ -5,7 +5,8 @@
 // file, deleting the old one if it holds no conversation.
 
 import type { Agent } from '../core/agent.js';
-import type { AssistantMessage, CompactionRecord, Message, ReasoningPart } from '../core/types.js';
+import { mapReasoningText } from '../core/reasoning.js';
+import type { AssistantMessage, CompactionRecord, Message } from '../core/types.js';
 import { maskSecrets } from '../host/redact.js';
 import { createSession, loadSession, openSession, type Session } from '../session/index.js';
 
@@ -115,29 +116,13 @@ function maskMessage(m: Message, secrets: readonly string[]): Message {
   const out: AssistantMessage = { ...m, content };
   if (m.toolCalls) out.toolCalls = m.toolCalls.map((c) => ({ ...c, args: maskSecrets(c.args, secrets) }));
   if (m.reasoning) {
-    const parts = m.reasoning.flatMap((p) => maskPart(p, secrets));
+    // Signed thinking that holds a secret is left out (masked, it would not match its signature);
+    // encrypted data is not readable and stays.
+    const parts = m.reasoning.flatMap((p) => mapReasoningText(p, (t) => maskSecrets(t, secrets)) ?? []);
     if (parts.length) out.reasoning = parts;
     else delete out.reasoning;
   }
   return out;
-}
-
-/**
- * A reasoning part with the secrets masked. Signed thinking that holds one is left out: masked,
- * it would no longer match its signature. Encrypted data is not readable, so it stays.
- */
-function maskPart(p: ReasoningPart, secrets: readonly string[]): ReasoningPart[] {
-  if (p.type === 'redacted_thinking') return [p];
-  if (p.type === 'thinking') return maskSecrets(p.thinking, secrets) === p.thinking ? [p] : [];
-  return [{ ...p, item: maskReadable(p.item, secrets) as Record<string, unknown> }];
-}
-
-/** Every string of a reasoning item masked, except its encrypted content. */
-function maskReadable(v: unknown, secrets: readonly string[], key = ''): unknown {
-  if (typeof v === 'string') return key === 'encrypted_content' ? v : maskSecrets(v, secrets);
-  if (Array.isArray(v)) return v.map((x) => maskReadable(x, secrets));
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, maskReadable(x, secrets, k)]));
-  return v;
 }
 
 function maskRecord(c: CompactionRecord, secrets: readonly string[]): CompactionRecord {

@@ -2,6 +2,7 @@
 // part back, where a part sits among its message's tool calls, its readable text, and histories
 // without the parts a request must not carry.
 
+import { mapReasoningItemText, reasoningItemText } from './providers/reasoning-item.js';
 import type { AssistantMessage, Message, ProviderKind, ReasoningEffort, ReasoningPart } from './types.js';
 
 export const REASONING_EFFORTS: readonly ReasoningEffort[] = ['low', 'medium', 'high'];
@@ -32,11 +33,18 @@ export function reasoningAt<D extends ReasoningPart['dialect']>(m: AssistantMess
 export function reasoningText(p: ReasoningPart): string {
   if (p.type === 'thinking') return p.thinking;
   if (p.type === 'redacted_thinking') return '';
-  const texts = (v: unknown): string[] => Array.isArray(v)
-    ? v.flatMap((x) => (x && typeof x === 'object' && typeof (x as { text?: unknown }).text === 'string' ? [(x as { text: string }).text] : []))
-    : [];
-  const summary = texts(p.item.summary);
-  return (summary.length ? summary : texts(p.item.content)).filter((t) => t !== '').join('\n\n');
+  return reasoningItemText(p.item);
+}
+
+/**
+ * The part with `f` applied to what a person can read of it (e.g. masking secrets); encrypted
+ * data is untouched. null when `f` changes signed thinking: changed, it no longer matches its
+ * signature, and no request could carry it.
+ */
+export function mapReasoningText(p: ReasoningPart, f: (text: string) => string): ReasoningPart | null {
+  if (p.type === 'redacted_thinking') return p;
+  if (p.type === 'thinking') return f(p.thinking) === p.thinking ? p : null;
+  return { ...p, item: mapReasoningItemText(p.item, f) };
 }
 
 /** Whether requests of `kind` carry this part back (only the dialect that produced it can verify it). */

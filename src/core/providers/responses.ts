@@ -17,6 +17,7 @@
 import { mapFinishReason, type BuildRequestOptions, type ParsedReply, type ProviderAdapter, type StreamDecoder, type StreamDelta } from './adapter.js';
 import type { FinishReason, Message, ReasoningPart, ToolCall, Usage } from '../types.js';
 import { reasoningAt } from '../reasoning.js';
+import { reasoningItemText } from './reasoning-item.js';
 import { isObj, num, saysToolsUnsupported, snippet, typedEvent, validJsonOr } from './util.js';
 import { MISSING_RESULT, pairToolCalls, type PairingPolicy } from './pairing.js';
 import { parametersWireJson } from './tool-schema.js';
@@ -156,8 +157,8 @@ export function parseResponsesReply(body: string): ParsedReply {
       if (t !== '') texts.push(t);
     } else if (item.type === 'reasoning') {
       // OpenAI returns summaries; open-weight servers may return the raw reasoning text instead.
-      const parts = Array.isArray(item.summary) && item.summary.length ? item.summary : Array.isArray(item.content) ? item.content : [];
-      for (const p of parts) if (isObj(p) && typeof p.text === 'string' && p.text !== '') reasoning.push(p.text);
+      const text = reasoningItemText(item);
+      if (text !== '') reasoning.push(text);
       const part = reasoningPart(item, toolCalls.length);
       if (part) reasoningParts.push(part);
     } else if (item.type === 'function_call' && typeof item.name === 'string') {
