@@ -1,13 +1,14 @@
 // One-shot mode (-o PROMPT): one turn, printed as text, json or stream-json; exit 0 when the turn
 // succeeded, 1 when it failed, 130 when interrupted.
 
-import { ECANCELED } from '../core/errors.js';
+import { ECANCELED, EIO } from '../core/errors.js';
+import type { AgentEvent } from '../core/events.js';
 import type { CliArgs } from './args.js';
-import { eventCallbacks } from './callbacks.js';
-import type { RunEvents, RunSummary } from './events.js';
-import { silentRenderer, streamJsonRenderer, summaryJson, Tally, textRenderer, type Out } from './render.js';
+import { hideResumeCompaction, streamJsonRenderer, textRenderer, type Out } from './render.js';
+import { summaryJson, Tally, type RunSummary } from './run-summary.js';
 import type { ResolvedRun } from './resolve.js';
-import { createRuntime, type Runtime } from './runtime.js';
+import { createRuntime, type RunEvent } from './runtime.js';
+import { isRuntimeEvent } from './runtime-events.js';
 import { onInterrupt } from './signals.js';
 import { turnError } from './turn-error.js';
 
@@ -23,25 +24,26 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
   const tally = new Tally();
   const text = args.outputFormat === 'text' ? textRenderer(io.stdout, io.stderr, io.color) : null;
   const stream = args.outputFormat === 'stream-json' ? streamJsonRenderer(io.stdout) : null;
-  const ev: RunEvents = text ?? stream ?? silentRenderer();
   // json keeps stdout for the one object; notices still reach the user on stderr. stream-json
-  // holds the notices of start-up (config, plugins, MCP) until its `start` event is out, so
-  // `start` is always the first event.
-  let held: string[] | null = stream ? [] : null;
-  const notice = (t: string) => {
-    if (held) held.push(t);
-    else if (args.outputFormat === 'json') io.stderr.write(`notice: ${t}\n`);
-    else ev.notice(t);
+  // holds the events of start-up (config, plugins, MCP notices) until its `start` event is out,
+  // so `start` is always the first event.
+  let held: AgentEvent[] | null = stream ? [] : null;
+  const show = (e: AgentEvent) => {
+    if (held) held.push(e);
+    else if (text) text.event(e);
+    else if (stream) stream.event(e);
+    else if (e.type === 'notice') io.stderr.write(`notice: ${e.text}\n`);
   };
 
   let resolveDone!: (s: number) => void;
   const done = new Promise<number>((r) => { resolveDone = r; });
   let finished = false;
-  let rt: Runtime | null = null;
-  const callbacks = eventCallbacks(ev, tally, (s) => { if (!finished) { finished = true; resolveDone(s); } }, () => rt?.agent.lastError ?? '');
-  // The agent's own notices (a compaction, tools unsupported, …) take the same way as the
-  // start-up ones: json's silent renderer would drop them.
-  callbacks.onNotice = notice;
+  const onEvent = hideResumeCompaction((e: RunEvent) => {
+    if (isRuntimeEvent(e)) return;
+    tally.event(e);
+    show(e);
+    if (e.type === 'turn_done' && !finished) { finished = true; resolveDone(e.status); }
+  });
 
   // Ctrl-C while starting (config, plugin worker, MCP servers) ends the run with 130 at once;
   // json and stream-json print their result object first, so a script always gets one.
@@ -59,17 +61,17 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
       setTimeout(() => process.exit(130), 2000).unref();
     });
   }
-  rt = await createRuntime({
-    args, callbacks, notice,
+  const runtime = await createRuntime({
+    args, onEvent,
     policy: { allow: args.allowTools, deny: args.denyTools },
     resumeId: args.resume || undefined,
     onResolved: (r) => { resolved = r; },
   });
-  const runtime = rt;
-  stream?.event({ type: 'start', session_id: runtime.session?.id ?? null, model: runtime.run.model, provider: runtime.run.providerName ?? runtime.run.provider, base_url: runtime.run.baseUrl, tools: runtime.advertisedTools() });
+  await runtime.ready;
+  stream?.line({ type: 'start', session_id: runtime.session?.id ?? null, model: runtime.run.model, provider: runtime.run.providerName ?? runtime.run.provider, base_url: runtime.run.baseUrl, tools: runtime.advertisedTools() });
   const startup = held ?? [];
   held = null;
-  for (const t of startup) notice(t);
+  for (const e of startup) show(e);
 
   let interrupted = false;
   const onSigint = () => {
@@ -81,7 +83,8 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
   try {
     runtime.agent.submit(prompt);
   } catch (e) {
-    callbacks.onTurnDone?.(-5);
+    if (!finished) { finished = true; resolveDone(EIO); }
+    text?.event({ type: 'turn_done', status: EIO });
     io.stderr.write(`error: ${(e as Error).message}\n`);
   }
   const status = await done;

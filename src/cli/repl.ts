@@ -7,15 +7,16 @@
 import { createInterface, emitKeypressEvents, type Interface } from 'node:readline';
 import { CONTEXT_UPDATE_PREFIX } from '../core/history.js';
 import { ClmError, ECANCELED } from '../core/errors.js';
+import type { AgentEvent } from '../core/events.js';
 import type { Message } from '../core/types.js';
 import { listSessions, formatSessionList } from '../session/index.js';
 import type { CliArgs } from './args.js';
-import { eventCallbacks } from './callbacks.js';
-import type { RunEvents } from './events.js';
 import { PermissionPrompt, type Key } from './permission-prompt.js';
-import { oneLine, Tally, type Out } from './render.js';
-import { CliError, createRuntime, type Runtime } from './runtime.js';
+import { hideResumeCompaction, oneLine, type Out } from './render.js';
+import { CliError, createRuntime, type RunEvent, type Runtime } from './runtime.js';
+import { isRuntimeEvent } from './runtime-events.js';
 import { onInterrupt } from './signals.js';
+import { turnError } from './turn-error.js';
 
 const DIM = '\x1b[2m', RED = '\x1b[31m', YELLOW = '\x1b[33m', RESET = '\x1b[0m';
 
@@ -72,32 +73,8 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
   let atLineStart = true;
   const w = (s: string) => { if (s) { io.stdout.write(s); atLineStart = s.endsWith('\n'); } };
   const newline = () => { if (!atLineStart) w('\n'); };
-  const ev: RunEvents = {
-    text(t) { if (!assistantOpen) { newline(); w('assistant> '); assistantOpen = true; } w(t); },
-    reasoning(t) { w(c(DIM, t)); },
-    toolBegin(name, a) { newline(); assistantOpen = false; w(`[tool: ${name} ${oneLine(a)}]\n`); },
-    toolResult(name, content, outcome) {
-      newline();
-      if (outcome === 'ok') w(`[result: ${name}]\n${content}${content.endsWith('\n') ? '' : '\n'}`);
-      else w(c(outcome === 'timedout' ? YELLOW : RED, `[${outcome === 'timedout' ? 'timeout' : 'x'} ${name}] ${content}`) + '\n');
-    },
-    toolBatch(done, total) { if (total > 1 && done > 0) w(`[tools ${done}/${total}]\n`); },
-    usage(u) { newline(); w(c(DIM, `[${u.promptTokens}+${u.completionTokens} tok${u.tokensPerSec ? `, ${u.tokensPerSec.toFixed(1)} tok/s` : ''}]`) + '\n'); },
-    finish(r) {
-      if (r === 'length') { newline(); w(c(YELLOW, '[truncated: hit token limit]') + '\n'); }
-      if (r === 'content_filter') { newline(); w(c(RED, '[stopped: content filter]') + '\n'); }
-    },
-    state() {},
-    notice(t) { io.stderr.write(`notice: ${t}\n`); },
-    turnDone(status, error) {
-      if (status === ECANCELED) { newline(); w(c(YELLOW, '[cancelled]') + '\n'); }
-      else if (status !== 0 && error) io.stderr.write(`error: ${error}\n`);
-    },
-  };
-
   let turnEnded: (() => void) | null = null;
   let rt: Runtime | null = null;
-  const tally = new Tally();
   // A person at the keyboard answers for every gated tool; --allow-tools/--deny-tools answer
   // for the tools they name (tool-policy.ts).
   const prompt = stdinTty && typeof (io.stdin as NodeJS.ReadStream).setRawMode === 'function' ? new PermissionPrompt({
@@ -128,10 +105,45 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
     interrupt: () => { process.emit('SIGINT' as never); },
   }) : null;
   let keys: { handler: (s: string | undefined, k: Key | undefined) => void; history: string[]; pending: string } | null = null;
-  const callbacks = eventCallbacks(ev, tally, () => { assistantOpen = false; prompt?.turnEnded(); turnEnded?.(); }, () => rt?.agent.lastError ?? '');
-  if (prompt) callbacks.onPermission = (req) => prompt.request(req);
-  rt = await createRuntime({ args, callbacks, notice: ev.notice, policy: { allow: args.allowTools, deny: args.denyTools }, resumeId });
+  const show = (e: AgentEvent) => {
+    switch (e.type) {
+      case 'text': if (!assistantOpen) { newline(); w('assistant> '); assistantOpen = true; } w(e.text); return;
+      case 'reasoning': if (e.text) w(c(DIM, e.text)); return;
+      case 'tool_begin': newline(); assistantOpen = false; w(`[tool: ${e.name} ${oneLine(e.args)}]\n`); return;
+      case 'tool_result':
+        newline();
+        if (e.outcome === 'ok') w(`[result: ${e.name}]\n${e.content}${e.content.endsWith('\n') ? '' : '\n'}`);
+        else w(c(e.outcome === 'timedout' ? YELLOW : RED, `[${e.outcome === 'timedout' ? 'timeout' : 'x'} ${e.name}] ${e.content}`) + '\n');
+        return;
+      case 'tool_batch': if (e.total > 1 && e.completed > 0) w(`[tools ${e.completed}/${e.total}]\n`); return;
+      case 'usage': {
+        const u = e.usage;
+        newline();
+        w(c(DIM, `[${u.promptTokens}+${u.completionTokens} tok${u.tokensPerSec ? `, ${u.tokensPerSec.toFixed(1)} tok/s` : ''}]`) + '\n');
+        return;
+      }
+      case 'finish':
+        if (e.reason === 'length') { newline(); w(c(YELLOW, '[truncated: hit token limit]') + '\n'); }
+        if (e.reason === 'content_filter') { newline(); w(c(RED, '[stopped: content filter]') + '\n'); }
+        return;
+      case 'notice': io.stderr.write(`notice: ${e.text}\n`); return;
+      case 'turn_done':
+        if (e.status === ECANCELED) { newline(); w(c(YELLOW, '[cancelled]') + '\n'); }
+        else if (e.status !== 0 && e.error) io.stderr.write(`error: ${turnError(e.status, e.error)}\n`);
+        assistantOpen = false;
+        prompt?.turnEnded();
+        turnEnded?.();
+        return;
+      default:
+    }
+  };
+  rt = await createRuntime({
+    args, onEvent: hideResumeCompaction((e: RunEvent) => { if (!isRuntimeEvent(e)) show(e); }),
+    onPermission: prompt ? (req) => prompt.request(req) : undefined,
+    policy: { allow: args.allowTools, deny: args.denyTools }, resumeId,
+  });
   const runtime = rt;
+  await runtime.ready;
   if (resumeId) {
     replay(runtime.agent.messages, w);
     w(`[resumed session ${resumeId}]\n`);

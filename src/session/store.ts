@@ -8,7 +8,7 @@
 
 import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Message } from '../core/types.js';
+import type { CompactionRecord, Message } from '../core/types.js';
 import { SessionError } from './errors.js';
 import { encodeCompactLine, encodeMessageLine, encodeMetaLine, parseSessionText, SESSION_FORMAT_VERSION, type SessionMeta } from './format.js';
 import { assertValidSessionId, newSessionId } from './id.js';
@@ -28,6 +28,8 @@ export interface LoadedSession {
   meta: SessionMeta;
   /** The conversation, with saved compactions replayed. */
   messages: Message[];
+  /** Every message as it was logged, compactions not applied (to replay the whole conversation on screen). */
+  transcript: Message[];
   /** The transcript's first prompt, even when a compaction folded it away. */
   firstUser: Message | null;
 }
@@ -88,7 +90,7 @@ export class Session {
   }
 
   /** Record a compaction (see format.ts) so a resumed session continues compacted. */
-  appendCompaction(c: { index: number; count: number; summary: string }): void {
+  appendCompaction(c: CompactionRecord): void {
     if (this.fd === null) throw new SessionError('EINVAL', `session ${this.id} is closed`);
     try {
       writeAll(this.fd, encodeCompactLine(c));
@@ -198,8 +200,8 @@ export function loadSession(id: string, opts: SessionDirOptions = {}): LoadedSes
     if (errnoCode(e) === 'ENOENT') throw new SessionError('ENOENT', `no such session: ${id}`, { cause: e });
     throw new SessionError('EIO', `reading session ${id}: ${(e as Error).message}`, { cause: e });
   }
-  const { meta, messages, firstUser } = parseSessionText(text);
-  return { meta: meta ?? { type: 'meta', v: SESSION_FORMAT_VERSION, id, created: 0 }, messages, firstUser };
+  const { meta, messages, transcript, firstUser } = parseSessionText(text);
+  return { meta: meta ?? { type: 'meta', v: SESSION_FORMAT_VERSION, id, created: 0 }, messages, transcript, firstUser };
 }
 
 /** Delete a session file. ENOENT if it does not exist. */

@@ -20,7 +20,7 @@ function setup() {
     cancelTurn: () => { log.push('cancel'); },
     interrupt: () => { log.push('interrupt'); },
   });
-  const ask = (name: string, args = '{}') => p.request({ name, args, respond: (d) => answers.push([`${name} ${args}`, d]) });
+  const ask = (name: string, args = '{}') => p.request({ id: `call_${name}`, name, args, signal: new AbortController().signal, respond: (d) => answers.push([`${name} ${args}`, d]) });
   const press = (sequence: string, name = sequence.toLowerCase(), extra: Partial<Key> = {}) => {
     assert.ok(onKey, `no key listener for ${sequence}`);
     onKey!({ sequence, name, ...extra });
@@ -122,7 +122,7 @@ test('Ctrl-C while asking is an interrupt; the turn end clears what is still que
 test('an answer that ends the turn synchronously leaves nothing behind', () => {
   const s = setup();
   let ended = false;
-  s.p.request({ name: 't', args: '{}', respond: () => { ended = true; s.p.turnEnded(); } });
+  s.p.request({ id: 'call_t', name: 't', args: '{}', signal: new AbortController().signal, respond: () => { ended = true; s.p.turnEnded(); } });
   s.ask('u');
   s.press('y');
   assert.ok(ended);

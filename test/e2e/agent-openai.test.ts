@@ -745,7 +745,7 @@ test('stream() yields the turn as events and ends with done', async () => {
   for await (const e of r.agent.stream('go')) {
     if (e.type === 'text') seen.push(`text:${e.text}`);
     else if (e.type === 'tool_begin' || e.type === 'tool_result') seen.push(`${e.type}:${e.name}`);
-    else if (e.type === 'done') seen.push(`done:${e.status}`);
+    else if (e.type === 'turn_done') seen.push(`done:${e.status}`);
   }
   assert.deepEqual(seen, ['tool_begin:t', 'tool_result:t', 'text:he', 'text:llo', 'done:0']);
   assert.ok(r.events.includes('text:he'), 'the callbacks fired too');

@@ -76,3 +76,11 @@ export function typedEvent(event: string, data: string): { type: string; o: Reco
   if (!isObj(p.json)) return null;
   return { type: typeof p.json.type === 'string' ? p.json.type : event, o: p.json };
 }
+
+/**
+ * Ollama's answer for a model without tool support (400, "… does not support tools"). Servers
+ * behind every dialect pass it on, so each adapter recognises it.
+ */
+export function saysToolsUnsupported(status: number, body: string): boolean {
+  return status === 400 && /does not support tools/i.test(body);
+}
