@@ -8,7 +8,7 @@ import { lexer, type Token, type Tokens } from 'marked';
 import { canHighlight, highlightCode, loadHighlighter } from './highlight.js';
 import { safeLinkUrl, sanitize } from './sanitize.js';
 import { type Span, spansText } from './spans.js';
-import { DEFAULT_STYLE, mergeStyles, type Style, style, type StyleSpec, withLink } from './style.js';
+import { DEFAULT_STYLE, mergeStyles, paint, type Style, style, type StyleSpec, withLink } from './style.js';
 import { padEnd, wrapSpans } from './wrap.js';
 import { textWidth, visibleWidth } from './width.js';
 
@@ -195,7 +195,7 @@ function renderBlock(t: Token, width: number, ctx: MarkdownContext): string[] {
       const bq = t as Tokens.Blockquote;
       const bar = ctx.unicode ? '│ ' : '> ';
       const inner = renderBlocks(bq.tokens, width - 2, { ...ctx, theme: { ...ctx.theme } });
-      const prefix = wrapSpans([{ text: bar, style: ctx.theme.rule }], width)[0]!;
+      const prefix = paint(bar, ctx.theme.rule);
       return inner.map((l) => prefix + (l ? styleOver(l, ctx.theme.blockquote) : ''));
     }
     case 'list': return renderList(t as Tokens.List, width, ctx, 0);
@@ -272,23 +272,26 @@ interface Glyphs { h: string; v: string; tl: string; tm: string; tr: string; ml:
 const UNICODE_BOX: Glyphs = { h: '─', v: '│', tl: '┌', tm: '┬', tr: '┐', ml: '├', mm: '┼', mr: '┤', bl: '└', bm: '┴', br: '┘' };
 const ASCII_BOX: Glyphs = { h: '-', v: '|', tl: '+', tm: '+', tr: '+', ml: '+', mm: '+', mr: '+', bl: '+', bm: '+', br: '+' };
 
-/** Column widths: natural widths, shrunk in proportion when too wide (at least 3 each, the rest to the widest). */
-export function fitColumns(natural: number[], avail: number): number[] | null {
+/**
+ * Column widths for `avail` columns of cell text: natural widths when they fit; else each column
+ * keeps at least its longest word (or 3, when even that does not fit) and the room left is shared
+ * in proportion to what each column still lacks, the last cells to the one lacking most.
+ * null when not even 3 per column fits.
+ */
+export function fitColumns(natural: number[], avail: number, longestWord: number[] = []): number[] | null {
   const cols = natural.length;
   const nat = natural.map((w) => Math.max(1, w));
   const sum = nat.reduce((a, b) => a + b, 0);
   if (sum <= avail) return nat;
   if (cols * 3 > avail) return null;
-  const w = nat.map((x) => Math.max(3, Math.min(x, Math.floor((x * avail) / sum))));
+  let mins = nat.map((w, i) => Math.min(w, Math.max(3, longestWord[i] ?? 0)));
+  if (mins.reduce((a, b) => a + b, 0) > avail) mins = nat.map((w) => Math.min(w, 3));
+  const w = mins.slice();
+  const room = avail - w.reduce((a, b) => a + b, 0);
+  const lack = nat.map((x, i) => x - w[i]!);
+  const totalLack = lack.reduce((a, b) => a + b, 0);
+  for (let i = 0; i < cols; i++) w[i]! += Math.floor((lack[i]! * room) / totalLack);
   let used = w.reduce((a, b) => a + b, 0);
-  // Too much after the minimums: take from the widest; room left: give it to the widest that want it.
-  while (used > avail) {
-    let k = -1;
-    for (let i = 0; i < cols; i++) if (w[i]! > 3 && (k < 0 || w[i]! > w[k]!)) k = i;
-    if (k < 0) return null;
-    w[k]!--;
-    used--;
-  }
   while (used < avail) {
     let k = -1;
     for (let i = 0; i < cols; i++) if (w[i]! < nat[i]! && (k < 0 || nat[i]! - w[i]! > nat[k]! - w[k]!)) k = i;
@@ -305,12 +308,16 @@ function renderTable(t: Tokens.Table, width: number, ctx: MarkdownContext): stri
   const head = t.header.map((c) => inline(c.tokens, ctx.theme.tableHeader, ctx));
   const body = t.rows.map((r) => r.map((c) => inline(c.tokens, DEFAULT_STYLE, ctx)));
   const natural = new Array<number>(cols).fill(1);
+  const longest = new Array<number>(cols).fill(0);
   for (const row of [head, ...body]) {
     row.forEach((cell, i) => {
-      for (const line of spansText(cell).split('\n')) natural[i] = Math.max(natural[i]!, textWidth(line));
+      for (const line of spansText(cell).split('\n')) {
+        natural[i] = Math.max(natural[i]!, textWidth(line));
+        for (const word of line.split(/\s+/)) longest[i] = Math.max(longest[i]!, textWidth(word));
+      }
     });
   }
-  const widths = fitColumns(natural, width - (3 * cols + 1));
+  const widths = fitColumns(natural, width - (3 * cols + 1), longest);
   if (!widths) return renderStacked(t, head, body, width, ctx);
   const border = (s: string) => wrapSpans([{ text: s, style: ctx.theme.tableBorder }], Infinity)[0]!;
   const rule = (l: string, m: string, r: string) => border(l + widths.map((w) => g.h.repeat(w + 2)).join(m) + r);

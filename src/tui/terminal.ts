@@ -63,7 +63,7 @@ export abstract class TerminalBase implements Terminal {
   private dispatch(ev: InputEvent): void {
     if (ev.type === 'cursor') {
       const w = this.cprWaiters.shift();
-      if (w) { w(ev); return; }
+      if (w) { w({ row: ev.row, col: ev.col }); return; }
     }
     for (const l of [...this.inputListeners]) l(ev);
   }
