@@ -218,11 +218,14 @@ function styleOver(line: string, over: Style): string {
   return open + line.replace(/\x1b\[0(;[0-9;]*)?m/g, (m) => `${m}${open}`) + '\x1b[0m';
 }
 
+const MAX_HIGHLIGHT = 16_384;
+
 function renderCode(c: Tokens.Code, width: number, ctx: MarkdownContext): string[] {
   const text = sanitize(c.text.replace(/\n$/, ''));
   const lang = (c.lang ?? '').trim().split(/\s+/)[0]!.toLowerCase();
   const fenced = c.codeBlockStyle !== 'indented';
-  if (ctx.highlight && fenced && lang && !ctx.open && canHighlight(lang)) {
+  // highlight.js takes about a millisecond a line on some grammars: very long blocks stay plain.
+  if (ctx.highlight && fenced && lang && !ctx.open && text.length <= MAX_HIGHLIGHT && canHighlight(lang)) {
     const lines = highlightCode(text, lang, ctx.theme.codeHighlighted);
     if (lines) return lines.flatMap((spans) => wrapSpans(spans, width, { hard: true }));
     void loadHighlighter();
@@ -358,4 +361,13 @@ function renderStacked(t: Tokens.Table, head: Span[][], body: Span[][][], width:
   if (!body.length) out.push(...wrapSpans(head.flatMap((c, i) => (i ? [{ text: ' | ', style: ctx.theme.tableBorder }, ...c] : c)), width));
   void t;
   return out;
+}
+
+/**
+ * Pay the first-use costs (marked's regular expressions, Intl.Segmenter, Unicode property
+ * patterns: tens of milliseconds on Node 20) now, e.g. right after the first frame, instead of
+ * on the first reply.
+ */
+export function warmUpMarkdown(): void {
+  renderMarkdown('# a\n\n**b** *c* `d` [e](https://f) 日本 👍🏽\n\n- g\n\n| h | i |\n|---|--:|\n| 1 | 2 |\n\n> j\n\n```\nk\n```', 40);
 }

@@ -109,6 +109,7 @@ export class Renderer {
   private pendingSkipInk = -1;
   private committed = 0;
   private footerStart = 0;
+  private prevFooterLen = -1;
   private resizing = false;
   private resizeAgain = false;
 
@@ -332,7 +333,10 @@ export class Renderer {
   private moveAbs(row: number, col: number): string {
     if (this.hwRow === row && this.hwCol === col) return '';
     let out: string;
-    if (this.hwRow === row && this.hwCol >= 0 && col > this.hwCol && col - this.hwCol <= 3) out = `\x1b[${col - this.hwCol === 1 ? '' : col - this.hwCol}C`;
+    // A line feed moves down without scrolling except on the bottom margin (or the last row).
+    const bottom = this.margins > 0 ? this.margins - 1 : this.height - 1;
+    if (row === this.hwRow + 1 && col === 0 && this.hwRow >= 0 && this.hwRow !== bottom && this.hwRow < this.height - 1) out = '\r\n';
+    else if (this.hwRow === row && this.hwCol >= 0 && col > this.hwCol && col - this.hwCol <= 3) out = `\x1b[${col - this.hwCol === 1 ? '' : col - this.hwCol}C`;
     else if (this.hwRow === row && col === 0) out = '\r';
     else out = cursorTo(row, col);
     this.hwRow = row;
@@ -416,6 +420,12 @@ export class Renderer {
   /** Relative move to frame row `row`, column `col` (both on screen). */
   private moveRel(row: number, col: number): string {
     let out = '';
+    if (row === this.hwRow + 1 && col === 0) {
+      // The row below is on screen, so a line feed cannot scroll.
+      this.hwRow = row;
+      this.hwCol = 0;
+      return '\r\n';
+    }
     if (row !== this.hwRow) {
       out += row < this.hwRow ? cursorUp(this.hwRow - row) : cursorDown(row - this.hwRow);
       this.hwRow = row;
@@ -482,13 +492,15 @@ export class Renderer {
     prev = prev.slice();
     prevLines = prevLines.slice();
 
-    // Growth or shrinkage above an unchanged tail (the footer): insert or delete rows right
-    // above the tail, so the tail moves with the terminal's help instead of being redrawn.
+    // Growth or shrinkage above the footer (or another unchanged tail): insert or delete rows
+    // right above it, so it moves with the terminal's help and only its changed cells are drawn.
     const k = lines.length - prev.length;
+    const footLen = lines.length - this.footerStart;
     if (k !== 0 && prev.length > 0) {
       let s = 0;
       const maxS = Math.min(prev.length, lines.length) - this.frozen;
-      while (s < maxS && prevLines[prev.length - 1 - s] === lines[lines.length - 1 - s]) s++;
+      if (footLen > 0 && footLen === this.prevFooterLen && footLen <= maxS) s = footLen;
+      else while (s < maxS && prevLines[prev.length - 1 - s] === lines[lines.length - 1 - s]) s++;
       if (s > 0 && Math.abs(k) < H) {
         if (k > 0) {
           const p = prev.length - s;
@@ -496,10 +508,13 @@ export class Renderer {
           const scrolled = Math.max(0, bottom + k - (H - 1));
           const pScreen = this.regionTop - scrolled + p;
           if (pScreen >= 0 && p >= this.frozen && this.onScreen(prev.length - 1)) {
-            out += this.moveRel(prev.length - 1, 0) + this.plain() + '\n'.repeat(k);
+            // The column does not matter for the line feeds, nor after IL (it homes the cursor).
+            out += (this.hwRow === prev.length - 1 ? '' : this.moveRel(prev.length - 1, 0)) + this.plain() + '\n'.repeat(k);
             this.hwRow += k;
             this.regionTop -= scrolled;
-            out += this.moveRel(p, 0) + insertLines(k);
+            out += cursorUp(this.hwRow - p) + insertLines(k);
+            this.hwRow = p;
+            this.hwCol = -1;
             this.stats.scrolls++;
             prev.splice(p, 0, ...rowsOf(k));
             prevLines.splice(p, 0, ...new Array<string>(k).fill(''));
@@ -563,6 +578,7 @@ export class Renderer {
       if (lines.length > 0 && this.hwRow >= lines.length) out += this.moveRel(lines.length - 1, 0);
     }
 
+    this.prevFooterLen = footLen;
     // Blocks now written for good leave the frame.
     const commitRows = Math.max(0, commitCount - this.hiddenDoc);
     if (commitCount > 0) {

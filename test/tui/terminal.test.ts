@@ -43,7 +43,7 @@ const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 /** Runs the child on a pty, then `stty -a` on the same pty; resolves to everything written. */
 async function onPty(how: string, mode: string, signal?: NodeJS.Signals): Promise<string> {
   const cmd = `${q(process.execPath)} --import tsx ${q(child)} ${how} ${mode}; echo STATUS=$?; stty -a`;
-  const env = { ...process.env, TERM: 'xterm-256color' };
+  const env: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm-256color' };
   delete env.NODE_OPTIONS;
   const p = spawn('script', ['-qfec', cmd, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'], cwd: join(import.meta.dirname, '../..') });
   let out = '';
