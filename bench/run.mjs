@@ -219,7 +219,7 @@ function table(head, rows) {
   return [line(head), `|${w.map((n) => '-'.repeat(n + 2)).join('|')}|`, ...rows.map(line)].join('\n');
 }
 
-function report(luaOut) {
+function report(luaOut, tuiOut = null) {
   const nodeWall = median(col('node', 'wall'));
   const nodeWallMin = min(col('node', 'wall'));
   const par = typeof availableParallelism === 'function' ? availableParallelism() : cpus().length;
@@ -290,6 +290,10 @@ function report(luaOut) {
     out.push('Lua runtime (bench/lua.mjs):');
     out.push(luaOut.trimEnd());
   }
+  if (tuiOut) {
+    out.push('');
+    out.push(tuiOut.trimEnd());
+  }
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
@@ -358,7 +362,20 @@ try {
     if (r.status !== 0) failures.push(`bench/lua.mjs: ${r.error ? r.error.message : `exit status ${r.status ?? r.signal}`}\n  stderr:\n${tail(r.stderr ?? '')}`);
   }
 
-  report(luaOut);
+  // Terminal toolkit figures (issues 10 and 13), from their own script.
+  let tuiOut = null;
+  const tuiScript = join(BENCH, 'tui.mjs');
+  if (existsSync(tuiScript)) {
+    process.stderr.write('bench: bench/tui.mjs\n');
+    const env = { ...process.env };
+    delete env.NODE_EXTRA_CA_CERTS;
+    delete env.NODE_OPTIONS;
+    const r = spawnSync(node, [tuiScript], { env, cwd: ROOT, encoding: 'utf8', timeout: 300_000, maxBuffer: 16 << 20 });
+    tuiOut = r.stdout;
+    if (r.status !== 0) failures.push(`bench/tui.mjs: ${r.error ? r.error.message : `exit status ${r.status ?? r.signal}`}\n  stderr:\n${tail(r.stderr ?? '')}`);
+  }
+
+  report(luaOut, tuiOut);
 } catch (e) {
   failures.push(`bench: ${e?.stack ?? e}`);
 } finally {

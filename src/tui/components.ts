@@ -1,6 +1,7 @@
 // Ready-made blocks for the transcript: fixed lines, wrapped text, streamed markdown. Each caches
 // its lines per width; call transcript.changed(block) after changing one.
 
+import { highlightGeneration } from './highlight.js';
 import { MarkdownStream } from './markdown-stream.js';
 import type { MarkdownOptions } from './markdown.js';
 import { sanitize } from './sanitize.js';
@@ -49,7 +50,7 @@ export class TextBlock implements Block {
 export class MarkdownBlock implements Block {
   final = false;
   readonly stream: MarkdownStream;
-  private cache: { width: number; lines: string[] } | null = null;
+  private cache: { width: number; lines: string[]; gen: number } | null = null;
 
   constructor(opts: MarkdownOptions = {}, text = '') {
     this.stream = new MarkdownStream(opts, text);
@@ -72,8 +73,10 @@ export class MarkdownBlock implements Block {
     this.cache = null;
   }
 
+  /** Cached per width, and drawn again once code highlighting has loaded. */
   render(width: number): string[] {
-    if (!this.cache || this.cache.width !== width) this.cache = { width, lines: this.stream.render(width) };
+    const gen = highlightGeneration();
+    if (!this.cache || this.cache.width !== width || this.cache.gen !== gen) this.cache = { width, lines: this.stream.render(width), gen };
     return this.cache.lines;
   }
 }

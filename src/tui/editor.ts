@@ -106,6 +106,21 @@ export class LineEditor {
     return this.killBuffer;
   }
 
+  /** The current line up to the cursor (for completion and `:shortcode:` expansion). */
+  get textBeforeCursor(): string {
+    return this.lines[this.row]!.slice(0, this.col);
+  }
+
+  /** Replace the `count` UTF-16 units before the cursor (on its line) by `text` (a completion). */
+  replaceBeforeCursor(count: number, text: string): void {
+    const n = Math.max(0, Math.min(count, this.col));
+    const line = this.lines[this.row]!;
+    this.lines[this.row] = line.slice(0, this.col - n) + line.slice(this.col);
+    this.col -= n;
+    this.insert(text);
+    if (!text) this.edited();
+  }
+
   /** Replace the whole text; the cursor goes to the end (or to `offset`). */
   setText(text: string, offset?: number): void {
     this.lines = text.replace(CONTROL, (c) => (c === '\n' || c === '\t' ? c : '')).split('\n');

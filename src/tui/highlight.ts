@@ -9,6 +9,12 @@ import { DEFAULT_STYLE, mergeStyles, type Style, style } from './style.js';
 let hljs: HLJSApi | null = null;
 let loading: Promise<void> | null = null;
 let failed = false;
+let generation = 0;
+
+/** Bumped when highlighting becomes available: caches of drawn code compare it. */
+export function highlightGeneration(): number {
+  return generation;
+}
 const listeners = new Set<() => void>();
 
 /** Languages registered, with the aliases highlight.js knows them by. */
@@ -48,6 +54,7 @@ export function loadHighlighter(): Promise<void> {
       for (const [name, mod] of langs) core.registerLanguage(name, (await mod).default);
       core.registerAliases(['sh', 'shell', 'zsh', 'console'], { languageName: 'bash' });
       hljs = core;
+      generation++;
     } catch {
       failed = true;
     }

@@ -3,6 +3,7 @@
 // lexed again, so a long answer costs time in proportion to its length, not its square.
 
 import type { Token } from 'marked';
+import { highlightGeneration } from './highlight.js';
 import { lexMarkdown, makeContext, type MarkdownOptions, renderBlocks } from './markdown.js';
 
 interface Done {
@@ -25,6 +26,7 @@ export class MarkdownStream {
   private finished = false;
   private source = '';
   private openLines: { width: number; lines: string[] } | null = null;
+  private gen = highlightGeneration();
   readonly stats: MarkdownStreamStats = { lexCalls: 0, lexedChars: 0 };
   private readonly ctxDone;
   private readonly ctxOpen;
@@ -100,6 +102,7 @@ export class MarkdownStream {
   /** Lines for `width`: the finished blocks from their cache, the open block rendered now. */
   render(width: number): string[] {
     this.settle();
+    if (this.gen !== highlightGeneration()) { this.gen = highlightGeneration(); this.invalidate(); }
     const out: string[] = [];
     for (const d of this.done) {
       if (!d.lines || d.width !== width) {

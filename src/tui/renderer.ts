@@ -108,6 +108,7 @@ export class Renderer {
   private hiddenDoc = 0;
   private pendingSkipInk = -1;
   private committed = 0;
+  private committedSet = new WeakSet<object>();
   private footerStart = 0;
   private prevFooterLen = -1;
   private resizing = false;
@@ -129,6 +130,11 @@ export class Renderer {
   setFooter(components: Component[]): void {
     this.footer = components;
     this.requestRender(true);
+  }
+
+  /** Inline mode: the block is in the scrollback for good (changing it shows nothing). */
+  isCommitted(block: object): boolean {
+    return this.committedSet.has(block);
   }
 
   get isFollowing(): boolean {
@@ -225,6 +231,43 @@ export class Renderer {
   redraw(): void {
     this.repaint = true;
     this.requestRender(true);
+  }
+
+  /**
+   * The terminal was taken back after a suspend (Ctrl-Z, then fg): full screen draws everything
+   * again; inline starts its live region afresh below whatever the shell printed meanwhile.
+   */
+  async resume(): Promise<void> {
+    if (!this.running) return;
+    if (this.mode === 'fullscreen') { this.redraw(); return; }
+    this.resizing = true;
+    try {
+      const pos = await this.terminal.queryCursorPosition();
+      this.height = this.terminal.rows;
+      this.width = this.terminal.columns;
+      let pre = '';
+      if (pos) {
+        this.regionTop = pos.row - 1;
+        if (pos.col > 1) { pre = '\r\n'; this.regionTop = Math.min(this.height - 1, this.regionTop + 1); }
+      } else {
+        pre = `\r${'\n'.repeat(Math.max(0, this.height - 1))}`;
+        this.regionTop = this.height - 1;
+      }
+      if (pre) this.emit(pre);
+      this.prevRows = [];
+      this.prevLines = [];
+      this.frozen = 0;
+      this.hiddenDoc = 0;
+      this.pendingSkipInk = -1;
+      this.prevFooterLen = -1;
+      this.hwRow = 0;
+      this.hwCol = 0;
+      this.cursorShown = null;
+      this.style = DEFAULT_STYLE;
+    } finally {
+      this.resizing = false;
+    }
+    this.renderNow();
   }
 
   // ---- scrolling (full screen) -------------------------------------------------------------
@@ -445,6 +488,12 @@ export class Renderer {
     this.width = W;
     this.height = H;
     const t = this.transcript;
+    // Blocks removed or the transcript cleared: count the written ones again.
+    if (this.committed > t.length || (this.committed > 0 && !this.committedSet.has(t.blockAt(this.committed - 1)))) {
+      let c = 0;
+      while (c < t.length && this.committedSet.has(t.blockAt(c))) c++;
+      this.committed = c;
+    }
     let commitEnd = this.committed;
     if (final) commitEnd = t.length;
     else while (commitEnd < t.length && t.blockAt(commitEnd).final) commitEnd++;
@@ -596,6 +645,7 @@ export class Renderer {
         this.prevRows = rows;
         this.prevLines = lines;
       }
+      for (let b = this.committed; b < commitEnd; b++) this.committedSet.add(t.blockAt(b));
       this.committed = commitEnd;
       t.release(commitEnd);
     } else {

@@ -231,17 +231,17 @@ export class NodeTerminal extends TerminalBase {
   }
 
   /**
-   * Ctrl-Z: give the terminal back, stop, and on SIGCONT take it again with the same modes.
-   * The caller redraws on the resize event that follows.
+   * Ctrl-Z: give the terminal back, stop the process, and on SIGCONT take the terminal again with
+   * the same modes, then call `resumed` (Renderer.resume() draws again).
    */
-  suspend(): void {
+  suspend(resumed?: () => void): void {
     const modes = { ...this.active };
     const preamble = this.preamble;
     this.restore();
     process.once('SIGCONT', () => {
       this.enter(modes);
       this.setRestorePreamble(preamble);
-      this.emitResize();
+      resumed?.();
     });
     process.kill(process.pid, 'SIGTSTP');
   }

@@ -166,3 +166,12 @@ test('a 1 MB paste stays cheap to edit and draw (only the rows around the cursor
   ed2.insert('?');
   assert.ok(stripEscapes(ed2.render(80, { maxRows: 10 }).lines[9]!).endsWith('!?'));
 });
+
+test('completion helpers: the text before the cursor and replacing it', () => {
+  const ed = new LineEditor();
+  ed.setText('ship it :rock tail', 13);
+  assert.equal(ed.textBeforeCursor, 'ship it :rock');
+  ed.replaceBeforeCursor(5, '🚀');
+  assert.equal(ed.text, 'ship it 🚀 tail');
+  assert.equal(ed.textBeforeCursor, 'ship it 🚀');
+});

@@ -384,3 +384,36 @@ test('inline: a terminal that does not answer the cursor query still gets a work
   assert.equal(vt.viewport()[7], '>');
   r.stop();
 });
+
+test('inline: after the transcript is cleared (/clear), new blocks are written below the old ones', async () => {
+  const { vt, r } = await setup('inline', 40, 10);
+  const old = done('old block');
+  r.transcript.add(old);
+  r.renderNow();
+  assert.ok(r.isCommitted(old));
+  r.transcript.clear();
+  r.transcript.add(done('[new session]'));
+  r.transcript.add(done('fresh block'));
+  r.renderNow();
+  await vt.flush();
+  assert.deepEqual(vt.viewport().slice(0, 3), ['old block', '[new session]', 'fresh block']);
+});
+
+test('inline: resume after a suspend starts the live region below what the shell printed', async () => {
+  const { vt, r } = await setup('inline', 40, 10);
+  r.transcript.add(done('before'));
+  r.renderNow();
+  await vt.flush();
+  // The shell took over: it printed below the footer.
+  vt.write('\x1b[5;1H[1]+  Stopped\r\n$ fg\r\n');
+  await vt.flush();
+  await r.resume();
+  await vt.flush();
+  const v = vt.viewport();
+  assert.equal(v[0], 'before');
+  assert.equal(v[4], '[1]+  Stopped');
+  assert.equal(v[5], '$ fg');
+  assert.equal(v[6]!.trim(), 'clm [mock] idle');
+  assert.equal(v[7], '>');
+  r.stop();
+});
