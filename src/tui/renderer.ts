@@ -13,7 +13,7 @@
 // redrawn as the text above it grows. Rows that scrolled off are never touched again.
 
 import {
-  cursorColumn, cursorDown, cursorTo, cursorUp, CURSOR_HIDE, CURSOR_SHOW, ERASE_DOWN, ERASE_LINE_RIGHT, insertLines,
+  cursorColumn, cursorDown, cursorTo, cursorUp, CURSOR_HIDE, CURSOR_SHOW, ERASE_DOWN, ERASE_LINE_RIGHT, insertLines, RESET_MARGINS,
   scrollDown, scrollUp, setMargins, SGR_RESET, SYNC_BEGIN, SYNC_END,
 } from './escapes.js';
 import { diffRows, EMPTY_ROW, parseRow, type Row, writeCells } from './row.js';
@@ -377,8 +377,9 @@ export class Renderer {
     if (this.hwRow === row && this.hwCol === col) return '';
     let out: string;
     // A line feed moves down without scrolling except on the bottom margin (or the last row).
+    // (margins: 0 = the whole screen, -1 = not known, so no line feeds).
     const bottom = this.margins > 0 ? this.margins - 1 : this.height - 1;
-    if (row === this.hwRow + 1 && col === 0 && this.hwRow >= 0 && this.hwRow !== bottom && this.hwRow < this.height - 1) out = '\r\n';
+    if (row === this.hwRow + 1 && col === 0 && this.hwRow >= 0 && this.margins >= 0 && this.hwRow !== bottom && this.hwRow < this.height - 1) out = '\r\n';
     else if (this.hwRow === row && this.hwCol >= 0 && col > this.hwCol && col - this.hwCol <= 3) out = `\x1b[${col - this.hwCol === 1 ? '' : col - this.hwCol}C`;
     else if (this.hwRow === row && col === 0) out = '\r';
     else out = cursorTo(row, col);
@@ -408,12 +409,13 @@ export class Renderer {
       this.prevRows = rowsOf(H);
       // Force every row to be written: an unknown screen is not a blank one.
       this.prevLines = new Array<string>(H).fill('\u0000');
-      this.margins = -1;
       this.hwRow = -1;
       this.cursorShown = null;
       this.width = W;
       this.height = H;
-      out += SGR_RESET;
+      // Margins back to the whole screen (a resize may have left old ones in force).
+      out += SGR_RESET + RESET_MARGINS;
+      this.margins = 0;
       this.style = DEFAULT_STYLE;
       for (let r = 0; r < H; r++) out += this.moveAbs(r, 0) + ERASE_LINE_RIGHT;
     } else {

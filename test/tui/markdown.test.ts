@@ -1,5 +1,5 @@
 // Markdown to styled lines, checked on a real VT parser: the cells' attributes are what a
-// terminal shows. Includes the original's test_md cases.
+// terminal shows: emphasis, nesting, literal code blocks, table alignment, bold cells, box glyphs, and more.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
