@@ -28,6 +28,9 @@ export const RESET_MARGINS = '\x1b[r';
 export const MODIFY_OTHER_KEYS_ON = '\x1b[>4;2m';
 export const MODIFY_OTHER_KEYS_OFF = '\x1b[>4;0m';
 export const QUERY_CURSOR = '\x1b[6n';
+/** Kitty keyboard protocol, "disambiguate" only: Esc and modified keys as CSI-u (push / pop). */
+export const KITTY_KEYS_ON = '\x1b[>1u';
+export const KITTY_KEYS_OFF = '\x1b[<u';
 
 /** Cursor to 0-based (row, col). */
 export const cursorTo = (row: number, col: number): string => (col === 0 ? `\x1b[${row + 1}H` : `\x1b[${row + 1};${col + 1}H`);

@@ -59,6 +59,13 @@ const TILDE: Record<string, string> = {
 const LETTER: Record<string, string> = {
   A: 'up', B: 'down', C: 'right', D: 'left', H: 'home', F: 'end', E: 'clear', P: 'f1', Q: 'f2', R: 'f3', S: 'f4', M: 'enter',
 };
+/** Kitty keyboard protocol codes of keypad and navigation keys; the modifier keys alone (57441–57454) are ignored. */
+const KITTY_KEYS: Record<number, string> = {
+  57399: '0', 57400: '1', 57401: '2', 57402: '3', 57403: '4', 57404: '5', 57405: '6', 57406: '7', 57407: '8', 57408: '9',
+  57409: '.', 57410: '/', 57411: '*', 57412: '-', 57413: '+', 57414: 'enter', 57415: '=', 57416: ',',
+  57417: 'left', 57418: 'right', 57419: 'up', 57420: 'down', 57421: 'pageup', 57422: 'pagedown', 57423: 'home', 57424: 'end',
+  57425: 'insert', 57426: 'delete',
+};
 const SS3_TEXT: Record<string, string> = {
   j: '*', k: '+', l: ',', m: '-', n: '.', o: '/', p: '0', q: '1', r: '2', s: '3', t: '4', u: '5', v: '6', w: '7', x: '8', y: '9', X: '=',
 };
@@ -353,6 +360,14 @@ export class KeyParser {
   /** A key given by its code point and modifiers (CSI-u, modifyOtherKeys). */
   private emitCode(code: number, mods: number, seq: string): void {
     if (!Number.isInteger(code) || code < 0 || code > 0x10ffff) { this.emit(key('unknown', seq, mods)); return; }
+    if (code >= 0xe000 && code <= 0xf8ff) {
+      // Kitty's functional keys (keypad, media, modifiers alone) live in the private use area.
+      const kp = KITTY_KEYS[code];
+      if (kp === undefined) { if (code < 57441 || code > 57454) this.emit(key('unknown', seq, mods)); return; }
+      if (kp.length === 1 && (mods & ~1) === 0) { this.emit({ type: 'text', text: kp }); return; }
+      this.emit(key(kp, seq, mods));
+      return;
+    }
     if (code === 13 || code === 9 || code === 27 || code === 127 || code === 8 || code === 32 || code < 0x20) {
       this.emit(controlKey(code, seq, mods));
       return;

@@ -6,7 +6,7 @@
 import { writeSync } from 'node:fs';
 import type { ReadStream, WriteStream } from 'node:tty';
 import {
-  ALT_SCREEN_OFF, ALT_SCREEN_ON, CURSOR_SHOW, MODIFY_OTHER_KEYS_OFF, MODIFY_OTHER_KEYS_ON, MOUSE_OFF, MOUSE_ON,
+  ALT_SCREEN_OFF, ALT_SCREEN_ON, CURSOR_SHOW, KITTY_KEYS_OFF, KITTY_KEYS_ON, MODIFY_OTHER_KEYS_OFF, MODIFY_OTHER_KEYS_ON, MOUSE_OFF, MOUSE_ON,
   PASTE_OFF, PASTE_ON, QUERY_CURSOR, RESET_MARGINS, SGR_RESET,
 } from './escapes.js';
 import { type InputEvent, KeyParser, type KeyParserOptions } from './keys.js';
@@ -18,7 +18,8 @@ export interface TerminalModes {
   bracketedPaste?: boolean;
   /** Wheel reports (captures the mouse: the terminal's own selection needs Shift while on). */
   mouse?: boolean;
-  /** Distinct sequences for Shift/Alt+Enter and the like (xterm modifyOtherKeys 2). */
+  /** Distinct sequences for Shift/Alt+Enter and the like: xterm modifyOtherKeys 2, and the kitty
+   * keyboard protocol's "disambiguate" level where the terminal has it (Esc then needs no wait). */
   modifyOtherKeys?: boolean;
 }
 
@@ -89,7 +90,7 @@ export abstract class TerminalBase implements Terminal {
     if (m.altScreen && !this.active.altScreen) out += ALT_SCREEN_ON;
     if (m.bracketedPaste && !this.active.bracketedPaste) out += PASTE_ON;
     if (m.mouse && !this.active.mouse) out += MOUSE_ON;
-    if (m.modifyOtherKeys && !this.active.modifyOtherKeys) out += MODIFY_OTHER_KEYS_ON;
+    if (m.modifyOtherKeys && !this.active.modifyOtherKeys) out += MODIFY_OTHER_KEYS_ON + KITTY_KEYS_ON;
     this.active = { ...this.active, ...Object.fromEntries(Object.entries(m).filter(([, v]) => v)) };
     this.restored = false;
     if (out) this.write(out);
@@ -106,7 +107,7 @@ export abstract class TerminalBase implements Terminal {
     out += SGR_RESET;
     if (this.active.altScreen) out += RESET_MARGINS + ALT_SCREEN_OFF;
     if (this.active.mouse) out += MOUSE_OFF;
-    if (this.active.modifyOtherKeys) out += MODIFY_OTHER_KEYS_OFF;
+    if (this.active.modifyOtherKeys) out += MODIFY_OTHER_KEYS_OFF + KITTY_KEYS_OFF;
     if (this.active.bracketedPaste) out += PASTE_OFF;
     out += CURSOR_SHOW;
     return out;

@@ -155,3 +155,10 @@ test('garbage does not throw and never turns into text with escapes', () => {
   }
   tally('bad_inputs', junk.length);
 });
+
+test('kitty keyboard protocol: Esc and Ctrl keys as CSI-u, keypad keys never become odd text', () => {
+  assert.deepEqual(parse('\x1b[27u\x1b[99;5u\x1b[100;5u'), ['escape', 'ctrl+c', 'ctrl+d']);
+  assert.deepEqual(parse('\x1b[57414u\x1b[57399u\x1b[57413u\x1b[57419;5u'), ['enter', 'text:0', 'text:+', 'ctrl+up']);
+  assert.deepEqual(parse('\x1b[57441;2u\x1b[57400u'), ['text:1'], 'a modifier key alone is no key');
+  assert.deepEqual(parse('\x1b[58000u'), ['unknown']);
+});

@@ -417,3 +417,14 @@ test('inline: resume after a suspend starts the live region below what the shell
   assert.equal(v[7], '>');
   r.stop();
 });
+
+test('full screen: a redraw after the region has been scrolled (margins set) repaints right', async () => {
+  const { vt, r, footer } = await setup('fullscreen', 40, 8);
+  const blocks: Block[] = [];
+  for (let i = 0; i < 20; i++) { const b = done(`row ${i}`); blocks.push(b); r.transcript.add(b); r.renderNow(); }
+  assert.ok(r.stats.scrolls > 0);
+  r.redraw();
+  r.renderNow();
+  await vt.flush();
+  assert.deepEqual(vt.viewport(), await fresh('fullscreen', blocks, footer, 40, 8));
+});
