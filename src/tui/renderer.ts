@@ -61,6 +61,7 @@ export interface RenderStats {
   renderMs: number;
 }
 
+const RESIZE_SETTLE_MS = 30;
 const rowsOf = (n: number): Row[] => Array.from({ length: n }, () => EMPTY_ROW);
 const NONSPACE = /\S/gu;
 const countInk = (rows: readonly Row[]): number => {
@@ -105,6 +106,8 @@ export class Renderer {
   // Inline.
   private regionTop = 0;
   private frozen = 0;
+  /** Non-space characters on the frozen rows (their cells are let go; resize needs the count). */
+  private frozenInk = 0;
   private hiddenDoc = 0;
   private pendingSkipInk = -1;
   private committed = 0;
@@ -191,6 +194,7 @@ export class Renderer {
   stop(): void {
     if (!this.running) return;
     this.cancelTimer();
+    if (this.resizeTimer !== null) { this.clock.clearTimeout(this.resizeTimer); this.resizeTimer = null; }
     if (this.mode === 'inline' && !this.resizing) {
       this.footer = [];
       this.renderNow(true);
@@ -257,6 +261,7 @@ export class Renderer {
       this.prevRows = [];
       this.prevLines = [];
       this.frozen = 0;
+      this.frozenInk = 0;
       this.hiddenDoc = 0;
       this.pendingSkipInk = -1;
       this.prevFooterLen = -1;
@@ -308,9 +313,13 @@ export class Renderer {
 
   private onResize(): void {
     if (this.mode === 'inline') { void this.resizeInline(); return; }
+    // A resize reflows every block: wait for the storm (a window being dragged) to pass.
     this.repaint = true;
-    this.requestRender(true);
+    if (this.resizeTimer !== null) this.clock.clearTimeout(this.resizeTimer);
+    this.resizeTimer = this.clock.setTimeout(() => { this.resizeTimer = null; this.requestRender(true); }, RESIZE_SETTLE_MS);
   }
+
+  private resizeTimer: unknown = null;
 
   /** Draw a frame now (tests, and the timer). `final`: inline, commit every block. */
   renderNow(final = false): void {
@@ -641,8 +650,11 @@ export class Renderer {
         this.hwRow -= drop;
         this.footerStart -= drop;
         this.frozen = 0;
+        this.frozenInk = 0;
         this.hiddenDoc = 0;
       } else {
+        // Committed lines all behind frozen rows: they leave the count of what those rows show.
+        this.frozenInk = Math.max(0, this.frozenInk - countInk(doc.slice(0, commitCount).map((l) => parseRow(l, W))));
         this.hiddenDoc -= commitCount;
         this.prevRows = rows;
         this.prevLines = lines;
@@ -655,7 +667,14 @@ export class Renderer {
       this.prevLines = lines;
     }
     // Rows that scrolled off the top are frozen: the terminal owns them now.
-    while (this.frozen < this.prevRows.length && this.regionTop + this.frozen < 0) { this.frozen++; this.hiddenDoc++; }
+    // Their cells are not needed any more: a reply of thousands of lines keeps none of them.
+    while (this.frozen < this.prevRows.length && this.regionTop + this.frozen < 0) {
+      this.frozenInk += countInk([this.prevRows[this.frozen]!]);
+      this.prevRows[this.frozen] = EMPTY_ROW;
+      this.prevLines[this.frozen] = '';
+      this.frozen++;
+      this.hiddenDoc++;
+    }
     return out;
   }
 
@@ -703,7 +722,7 @@ export class Renderer {
         const y0 = rows.length === 0 ? cr : Math.max(0, Math.min(H1 - 1, tops[f]!));
         this.width = W1;
         this.height = H1;
-        const ink = countInk(rows.slice(0, f));
+        const ink = this.frozenInk + countInk(rows.slice(this.frozen, f));
         const out = SGR_RESET + cursorTo(y0, 0) + ERASE_DOWN;
         this.style = DEFAULT_STYLE;
         this.emit(SYNC_BEGIN + out + SYNC_END);
@@ -711,6 +730,7 @@ export class Renderer {
         this.prevRows = rows.slice(0, f);
         this.prevLines = this.prevLines.slice(0, f);
         this.frozen = f;
+        this.frozenInk = ink;
         // The doc lines hidden behind frozen rows are found again by their content at the new width.
         this.pendingSkipInk = f > 0 ? ink : -1;
         if (f === 0) this.hiddenDoc = 0;

@@ -428,3 +428,41 @@ test('full screen: a redraw after the region has been scrolled (margins set) rep
   await vt.flush();
   assert.deepEqual(vt.viewport(), await fresh('fullscreen', blocks, footer, 40, 8));
 });
+
+test('full screen: a resize storm is drawn once, after it settles', async () => {
+  let now = 0;
+  const pending: { at: number; fn: () => void }[] = [];
+  const clock: Clock = {
+    now: () => now,
+    setTimeout: (fn, ms) => { const t = { at: now + ms, fn }; pending.push(t); return t; },
+    clearTimeout: (h) => { const i = pending.indexOf(h as never); if (i >= 0) pending.splice(i, 1); },
+  };
+  const advance = (ms: number) => {
+    const end = now + ms;
+    for (;;) {
+      pending.sort((a, b) => a.at - b.at);
+      const t = pending[0];
+      if (!t || t.at > end) break;
+      pending.shift();
+      now = t.at;
+      t.fn();
+    }
+    now = end;
+  };
+  const vt = new VirtualTerminal(60, 20);
+  const r = new Renderer(vt, { mode: 'fullscreen', clock });
+  const footer = new Footer();
+  r.setFooter([footer]);
+  await r.start();
+  const blocks = Array.from({ length: 50 }, (_, i) => done(`entry ${i}`));
+  for (const b of blocks) r.transcript.add(b);
+  r.renderNow();
+  const repaints = r.stats.fullRepaints;
+  for (let i = 0; i < 12; i++) { vt.resize(40 + i, 15 + (i % 4)); advance(8); }
+  assert.equal(r.stats.fullRepaints, repaints, 'nothing drawn while the size keeps changing');
+  advance(100);
+  assert.equal(r.stats.fullRepaints, repaints + 1);
+  await vt.flush();
+  assert.deepEqual(vt.viewport(), await fresh('fullscreen', blocks, footer, 51, 18));
+  r.stop();
+});
