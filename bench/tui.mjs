@@ -2,7 +2,7 @@
 // (esbuild, minified, lazy chunks) into .bench-tmp/tui/:
 //   - bytes written per streamed chunk, full screen and inline: a 2,000-line transcript at
 //     110×32, a fast model (one 40-character delta every 4 ms, simulated clock), a status bar
-//     whose spinner and tok/s change as a UI's would; goal ≤ ~43 B (the ncurses original)
+//     whose spinner and tok/s change as a UI's would; goal ≤ ~43 B (issue 10)
 //   - render work per chunk (composing, diffing and drawing the frames + markdown)    goal ≤ 1 ms
 //   - PgUp through a 10,000-line transcript, per step                                  goal ≤ 2 ms
 //   - markdown streaming: a 28 KB answer in 40-character deltas, total and per delta, and the
@@ -298,7 +298,26 @@ async function highlightCost(T) {
   return { loadMs: load, firstMs: first, warmMs: performance.now() - t2 };
 }
 
+/** Whether the CLI's entry chunk (what -o, -H and non-terminal runs load) pulls in the toolkit. */
+async function oneShotLoadsToolkit() {
+  const r = await build({
+    entryPoints: { cli: join(root, 'src/cli/main.ts') }, outdir: join(tmp, 'cli'), write: false, metafile: true, splitting: true,
+    bundle: true, platform: 'node', format: 'esm', target: 'node20', external: ['wasmoon', '@modelcontextprotocol/*'], logLevel: 'silent',
+  });
+  const outs = r.metafile.outputs;
+  const seen = new Set();
+  const stack = [Object.keys(outs).find((k) => outs[k].entryPoint === 'src/cli/main.ts')];
+  while (stack.length) {
+    const o = stack.pop();
+    if (seen.has(o)) continue;
+    seen.add(o);
+    for (const i of outs[o].imports) if (i.kind === 'import-statement' && outs[i.path]) stack.push(i.path);
+  }
+  return [...seen].some((o) => Object.keys(outs[o].inputs).some((i) => i.startsWith('src/tui/')));
+}
+
 const { mod: T, chunks } = await bundle();
+const leaks = await oneShotLoadsToolkit();
 const cold = coldStart();
 const full = await streamRun(T, 'fullscreen');
 const inline = await streamRun(T, 'inline');
@@ -330,6 +349,7 @@ const rows = [
   ['highlight.js: load / 200 lines of TS first / warm', `${f(hl.loadMs, 1)} / ${f(hl.firstMs, 1)} / ${f(hl.warmMs, 1)} ms`, ''],
   [`line editor: paste of ${kb(ed.bytes)}, then a keystroke (insert + render)`, `${f(ed.pasteMs, 1)} ms, ${f(ed.keyMs, 3)} ms`, ''],
   ['toolkit import in a fresh process / first frame (plain text) / first markdown', `${f(cold.importMs, 1)} / ${f(cold.frameMs, 1)} / ${f(cold.mdMs, 1)} ms`, ''],
+  ['CLI entry chunk (one-shot, -H, non-terminal paths) loads src/tui', leaks ? 'YES' : 'no', 'no'],
   ['bundle: ' + Object.entries(chunks).filter(([k]) => !k.includes('/')).map(([k, v]) => `${k} ${kb(v)}`).join(', '), '', ''],
 ];
 const w = [0, 1, 2].map((c) => Math.max(...rows.map((r) => r[c].length), 6));
