@@ -4,6 +4,7 @@
 
 import { existsSync } from 'node:fs';
 import { configDir, loadConfig, resolveConnection, type Connection } from '../config/index.js';
+import type { UiMode } from '../config/types.js';
 import type { CliArgs } from './args.js';
 
 export { configDir };
@@ -25,6 +26,10 @@ export interface ResolvedRun extends Connection {
   maxIterations: number;
   /** Non-fatal problems found while loading the configuration. */
   warnings: string[];
+  /** The interactive UI's settings from config.lua (`ui`, `show_thinking`, `expand_output`). */
+  ui?: UiMode;
+  showThinking: boolean;
+  expandOutput: boolean;
 }
 
 /** A configuration problem: exit status 2 with the message. */
@@ -43,6 +48,9 @@ export async function resolveRun(args: CliArgs, env: NodeJS.ProcessEnv, log?: (l
       mcpReadyTimeoutMs: cfg?.mcpReadyTimeoutMs,
       maxIterations: args.maxTurns ?? cfg?.maxIterations ?? DEFAULT_MAX_ITERATIONS,
       warnings: cfg?.warnings ?? [],
+      ui: cfg?.ui,
+      showThinking: cfg?.showThinking ?? false,
+      expandOutput: cfg?.expandOutput ?? false,
     };
   } catch (e) {
     // Messages start with the file's short name (config.lua:4: …); add where that file is.

@@ -55,6 +55,11 @@ export interface Runtime {
   switchAgent(name: string): Promise<void>;
   /** Close everything; whether the session file was kept (print "session: <id> …" then). */
   close(): Promise<{ sessionKept: boolean }>;
+  /**
+   * Close the session file now, synchronously (an exit path that cannot wait for close(): a
+   * crash, a signal); an empty one is deleted. Whether it was kept; close() later says the same.
+   */
+  closeSessionNow(): { sessionKept: boolean };
 }
 
 export interface RuntimeOptions {
@@ -70,6 +75,8 @@ export interface RuntimeOptions {
   resumeId?: string;
   /** The connection and settings are known (start-up goes on). */
   onResolved?(run: ResolvedRun): void;
+  /** Compact at the end of a turn that leaves the context over the threshold (the interactive UI). */
+  autocompactAtTurnEnd?: boolean;
 }
 
 /** One agent with its tool sources; a switch of profile makes a new one. */
@@ -104,9 +111,11 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   const sessions = new SessionLog({ resumeId: o.resumeId, secrets: firstRun.secrets, env, notice, meta: meta(firstRun) });
 
   let closed = false;
+  let sessionClosed: { sessionKept: boolean } | null = null;
+  const closeSession = () => (sessionClosed ??= { sessionKept: sessions.close() });
 
   const start = (run: ResolvedRun): Generation => {
-    const agent = createAgent(agentConfig(run, { stream: !args.noStream, builtinTools: builtinTools().map(wrap) }), host, {
+    const agent = createAgent(agentConfig(run, { stream: !args.noStream, builtinTools: builtinTools().map(wrap), autocompactAtTurnEnd: o.autocompactAtTurnEnd }), host, {
       onPermission: o.onPermission ?? ((req) => req.respond('allow_once')),
     });
     const unsubscribe = [agent.subscribe(emit), sessions.follow(agent)];
@@ -190,8 +199,9 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
       await Promise.allSettled([gen.sources.close(), stopBackgroundJobs()]);
       gen.detach();
       host.close();
-      return { sessionKept: sessions.close() };
+      return closeSession();
     },
+    closeSessionNow: () => closeSession(),
   };
 }
 
