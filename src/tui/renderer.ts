@@ -210,7 +210,7 @@ export class Renderer {
     if (!this.running) return;
     this.cancelTimer();
     if (this.resizeTimer !== null) { this.clock.clearTimeout(this.resizeTimer); this.resizeTimer = null; }
-    if (this.mode === 'inline' && !this.resizing) {
+    if (this.mode === 'inline' && !this.resizing && this.terminal.isActive) {
       this.footer = [];
       this.renderNow(true);
       // Leave the cursor at the start of the line below the transcript.
@@ -338,7 +338,8 @@ export class Renderer {
 
   /** Draw a frame now (tests, and the timer). `final`: inline, commit every block. */
   renderNow(final = false): void {
-    if (!this.running || this.resizing) return;
+    // A terminal restored behind the renderer's back (a signal, a crash) is not drawn on again.
+    if (!this.running || this.resizing || !this.terminal.isActive) return;
     this.cancelTimer();
     const t0 = performance.now();
     const out = this.mode === 'fullscreen' ? this.frameFullscreen() : this.frameInline(final);

@@ -36,6 +36,8 @@ export interface Terminal {
   setRestorePreamble(fn: (() => string) | null): void;
   /** Turn every mode back off; safe to call any number of times, from anywhere. */
   restore(): void;
+  /** Modes are on (entered, and not restored since): a screen may draw. */
+  readonly isActive: boolean;
   /** Ask where the cursor is (1-based); null when the terminal does not answer in time. */
   queryCursorPosition(timeoutMs?: number): Promise<{ row: number; col: number } | null>;
 }
@@ -56,6 +58,10 @@ export abstract class TerminalBase implements Terminal {
 
   abstract get columns(): number;
   abstract get rows(): number;
+
+  get isActive(): boolean {
+    return !this.restored;
+  }
   abstract write(data: string): void;
   /** Write synchronously (restore paths, where nothing asynchronous runs any more). */
   protected abstract writeNow(data: string): void;

@@ -286,6 +286,22 @@ test('inline: starts below what is already on the screen and leaves it alone', a
   assert.deepEqual(vt.viewport().slice(0, 4), ['$ ls', 'file1 file2', '$ clm', 'hello']);
 });
 
+test('once the terminal was restored (a signal), a frame still pending writes nothing', async () => {
+  for (const mode of ['fullscreen', 'inline'] as const) {
+    const { vt, r } = await setup(mode);
+    r.transcript.add(done('late text'));
+    r.requestRender();
+    vt.restore();
+    const restored = vt.takeWritten();
+    assert.ok(restored.includes('\x1b[?25h'), mode);
+    await new Promise((res) => setTimeout(res, 80));
+    r.renderNow();
+    assert.equal(vt.takeWritten(), '', `${mode}: drew after the restore`);
+    r.stop();
+    assert.equal(vt.takeWritten(), '', `${mode}: stop wrote after the restore`);
+  }
+});
+
 test('inline: a frame asked for while the start waits for the cursor report is drawn after it, where the region is', async () => {
   const vt = new VirtualTerminal(40, 10);
   vt.write('$ ls\r\nfile1 file2\r\n');

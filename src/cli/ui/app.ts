@@ -42,9 +42,6 @@ const HINTS_FULLSCREEN = '^R reasoning  ^O output  ^L redraw  PgUp/PgDn/End scro
 const HINTS_INLINE = '^R reasoning  ^O output  ^L redraw ';
 const WHEEL_ROWS = 3;
 
-/** The states between which the original takes a queued prompt (its "decision points"). */
-const DECISION_POINTS = new Set(['calling_tool>thinking', 'thinking>calling_tool', 'thinking>complete']);
-
 export interface UiOptions {
   env?: NodeJS.ProcessEnv;
 }
@@ -74,6 +71,7 @@ class UiApp {
   private readonly perms: PermissionQueue;
   private readonly probe: ConnectionProbe;
   private rt: Runtime | null = null;
+  private creating: Promise<Runtime> | null = null;
   private ready = false;
   private quitting = false;
   private exitCode = 0;
@@ -142,13 +140,14 @@ class UiApp {
     onTerminate((_sig, code) => this.quit(code));
     if (early) this.startScreen(early);
     try {
-      this.rt = await createRuntime({
+      this.creating = createRuntime({
         args: this.args, env: this.env, resumeId: this.resumeId, autocompactAtTurnEnd: true,
         policy: { allow: this.args.allowTools, deny: this.args.denyTools },
         onEvent: (e) => this.guard(() => this.event(e)),
         onPermission: (req: PermissionRequest) => this.perms.request(req),
         onResolved: (r) => this.resolved(r, early),
       });
+      this.rt = await this.creating;
     } catch (e) {
       onInterrupt(null);
       onTerminate(null);
@@ -159,6 +158,7 @@ class UiApp {
     }
     await this.started;
     const rt = this.rt;
+    if (this.quitting) { const code = await this.done; offExit(); return code; }
     if (rt.resumed) {
       this.view.replay(rt.resumed.transcript);
       this.view.print(`[resumed session ${rt.resumed.id}]`, 'notice');
@@ -213,7 +213,7 @@ class UiApp {
     this.ready = true;
     this.secrets.add(this.rt.run.secrets);
     this.probe.start();
-    if (this.forever && this.queue.isEmpty) this.startTurn(this.forever, false);
+    if (this.forever && this.queue.isEmpty) this.startTurn(this.forever);
     this.drain();
   }
 
@@ -222,18 +222,18 @@ class UiApp {
     if (this.quitting) return;
     this.quitting = true;
     this.exitCode = code;
-    void this.shutdown();
-  }
-
-  private async shutdown(): Promise<void> {
     this.stopSpinner();
     this.probe.stop();
     onInterrupt(null);
     onTerminate(null);
-    await this.started?.catch(() => {});
+    // The terminal comes back at once (a signal's handler runs next and must find it restored).
     this.screen?.stop();
     this.term.restore();
-    const rt = this.rt;
+    void this.shutdown();
+  }
+
+  private async shutdown(): Promise<void> {
+    const rt = this.rt ?? await this.creating?.catch(() => null) ?? null;
     if (rt) {
       const { sessionKept } = await rt.close();
       this.printSession(sessionKept, (s) => process.stderr.write(s));
@@ -316,15 +316,9 @@ class UiApp {
         this.batch = null;
         this.tokensPerSec = 0;
         break;
-      case 'state': {
-        const from = this.state;
+      case 'state':
         this.state = e.state;
-        if (DECISION_POINTS.has(`${from}>${e.state}`)) {
-          const t = this.queue.take();
-          if (t !== null) this.view.echo(t);
-        }
         break;
-      }
       case 'tool_batch':
         this.batch = e.completed < e.total ? { completed: e.completed, total: e.total } : null;
         break;
@@ -355,17 +349,18 @@ class UiApp {
     const rt = this.rt;
     if (!rt || !this.ready || this.quitting || rt.agent.busy) return;
     const next = this.queue.next();
-    if (next) { this.startTurn(next.text, next.echoed); return; }
-    if (this.forever && (this.lastStatus === 0 || this.lastStatus === ECANCELED)) this.startTurn(this.forever, false);
+    if (next !== null) { this.startTurn(next); return; }
+    if (this.forever && (this.lastStatus === 0 || this.lastStatus === ECANCELED)) this.startTurn(this.forever);
   }
 
-  private startTurn(text: string, echoed: boolean): void {
+  private startTurn(text: string): void {
     const rt = this.rt!;
-    if (!echoed) this.view.echo(text);
+    if (rt.agent.busy) { this.queue.unshift(text); this.render(); return; }
+    this.view.echo(text);
     try {
       rt.agent.submit(text);
     } catch (e) {
-      if (e instanceof ClmError && e.code === 'EBUSY') { this.queue.unshift(text, true); return; }
+      if (e instanceof ClmError && e.code === 'EBUSY') { this.queue.unshift(text); return; }
       this.view.print(`error: ${e instanceof Error ? e.message : String(e)}`, 'error');
     }
     this.render();
@@ -397,7 +392,7 @@ class UiApp {
       this.render(true);
       return;
     }
-    this.startTurn(text, false);
+    this.startTurn(text);
   }
 
   private cancelTurn(): boolean {

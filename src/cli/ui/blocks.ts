@@ -62,10 +62,19 @@ export function bannerBlock(): Block {
   return new TextBlock(BANNER, THEME.notice, { tight: true });
 }
 
+/** ... and at most this many characters. */
+export const ECHO_MAX_CHARS = 8000;
+
 /** `you> <text>` in the user's colour; continuation lines indented under the text. */
 export function userEcho(text: string): Block {
   const { lines, more } = headLines(sanitize(text), ECHO_MAX_LINES);
   let shown = lines.join('\n');
+  let cut = 0;
+  if (shown.length > ECHO_MAX_CHARS) {
+    cut = shown.length - ECHO_MAX_CHARS;
+    shown = shown.slice(0, ECHO_MAX_CHARS);
+  }
+  if (cut) shown += ` (+${cut} more characters)`;
   if (more) shown += `\n(+${more} more line${more === 1 ? '' : 's'})`;
   return new TextBlock(shown, THEME.user, { prefix: paint('you> ', THEME.user), restPrefix: '     ' });
 }

@@ -63,6 +63,8 @@ export class TranscriptView implements ToolView {
   private reasoningSince: ReasoningBlock[] = [];
   /** The agent's own notice about a compaction the view has just shown. */
   private skipCompactedNotice = false;
+  /** A compaction of this turn failed with this error (shown already: the turn's end need not repeat it). */
+  private compactionError: string | null = null;
 
   constructor(
     private readonly host: ViewHost,
@@ -149,6 +151,7 @@ export class TranscriptView implements ToolView {
       case 'turn_start':
         this.closeSegments();
         this.labelShown = false;
+        this.compactionError = null;
         if (e.origin === 'notify' && e.prompt) this.add(new TextBlock(this.secrets.mask(sanitize(e.prompt)), THEME.meta));
         return;
       case 'text': {
@@ -217,7 +220,7 @@ export class TranscriptView implements ToolView {
         this.closeSegments();
         this.closeBatch(false);
         if (e.status === ECANCELED) { if (e.error !== 'agent closed') this.add(noticeBlock('[cancelled]', THEME.timeout)); }
-        else if (e.status !== 0 && e.error) this.add(errorBlock(`error: ${this.secrets.mask(turnError(e.status, e.error))}`));
+        else if (e.status !== 0 && e.error && e.error !== this.compactionError) this.add(errorBlock(`error: ${this.secrets.mask(turnError(e.status, e.error))}`));
         return;
       default:
     }
@@ -231,6 +234,7 @@ export class TranscriptView implements ToolView {
       return;
     }
     if (e.phase === 'failed') {
+      this.compactionError = e.error;
       this.add(noticeBlock(`[compaction failed: ${this.secrets.mask(e.error)}]`, THEME.timeout));
       return;
     }
