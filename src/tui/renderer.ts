@@ -584,6 +584,15 @@ export class Renderer {
           const scrolled = Math.max(0, bottom + k - (H - 1));
           const pScreen = this.regionTop - scrolled + p;
           if (pScreen >= 0 && p >= this.frozen && this.onScreen(prev.length - 1)) {
+            // Rows this growth pushes off the top are never drawn again: what changed in them
+            // (the end of a half-streamed line) is written first, while they are on screen.
+            for (let i = Math.max(this.frozen, -this.regionTop); i < p && this.regionTop - scrolled + i < 0; i++) {
+              if (lines[i] === prevLines[i]) continue;
+              const row = parseRow(lines[i]!, W);
+              out += this.writeRowChange(prev[i]!, row, (c) => this.moveRel(i, c), W);
+              prev[i] = row;
+              prevLines[i] = lines[i]!;
+            }
             // The column does not matter for the line feeds, nor after IL (it homes the cursor).
             out += (this.hwRow === prev.length - 1 ? '' : this.moveRel(prev.length - 1, 0)) + this.plain() + '\n'.repeat(k);
             this.hwRow += k;

@@ -360,6 +360,29 @@ test('inline: a 500-line reply streams with few bytes per chunk; its first lines
   assert.ok(!after.includes('clm [mock]'), 'the footer is gone at stop');
 });
 
+test('inline: a row that changes in the frame that pushes it off the screen is written before it goes', async () => {
+  const { vt, r, footer } = await setup('inline', 80, 20);
+  r.transcript.add(done('you> long'));
+  const reply = new Text('');
+  r.transcript.add(reply);
+  const text = Array.from({ length: 300 }, (_, i) => `line ${i + 1}\n`).join('\n');
+  const size = Math.ceil(text.length / 100);
+  let n = 0;
+  // Three deltas a frame: one frame adds most of a screen below a half-written line.
+  for (let i = 0; i < text.length; i += size) {
+    reply.text = text.slice(0, i + size).replace(/\n$/, '');
+    r.transcript.changed(reply);
+    if (++n % 3 === 0) { footer.status = `frame ${n}`; r.renderNow(); await vt.flush(); }
+  }
+  reply.final = true;
+  r.transcript.changed(reply);
+  r.renderNow();
+  await vt.flush();
+  const all = [...vt.scrollback(), ...vt.viewport()].filter((l) => l.startsWith('l'));
+  assert.deepEqual(all, Array.from({ length: 300 }, (_, i) => `line ${i + 1}`));
+  r.stop();
+});
+
 test('inline: resizing while a long reply streams tears and doubles nothing', async () => {
   const { vt, r } = await setup('inline', 60, 16);
   const reply = new Text('');
