@@ -351,6 +351,11 @@ export class Renderer {
     }
   }
 
+  /** To the start of the next row (which the caller knows is on screen, so no scroll). */
+  private get nextRow(): string {
+    return this.terminal.lineFeedReturns ? '\n' : '\r\n';
+  }
+
   private emit(s: string): void {
     this.stats.bytes += s.length + (/[^\x00-\x7f]/.test(s) ? Buffer.byteLength(s) - s.length : 0);
     this.terminal.write(s);
@@ -404,7 +409,7 @@ export class Renderer {
     // A line feed moves down without scrolling except on the bottom margin (or the last row).
     // (margins: 0 = the whole screen, -1 = not known, so no line feeds).
     const bottom = this.margins > 0 ? this.margins - 1 : this.height - 1;
-    if (row === this.hwRow + 1 && col === 0 && this.hwRow >= 0 && this.margins >= 0 && this.hwRow !== bottom && this.hwRow < this.height - 1) out = '\r\n';
+    if (row === this.hwRow + 1 && col === 0 && this.hwRow >= 0 && this.margins >= 0 && this.hwRow !== bottom && this.hwRow < this.height - 1) out = this.nextRow;
     else if (this.hwRow === row && this.hwCol >= 0 && col > this.hwCol && col - this.hwCol <= 3) out = `\x1b[${col - this.hwCol === 1 ? '' : col - this.hwCol}C`;
     else if (this.hwRow === row && col === 0) out = '\r';
     else out = cursorTo(row, col);
@@ -494,7 +499,7 @@ export class Renderer {
       // The row below is on screen, so a line feed cannot scroll.
       this.hwRow = row;
       this.hwCol = 0;
-      return '\r\n';
+      return this.nextRow;
     }
     if (row !== this.hwRow) {
       out += row < this.hwRow ? cursorUp(this.hwRow - row) : cursorDown(row - this.hwRow);
@@ -637,7 +642,8 @@ export class Renderer {
         if (this.hwRow === i) out += this.moveRel(i, 0);
         else {
           // A new row below the region: a line feed from its last row (the terminal scrolls at the bottom).
-          out += this.moveRel(i - 1, 0) + this.plain() + '\n';
+          const onRow = this.terminal.lineFeedReturns && this.hwRow === i - 1;
+          out += (onRow ? '' : this.moveRel(i - 1, 0)) + this.plain() + '\n';
           this.hwRow = i;
           if (this.regionTop + i > H - 1) this.regionTop = H - 1 - i;
         }

@@ -13,7 +13,7 @@ import { ECHO_MAX_LINES, headLines, userEcho } from '../../src/cli/ui/blocks.js'
 import { ConnectionProbe } from '../../src/cli/ui/connection-probe.js';
 import { PermissionQueue } from '../../src/cli/ui/permission-queue.js';
 import { PromptQueue } from '../../src/cli/ui/prompt-queue.js';
-import { modeBeforeConfig, modeOf } from '../../src/cli/ui/screen-mode.js';
+import { modeBeforeConfig, modeOf, withoutLuaComments } from '../../src/cli/ui/screen-mode.js';
 import { MaskedStream, SecretList } from '../../src/cli/ui/secret-mask.js';
 import { gauge, infoText, statusText, type StatusState } from '../../src/cli/ui/status-bar.js';
 import { clampLine, countCall, emptyTally, tallyText, toolSummary } from '../../src/cli/ui/tool-summary.js';
@@ -191,6 +191,11 @@ test('screen mode: --no-alt-screen, else a config that mentions ui waits for the
   assert.equal(modeBeforeConfig(false, env), 'fullscreen');
   dirs.write('config.lua', 'return { model = "a/b" }');
   assert.equal(modeBeforeConfig(false, env), 'fullscreen');
+  dirs.write('config.lua', '-- ui = "inline"\n--[[ ui = "inline" ]]\nreturn { model = "a/b", system_prompt = "use the ui -- carefully" }');
+  assert.equal(modeBeforeConfig(false, env), null, 'a string that mentions ui counts (only loading the file tells)');
+  dirs.write('config.lua', '-- ui = "inline"\n--[==[ ui\n]==]\nreturn { model = "a/b" } -- ui');
+  assert.equal(modeBeforeConfig(false, env), 'fullscreen', 'comments do not count');
+  assert.equal(withoutLuaComments('a = "x--y" -- c\nb = [[--]] --[[ d ]] e'), 'a = "x--y" \nb = [[--]]  e');
   mkdirSync(join(dirs.clm, 'agents'), { recursive: true });
   writeFileSync(join(dirs.clm, 'agents', 'x.lua'), 'return { ui = "inline" }');
   assert.equal(modeBeforeConfig(false, env), null);

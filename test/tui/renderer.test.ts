@@ -130,6 +130,38 @@ test('full screen: streaming into a 2,000-line transcript scrolls the region in 
   assert.deepEqual(vt.viewport(), await fresh('fullscreen', blocks, footer, 110, 32), 'the screen is what a fresh render shows');
 });
 
+test('a terminal whose line feed returns (a tty in raw mode, ONLCR) gets LF for the next row, and the same screens', async () => {
+  const words = 'the quick brown fox jumps over the lazy dog and keeps running '.split(' ');
+  const run = async (mode: 'fullscreen' | 'inline', lineFeedReturns: boolean) => {
+    const vt = new VirtualTerminal(60, 12, { lineFeedReturns });
+    const r = new Renderer(vt, { mode });
+    const footer = new Footer();
+    r.setFooter([footer]);
+    await r.start();
+    for (let i = 0; i < 30; i++) r.transcript.add(done(`old line ${i}`));
+    const reply = new Text('');
+    r.transcript.add(reply);
+    for (let i = 0; i < 60; i++) {
+      reply.text += `${words[i % words.length]} ${i % 9 === 8 ? '\n' : ''}`;
+      r.transcript.changed(reply);
+      footer.status = `${i}`;
+      r.renderNow();
+    }
+    await vt.flush();
+    const out = { screen: vt.viewport(), scrollback: vt.scrollback(), bytes: vt.written.length, crlf: vt.written.includes('\r\n') };
+    r.stop();
+    return out;
+  };
+  for (const mode of ['fullscreen', 'inline'] as const) {
+    const plain = await run(mode, false);
+    const lf = await run(mode, true);
+    assert.deepEqual(lf.screen, plain.screen, mode);
+    assert.deepEqual(lf.scrollback, plain.scrollback, mode);
+    assert.ok(lf.bytes < plain.bytes, `${mode}: ${lf.bytes} ≥ ${plain.bytes}`);
+    assert.ok(!lf.crlf, `${mode}: CR LF written where LF does`);
+  }
+});
+
 test('full screen: scrolled up, the viewport holds still while text streams in; PgUp/PgDn/End', async () => {
   const { vt, r } = await setup('fullscreen', 50, 10);
   for (let i = 0; i < 100; i++) r.transcript.add(done(`line ${i}`));

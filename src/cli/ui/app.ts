@@ -38,6 +38,8 @@ import { type ConnectionView, statusLine } from './status-bar.js';
 import { TranscriptView } from './transcript-view.js';
 
 const SPINNER_MS = 100;
+/** Streamed content is drawn at most this often (the original's repaint tick); keys at once. */
+const FRAME_MS = 80;
 const HINTS_FULLSCREEN = '^R reasoning  ^O output  ^L redraw  PgUp/PgDn/End scroll ';
 const HINTS_INLINE = '^R reasoning  ^O output  ^L redraw ';
 const WHEEL_ROWS = 3;
@@ -195,7 +197,7 @@ class UiApp {
 
   private startScreen(mode: UiMode): void {
     this.mode = mode;
-    const screen = new Renderer(this.term, { mode, transcript: this.transcript });
+    const screen = new Renderer(this.term, { mode, transcript: this.transcript, frameMs: FRAME_MS });
     screen.setFooter([this.completions, this.queue, this.perms, { render: (w: number) => [this.statusBar(w)] }, this.input]);
     this.screen = screen;
     this.started = screen.start().then(() => {
@@ -228,6 +230,7 @@ class UiApp {
     onTerminate(null);
     // The terminal comes back at once (a signal's handler runs next and must find it restored).
     this.screen?.stop();
+    this.logStats('exit');
     this.term.restore();
     void this.shutdown();
   }
@@ -254,6 +257,14 @@ class UiApp {
     this.sessionPrinted = true;
     const id = this.rt?.session?.id;
     if (kept && id) write(`session: ${id} (resume with clm -r ${id})\n`);
+  }
+
+  /** What drawing has cost so far, for the debug log (CLM_DEBUG_LOG; the bench reads it). */
+  private logStats(when: string): void {
+    const log = this.rt?.host.log;
+    const st = this.screen?.stats;
+    if (!log || !st) return;
+    log(`ui ${when}: mode=${this.mode} frames=${st.frames} bytes=${st.bytes} repaints=${st.fullRepaints} scrolls=${st.scrolls} render_ms=${st.renderMs.toFixed(3)}`);
   }
 
   /** A fault in the screen's own code shows in the transcript; the session goes on. */
@@ -312,6 +323,7 @@ class UiApp {
     }
     switch (e.type) {
       case 'turn_start':
+        this.logStats('turn start');
         this.setBusy(true);
         this.batch = null;
         this.tokensPerSec = 0;
@@ -335,6 +347,7 @@ class UiApp {
         this.perms.turnEnded();
         this.lastStatus = e.status;
         if (e.status !== 0 && e.status !== ECANCELED) this.probe.now();
+        this.logStats('turn end');
         break;
       default:
     }
