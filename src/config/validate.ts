@@ -7,7 +7,7 @@
 // a nonzero number; show_thinking/expand_output accept booleans as well as "true"/"false"; an
 // empty table is accepted wherever a list is expected (Lua cannot tell {} from an empty list).
 
-import { readFileSync } from 'node:fs';
+import { readRegularFileSync } from '../host/regular-file.js';
 import type { ProviderKind } from '../core/types.js';
 import { ConfigError } from './errors.js';
 import { childPath } from './key-path.js';
@@ -60,7 +60,7 @@ function fail(ctx: ValidateContext, path: string, problem: string): never {
  */
 export function lineOfKey(file: string, path: string): number | undefined {
   let src: string;
-  try { src = readFileSync(file, 'utf8'); } catch { return undefined; }
+  try { src = readRegularFileSync(file, 4 * 1024 * 1024).toString('utf8'); } catch { return undefined; }
   let pos = 0;
   for (const raw of path.split('.')) {
     const seg = raw.replace(/^\[?["']?|["']?\]?$/g, '');
