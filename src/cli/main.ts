@@ -1,6 +1,7 @@
 // clm(1): dispatch on flags. Heavy modules (Lua, MCP, config) are imported only by the paths
 // that need them, so `clm -V` and a plain one-shot start fast.
 
+import { hasConfigFile } from '../config/paths.js';
 import { CLM_VERSION } from '../host/version.js';
 import { parseArgs, USAGE, UsageError } from './args.js';
 import { installSignalHandlers } from './signals.js';
@@ -19,6 +20,8 @@ async function main(argv: string[]): Promise<number> {
   }
   if (args.command === 'version') { process.stdout.write(`clm ${CLM_VERSION}\n`); return 0; }
   if (args.command === 'help') { process.stdout.write(USAGE); return 0; }
+  // config.lua is evaluated in a worker thread: start it now, so it boots while the rest loads.
+  if (args.command !== 'setup' && hasConfigFile()) void import('../config/evaluator.js').then((m) => m.prestartConfigEvaluator(), () => {});
   const color = !!process.stderr.isTTY && !process.env.NO_COLOR;
   const { CliError } = await import('./runtime.js');
   const { ConfigProblem } = await import('./resolve.js');

@@ -49,8 +49,13 @@ export class ConfigEvaluator {
   private nextId = 1;
   private closed = false;
 
-  constructor(private readonly log: (line: string) => void = () => {}) {
+  constructor(private log: (line: string) => void = () => {}) {
     this.thread = this.spawn();
+  }
+
+  /** Where the worker's log lines go from now on. */
+  setLog(log: (line: string) => void): void {
+    this.log = log;
   }
 
   private spawn(): Thread {
@@ -141,4 +146,22 @@ export class ConfigEvaluator {
     for (const [, w] of this.pending) w.resolve({ ok: false, message: reason });
     this.pending.clear();
   }
+}
+
+let prestarted: ConfigEvaluator | null = null;
+
+/**
+ * Start an evaluator before it is needed: the CLI calls this as soon as it knows a config.lua
+ * exists, so the worker boots (on another core) while the rest of the program loads.
+ */
+export function prestartConfigEvaluator(): void {
+  prestarted ??= new ConfigEvaluator();
+}
+
+/** The prestarted evaluator if there is one, else a new one. */
+export function createConfigEvaluator(log: (line: string) => void): ConfigEvaluator {
+  const e = prestarted;
+  prestarted = null;
+  if (e) { e.setLog(log); return e; }
+  return new ConfigEvaluator(log);
 }

@@ -228,8 +228,8 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<ClmConfi
 }
 
 async function startEvaluator(log: (l: string) => void): Promise<ConfigEvaluator> {
-  const { ConfigEvaluator } = await import('./evaluator.js');
-  return new ConfigEvaluator(log);
+  const { createConfigEvaluator } = await import('./evaluator.js');
+  return createConfigEvaluator(log);
 }
 
 /** A profile file evaluated later (selectAgent): a fresh state gets the same secrets.lua and config.lua first. */
