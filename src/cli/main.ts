@@ -54,8 +54,17 @@ async function main(argv: string[]): Promise<number> {
 }
 
 // A reader that goes away (`clm -o … | head`) must not crash the run with an EPIPE stack trace:
-// the turn finishes, the session is written, the output is simply lost.
-for (const s of [process.stdout, process.stderr]) s.on('error', () => {});
+// the turn finishes, the session is written, the output is simply lost. Any other failure to
+// write the output (a full disk, an I/O error) makes the run fail: the result did not arrive.
+let outputError: NodeJS.ErrnoException | undefined;
+process.stdout.on('error', (e: NodeJS.ErrnoException) => { if (e.code !== 'EPIPE') outputError ??= e; });
+process.stderr.on('error', () => {});
+
+/** "ENOSPC (no space left on device)". */
+function describeWriteError(e: NodeJS.ErrnoException): string {
+  const text = e.message.replace(/^[A-Z0-9]+: /, '').replace(/, write$/, '');
+  return e.code ? `${e.code} (${text})` : text;
+}
 
 /** Resolves once everything written to `s` so far has been handed to the OS (or `s` failed). */
 function flushed(s: NodeJS.WriteStream): Promise<void> {
@@ -66,10 +75,18 @@ function flushed(s: NodeJS.WriteStream): Promise<void> {
 }
 
 main(process.argv.slice(2)).then(
-  async (code) => {
+  async (result) => {
+    let code = result;
     process.exitCode = code;
     // A pipe takes 64 KiB at once; exiting before the rest is written would cut the reply short.
     await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+    // A file's write fails synchronously but reports the error a tick later.
+    await new Promise((r) => setImmediate(r));
+    if (outputError) {
+      process.stderr.write(`clm: cannot write the output: ${describeWriteError(outputError)}\n`);
+      if (code === 0) code = 1;
+      await flushed(process.stderr);
+    }
     // Everything was closed above; stray handles (a keep-alive socket, a plugin worker still
     // starting) must not keep a finished run alive.
     process.exit(code);

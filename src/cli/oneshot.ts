@@ -6,7 +6,7 @@ import type { CliArgs } from './args.js';
 import { eventCallbacks } from './callbacks.js';
 import type { RunEvents, RunSummary } from './events.js';
 import { silentRenderer, streamJsonRenderer, summaryJson, Tally, textRenderer, type Out } from './render.js';
-import { createRuntime, type Runtime } from './runtime.js';
+import { createRuntime, sessionLine, type Runtime } from './runtime.js';
 import { onInterrupt } from './signals.js';
 
 export interface Io {
@@ -80,10 +80,11 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
     model: runtime.run.model, provider: runtime.run.providerName ?? runtime.run.provider,
     durationMs: Date.now() - started,
   };
-  const { sessionKept } = await runtime.close();
-  if (!sessionKept) summary.sessionId = undefined;
+  const outcome = await runtime.close();
+  if (!outcome.sessionKept) summary.sessionId = undefined;
   if (args.outputFormat === 'json') io.stdout.write(JSON.stringify(summaryJson(summary)) + '\n');
   if (stream) stream.event(summaryJson(summary));
-  if (sessionKept && runtime.session) io.stderr.write(`session: ${runtime.session.id} (resume with clm -r ${runtime.session.id})\n`);
+  const line = sessionLine(runtime.session, outcome);
+  if (line) io.stderr.write(line);
   return exitCode;
 }

@@ -9,7 +9,7 @@ import type { CliArgs } from './args.js';
 import { eventCallbacks } from './callbacks.js';
 import type { RunEvents } from './events.js';
 import { oneLine, Tally, type Out } from './render.js';
-import { CliError, createRuntime, type Runtime } from './runtime.js';
+import { CliError, createRuntime, sessionLine, type Runtime } from './runtime.js';
 import { onInterrupt } from './signals.js';
 
 const DIM = '\x1b[2m', RED = '\x1b[31m', YELLOW = '\x1b[33m', RESET = '\x1b[0m';
@@ -96,11 +96,11 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
     wake?.();
   };
   onInterrupt(onSigint);
-  // The reader of our output went away (`clm -H < prompts | head`): stop after the current turn
-  // instead of running every remaining line (and its tools) for nobody.
+  // The reader of our output went away (`clm -H < prompts | head`), or the output cannot be
+  // written at all: stop after the current turn instead of running every remaining line (and
+  // its tools) for nobody.
   const out = io.stdout as { on?(ev: 'error', fn: (e: NodeJS.ErrnoException) => void): unknown };
-  out.on?.('error', (e) => {
-    if (e.code !== 'EPIPE') return;
+  out.on?.('error', () => {
     stopped = true;
     try { runtime.agent.cancel(); } catch { /* idle */ }
     wake?.();
@@ -133,8 +133,8 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
   }
   onInterrupt(null);
   rl.close();
-  const { sessionKept } = await runtime.close();
-  if (sessionKept && runtime.session) io.stderr.write(`session: ${runtime.session.id} (resume with clm -r ${runtime.session.id})\n`);
+  const line = sessionLine(runtime.session, await runtime.close());
+  if (line) io.stderr.write(line);
   void status;
   return interrupted ? 130 : 0;
 }

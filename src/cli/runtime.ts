@@ -27,8 +27,24 @@ export interface Runtime {
   host: NodeHost;
   run: ResolvedRun;
   session: Session | null;
-  /** Print "session: <id> …" on exit when the session was kept. */
-  close(): Promise<{ sessionKept: boolean }>;
+  /** Stop everything; says whether the session file was kept (see sessionLine). */
+  close(): Promise<SessionOutcome>;
+}
+
+export interface SessionOutcome {
+  sessionKept: boolean;
+  /** Writing the session failed: how many messages (and compactions) it lacks, and why. */
+  incomplete?: { lost: number; error: string };
+}
+
+/** The line printed at exit about the session: how to resume it, or what it lacks; null when none was kept. */
+export function sessionLine(session: Session | null, o: SessionOutcome): string | null {
+  if (!session || !o.sessionKept) return null;
+  if (o.incomplete) {
+    const n = o.incomplete.lost;
+    return `session: ${session.id} is incomplete: the last ${n} ${n === 1 ? 'entry was' : 'entries were'} not saved (${o.incomplete.error})\n`;
+  }
+  return `session: ${session.id} (resume with clm -r ${session.id})\n`;
 }
 
 export interface RuntimeOptions {
@@ -62,6 +78,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   if (o.resumeId !== undefined) {
     const loaded = loadSession(o.resumeId);
     restored = loaded.messages;
+    if (loaded.skipped) o.notice(`session ${o.resumeId}: ${loaded.skipped} damaged ${loaded.skipped === 1 ? 'line was' : 'lines were'} skipped; ${loaded.skipped === 1 ? 'its content is' : 'their content is'} not restored`);
     session = openSession(o.resumeId);
   }
 
@@ -69,12 +86,14 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   // While a resumed conversation is compacted before the first prompt, that compaction's state
   // changes and turn end are not the caller's turn.
   let quiet = false;
-  let sessionFailed = false;
-  /** Write to the session log; the first failure is reported once and logging stops. */
+  let sessionFailure: { lost: number; error: string } | undefined;
+  /** Write to the session log; the first failure is reported once, logging stops and what is lost is counted. */
   const toSession = (write: (s: Session) => void) => {
-    if (!session || sessionFailed) return;
+    if (!session) return;
+    if (sessionFailure) { sessionFailure.lost++; return; }
     try { write(session); } catch (e) {
-      sessionFailed = true;
+      const cause = (e as { cause?: NodeJS.ErrnoException }).cause;
+      sessionFailure = { lost: 1, error: cause?.code ? `${cause.code}: ${errnoMessage(cause)}` : (e as Error).message };
       o.notice(`session logging failed; disabled (${(e as Error).message})`);
     }
   };
@@ -153,8 +172,11 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
       agent.close();
       await Promise.allSettled([plugins?.close(), mcpManager?.close(), stopBackgroundJobs()]);
       host.close();
-      const kept = session ? session.close() : false;
-      return { sessionKept: kept };
+      let kept = false;
+      try { kept = session ? session.close() : false; } catch (e) {
+        o.notice(`closing the session failed: ${(e as Error).message}`);
+      }
+      return sessionFailure ? { sessionKept: kept, incomplete: sessionFailure } : { sessionKept: kept };
     },
   };
 }
@@ -186,6 +208,11 @@ async function startMcp(run: ResolvedRun, target: ToolTarget, notice: (t: string
   });
   await m.waitReady();
   return m;
+}
+
+/** "no space left on device" from "ENOSPC: no space left on device, write". */
+function errnoMessage(e: NodeJS.ErrnoException): string {
+  return e.message.replace(/^[A-Z0-9]+: /, '').replace(/, \w+$/, '');
 }
 
 function maskMessage(m: Message, secrets: readonly string[]): Message {
