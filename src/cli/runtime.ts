@@ -112,6 +112,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
     disableParallelToolCalls: run.disableParallelToolCalls,
     maxTokens: run.maxTokens,
     providerName: run.providerName,
+    ...definedOnly(run.limits),
     builtinTools: builtinTools().map(wrap),
   };
   const agent = createAgent(cfg, host, {
@@ -220,6 +221,10 @@ function maskMessage(m: Message, secrets: readonly string[]): Message {
   const out: Message = { ...m, content: m.content === null ? null : maskSecrets(m.content, secrets) };
   if (m.toolCalls) out.toolCalls = m.toolCalls.map((c) => ({ ...c, args: maskSecrets(c.args, secrets) }));
   return out;
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 function stateDirOrNull(env: NodeJS.ProcessEnv): string | undefined {

@@ -48,6 +48,13 @@ export interface ConfigValues {
   expandOutput: boolean;
   /** How long the first request waits for MCP servers to be ready. */
   mcpReadyTimeoutMs?: number;
+  /** Connection limits (ms / bytes; 0 = none): the probe, the wait for a reply's first byte, the gap between stream events, a reply's size. */
+  probeTimeoutMs?: number;
+  firstByteTimeoutMs?: number;
+  streamIdleTimeoutMs?: number;
+  maxReplyBytes?: number;
+  /** Tool calls of one batch running at once (0 = no limit). */
+  maxParallelTools?: number;
 }
 
 export interface ClmConfig extends ConfigValues {

@@ -19,6 +19,7 @@ export const PROVIDER_KINDS: readonly ProviderKind[] = ['openai', 'anthropic', '
 const TOP_KEYS = new Set([
   'agent', 'agents', 'model', 'providers', 'system_prompt', 'tools', 'volatile_tools', 'mcp_servers',
   'show_thinking', 'expand_output', 'mcp_ready_timeout_ms',
+  'probe_timeout_ms', 'first_byte_timeout_ms', 'stream_idle_timeout_ms', 'max_reply_bytes', 'max_parallel_tools',
 ]);
 const PROVIDER_KEYS = new Set([
   'kind', 'url', 'api_key', 'rate_tokens_per_sec', 'rate_burst', 'disable_parallel_tool_calls', 'max_tokens', 'models',
@@ -26,6 +27,12 @@ const PROVIDER_KEYS = new Set([
 const MODEL_KEYS = new Set(['context_size', 'autocompact_pct', 'system_prompt']);
 
 export type Table = Record<string, unknown>;
+
+const LIMIT_KEYS = [
+  ['probe_timeout_ms', 'probeTimeoutMs'], ['first_byte_timeout_ms', 'firstByteTimeoutMs'],
+  ['stream_idle_timeout_ms', 'streamIdleTimeoutMs'], ['max_reply_bytes', 'maxReplyBytes'],
+  ['max_parallel_tools', 'maxParallelTools'],
+] as const;
 
 export const isTable = (v: unknown): v is Table => typeof v === 'object' && v !== null && !Array.isArray(v);
 export const own = (t: object, k: string): boolean => Object.prototype.hasOwnProperty.call(t, k);
@@ -223,5 +230,10 @@ export function validateValues(raw: Table, ctx: ValidateContext): ConfigValues {
   out.expandOutput = flag(ctx, raw.expand_output, P('expand_output')) ?? false;
   const rt = num(ctx, raw.mcp_ready_timeout_ms, P('mcp_ready_timeout_ms'), { min: 0 });
   if (rt !== undefined) out.mcpReadyTimeoutMs = rt;
+  // Limits of the connection and the tool batch; 0 means no limit.
+  for (const [key, field] of LIMIT_KEYS) {
+    const v = num(ctx, raw[key], P(key), { min: 0, integer: true });
+    if (v !== undefined) out[field] = v;
+  }
   return out;
 }

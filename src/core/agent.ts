@@ -23,6 +23,9 @@ export const DEFAULT_AUTOCOMPACT_PCT = 70;
 export const UNKNOWN_CTX_THRESHOLD = 100000;
 export const DEFAULT_MAX_TOKENS = 64000;
 export const TOOLS_UNSUPPORTED_NOTICE = 'model does not support tool calls; continuing without tools';
+export const DEFAULT_PROBE_TIMEOUT_MS = 5000;
+/** A models list or /props answer larger than this is not one. */
+const PROBE_MAX_BYTES = 8 * 1024 * 1024;
 
 export interface TurnResult {
   status: number;
@@ -389,7 +392,10 @@ export class Agent {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.batch?.detach();
+    // Calls still running get a result in history (no callbacks), so it stays a valid one.
+    for (const c of this.batch?.detach() ?? []) {
+      this.history.push({ role: 'tool', content: '[tool failed: agent closed]', toolCallId: c.id, toolName: c.name });
+    }
     this.batch = null;
     this.call?.abort();
     this.call = null;
@@ -474,6 +480,11 @@ export class Agent {
     this.submit(text);
   }
 
+  private replyLimits() {
+    const c = this.cfg;
+    return { firstByteTimeoutMs: c.firstByteTimeoutMs, streamIdleTimeoutMs: c.streamIdleTimeoutMs, maxReplyBytes: c.maxReplyBytes };
+  }
+
   private headers(): Record<string, string> {
     return this.adapter.headers(this.cfg.apiKey ?? '');
   }
@@ -529,6 +540,7 @@ export class Agent {
       stream,
       maxTries: this.cfg.maxTries ?? 4,
       retryBaseMs: this.retryBaseMs,
+      ...this.replyLimits(),
       onRetryWait: (ms, why) => {
         this.log(`retrying in ${ms} ms after ${why}`);
         // Said out loud: a retry wait can be long, and silence looks like a hang.
@@ -606,6 +618,7 @@ export class Agent {
       host: this.host,
       callbacks: this.cb,
       toolLimiter: this.toolLimiter,
+      maxParallel: this.cfg.maxParallelTools,
       onResult: (call, text, outcome) => this.toolResult(batch, call, text, outcome),
       onDone: () => { if (this.batch === batch && !this.stale(t)) this.toolsDone(); },
       notify: (text) => { if (!this.closed) this.notify(text); },
@@ -658,7 +671,7 @@ export class Agent {
     });
     this.call = new LlmCall({
       host: this.host, adapter: this.adapter, url: this.cfg.baseUrl, headers: this.headers(), body, stream: false,
-      maxTries: this.cfg.maxTries ?? 4, retryBaseMs: this.retryBaseMs,
+      maxTries: this.cfg.maxTries ?? 4, retryBaseMs: this.retryBaseMs, ...this.replyLimits(),
       onRetryWait: () => this.setState('rate_limited'),
       onRetrySend: () => this.setState('thinking'),
       onDone: (r) => { if (this.stale(t)) return; this.call = null; this.compactionDone(r, null); },
@@ -705,20 +718,33 @@ export class Agent {
     else this.endTurn(0, 'complete');
   }
 
+  /** A probe GET (models, /props): bounded in time and size, so a silent server cannot stall start-up. */
   private get(url: string, done: (r: { status?: number; body?: string; error?: string }) => void): void {
     let h: Cancelable | null = null;
+    let timer: Cancelable | null = null;
     let settled = false;
     const finish = (r: { status?: number; body?: string; error?: string }) => {
       if (settled) return;
       settled = true;
+      timer?.cancel();
       if (h) this.probes.delete(h);
       done(r);
     };
-    h = this.host.http({ url, headers: this.headers() }, {
+    h = this.host.http({ url, headers: this.headers(), maxBytes: PROBE_MAX_BYTES }, {
       onResponse: (res) => finish({ status: res.status, body: dec.decode(res.body) }),
       onError: (e) => finish({ error: e.message }),
     });
-    if (!settled) this.probes.add(h);
+    if (settled) return;
+    this.probes.add(h);
+    const ms = this.cfg.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
+    if (ms > 0 && this.host.setTimer) {
+      const req = h;
+      timer = this.host.setTimer(ms, () => {
+        timer = null;
+        finish({ error: `no answer within ${ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`} (probe_timeout_ms)` });
+        req.cancel();
+      });
+    }
   }
 }
 
@@ -726,7 +752,7 @@ function validateConfig(cfg: AgentConfig): void {
   if (!cfg || typeof cfg !== 'object') throw new ClmError('EINVAL', 'config must be an object');
   if (typeof cfg.baseUrl !== 'string' || !/^https?:\/\//i.test(cfg.baseUrl)) throw new ClmError('EINVAL', `baseUrl must be an http(s) URL, got ${JSON.stringify(cfg.baseUrl)}`);
   if (cfg.autocompactPct !== undefined && cfg.autocompactPct !== 0 && !(cfg.autocompactPct >= 1 && cfg.autocompactPct <= 99)) throw new ClmError('EINVAL', 'autocompactPct must be between 1 and 99');
-  for (const k of ['contextSize', 'rateTokensPerSec', 'rateBurst', 'maxIterations', 'maxTokens'] as const) {
+  for (const k of ['contextSize', 'rateTokensPerSec', 'rateBurst', 'maxIterations', 'maxTokens', 'probeTimeoutMs', 'firstByteTimeoutMs', 'streamIdleTimeoutMs', 'maxReplyBytes', 'maxParallelTools'] as const) {
     const v = cfg[k];
     if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v < 0)) throw new ClmError('EINVAL', `${k} must be a non-negative number`);
   }

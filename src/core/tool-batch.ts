@@ -1,6 +1,7 @@
 // One batch of tool calls from one model reply: permission gate, optional dispatch limiter,
-// per-call timeout, exactly-once completion (late completions are dropped), results reported
-// in completion order.
+// a cap on calls running at once (the rest queue, so a reply with 1,000 shell_exec calls does
+// not start 1,000 processes together), per-call timeout, exactly-once completion (late
+// completions are dropped), results reported in completion order.
 
 import type { Cancelable, Host } from './host.js';
 import type { TokenBucket } from './ratelimit.js';
@@ -13,6 +14,8 @@ export interface BatchContext {
   host: Host;
   callbacks: AgentCallbacks;
   toolLimiter: TokenBucket | null;
+  /** Calls running at once (default DEFAULT_MAX_PARALLEL_TOOLS; 0 = no limit). */
+  maxParallel?: number;
   /** A finished call: the agent records it (history, callbacks). */
   onResult(call: ToolCall, content: string, outcome: ToolOutcome): void;
   /** Every call finished. */
@@ -23,6 +26,7 @@ export interface BatchContext {
 
 /** After a timeout aborts a call, how long the tool may take to report what it has (partial output). */
 export const TIMEOUT_GRACE_MS = 500;
+export const DEFAULT_MAX_PARALLEL_TOOLS = 16;
 
 class Slot implements ToolInvocation {
   done = false;
@@ -32,6 +36,8 @@ class Slot implements ToolInvocation {
   outputCap = 65536;
   timeoutMs = 0;
   timer: Cancelable | null = null;
+  /** Invoked and not finished yet: holds one of the batch's running places. */
+  running = false;
   private parkedOnPermission = false;
 
   constructor(private readonly batch: ToolBatch, readonly call: ToolCall) {}
@@ -63,11 +69,18 @@ export class ToolBatch {
   private started = false;
   private detached = false;
   private readonly timers = new Set<Cancelable>();
+  /** Allowed to run (permission granted) but waiting for a running place. */
+  private readonly waiting: Slot[] = [];
+  private running = 0;
+  private draining = false;
+  private readonly maxParallel: number;
 
   constructor(calls: ToolCall[], readonly ctx: BatchContext) {
     this.slots = calls.map((c) => new Slot(this, c));
     // Hold one extra so completions during dispatch cannot end the batch early.
     this.remaining = calls.length + 1;
+    const m = ctx.maxParallel ?? DEFAULT_MAX_PARALLEL_TOOLS;
+    this.maxParallel = m > 0 ? Math.floor(m) || 1 : Infinity;
   }
 
   get total(): number { return this.slots.length; }
@@ -122,6 +135,11 @@ export class ToolBatch {
   }
 
   private run(s: Slot): void {
+    if (this.running >= this.maxParallel) { this.waiting.push(s); return; }
+    this.invoke(s);
+  }
+
+  private invoke(s: Slot): void {
     const t = this.ctx.registry.get(s.name);
     if (!t) { s.fail(`unknown tool '${s.name}'`); return; }
     let parsed: unknown;
@@ -129,7 +147,9 @@ export class ToolBatch {
     const lim = callLimits(t.def, parsed);
     s.outputCap = lim.outputCap;
     s.timeoutMs = lim.timeoutMs;
-    // The deadline starts once permission is granted.
+    s.running = true;
+    this.running++;
+    // The deadline starts once the call runs (permission granted, a running place free).
     if (s.timeoutMs > 0 && this.ctx.host.setTimer) {
       const setTimer = this.ctx.host.setTimer;
       s.timer = setTimer(s.timeoutMs, () => {
@@ -161,8 +181,25 @@ export class ToolBatch {
     s.timer?.cancel();
     s.timer = null;
     if (this.detached) return;
+    if (s.running) { s.running = false; this.running--; }
     this.ctx.onResult(s.call, content, outcome);
+    this.startWaiting();
     this.release();
+  }
+
+  /** Fill the running places a finished call freed. */
+  private startWaiting(): void {
+    // A call that completes inside invoke() comes back here: the outer loop goes on instead.
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      while (this.running < this.maxParallel && this.waiting.length && !this.detached) {
+        const next = this.waiting.shift()!;
+        if (!next.done) this.invoke(next);
+      }
+    } finally {
+      this.draining = false;
+    }
   }
 
   private release(): void {
@@ -176,6 +213,7 @@ export class ToolBatch {
   cancel(reason: string): void {
     for (const t of this.timers) t.cancel();
     this.timers.clear();
+    this.waiting.length = 0; // each gets its result below, none is started any more
     for (const s of this.slots) {
       if (s.done) continue;
       this.finish(s, `[tool failed: ${reason}]`, 'failed');
@@ -185,17 +223,21 @@ export class ToolBatch {
     if (!this.started) { this.started = true; this.release(); }
   }
 
-  /** Agent closed: abort everything, report nothing more. */
-  detach(): void {
+  /** Agent closed: abort everything, report nothing more. Returns the calls left without a result. */
+  detach(): ToolCall[] {
     this.detached = true;
     for (const t of this.timers) t.cancel();
     this.timers.clear();
+    this.waiting.length = 0;
+    const unfinished: ToolCall[] = [];
     for (const s of this.slots) {
       if (s.done) continue;
       s.done = true;
       s.timer?.cancel();
       s.controller.abort(new Error('agent closed'));
+      unfinished.push(s.call);
     }
+    return unfinished;
   }
 }
 
