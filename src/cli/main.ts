@@ -2,6 +2,7 @@
 // that need them, so `clm -V` and a plain one-shot start fast.
 
 import { hasConfigFile } from '../config/paths.js';
+import { forTerminal } from '../core/terminal-text.js';
 import { CLM_VERSION } from '../host/version.js';
 import { parseArgs, USAGE, UsageError } from './args.js';
 import { installSignalHandlers } from './signals.js';
@@ -43,12 +44,14 @@ async function main(argv: string[]): Promise<number> {
     const { runRepl } = await import('./repl.js');
     return await runRepl(args, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, color: !!process.stdout.isTTY && !process.env.NO_COLOR });
   } catch (e) {
-    if (e instanceof UsageError) { process.stderr.write(`clm: ${e.message}\n${USAGE}`); return 2; }
-    if (e instanceof ConfigProblem) { process.stderr.write(`clm: ${e.message}\n`); return 2; }
-    if (e instanceof CliError) { process.stderr.write(`clm: ${e.message}\n`); return e.exitCode; }
+    // Messages can quote a file or a server: shown, not obeyed, on a terminal.
+    const say = (m: string) => process.stderr.write(`clm: ${forTerminal(m)}\n`);
+    if (e instanceof UsageError) { process.stderr.write(`clm: ${forTerminal(e.message)}\n${USAGE}`); return 2; }
+    if (e instanceof ConfigProblem) { say(e.message); return 2; }
+    if (e instanceof CliError) { say(e.message); return e.exitCode; }
     const name = (e as { name?: string })?.name;
-    if (name === 'SessionError') { process.stderr.write(`clm: ${(e as Error).message}\n`); return 1; }
-    process.stderr.write(`clm: ${(e as Error)?.stack ?? String(e)}\n`);
+    if (name === 'SessionError') { say((e as Error).message); return 1; }
+    say((e as Error)?.stack ?? String(e));
     return 1;
   }
 }

@@ -2,8 +2,10 @@
 // succeeded, 1 when it failed, 130 when interrupted.
 
 import { ECANCELED } from '../core/errors.js';
+import { forTerminal } from '../core/terminal-text.js';
 import type { CliArgs } from './args.js';
 import { eventCallbacks } from './callbacks.js';
+import { guardEvents, guardSummary, Masker } from './guard.js';
 import type { RunEvents, RunSummary } from './events.js';
 import { silentRenderer, streamJsonRenderer, summaryJson, Tally, textRenderer, type Out } from './render.js';
 import { createRuntime, sessionLine, type Runtime } from './runtime.js';
@@ -21,14 +23,17 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
   const tally = new Tally();
   const text = args.outputFormat === 'text' ? textRenderer(io.stdout, io.stderr, io.color) : null;
   const stream = args.outputFormat === 'stream-json' ? streamJsonRenderer(io.stdout) : null;
-  const ev: RunEvents = text ?? stream ?? silentRenderer();
+  // Secrets are masked on every output path; text output is for a terminal, so controls are shown, not obeyed.
+  const masker = new Masker();
+  const ev: RunEvents = guardEvents(text ?? stream ?? silentRenderer(), { masker, terminal: args.outputFormat === 'text' });
+  const forStderr = (t: string) => forTerminal(masker.mask(t));
   // json keeps stdout for the one object; notices still reach the user on stderr. stream-json
   // holds the notices of start-up (config, plugins, MCP) until its `start` event is out, so
   // `start` is always the first event.
   let held: string[] | null = stream ? [] : null;
   const notice = (t: string) => {
     if (held) held.push(t);
-    else if (args.outputFormat === 'json') io.stderr.write(`notice: ${t}\n`);
+    else if (args.outputFormat === 'json') io.stderr.write(`notice: ${forStderr(t)}\n`);
     else ev.notice(t);
   };
 
@@ -43,12 +48,12 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
 
   // Ctrl-C while starting (plugin worker, MCP servers) ends the run with 130 (signals.ts).
   rt = await createRuntime({
-    args, callbacks, notice,
+    args, callbacks, notice, onSecrets: (list) => masker.set(list),
     policy: { allow: args.allowTools, deny: args.denyTools },
     resumeId: args.resume || undefined,
   });
   const runtime = rt;
-  stream?.event({ type: 'start', session_id: runtime.session?.id ?? null, model: runtime.run.model, provider: runtime.run.providerName ?? runtime.run.provider, base_url: runtime.run.baseUrl, tools: runtime.agent.toolNames });
+  stream?.event({ type: 'start', session_id: runtime.session?.id ?? null, model: runtime.run.model, provider: runtime.run.providerName ?? runtime.run.provider, base_url: masker.mask(runtime.run.baseUrl), tools: runtime.agent.toolNames });
   const startup = held ?? [];
   held = null;
   for (const t of startup) notice(t);
@@ -64,7 +69,7 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
     runtime.agent.submit(prompt);
   } catch (e) {
     callbacks.onTurnDone?.(-5);
-    io.stderr.write(`error: ${(e as Error).message}\n`);
+    io.stderr.write(`error: ${forStderr((e as Error).message)}\n`);
   }
   const status = await done;
   // From here a Ctrl-C ends the program at once (the exit hooks still stop tool processes).
@@ -72,14 +77,14 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
   text?.endText();
 
   const exitCode = interrupted || status === ECANCELED ? 130 : status === 0 ? 0 : 1;
-  const summary: RunSummary = {
+  const summary: RunSummary = guardSummary({
     status: status === 0 ? 'ok' : status === ECANCELED ? 'cancelled' : 'error',
     exitCode, result: tally.text,
     error: status !== 0 ? runtime.agent.lastError || undefined : undefined,
     usage: tally.usage, toolCalls: tally.toolCalls, sessionId: runtime.session?.id,
     model: runtime.run.model, provider: runtime.run.providerName ?? runtime.run.provider,
     durationMs: Date.now() - started,
-  };
+  }, masker);
   const outcome = await runtime.close();
   if (!outcome.sessionKept) summary.sessionId = undefined;
   if (args.outputFormat === 'json') io.stdout.write(JSON.stringify(summaryJson(summary)) + '\n');

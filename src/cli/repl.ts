@@ -7,6 +7,8 @@ import { ClmError, ECANCELED } from '../core/errors.js';
 import { listSessions, formatSessionList } from '../session/index.js';
 import type { CliArgs } from './args.js';
 import { eventCallbacks } from './callbacks.js';
+import { forTerminal } from '../core/terminal-text.js';
+import { guardEvents, Masker } from './guard.js';
 import type { RunEvents } from './events.js';
 import { oneLine, Tally, type Out } from './render.js';
 import { CliError, createRuntime, sessionLine, type Runtime } from './runtime.js';
@@ -53,7 +55,7 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
   let atLineStart = true;
   const w = (s: string) => { if (s) { io.stdout.write(s); atLineStart = s.endsWith('\n'); } };
   const newline = () => { if (!atLineStart) w('\n'); };
-  const ev: RunEvents = {
+  const raw: RunEvents = {
     text(t) { if (!assistantOpen) { newline(); w('assistant> '); assistantOpen = true; } w(t); },
     reasoning(t) { w(c(DIM, t)); },
     toolBegin(name, a) { newline(); assistantOpen = false; w(`[tool: ${name} ${oneLine(a)}]\n`); },
@@ -76,14 +78,18 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
     },
   };
 
+  // Everything shown passes the guard: secrets masked, terminal controls shown instead of obeyed.
+  const masker = new Masker();
+  const ev = guardEvents(raw, { masker, terminal: true });
+  const clean = (t: string) => forTerminal(masker.mask(t));
   let turnEnded: (() => void) | null = null;
   let rt: Runtime | null = null;
   const tally = new Tally();
   const callbacks = eventCallbacks(ev, tally, () => { assistantOpen = false; turnEnded?.(); }, () => rt?.agent.lastError ?? '');
-  rt = await createRuntime({ args, callbacks, notice: ev.notice, policy: { allow: args.allowTools, deny: args.denyTools }, resumeId });
+  rt = await createRuntime({ args, callbacks, notice: ev.notice, onSecrets: (list) => masker.set(list), policy: { allow: args.allowTools, deny: args.denyTools }, resumeId });
   const runtime = rt;
   if (resumeId) w(`[resumed session ${resumeId}]\n`);
-  w(`clm agent. api: ${runtime.run.baseUrl}\ntype 'quit' or 'exit' to stop.\n`);
+  w(`clm agent. api: ${clean(runtime.run.baseUrl)}\ntype 'quit' or 'exit' to stop.\n`);
 
   // Ctrl-C cancels a running turn; at the prompt it ends the REPL (status 130) the normal way,
   // so the session is closed (an empty one deleted). A second one while ending exits at once.
@@ -123,7 +129,7 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
     try {
       runtime.agent.submit(line);
     } catch (e) {
-      io.stderr.write(`error: ${e instanceof ClmError ? e.message : String(e)}\n`);
+      io.stderr.write(`error: ${clean(e instanceof ClmError ? e.message : String(e))}\n`);
       continue;
     }
     await ended;

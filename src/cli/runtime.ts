@@ -52,6 +52,8 @@ export interface RuntimeOptions {
   callbacks: AgentCallbacks;
   /** Lines for the user (notices, plugin/MCP status). */
   notice(text: string): void;
+  /** The run's secrets, as soon as the configuration is loaded (before any notice): for masking output. */
+  onSecrets?(secrets: readonly string[]): void;
   /** Headless modes: run tools without prompting, restricted by the policy. */
   policy?: ToolPolicy;
   env?: NodeJS.ProcessEnv;
@@ -67,6 +69,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   const log = createDebugLog(env.CLM_DEBUG_LOG);
   const run = await resolveRun(args, env, log ?? undefined);
   for (const s of run.secrets) log?.addSecret(s);
+  o.onSecrets?.(run.secrets);
   for (const w of run.warnings) o.notice(w);
   const host = createNodeHost({ log: log ?? null });
   const policy = o.policy ?? {};
