@@ -42,6 +42,16 @@ function redactUrl(url: string): string {
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+const SDK_TIMEOUT_SLACK_MS = 1000;
+
+/** Why the call was stopped: the engine's reason ("timed out after 500 ms", "cancelled by user"), else "cancelled". */
+function abortReason(signal: AbortSignal): string {
+  const r: unknown = signal.reason;
+  if (typeof r === 'string' && r) return r;
+  if (r instanceof Error && r.name !== 'AbortError' && r.message) return r.message;
+  return 'cancelled';
+}
+
 export class McpConnection {
   readonly name: string;
   readonly spec: McpServerSpec;
@@ -283,7 +293,9 @@ export class McpConnection {
       inv.fail('arguments are not valid JSON');
       return;
     }
-    const timeout = inv.timeoutMs > 0 ? inv.timeoutMs : this.spec.timeoutMs;
+    // With a deadline on the call the engine enforces it (and says "timed out after N ms");
+    // the SDK's own timer is only a backstop a little later.
+    const timeout = inv.timeoutMs > 0 ? inv.timeoutMs + SDK_TIMEOUT_SLACK_MS : this.spec.timeoutMs;
     try {
       const result = await client.callTool({ name: toolName, arguments: args }, { signal: inv.signal, timeout });
       if (inv.done) return; // cancelled or timed out meanwhile: the late answer is dropped
@@ -294,7 +306,7 @@ export class McpConnection {
       if (inv.done) return;
       // The SDK reports an aborted request as REQUEST_TIMEOUT too, so the signal is checked first.
       if (this.closePromise) inv.fail('MCP client closed');
-      else if (inv.signal.aborted || isAbort(e)) inv.fail('cancelled');
+      else if (inv.signal.aborted || isAbort(e)) inv.fail(abortReason(inv.signal));
       else if (isConnectionClosed(e)) inv.fail('MCP server disconnected');
       else if (isTimeout(e)) inv.fail(`MCP server '${this.name}' did not answer within ${timeout} ms`);
       else inv.fail(errorText(e) || 'failed to reach MCP server');
