@@ -93,3 +93,22 @@ test('a pattern bomb in config.lua left alone: exit 2 with a clear error after t
   assert.equal(mock.posts.length, 0);
   tally('faults', 1);
 });
+
+test('a reply with 60 shell_exec calls runs at most max_parallel_tools (here 4) at once; all finish', async () => {
+  dirs.write('config.lua', 'return { tools = { web_search = { api_key = clm.secrets.search } }, max_parallel_tools = 4 }\n');
+  const log = join(dirs.root, 'starts');
+  const calls = Array.from({ length: 60 }, (_, i) => ({ id: `c${i}`, name: 'shell_exec', args: { command: `echo + >> ${log}; sleep 0.3; echo - >> ${log}; echo ${i}` } }));
+  mock.push(oa.toolCalls(calls), oa.text('all done'));
+  const r = await run(['-o', 'many'], { timeoutMs: 120_000 });
+  assert.equal(r.code, 0, show(r));
+  assert.equal(r.stdout, 'all done\n');
+  // The order of starts and ends in the shared log is the only clock needed.
+  let now = 0, peak = 0;
+  for (const mark of readFileSync(log, 'utf8').split('\n').filter(Boolean)) { now += mark === '+' ? 1 : -1; peak = Math.max(peak, now); }
+  assert.equal(now, 0);
+  // At most 4; at least 2 (a loaded machine may let one finish before the fourth has started).
+  assert.ok(peak <= 4 && peak >= 2, `peak ${peak}`);
+  const results = mock.posts[1]!.json.messages.filter((m: any) => m.role === 'tool').map((m: any) => m.content).sort((a: string, b: string) => Number(a) - Number(b));
+  assert.deepEqual(results, calls.map((_, i) => `${i}\n`));
+  tally('faults', 1);
+});
