@@ -4,7 +4,7 @@
 
 export { createNodeHost, type NodeHost, type NodeHostOptions } from './host/node.js';
 export { createDebugLog, type DebugLog } from './host/debug-log.js';
-export { redact } from './host/redact.js';
+export { redact, maskSecrets, SecretStream } from './host/redact.js';
 export { builtinTools, readFileTool, writeFileTool, listDirTool, shellExecTool, bgExecTool, stopBackgroundJobs } from './tools/index.js';
 export * from './session/index.js';
 
