@@ -42,8 +42,6 @@ function redactUrl(url: string): string {
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-const SDK_TIMEOUT_SLACK_MS = 1000;
-
 /** Why the call was stopped: the engine's reason ("timed out after 500 ms", "cancelled by user"), else "cancelled". */
 function abortReason(signal: AbortSignal): string {
   const r: unknown = signal.reason;
@@ -293,9 +291,9 @@ export class McpConnection {
       inv.fail('arguments are not valid JSON');
       return;
     }
-    // With a deadline on the call the engine enforces it (and says "timed out after N ms");
-    // the SDK's own timer is only a backstop a little later.
-    const timeout = inv.timeoutMs > 0 ? inv.timeoutMs + SDK_TIMEOUT_SLACK_MS : this.spec.timeoutMs;
+    // The engine's deadline timer was set before this one, so with equal delays it fires first:
+    // the call is aborted with its reason ("timed out after N ms"), reported below.
+    const timeout = inv.timeoutMs > 0 ? inv.timeoutMs : this.spec.timeoutMs;
     try {
       const result = await client.callTool({ name: toolName, arguments: args }, { signal: inv.signal, timeout });
       if (inv.done) return; // cancelled or timed out meanwhile: the late answer is dropped

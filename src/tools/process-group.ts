@@ -5,6 +5,8 @@
 // without exiting (kill -9).
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import type { Writable } from 'node:stream';
 import { forgetGroup, reapWithUs, startReaper } from './group-reaper.js';
 
 export interface GroupExit {
@@ -59,13 +61,27 @@ export function toolEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv
   return out;
 }
 
+/**
+ * The command starts only once its group is registered with the reaper: a /bin/sh gate waits
+ * for one line on fd 3, then execs `$SHELL -c command` in place (same pid, same group, fd 3
+ * closed). Were clm killed between the spawn and the registration, the gate reads end-of-file
+ * and exits without running anything, so no group can escape the reaper.
+ */
+const GATE = 'IFS= read -r _ <&3 || exit 125; exec 3<&-; exec "$0" -c "$1"';
+
+function executable(path: string): boolean {
+  try { accessSync(path, constants.X_OK); return true; } catch { return false; }
+}
+
 /** `$SHELL -c command` (fallback /bin/sh), inheriting the environment (less clm's key) and working directory. */
 export function spawnShellGroup(command: string, opts: SpawnOptions): GroupChild {
   const shell = process.env.SHELL || '/bin/sh';
   startReaper();
-  const child = spawn(shell, ['-c', command], {
+  // A shell path that cannot run is spawned directly, so the failure is Node's spawn error as it always was.
+  const gated = !shell.includes('/') || executable(shell);
+  const child = spawn(gated ? '/bin/sh' : shell, gated ? ['-c', GATE, shell, command] : ['-c', command], {
     detached: true, // new session ⇒ own process group, and no controlling terminal to scribble on
-    stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', ...(gated ? ['pipe' as const] : [])],
     env: toolEnv(),
   });
   let stopping = false;
@@ -124,6 +140,11 @@ export function spawnShellGroup(command: string, opts: SpawnOptions): GroupChild
   if (child.pid !== undefined) {
     live.add(group);
     reapWithUs(child.pid);
+  }
+  const gate = child.stdio[3] as Writable | null | undefined;
+  if (gate) {
+    gate.on('error', () => {}); // the child died before reading it: its exit is reported as usual
+    gate.end('\n');
   }
   return group;
 }
