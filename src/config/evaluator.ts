@@ -70,6 +70,9 @@ export class ConfigEvaluator {
     let failed!: (e: Error) => void;
     const th: Thread = { worker, ready: new Promise<void>((res, rej) => { ready = res; failed = rej; }), dead: null };
     th.ready.catch(() => {});
+    // Only a chunk being evaluated keeps the process alive: an evaluator started early and
+    // never used (or idle between chunks) does not.
+    worker.unref();
     const die = (reason: string) => {
       if (th.dead) return;
       th.dead = reason;
@@ -85,6 +88,7 @@ export class ConfigEvaluator {
           const w = this.pending.get(m.id);
           if (!w) return;
           this.pending.delete(m.id);
+          if (!this.pending.size) worker.unref();
           if ('convert' in m) w.reject(new ConvertError(m.convert.keyPath, m.convert.message));
           else w.resolve(m.outcome);
           return;
@@ -102,12 +106,14 @@ export class ConfigEvaluator {
     // A worker stopped by the watchdog is replaced: the chunks after a runaway one still run.
     if (!this.thread || this.thread.dead) this.thread = this.spawn();
     const th = this.thread;
+    th.worker.ref();
     try {
       await th.ready;
     } catch {
       return { ok: false, message: th.dead ?? 'the config evaluator failed to start' };
     }
     if (th.dead) return { ok: false, message: th.dead };
+    th.worker.ref();
     const id = this.nextId++;
     const budgetMs = opts.budgetMs ?? CONFIG_BUDGET_MS;
     return new Promise<ChunkOutcome>((resolve, reject) => {
