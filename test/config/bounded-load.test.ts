@@ -100,3 +100,17 @@ test('a syntax error in secrets.lua does not quote the secret', async (t) => {
   assert.match(warning, /^secrets\.lua:2: unfinished string \(the text there is not shown: it may hold a secret\); clm\.secrets is empty$/);
   for (const text of [...cfg!.warnings, ...log]) assert.ok(!text.includes('sk-live'), text);
 });
+
+test('the connection and tool limit keys: whole numbers ≥ 0, passed through typed', async (t) => {
+  const c = tempFor(t, { 'config.lua': 'return { probe_timeout_ms = 0, first_byte_timeout_ms = 9000, stream_idle_timeout_ms = 4000, max_reply_bytes = 1048576, max_parallel_tools = 2 }' });
+  const cfg = await loadConfig({ dir: c.dir });
+  assert.deepEqual(
+    [cfg?.probeTimeoutMs, cfg?.firstByteTimeoutMs, cfg?.streamIdleTimeoutMs, cfg?.maxReplyBytes, cfg?.maxParallelTools],
+    [0, 9000, 4000, 1048576, 2],
+  );
+  assert.deepEqual(cfg?.warnings, []);
+  c.write('config.lua', 'return { max_reply_bytes = -1 }');
+  assert.equal((await loadError(loadConfig({ dir: c.dir }))).message, 'config.lua:1: max_reply_bytes must be at least 0 (got -1)');
+  c.write('config.lua', 'return { stream_idle_timeout_ms = 1.5 }');
+  assert.equal((await loadError(loadConfig({ dir: c.dir }))).message, 'config.lua:1: stream_idle_timeout_ms must be a whole number (got 1.5)');
+});
