@@ -2,13 +2,14 @@
 // What a config.lua costs at start-up: `clm -o hi -p <empty>` against the bench mock, with a
 // small config.lua and without one. config.lua is evaluated in a worker thread with a watchdog
 // (src/config/evaluator.ts), so the difference is the worker's boot, the Lua state and the
-// evaluation. Wall time of whole processes, interleaved; median and min.
+// evaluation. Wall time of whole processes, interleaved, and their CPU (user+sys, from GNU
+// time(1) when it is there: less sensitive to a busy machine than wall time); median and min.
 //
 // Environment: CLM_BENCH_RUNS (default 15), CLM_BENCH_CLI (default dist/cli.js), and
 // CLM_BENCH_CLI_BASE: a second CLI (another build) measured the same way, for a before/after.
 
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,16 +40,25 @@ for (const kind of ['config.lua', 'no config']) {
 }
 
 const clis = BASE ? { base: BASE, this: CLI } : { this: CLI };
+const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
+const timeFile = join(tmp, 'time.txt');
 const times = {};
+const cpus = {};
 for (let i = 0; i <= RUNS; i++) {
   for (const [name, cli] of Object.entries(clis)) {
     for (const [kind, home] of Object.entries(homes)) {
       const env = { ...env0, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_STATE_HOME: join(home, 'state') };
+      const argv = [process.execPath, cli, '-u', `http://127.0.0.1:${port}/v1`, '-p', empty, '-o', 'hi'];
       const t0 = process.hrtime.bigint();
-      const r = spawnSync(process.execPath, [cli, '-u', `http://127.0.0.1:${port}/v1`, '-p', empty, '-o', 'hi'], { env, encoding: 'utf8' });
+      const r = TIME ? spawnSync(TIME, ['-f', '%U %S', '-o', timeFile, ...argv], { env, encoding: 'utf8' }) : spawnSync(argv[0], argv.slice(1), { env, encoding: 'utf8' });
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
       if (r.status !== 0) { process.stderr.write(`bench: ${name} ${kind}: exit ${r.status}\n${r.stderr}`); process.exit(1); }
-      if (i > 0) (times[`${name}: ${kind}`] ??= []).push(ms); // run 0 warms the page cache
+      if (i === 0) continue; // run 0 warms the page cache
+      (times[`${name}: ${kind}`] ??= []).push(ms);
+      if (TIME) {
+        const [u, sy] = readFileSync(timeFile, 'utf8').trim().split('\n').at(-1).split(' ').map(Number);
+        (cpus[`${name}: ${kind}`] ??= []).push((u + sy) * 1000);
+      }
     }
   }
 }
@@ -56,12 +66,15 @@ mock.kill();
 rmSync(tmp, { recursive: true, force: true });
 
 const median = (xs) => { const a = [...xs].sort((x, y) => x - y); return a.length % 2 ? a[(a.length - 1) / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2; };
-const rows = Object.entries(times).map(([k, v]) => [k, median(v), Math.min(...v)]);
+const rows = Object.entries(times).map(([k, v]) => [k, median(v), Math.min(...v), cpus[k] ? median(cpus[k]) : NaN]);
 const w = Math.max(...rows.map((r) => r[0].length));
 process.stdout.write(`one-shot text start-up with and without config.lua (${RUNS} runs each, interleaved)\n`);
-for (const [k, med, min] of rows) process.stdout.write(`${k.padEnd(w)}  median ${med.toFixed(0).padStart(4)} ms  min ${min.toFixed(0).padStart(4)} ms\n`);
+for (const [k, med, min, cpu] of rows) {
+  process.stdout.write(`${k.padEnd(w)}  wall median ${med.toFixed(0).padStart(4)} ms  min ${min.toFixed(0).padStart(4)} ms${Number.isFinite(cpu) ? `  cpu median ${cpu.toFixed(0).padStart(4)} ms` : ''}\n`);
+}
 for (const name of Object.keys(clis)) {
   const d = median(times[`${name}: config.lua`]) - median(times[`${name}: no config`]);
   const dm = Math.min(...times[`${name}: config.lua`]) - Math.min(...times[`${name}: no config`]);
-  process.stdout.write(`${name}: config.lua adds ${d.toFixed(0)} ms (median), ${dm.toFixed(0)} ms (min)\n`);
+  const dc = cpus[`${name}: config.lua`] ? median(cpus[`${name}: config.lua`]) - median(cpus[`${name}: no config`]) : NaN;
+  process.stdout.write(`${name}: config.lua adds ${d.toFixed(0)} ms wall (median), ${dm.toFixed(0)} ms (min)${Number.isFinite(dc) ? `, ${dc.toFixed(0)} ms cpu (median)` : ''}\n`);
 }
