@@ -15,7 +15,7 @@ import { faultSuite, KNOWN_KEY } from '../fixtures/fault-suite.js';
 import { tally } from '../fixtures/tally.js';
 
 const suite = await faultSuite({
-  config: '  first_byte_timeout_ms = 1500,\n  stream_idle_timeout_ms = 1500,\n  max_reply_bytes = 1048576,\n  probe_timeout_ms = 1000,\n',
+  config: '  first_byte_timeout_ms = 3000,\n  stream_idle_timeout_ms = 3000,\n  max_reply_bytes = 1048576,\n  probe_timeout_ms = 1000,\n',
 });
 const { mock, dirs, run } = suite;
 
@@ -115,21 +115,21 @@ test('malformed SSE data and a malformed JSON body: named, not swallowed', async
 test('a silent server: the turn ends after first_byte_timeout_ms', async () => {
   mock.push({ hang: true });
   const r = await run(['-o', 'hi']);
-  failedWith(r, /^error: no reply within 1\.5 s \(first_byte_timeout_ms\); the server accepted the request but sent no event$/);
+  failedWith(r, /^error: no reply within 3 s \(first_byte_timeout_ms\); the server accepted the request but sent no event$/);
   tally('faults', 1);
 });
 
 test('a stream of keep-alive comments only: the turn ends; comments do not keep it alive', async () => {
   mock.push(handSse((res) => every(res, 100, () => ': still thinking\n\n')));
   const r = await run(['-o', 'hi']);
-  failedWith(r, /^error: no reply within 1\.5 s \(first_byte_timeout_ms\); the server accepted the request but sent no event$/);
+  failedWith(r, /^error: no reply within 3 s \(first_byte_timeout_ms\); the server accepted the request but sent no event$/);
   tally('faults', 1);
 });
 
 test('a stream that stalls after some text ends after stream_idle_timeout_ms', async () => {
   mock.push(handSse((res) => { res.write(delta('so far so ')); every(res, 100, () => ': ping\n\n'); }));
   const r = await run(['-o', 'hi']);
-  failedWith(r, /^error: the stream stalled: no event for 1\.5 s \(stream_idle_timeout_ms\)$/);
+  failedWith(r, /^error: the stream stalled: no event for 3 s \(stream_idle_timeout_ms\)$/);
   assert.equal(r.stdout, 'so far so \n');
   tally('faults', 1);
 });
