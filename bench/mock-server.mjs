@@ -13,6 +13,8 @@
 //   read_file:N       while the request carries fewer than N tool results, the reply is a
 //                     `read_file` call of FIXTURE_PATH ({"path": ..., "limit": 200}); then text.
 //   read_file:N:BYTES as above, and the fixture is (re)written first: BYTES of 64-byte text lines.
+//   MODE@MS           any of the above, every request (chat, models, /props) answered after MS
+//                     milliseconds: a remote, hosted API's time to first byte.
 //
 // Requests with `"stream": true` are answered as an event stream (deltas, finish, usage, [DONE]),
 // others with one JSON body. Usage is reported with small fixed token counts on purpose: the
@@ -28,12 +30,15 @@ import { fixtureText } from './fixture.mjs';
 const modeArg = process.argv[2] ?? process.env.BENCH_MOCK_MODE ?? 'text';
 const fixture = process.argv[3] ?? process.env.BENCH_MOCK_FIXTURE;
 
-/** Parse `text` | `read_file:N[:BYTES]`. */
-function parseMode(s) {
-  if (s === 'text') return { kind: 'text' };
+/** Parse `text` | `read_file:N[:BYTES]`, each optionally `@MS`. */
+function parseMode(arg) {
+  const at = /^(.*)@(\d+)$/.exec(arg);
+  const s = at ? at[1] : arg;
+  const delayMs = at ? Number(at[2]) : 0;
+  if (s === 'text') return { kind: 'text', delayMs };
   const m = /^read_file:(\d+)(?::(\d+))?$/.exec(s);
-  if (!m) throw new Error(`unknown mode '${s}' (want text or read_file:N[:BYTES])`);
-  return { kind: 'read_file', rounds: Number(m[1]), bytes: m[2] === undefined ? undefined : Number(m[2]) };
+  if (!m) throw new Error(`unknown mode '${arg}' (want text or read_file:N[:BYTES], optionally @MS)`);
+  return { kind: 'read_file', rounds: Number(m[1]), bytes: m[2] === undefined ? undefined : Number(m[2]), delayMs };
 }
 
 const mode = parseMode(modeArg);
@@ -90,6 +95,7 @@ function toolReply(stream, id, args) {
 }
 
 function send(res, status, reply) {
+  if (res.destroyed) return; // the client went away while the delay ran
   if (reply.sse !== undefined) {
     res.writeHead(status, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     res.end(reply.sse);
@@ -138,14 +144,21 @@ const server = createServer((req, res) => {
     }
     stats.requests++;
     stats.requestBytes += raw.length;
-    if (req.method === 'POST' && path.endsWith('/chat/completions')) return handleChat(raw, res);
-    stats.other++;
-    if (req.method === 'GET' && path.endsWith('/models')) {
-      return send(res, 200, { json: { object: 'list', data: [{ id: 'local-model', object: 'model', owned_by: 'bench' }] } });
-    }
-    return send(res, 404, { json: { error: { message: `bench mock: no route ${req.method} ${path}`, type: 'not_found' } } });
+    const chat = req.method === 'POST' && path.endsWith('/chat/completions');
+    // Counted on arrival: a probe the client gives up on still shows.
+    if (!chat) stats.other++;
+    const answer = () => (chat ? handleChat(raw, res) : other(req, path, res));
+    if (mode.delayMs) setTimeout(answer, mode.delayMs);
+    else answer();
   });
 });
+
+function other(req, path, res) {
+  if (req.method === 'GET' && path.endsWith('/models')) {
+    return send(res, 200, { json: { object: 'list', data: [{ id: 'local-model', object: 'model', owned_by: 'bench' }] } });
+  }
+  return send(res, 404, { json: { error: { message: `bench mock: no route ${req.method} ${path}`, type: 'not_found' } } });
+}
 server.keepAliveTimeout = 10_000;
 server.listen(0, '127.0.0.1', () => {
   process.stdout.write(`${server.address().port}\n`);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench`: the speed figures of issues 2 and 3, measured on the installed command (bin/clm.cjs → dist/cli.js,
+// `npm run bench`: the speed figures of issues 2, 3 and 11, and the latency of a turn against a server that takes 500 ms per request, measured on the installed command (bin/clm.cjs → dist/cli.js,
 // built by `npm ci`; nothing is built here).
 //
 // Every figure is a whole `node bin/clm.cjs ...` process: wall time measured here around the
@@ -30,6 +30,8 @@ const TIME = '/usr/bin/time';
 const RUN_TIMEOUT_MS = 120_000;
 const FIXTURE_BYTES = 8192; // 128 lines of 64 bytes; `limit: 200` returns all of it
 const MiB = 1024;
+/** The latency scenario: every request answered after this long, like a hosted API's first byte. */
+const DELAY_MS = 500;
 
 if (!existsSync(CLI)) {
   process.stderr.write(`bench: ${CLI} not found; run \`npm ci\` (it builds dist/) first\n`);
@@ -169,6 +171,19 @@ const scenarios = [
       return textCheck(r, s, true);
     },
   })),
+  // Latency with a remote model: each request costs DELAY_MS, so a run's floor is its chat
+  // requests × DELAY_MS; whatever clm waits for beyond that (a probe in front of the first
+  // request, a retry) shows as the distance to the floor.
+  {
+    id: 'lat1', label: `plain turn, ${DELAY_MS} ms per request`, mock: `text@${DELAY_MS}`, chatRequests: 1,
+    argv: (m) => clm('-u', m.url, '-o', 'hi', '-p', emptyPlugins),
+    check: (r, s) => textCheck(r, s),
+  },
+  {
+    id: 'lat10', label: `10 read_file rounds, ${DELAY_MS} ms per request`, mock: `read_file:10@${DELAY_MS}`, chatRequests: 11,
+    argv: (m) => clm('-u', m.url, '-o', `read ${fixture} with read_file, 10 times`, '-p', emptyPlugins),
+    check: (r, s) => (s.chat !== 11 ? `mock saw ${s.chat} chat requests, expected 11` : textCheck(r, s, true)),
+  },
 ];
 
 function textCheck(r, s, skipCount) {
@@ -219,7 +234,7 @@ function table(head, rows) {
   return [line(head), `|${w.map((n) => '-'.repeat(n + 2)).join('|')}|`, ...rows.map(line)].join('\n');
 }
 
-function report(luaOut) {
+function report(luaOut, browserOut, tuiOut = null) {
   const nodeWall = median(col('node', 'wall'));
   const nodeWallMin = min(col('node', 'wall'));
   const par = typeof availableParallelism === 'function' ? availableParallelism() : cpus().length;
@@ -282,6 +297,15 @@ function report(luaOut) {
     g.push(['250 read_file rounds: peak RSS', mib(m), mib(min(col('rf250', 'rssKiB'))), '≤ 150 MiB', status(m, 150 * MiB)]);
   }
   out.push(table(['goal (issue 2, 3)', 'median', 'min', 'goal', 'status'], g));
+  out.push('');
+  const lat = scenarios.filter((s) => s.chatRequests).map((s) => {
+    const floor = (s.chatRequests * DELAY_MS) / 1000;
+    const w = col(s.id, 'wall');
+    return [s.label, sec(median(w)), sec(min(w)), sec(floor), ms(median(w) - floor), x(median(w) / floor),
+      `${s.chatRequests} chat + ${median(col(s.id, 'otherRequests'))} other`];
+  });
+  out.push(table([`latency (every request ${DELAY_MS} ms)`, 'wall med', 'wall min', 'floor', 'over floor', '÷ floor', 'requests (med)'], lat));
+  out.push(`(floor = chat requests × ${DELAY_MS} ms: what the model's answers alone cost; "other" = the connection probe's GETs, which run beside the chat requests)`);
   const ms2 = (v) => (Number.isFinite(v) ? `${(v * 1000).toFixed(2)} ms` : '–');
   out.push(`marginal cpu per round: ${ms2(mm.low)} at 10→50 rounds, ${ms2(mm.high)} at 50→250 rounds ` +
     `(from medians; from mins: ${ms2(mn.low)} / ${ms2(mn.high)})`);
@@ -289,6 +313,15 @@ function report(luaOut) {
     out.push('');
     out.push('Lua runtime (bench/lua.mjs):');
     out.push(luaOut.trimEnd());
+  }
+  if (browserOut) {
+    out.push('');
+    out.push('clm/browser (bench/browser.mjs):');
+    out.push(browserOut.trimEnd());
+  }
+  if (tuiOut) {
+    out.push('');
+    out.push(tuiOut.trimEnd());
   }
   process.stdout.write(`${out.join('\n')}\n`);
 }
@@ -341,7 +374,7 @@ try {
         failures.push(`${s.label}: ${problem} (timed run ${i + 1})\n  stderr:\n${tail(r.stderr)}`);
         continue;
       }
-      results.get(s.id).push({ ...r, mockCpu: stats ? stats.mockCpuMs / 1000 : 0 });
+      results.get(s.id).push({ ...r, mockCpu: stats ? stats.mockCpuMs / 1000 : 0, otherRequests: stats ? stats.other : 0 });
     }
   }
 
@@ -358,7 +391,34 @@ try {
     if (r.status !== 0) failures.push(`bench/lua.mjs: ${r.error ? r.error.message : `exit status ${r.status ?? r.signal}`}\n  stderr:\n${tail(r.stderr ?? '')}`);
   }
 
-  report(luaOut);
+  // clm/browser figures (issue 11): bundle size, and a tool turn in headless Chromium when installed.
+  process.stderr.write('bench: bench/browser.mjs\n');
+  const b = spawnSync(node, [join(BENCH, 'browser.mjs')], { cwd: ROOT, encoding: 'utf8', timeout: 180_000, maxBuffer: 16 << 20 });
+  if (b.status !== 0) failures.push(`bench/browser.mjs: ${b.error ? b.error.message : `exit status ${b.status ?? b.signal}`}\n  stderr:\n${tail(b.stderr ?? '')}`);
+
+  // Terminal toolkit figures (issues 10 and 13), from their own script.
+  let tuiOut = null;
+  const tuiScript = join(BENCH, 'tui.mjs');
+  if (existsSync(tuiScript)) {
+    process.stderr.write('bench: bench/tui.mjs\n');
+    const env = { ...process.env };
+    delete env.NODE_EXTRA_CA_CERTS;
+    delete env.NODE_OPTIONS;
+    const r = spawnSync(node, [tuiScript], { env, cwd: ROOT, encoding: 'utf8', timeout: 300_000, maxBuffer: 16 << 20 });
+    tuiOut = r.stdout;
+    if (r.status !== 0) failures.push(`bench/tui.mjs: ${r.error ? r.error.message : `exit status ${r.status ?? r.signal}`}\n  stderr:\n${tail(r.stderr ?? '')}`);
+  }
+
+  report(luaOut, b.stdout, tuiOut);
+
+  // Soak: 1,000 turns in one REPL session (bench/soak.mjs prints its own table).
+  process.stderr.write('bench: bench/soak.mjs\n');
+  const soakEnv = { ...process.env };
+  delete soakEnv.NODE_EXTRA_CA_CERTS;
+  delete soakEnv.NODE_OPTIONS;
+  const soak = spawnSync(node, [join(BENCH, 'soak.mjs')], { env: soakEnv, cwd: ROOT, encoding: 'utf8', timeout: 600_000, maxBuffer: 16 << 20 });
+  process.stdout.write(`\n${soak.stdout ?? ''}`);
+  if (soak.status !== 0) failures.push(`bench/soak.mjs: ${soak.error ? soak.error.message : `exit status ${soak.status ?? soak.signal}`}\n  stderr:\n${tail(soak.stderr ?? '')}`);
 } catch (e) {
   failures.push(`bench: ${e?.stack ?? e}`);
 } finally {

@@ -1,7 +1,8 @@
 // Public API of the portable core: `import { createAgent } from 'clm'`. No Node imports here.
 
 export { Agent, createAgent, DEFAULT_MODEL, DEFAULT_AUTOCOMPACT_PCT, UNKNOWN_CTX_THRESHOLD, TOOLS_UNSUPPORTED_NOTICE } from './core/agent.js';
-export type { TurnResult, ConnectionResult, AgentOptions } from './core/agent.js';
+export type { TurnResult, ConnectionResult, AgentOptions, Endpoint } from './core/agent.js';
+export { listModels } from './core/probes.js';
 export { messageToJson, messageFromJson, parseMessageJson } from './core/message-json.js';
 export type { MessageJson } from './core/message-json.js';
 export { providerFromStr, buildUrl, modelsUrl, propsUrl, adapterFor } from './core/providers/index.js';
@@ -15,4 +16,5 @@ export { foldHistory, supersede, DEFAULT_SYSTEM_PROMPT, SUMMARY_PROMPT } from '.
 export { fnmatch } from './core/fnmatch.js';
 export { forTerminal } from './core/terminal-text.js';
 export type * from './core/types.js';
+export type * from './core/events.js';
 export type { Host, HttpRequest, HttpResponse, HttpHandlers, HostError, Cancelable } from './core/host.js';

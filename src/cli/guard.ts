@@ -4,14 +4,16 @@
 // characters shown instead of obeyed. json and stream-json keep their values' bytes; only the
 // secrets are masked there.
 
+import type { AgentEvent } from '../core/events.js';
 import { forTerminal } from '../core/terminal-text.js';
 import { maskSecrets, SecretStream } from '../host/redact.js';
-import type { RunEvents, RunSummary } from './events.js';
+import type { RunSummary } from './run-summary.js';
 
-/** The run's secrets, known once the configuration is loaded (empty until then). */
+/** The run's secrets, known once the configuration is loaded (none until then). */
 export class Masker {
-  private list: readonly string[] = [];
-  set(secrets: readonly string[]): void { this.list = [...secrets]; }
+  private list: string[] = [];
+  /** More values to mask (a profile switch adds its own). */
+  add(secrets: readonly string[]): void { for (const s of secrets) if (s && !this.list.includes(s)) this.list.push(s); }
   get secrets(): readonly string[] { return this.list; }
   mask(text: string): string { return this.list.length ? maskSecrets(text, this.list) : text; }
   stream(): SecretStream { return new SecretStream(() => this.list); }
@@ -24,36 +26,45 @@ export interface GuardOptions {
 }
 
 /**
- * `ev` behind the guard. Streamed text is masked across pieces; what a piece holds back is let
+ * `show` behind the guard. Streamed text is masked across pieces; what a piece holds back is let
  * out before any other event, so the order of what is shown stays the order of events.
  */
-export function guardEvents(ev: RunEvents, o: GuardOptions): RunEvents {
-  const show = (t: string) => (o.terminal ? forTerminal(t) : t);
-  const clean = (t: string) => show(o.masker.mask(t));
+export function guardEvents<E extends { type: string }>(show: (e: E | AgentEvent) => void, o: GuardOptions): (e: E | AgentEvent) => void {
+  const out = (t: string) => (o.terminal ? forTerminal(t) : t);
+  const clean = (t: string) => out(o.masker.mask(t));
   let text = o.masker.stream();
   let reasoning = o.masker.stream();
-  const settle = () => {
-    const t = text.flush();
-    if (t) ev.text(show(t));
-    const r = reasoning.flush();
-    if (r) ev.reasoning(show(r));
-  };
-  return {
-    text(t) { const r = reasoning.flush(); if (r) ev.reasoning(show(r)); const out = text.push(t); if (out) ev.text(show(out)); },
-    reasoning(t) { const x = text.flush(); if (x) ev.text(show(x)); const out = reasoning.push(t); if (out) ev.reasoning(show(out)); },
-    toolBegin(name, args, id) { settle(); ev.toolBegin(clean(name), clean(args), id); },
-    toolResult(name, content, outcome, id) { settle(); ev.toolResult(clean(name), clean(content), outcome, id); },
-    toolBatch(done, total) { settle(); ev.toolBatch(done, total); },
-    usage(u) { settle(); ev.usage(u); },
-    finish(r) { settle(); ev.finish(r); },
-    state(s) { settle(); ev.state(s); },
-    notice(t) { settle(); ev.notice(clean(t)); },
-    turnDone(status, error) {
-      settle();
-      text = o.masker.stream();
-      reasoning = o.masker.stream();
-      ev.turnDone(status, clean(error));
-    },
+  const flushText = () => { const t = text.flush(); if (t) show({ type: 'text', text: out(t) }); };
+  const flushReasoning = () => { const r = reasoning.flush(); if (r) show({ type: 'reasoning', text: out(r) }); };
+  return (ev) => {
+    const e = ev as AgentEvent;
+    if (e.type === 'text') {
+      flushReasoning();
+      const t = text.push(e.text);
+      if (t) show({ type: 'text', text: out(t) });
+      return;
+    }
+    if (e.type === 'reasoning') {
+      flushText();
+      const r = reasoning.push(e.text);
+      if (r) show({ type: 'reasoning', text: out(r) });
+      return;
+    }
+    flushText();
+    flushReasoning();
+    switch (e.type) {
+      case 'tool_begin': show({ ...e, name: clean(e.name), args: clean(e.args) }); return;
+      case 'tool_result': show({ ...e, name: clean(e.name), content: clean(e.content) }); return;
+      case 'notice': show({ ...e, text: clean(e.text) }); return;
+      case 'connection': show(e.detail ? { ...e, detail: clean(e.detail) } : e); return;
+      case 'compaction': show(e.phase === 'failed' ? { ...e, error: clean(e.error) } : e); return;
+      case 'turn_done':
+        text = o.masker.stream();
+        reasoning = o.masker.stream();
+        show(e.error !== undefined ? { ...e, error: clean(e.error) } : e);
+        return;
+      default: show(ev);
+    }
   };
 }
 

@@ -1,20 +1,54 @@
 // One-shot mode (-o PROMPT): one turn, printed as text, json or stream-json; exit 0 when the turn
-// succeeded, 1 when it failed, 130 when interrupted.
+// succeeded, 1 when it failed, 130 when interrupted. With a person at the terminal (stdin a TTY)
+// a gated tool runs only after they allow it, asked on stderr so stdout keeps only the result;
+// with stdin redirected (scripts, CI) tools run unasked, restricted by --allow-tools/--deny-tools.
 
-import { ECANCELED } from '../core/errors.js';
+import { ECANCELED, EIO } from '../core/errors.js';
+import type { AgentEvent } from '../core/events.js';
 import { forTerminal } from '../core/terminal-text.js';
 import type { CliArgs } from './args.js';
-import { eventCallbacks } from './callbacks.js';
 import { guardEvents, guardSummary, Masker } from './guard.js';
-import type { RunEvents, RunSummary } from './events.js';
-import { silentRenderer, streamJsonRenderer, summaryJson, Tally, textRenderer, type Out } from './render.js';
-import { createRuntime, sessionLine, type Runtime } from './runtime.js';
+import { hideResumeCompaction, streamJsonRenderer, textRenderer, type Out } from './render.js';
+import { summaryJson, Tally, type RunSummary } from './run-summary.js';
+import type { ResolvedRun } from './resolve.js';
+import { createRuntime, sessionLine, type RunEvent, type Runtime } from './runtime.js';
+import { PermissionPrompt, type Key } from './permission-prompt.js';
+import { emitKeypressEvents } from 'node:readline';
+import { isRuntimeEvent } from './runtime-events.js';
 import { onInterrupt } from './signals.js';
+import { turnError } from './turn-error.js';
 
 export interface Io {
   stdout: Out;
   stderr: Out;
   color: boolean;
+  /** Where a person answers permission questions; absent or not a TTY ⇒ tools run unasked. */
+  stdin?: NodeJS.ReadableStream;
+}
+
+/** The permission question on a terminal: one keypress on stdin (raw), the question on stderr. */
+function terminalPrompt(io: Io, runtime: () => Runtime | null): PermissionPrompt | null {
+  const input = io.stdin as NodeJS.ReadStream | undefined;
+  if (!input?.isTTY || typeof input.setRawMode !== 'function') return null;
+  let handler: ((s: string | undefined, k: Key | undefined) => void) | null = null;
+  return new PermissionPrompt({
+    write: (t) => io.stderr.write(t),
+    listen: (onKey) => {
+      emitKeypressEvents(input);
+      input.setRawMode(true);
+      handler = (s, k) => onKey(k ?? { sequence: s });
+      input.on('keypress', handler);
+      input.resume();
+    },
+    unlisten: () => {
+      if (handler) input.off('keypress', handler);
+      handler = null;
+      input.setRawMode(false);
+      input.pause();
+    },
+    cancelTurn: () => { try { runtime()?.agent.cancel(); } catch { /* already over */ } },
+    interrupt: () => { process.emit('SIGINT' as never); },
+  });
 }
 
 export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
@@ -23,40 +57,65 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
   const tally = new Tally();
   const text = args.outputFormat === 'text' ? textRenderer(io.stdout, io.stderr, io.color) : null;
   const stream = args.outputFormat === 'stream-json' ? streamJsonRenderer(io.stdout) : null;
-  // Secrets are masked on every output path; text output is for a terminal, so controls are shown, not obeyed.
-  const masker = new Masker();
-  const ev: RunEvents = guardEvents(text ?? stream ?? silentRenderer(), { masker, terminal: args.outputFormat === 'text' });
-  const forStderr = (t: string) => forTerminal(masker.mask(t));
   // json keeps stdout for the one object; notices still reach the user on stderr. stream-json
-  // holds the notices of start-up (config, plugins, MCP) until its `start` event is out, so
-  // `start` is always the first event.
-  let held: string[] | null = stream ? [] : null;
-  const notice = (t: string) => {
-    if (held) held.push(t);
-    else if (args.outputFormat === 'json') io.stderr.write(`notice: ${forStderr(t)}\n`);
-    else ev.notice(t);
+  // holds the events of start-up (config, plugins, MCP notices) until its `start` event is out,
+  // so `start` is always the first event.
+  let held: AgentEvent[] | null = stream ? [] : null;
+  // Secrets are masked on every output path; the text format is for a terminal, so its controls
+  // are shown, not obeyed (json's notices on stderr too).
+  const masker = new Masker();
+  const forStderr = (t: string) => forTerminal(masker.mask(t));
+  const display = (e: AgentEvent) => {
+    if (held) held.push(e);
+    else if (text) text.event(e);
+    else if (stream) stream.event(e);
+    else if (e.type === 'notice') io.stderr.write(`notice: ${forTerminal(e.text)}\n`);
   };
+  const show = guardEvents(display, { masker, terminal: args.outputFormat === 'text' });
 
+  let rt: Runtime | null = null;
+  const asker = terminalPrompt(io, () => rt);
   let resolveDone!: (s: number) => void;
   const done = new Promise<number>((r) => { resolveDone = r; });
   let finished = false;
-  let rt: Runtime | null = null;
-  const callbacks = eventCallbacks(ev, tally, (s) => { if (!finished) { finished = true; resolveDone(s); } }, () => rt?.agent.lastError ?? '');
-  // The agent's own notices (a compaction, tools unsupported, …) take the same way as the
-  // start-up ones: json's silent renderer would drop them.
-  callbacks.onNotice = notice;
+  const onEvent = hideResumeCompaction((e: RunEvent) => {
+    if (isRuntimeEvent(e)) return;
+    tally.event(e);
+    show(e);
+    if (e.type === 'turn_done') asker?.turnEnded();
+    if (e.type === 'turn_done' && !finished) { finished = true; resolveDone(e.status); }
+  });
 
-  // Ctrl-C while starting (plugin worker, MCP servers) ends the run with 130 (signals.ts).
-  rt = await createRuntime({
-    args, callbacks, notice, onSecrets: (list) => masker.set(list),
+  // Ctrl-C while starting (config, plugin worker, MCP servers) ends the run with 130 at once;
+  // json and stream-json print their result object first, so a script always gets one.
+  let resolved: ResolvedRun | null = null;
+  if (args.outputFormat !== 'text') {
+    onInterrupt(() => {
+      onInterrupt(null);
+      const o = summaryJson({
+        status: 'cancelled', exitCode: 130, result: '', usage: tally.usage, toolCalls: [],
+        model: resolved?.model ?? args.model ?? '', provider: resolved?.providerName ?? resolved?.provider ?? args.provider ?? '',
+        durationMs: Date.now() - started,
+      });
+      const out = io.stdout as { write(s: string, cb?: () => void): unknown };
+      out.write(`${JSON.stringify(o)}\n`, () => process.exit(130));
+      setTimeout(() => process.exit(130), 2000).unref();
+    });
+  }
+  const runtime = await createRuntime({
+    args, onEvent,
+    ...(asker ? { onPermission: (req) => asker.request(req) } : {}),
     policy: { allow: args.allowTools, deny: args.denyTools },
     resumeId: args.resume || undefined,
+    onResolved: (r) => { resolved = r; },
+    onSecrets: (list) => masker.add(list),
   });
-  const runtime = rt;
-  stream?.event({ type: 'start', session_id: runtime.session?.id ?? null, model: runtime.run.model, provider: runtime.run.providerName ?? runtime.run.provider, base_url: masker.mask(runtime.run.baseUrl), tools: runtime.agent.toolNames });
+  rt = runtime;
+  await runtime.ready;
+  stream?.line({ type: 'start', session_id: runtime.session?.id ?? null, model: runtime.run.model, provider: runtime.run.providerName ?? runtime.run.provider, base_url: masker.mask(runtime.run.baseUrl), tools: runtime.advertisedTools() });
   const startup = held ?? [];
   held = null;
-  for (const t of startup) notice(t);
+  for (const e of startup) display(e); // already through the guard
 
   let interrupted = false;
   const onSigint = () => {
@@ -68,7 +127,8 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
   try {
     runtime.agent.submit(prompt);
   } catch (e) {
-    callbacks.onTurnDone?.(-5);
+    if (!finished) { finished = true; resolveDone(EIO); }
+    text?.event({ type: 'turn_done', status: EIO });
     io.stderr.write(`error: ${forStderr((e as Error).message)}\n`);
   }
   const status = await done;
@@ -80,15 +140,15 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
   const summary: RunSummary = guardSummary({
     status: status === 0 ? 'ok' : status === ECANCELED ? 'cancelled' : 'error',
     exitCode, result: tally.text,
-    error: status !== 0 ? runtime.agent.lastError || undefined : undefined,
+    error: status !== 0 ? turnError(status, runtime.agent.lastError) || undefined : undefined,
     usage: tally.usage, toolCalls: tally.toolCalls, sessionId: runtime.session?.id,
     model: runtime.run.model, provider: runtime.run.providerName ?? runtime.run.provider,
     durationMs: Date.now() - started,
   }, masker);
   const outcome = await runtime.close();
   if (!outcome.sessionKept) summary.sessionId = undefined;
-  if (args.outputFormat === 'json') io.stdout.write(JSON.stringify(summaryJson(summary)) + '\n');
-  if (stream) stream.event(summaryJson(summary));
+  // The same object, key for key, in both formats.
+  if (args.outputFormat !== 'text') io.stdout.write(JSON.stringify(summaryJson(summary)) + '\n');
   const line = sessionLine(runtime.session, outcome);
   if (line) io.stderr.write(line);
   return exitCode;

@@ -6,13 +6,14 @@
 // set replaces any difference and the cache is refreshed.
 
 import { createHash } from 'node:crypto';
-import { readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ToolDef } from '../core/types.js';
 import { readRegularFileSync } from '../host/regular-file.js';
 import type { PluginHost } from '../lua/index.js';
 import { makeDirs } from '../session/paths.js';
-import { packageRoot } from '../lua/paths.js';
+import { packageRoot, seedPluginDir } from '../lua/paths.js';
+import { configDir } from '../config/paths.js';
 
 interface CachedTool {
   name: string;
@@ -45,6 +46,28 @@ export interface PluginTools {
   /** Whether tools were registered from the cache (the first request need not wait). */
   fromCache: boolean;
   close(): Promise<void>;
+}
+
+/**
+ * The plugin directories of a run: -p DIR, else the config's plugins/ (the packaged seed plugins
+ * when there is none, without writing into the user's config), then agents/<agent>/ of the
+ * profile; only those that hold a .lua file.
+ */
+export function pluginDirs(o: { explicit?: string; agentName?: string; env: NodeJS.ProcessEnv; notice(text: string): void }): string[] {
+  const dirs: string[] = [];
+  const cdir = configDir(o.env);
+  if (o.explicit) {
+    if (!existsSync(o.explicit)) o.notice(`plugins: ${o.explicit} does not exist; no plugins loaded`);
+    dirs.push(o.explicit);
+  } else {
+    const def = cdir ? join(cdir, 'plugins') : null;
+    if (def && existsSync(def)) dirs.push(def);
+    else {
+      try { dirs.push(seedPluginDir()); } catch (e) { o.notice(`plugins: ${(e as Error).message}`); }
+    }
+  }
+  if (o.agentName && cdir) dirs.push(join(cdir, 'agents', o.agentName));
+  return dirs.filter((d) => existsSync(d) && readdirSync(d).some((n) => n.endsWith('.lua')));
 }
 
 /**

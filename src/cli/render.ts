@@ -1,12 +1,33 @@
-// Output of headless runs. text: the reply on stdout, progress lines on stderr (so `clm -o … > f`
-// captures just the answer); json: one object at the end; stream-json: one event per line.
+// How headless runs show the agent's events. text: the reply on stdout, progress lines on stderr
+// (so `clm -o … > f` captures just the answer); stream-json: one JSON line per event. The json
+// format shows nothing until its one result object.
 
-import type { AgentState, FinishReason, ToolOutcome, Usage } from '../core/types.js';
-import { STREAM_JSON_VERSION, type RunEvents, type RunSummary, type ToolCallRecord } from './events.js';
+import type { AgentEvent } from '../core/events.js';
+import { STREAM_JSON_VERSION } from './run-summary.js';
+import { turnError } from './turn-error.js';
 
 export interface Out { write(s: string): unknown }
 
 const DIM = '\x1b[2m', RED = '\x1b[31m', YELLOW = '\x1b[33m', RESET = '\x1b[0m';
+
+const TURN_FRAME: ReadonlySet<string> = new Set(['turn_start', 'state', 'compaction', 'turn_done']);
+
+/**
+ * The events a headless mode shows: the compaction of a resumed conversation before the first
+ * prompt is start-up, not a turn of the user's — its state changes and turn end are left out
+ * (its notices pass).
+ */
+export function hideResumeCompaction<E extends { type: string; origin?: unknown }>(show: (e: E) => void): (e: E) => void {
+  let hidden = false;
+  return (e) => {
+    if (e.type === 'turn_start') hidden = e.origin === 'resume';
+    if (hidden && TURN_FRAME.has(e.type)) {
+      if (e.type === 'turn_done') hidden = false;
+      return;
+    }
+    show(e);
+  };
+}
 
 /** One line of tool arguments, clamped for display. */
 export function oneLine(s: string, max = 200): string {
@@ -14,33 +35,7 @@ export function oneLine(s: string, max = 200): string {
   return t.length > max ? `${t.slice(0, max - 3)}...` : t;
 }
 
-export class Tally {
-  usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
-  toolCalls: ToolCallRecord[] = [];
-  /** The reply: the assistant text after the last tool round (the json format's `result`). */
-  text = '';
-  // Pending calls by call id (a server may reuse ids across rounds, hence a queue).
-  private open = new Map<string, ToolCallRecord[]>();
-  begin(name: string, args: string, id: string) {
-    const r: ToolCallRecord = { id, name, args };
-    this.toolCalls.push(r);
-    const q = this.open.get(id) ?? [];
-    q.push(r);
-    this.open.set(id, q);
-    this.text = '';
-  }
-  result(id: string, content: string, outcome: ToolOutcome) {
-    const r = this.open.get(id)?.shift();
-    if (r) { r.outcome = outcome; r.outputBytes = Buffer.byteLength(content); }
-  }
-  addUsage(u: Usage) {
-    this.usage.prompt_tokens += u.promptTokens;
-    this.usage.completion_tokens += u.completionTokens;
-    this.usage.total_tokens += u.totalTokens;
-  }
-}
-
-export function textRenderer(stdout: Out, stderr: Out, color: boolean): RunEvents & { endText(): void } {
+export function textRenderer(stdout: Out, stderr: Out, color: boolean): { event(e: AgentEvent): void; endText(): void } {
   const c = (code: string, s: string) => (color ? `${code}${s}${RESET}` : s);
   let last = '\n';
   let reasoningOpen = false;
@@ -48,59 +43,60 @@ export function textRenderer(stdout: Out, stderr: Out, color: boolean): RunEvent
   // Progress lines go to stderr; end an open reply line first so a terminal shows them apart.
   const err = (s: string) => { if (!last.endsWith('\n')) { stdout.write('\n'); last = '\n'; } stderr.write(s); };
   return {
-    text(t) { closeReasoning(); stdout.write(t); last = t; },
-    reasoning(t) { if (!reasoningOpen) reasoningOpen = true; stderr.write(c(DIM, t)); },
-    toolBegin(name, args) { closeReasoning(); err(`[tool: ${name} ${oneLine(args)}]\n`); },
-    toolResult(name, content, outcome) {
-      const bytes = Buffer.byteLength(content);
-      if (outcome === 'ok') err(`[result: ${name}, ${bytes} bytes]\n`);
-      else err(c(outcome === 'timedout' ? YELLOW : RED, `[${outcome === 'timedout' ? 'timeout' : 'x'} ${name}] ${oneLine(content)}`) + '\n');
-    },
-    toolBatch() {},
-    usage(u) { err(c(DIM, `[${u.promptTokens}+${u.completionTokens} tok${u.tokensPerSec ? `, ${u.tokensPerSec.toFixed(1)} tok/s` : ''}]`) + '\n'); },
-    finish(r: FinishReason) {
-      if (r === 'length') err(c(YELLOW, '[truncated: hit token limit]') + '\n');
-      else if (r === 'content_filter') err(c(RED, '[stopped: content filter]') + '\n');
-    },
-    state(_s: AgentState) {},
-    notice(t) { err(`notice: ${t}\n`); },
-    turnDone(status, error) {
-      closeReasoning();
-      if (status !== 0 && error) err(c(RED, `error: ${error}`) + '\n');
+    event(e) {
+      switch (e.type) {
+        case 'text': closeReasoning(); stdout.write(e.text); last = e.text; return;
+        case 'reasoning': if (e.text) { reasoningOpen = true; stderr.write(c(DIM, e.text)); } return;
+        case 'tool_begin': closeReasoning(); err(`[tool: ${e.name} ${oneLine(e.args)}]\n`); return;
+        case 'tool_result': {
+          const bytes = Buffer.byteLength(e.content);
+          if (e.outcome === 'ok') err(`[result: ${e.name}, ${bytes} bytes]\n`);
+          else err(c(e.outcome === 'timedout' ? YELLOW : RED, `[${e.outcome === 'timedout' ? 'timeout' : 'x'} ${e.name}] ${oneLine(e.content)}`) + '\n');
+          return;
+        }
+        case 'usage': {
+          const u = e.usage;
+          err(c(DIM, `[${u.promptTokens}+${u.completionTokens} tok${u.tokensPerSec ? `, ${u.tokensPerSec.toFixed(1)} tok/s` : ''}]`) + '\n');
+          return;
+        }
+        case 'finish':
+          if (e.reason === 'length') err(c(YELLOW, '[truncated: hit token limit]') + '\n');
+          else if (e.reason === 'content_filter') err(c(RED, '[stopped: content filter]') + '\n');
+          return;
+        case 'notice': err(`notice: ${e.text}\n`); return;
+        case 'turn_done':
+          closeReasoning();
+          if (e.status !== 0 && e.error) err(c(RED, `error: ${turnError(e.status, e.error)}`) + '\n');
+          return;
+        default:
+      }
     },
     endText() { if (!last.endsWith('\n')) stdout.write('\n'); },
   };
 }
 
-export function summaryJson(s: RunSummary): Record<string, unknown> {
+/** stream-json: the events a script reads, each as one line; `line` writes any other object (start, result). */
+export function streamJsonRenderer(stdout: Out): { event(e: AgentEvent): void; line(o: Record<string, unknown>): void } {
+  const line = (o: Record<string, unknown>) => { stdout.write(JSON.stringify({ version: STREAM_JSON_VERSION, ...o }) + '\n'); };
   return {
-    type: 'result', version: STREAM_JSON_VERSION, status: s.status, exit_code: s.exitCode, result: s.result,
-    ...(s.error ? { error: s.error } : {}),
-    usage: s.usage,
-    tool_calls: s.toolCalls.map((t) => ({ id: t.id, name: t.name, args: t.args, outcome: t.outcome ?? null, output_bytes: t.outputBytes ?? 0 })),
-    session_id: s.sessionId ?? null, model: s.model, provider: s.provider, duration_ms: s.durationMs,
+    line,
+    event(e) {
+      switch (e.type) {
+        case 'text': line({ type: 'text', text: e.text }); return;
+        case 'reasoning': if (e.text) line({ type: 'reasoning', text: e.text }); return;
+        case 'tool_begin': line({ type: 'tool_begin', id: e.id, name: e.name, args: e.args }); return;
+        case 'tool_result': line({ type: 'tool_result', id: e.id, name: e.name, outcome: e.outcome, content: e.content }); return;
+        case 'tool_batch': line({ type: 'tool_batch', done: e.completed, total: e.total }); return;
+        case 'usage': {
+          const u = e.usage;
+          line({ type: 'usage', prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.totalTokens, tokens_per_sec: u.tokensPerSec > 0 ? u.tokensPerSec : null });
+          return;
+        }
+        case 'finish': line({ type: 'finish', reason: e.reason }); return;
+        case 'state': line({ type: 'state', state: e.state }); return;
+        case 'notice': line({ type: 'notice', text: e.text }); return;
+        default:
+      }
+    },
   };
-}
-
-export function streamJsonRenderer(stdout: Out): RunEvents & { event(o: Record<string, unknown>): void } {
-  const event = (o: Record<string, unknown>) => { stdout.write(JSON.stringify({ version: STREAM_JSON_VERSION, ...o }) + '\n'); };
-  return {
-    event,
-    text: (t) => event({ type: 'text', text: t }),
-    reasoning: (t) => event({ type: 'reasoning', text: t }),
-    toolBegin: (name, args, id) => event({ type: 'tool_begin', id, name, args }),
-    toolResult: (name, content, outcome, id) => event({ type: 'tool_result', id, name, outcome, content }),
-    toolBatch: (done, total) => event({ type: 'tool_batch', done, total }),
-    usage: (u) => event({ type: 'usage', prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.totalTokens, tokens_per_sec: u.tokensPerSec }),
-    finish: (r) => event({ type: 'finish', reason: r }),
-    state: (s) => event({ type: 'state', state: s }),
-    notice: (t) => event({ type: 'notice', text: t }),
-    turnDone: () => {},
-  };
-}
-
-/** json: nothing until the end. */
-export function silentRenderer(): RunEvents {
-  const nop = () => {};
-  return { text: nop, reasoning: nop, toolBegin: nop, toolResult: nop, toolBatch: nop, usage: nop, finish: nop, state: nop, notice: nop, turnDone: nop };
 }

@@ -1,38 +1,56 @@
 // Headless REPL (-H, or stdin/stdout not a terminal): `user> ` prompts, streamed `assistant> `
 // replies, tool and usage lines. Every input line is processed in order (lines typed or piped
 // while a turn runs wait their turn); quit, exit or EOF end the session after the last turn.
+// With a person at a terminal (stdin a TTY) a gated tool runs only after they allow it
+// (permission-prompt.ts); piped input runs tools without asking, as the original did.
 
-import { createInterface } from 'node:readline';
+import { createInterface, emitKeypressEvents, type Interface } from 'node:readline';
+import { CONTEXT_UPDATE_PREFIX } from '../core/history.js';
 import { ClmError, ECANCELED } from '../core/errors.js';
+import type { AgentEvent } from '../core/events.js';
+import { forTerminal } from '../core/terminal-text.js';
+import type { Message } from '../core/types.js';
 import { listSessions, formatSessionList } from '../session/index.js';
 import type { CliArgs } from './args.js';
-import { eventCallbacks } from './callbacks.js';
-import { forTerminal } from '../core/terminal-text.js';
 import { guardEvents, Masker } from './guard.js';
-import type { RunEvents } from './events.js';
-import { oneLine, Tally, type Out } from './render.js';
-import { CliError, createRuntime, sessionLine, type Runtime } from './runtime.js';
+import { PermissionPrompt, type Key } from './permission-prompt.js';
+import { hideResumeCompaction, oneLine, type Out } from './render.js';
+import { CliError, createRuntime, sessionLine, type RunEvent, type Runtime } from './runtime.js';
+import { isRuntimeEvent } from './runtime-events.js';
 import { onInterrupt } from './signals.js';
+import { turnError } from './turn-error.js';
 
 const DIM = '\x1b[2m', RED = '\x1b[31m', YELLOW = '\x1b[33m', RESET = '\x1b[0m';
 
 export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream; stdout: Out; stderr: Out; color: boolean }): Promise<number> {
   const c = (code: string, s: string) => (io.color ? `${code}${s}${RESET}` : s);
   // On a terminal, readline edits the line (arrows, history, Ctrl-A/E/U…); piped input is read raw.
-  const tty = !!(io.stdin as { isTTY?: boolean }).isTTY && !!(io.stdout as { isTTY?: boolean }).isTTY;
-  const rl = createInterface({
-    input: io.stdin, output: tty ? (io.stdout as NodeJS.WritableStream) : undefined,
-    terminal: tty, crlfDelay: Infinity, historySize: 500,
-  });
-  // With terminal editing, readline turns Ctrl-C into its own event: route it to ours.
-  rl.on('SIGINT', () => { process.emit('SIGINT' as never); });
+  const stdinTty = !!(io.stdin as { isTTY?: boolean }).isTTY;
+  const tty = stdinTty && !!(io.stdout as { isTTY?: boolean }).isTTY;
   const lines: string[] = [];
   let eof = false;
   /** Set by Ctrl-C at the prompt: no further input is processed. */
   let stopped = false;
   let wake: (() => void) | null = null;
-  rl.on('line', (l) => { lines.push(l); wake?.(); });
-  rl.on('close', () => { eof = true; wake?.(); });
+  /** The main loop waits at `user> ` (not for a turn). */
+  let atPrompt = false;
+  // The line reader. A permission question takes the keys for itself: the reader is closed
+  // (keeping its history and any half-typed line) and opened again after the answer.
+  let rl!: Interface;
+  let suspended = false;
+  const openReader = (history: string[] = [], pending = '') => {
+    rl = createInterface({
+      input: io.stdin, output: tty ? (io.stdout as NodeJS.WritableStream) : undefined,
+      terminal: tty, crlfDelay: Infinity, historySize: 500, history,
+    });
+    // With terminal editing, readline turns Ctrl-C into its own event: route it to ours.
+    rl.on('SIGINT', () => { process.emit('SIGINT' as never); });
+    rl.on('line', (l) => { lines.push(l); wake?.(); });
+    rl.on('close', () => { if (!suspended) { eof = true; wake?.(); } });
+    if (atPrompt && tty) { rl.setPrompt('user> '); rl.prompt(); }
+    if (pending) rl.write(pending);
+  };
+  openReader();
   const nextLine = async (): Promise<string | null> => {
     while (!lines.length && !eof && !stopped) await new Promise<void>((r) => { wake = r; });
     wake = null;
@@ -46,6 +64,8 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
     io.stdout.write(formatSessionList(rows));
     io.stdout.write(`resume which session? [1-${rows.length}] `);
     const ans = (await nextLine())?.trim() ?? '';
+    // A terminal echoed the answer and its newline; piped input did not.
+    if (!stdinTty) io.stdout.write('\n');
     const n = Number(ans);
     if (!Number.isInteger(n) || n < 1 || n > rows.length) throw new CliError('no such session', 1);
     resumeId = rows[n - 1]!.id;
@@ -55,40 +75,86 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
   let atLineStart = true;
   const w = (s: string) => { if (s) { io.stdout.write(s); atLineStart = s.endsWith('\n'); } };
   const newline = () => { if (!atLineStart) w('\n'); };
-  const raw: RunEvents = {
-    text(t) { if (!assistantOpen) { newline(); w('assistant> '); assistantOpen = true; } w(t); },
-    reasoning(t) { w(c(DIM, t)); },
-    toolBegin(name, a) { newline(); assistantOpen = false; w(`[tool: ${name} ${oneLine(a)}]\n`); },
-    toolResult(name, content, outcome) {
-      newline();
-      if (outcome === 'ok') w(`[result: ${name}]\n${content}${content.endsWith('\n') ? '' : '\n'}`);
-      else w(c(outcome === 'timedout' ? YELLOW : RED, `[${outcome === 'timedout' ? 'timeout' : 'x'} ${name}] ${content}`) + '\n');
-    },
-    toolBatch(done, total) { if (total > 1 && done > 0) w(`[tools ${done}/${total}]\n`); },
-    usage(u) { newline(); w(c(DIM, `[${u.promptTokens}+${u.completionTokens} tok${u.tokensPerSec ? `, ${u.tokensPerSec.toFixed(1)} tok/s` : ''}]`) + '\n'); },
-    finish(r) {
-      if (r === 'length') { newline(); w(c(YELLOW, '[truncated: hit token limit]') + '\n'); }
-      if (r === 'content_filter') { newline(); w(c(RED, '[stopped: content filter]') + '\n'); }
-    },
-    state() {},
-    notice(t) { io.stderr.write(`notice: ${t}\n`); },
-    turnDone(status, error) {
-      if (status === ECANCELED) { newline(); w(c(YELLOW, '[cancelled]') + '\n'); }
-      else if (status !== 0 && error) io.stderr.write(`error: ${error}\n`);
-    },
-  };
-
-  // Everything shown passes the guard: secrets masked, terminal controls shown instead of obeyed.
-  const masker = new Masker();
-  const ev = guardEvents(raw, { masker, terminal: true });
-  const clean = (t: string) => forTerminal(masker.mask(t));
   let turnEnded: (() => void) | null = null;
   let rt: Runtime | null = null;
-  const tally = new Tally();
-  const callbacks = eventCallbacks(ev, tally, () => { assistantOpen = false; turnEnded?.(); }, () => rt?.agent.lastError ?? '');
-  rt = await createRuntime({ args, callbacks, notice: ev.notice, onSecrets: (list) => masker.set(list), policy: { allow: args.allowTools, deny: args.denyTools }, resumeId });
+  // A person at the keyboard answers for every gated tool; --allow-tools/--deny-tools answer
+  // for the tools they name (tool-policy.ts).
+  const prompt = stdinTty && typeof (io.stdin as NodeJS.ReadStream).setRawMode === 'function' ? new PermissionPrompt({
+    write: (t) => { newline(); w(t); },
+    listen: (onKey) => {
+      const input = io.stdin as NodeJS.ReadStream;
+      const pending = rl.line;
+      suspended = true;
+      rl.close();
+      suspended = false;
+      emitKeypressEvents(input);
+      input.setRawMode(true);
+      const handler = (s: string | undefined, k: Key | undefined) => onKey(k ?? { sequence: s });
+      input.on('keypress', handler);
+      input.resume();
+      keys = { handler, history: (rl as unknown as { history: string[] }).history ?? [], pending };
+    },
+    unlisten: () => {
+      if (!keys) return;
+      const input = io.stdin as NodeJS.ReadStream;
+      input.off('keypress', keys.handler);
+      input.setRawMode(false);
+      const { history, pending } = keys;
+      keys = null;
+      if (!eof) openReader(history, pending);
+    },
+    cancelTurn: () => { try { rt?.agent.cancel(); } catch { /* already over */ } },
+    interrupt: () => { process.emit('SIGINT' as never); },
+  }) : null;
+  let keys: { handler: (s: string | undefined, k: Key | undefined) => void; history: string[]; pending: string } | null = null;
+  const show = (e: AgentEvent) => {
+    switch (e.type) {
+      case 'text': if (!assistantOpen) { newline(); w('assistant> '); assistantOpen = true; } w(e.text); return;
+      case 'reasoning': if (e.text) w(c(DIM, e.text)); return;
+      case 'tool_begin': newline(); assistantOpen = false; w(`[tool: ${e.name} ${oneLine(e.args)}]\n`); return;
+      case 'tool_result':
+        newline();
+        if (e.outcome === 'ok') w(`[result: ${e.name}]\n${e.content}${e.content.endsWith('\n') ? '' : '\n'}`);
+        else w(c(e.outcome === 'timedout' ? YELLOW : RED, `[${e.outcome === 'timedout' ? 'timeout' : 'x'} ${e.name}] ${e.content}`) + '\n');
+        return;
+      case 'tool_batch': if (e.total > 1 && e.completed > 0) w(`[tools ${e.completed}/${e.total}]\n`); return;
+      case 'usage': {
+        const u = e.usage;
+        newline();
+        w(c(DIM, `[${u.promptTokens}+${u.completionTokens} tok${u.tokensPerSec ? `, ${u.tokensPerSec.toFixed(1)} tok/s` : ''}]`) + '\n');
+        return;
+      }
+      case 'finish':
+        if (e.reason === 'length') { newline(); w(c(YELLOW, '[truncated: hit token limit]') + '\n'); }
+        if (e.reason === 'content_filter') { newline(); w(c(RED, '[stopped: content filter]') + '\n'); }
+        return;
+      case 'notice': io.stderr.write(`notice: ${e.text}\n`); return;
+      case 'turn_done':
+        if (e.status === ECANCELED) { newline(); w(c(YELLOW, '[cancelled]') + '\n'); }
+        else if (e.status !== 0 && e.error) io.stderr.write(`error: ${turnError(e.status, e.error)}\n`);
+        assistantOpen = false;
+        prompt?.turnEnded();
+        turnEnded?.();
+        return;
+      default:
+    }
+  };
+  // Everything shown passes the guard: secrets masked, terminal controls shown instead of obeyed.
+  const masker = new Masker();
+  const clean = (t: string) => forTerminal(masker.mask(t));
+  const guarded = guardEvents(show, { masker, terminal: true });
+  rt = await createRuntime({
+    args, onEvent: hideResumeCompaction((e: RunEvent) => { if (!isRuntimeEvent(e)) guarded(e); }),
+    onPermission: prompt ? (req) => prompt.request(req) : undefined,
+    onSecrets: (list) => masker.add(list),
+    policy: { allow: args.allowTools, deny: args.denyTools }, resumeId,
+  });
   const runtime = rt;
-  if (resumeId) w(`[resumed session ${resumeId}]\n`);
+  await runtime.ready;
+  if (resumeId) {
+    replay(runtime.agent.messages, (s) => w(clean(s)));
+    w(`[resumed session ${resumeId}]\n`);
+  }
   w(`clm agent. api: ${clean(runtime.run.baseUrl)}\ntype 'quit' or 'exit' to stop.\n`);
 
   // Ctrl-C cancels a running turn; at the prompt it ends the REPL (status 130) the normal way,
@@ -115,7 +181,9 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
   for (;;) {
     newline();
     if (tty) { rl.setPrompt('user> '); rl.prompt(); atLineStart = false; } else w('user> ');
+    atPrompt = true;
     const line = await nextLine();
+    atPrompt = false;
     // A terminal echoed the typed line and its newline; piped input left the cursor after `user> `.
     if ((io.stdin as { isTTY?: boolean }).isTTY) atLineStart = true;
     if (line === null) { w('\n'); break; }
@@ -143,4 +211,21 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
   if (line) io.stderr.write(line);
   void status;
   return interrupted ? 130 : 0;
+}
+
+/** A resumed conversation as the REPL would have shown it (tool results in full, as it does). */
+function replay(messages: readonly Message[], w: (s: string) => void): void {
+  const nl = (t: string) => (t.endsWith('\n') ? t : `${t}\n`);
+  for (const m of messages) {
+    if (m.role === 'user' && m.content && !m.content.startsWith(CONTEXT_UPDATE_PREFIX)) w(`user> ${nl(m.content)}`);
+    else if (m.role === 'assistant') {
+      if (m.content) w(`assistant> ${nl(m.content)}`);
+      for (const c of m.toolCalls ?? []) w(`[tool: ${c.name} ${oneLine(c.args)}]\n`);
+    } else if (m.role === 'tool') {
+      const name = m.toolName ?? 'tool';
+      const text = m.content ?? '';
+      if (text.startsWith('[tool failed:')) w(`[x ${name}] ${nl(text)}`);
+      else w(`[result: ${name}]\n${nl(text)}`);
+    }
+  }
 }

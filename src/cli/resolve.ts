@@ -8,11 +8,21 @@ import type { CliArgs } from './args.js';
 
 export { configDir };
 
+/**
+ * Tool rounds per turn unless --max-turns or max_iterations says otherwise: far above what a real
+ * task needs (a few hundred rounds), low enough that a server that never stops asking for tools
+ * ends in a minute or so instead of running up requests without end. The library's own default
+ * stays 0 (unlimited).
+ */
+export const DEFAULT_MAX_ITERATIONS = 1000;
+
 export interface ResolvedRun extends Connection {
   agentName?: string;
   toolsConfig?: Record<string, unknown>;
   mcpServers?: unknown[];
   mcpReadyTimeoutMs?: number;
+  /** Tool rounds per turn (0 = unlimited). */
+  maxIterations: number;
   /** config.lua's connection and tool limits, for the agent. */
   limits: Pick<ConfigValues, 'probeTimeoutMs' | 'firstByteTimeoutMs' | 'streamIdleTimeoutMs' | 'maxReplyBytes' | 'maxParallelTools'>;
   /** Non-fatal problems found while loading the configuration. */
@@ -26,13 +36,14 @@ export async function resolveRun(args: CliArgs, env: NodeJS.ProcessEnv, log?: (l
   try {
     const cfg = await loadConfig({ agent: args.agent, log, env });
     if (!cfg && args.agent) throw new Error(`agent '${args.agent}' not found (there is no config.lua in ${configDir(env) ?? '~/.config/clm'})`);
-    const conn = resolveConnection(cfg, { model: args.model, provider: args.provider, url: args.url }, { CLM_API_KEY: env.CLM_API_KEY });
+    const conn = resolveConnection(cfg, { model: args.model, provider: args.provider, url: args.url, reasoningEffort: args.reasoningEffort }, { CLM_API_KEY: env.CLM_API_KEY });
     return {
       ...conn,
       agentName: cfg?.agent,
       toolsConfig: cfg?.tools,
       mcpServers: cfg?.mcpServers,
       mcpReadyTimeoutMs: cfg?.mcpReadyTimeoutMs,
+      maxIterations: args.maxTurns ?? cfg?.maxIterations ?? DEFAULT_MAX_ITERATIONS,
       limits: {
         probeTimeoutMs: cfg?.probeTimeoutMs, firstByteTimeoutMs: cfg?.firstByteTimeoutMs,
         streamIdleTimeoutMs: cfg?.streamIdleTimeoutMs, maxReplyBytes: cfg?.maxReplyBytes, maxParallelTools: cfg?.maxParallelTools,

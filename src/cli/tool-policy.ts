@@ -1,8 +1,9 @@
-// Headless permission policy: --allow-tools / --deny-tools (comma-separated fnmatch patterns).
-// Applied by wrapping each tool as it is registered, so it also covers no-prompt tools and tools
-// that arrive later (MCP); a refused call reaches the model as a denial.
+// The tool policy: --allow-tools / --deny-tools (comma-separated fnmatch patterns). Applied by
+// wrapping each tool as it is registered, so it also covers no-prompt tools and tools that
+// arrive later (plugins, MCP). A refused tool is not advertised to the model, and a call to it
+// anyway reaches the model as a denial; a tool --allow-tools names runs without a question.
 
-import { matchesAny } from '../core/fnmatch.js';
+import { fnmatch, matchesAny } from '../core/fnmatch.js';
 import type { ToolDef } from '../core/types.js';
 
 export interface ToolPolicy {
@@ -20,6 +21,22 @@ export function policyRefusal(p: ToolPolicy, name: string): string | null {
 
 export function applyPolicy(p: ToolPolicy, def: ToolDef): ToolDef {
   const why = policyRefusal(p, def.name);
-  if (!why) return def;
-  return { ...def, noPrompt: true, invoke: (inv) => inv.fail(why) };
+  if (why) return { ...def, hidden: true, noPrompt: true, invoke: (inv) => inv.fail(why) };
+  // Named by --allow-tools: the person already answered for it.
+  if (p.allow) return { ...def, noPrompt: true };
+  return def;
+}
+
+/** The tools the model is offered, of those registered. */
+export function advertised(p: ToolPolicy, names: readonly string[]): string[] {
+  return names.filter((n) => policyRefusal(p, n) === null);
+}
+
+/** One warning per pattern that matches none of `names` (the tools of every source). */
+export function unmatchedPatterns(p: ToolPolicy, names: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const [flag, list] of [['--allow-tools', p.allow], ['--deny-tools', p.deny]] as const) {
+    for (const pat of list ?? []) if (!names.some((n) => fnmatch(pat, n))) out.push(`${flag}: '${pat}' matches no tool`);
+  }
+  return out;
 }

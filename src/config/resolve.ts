@@ -8,18 +8,21 @@
 //   max_tokens, and models[id] (context_size, autocompact_pct, system_prompt) for the model id;
 //   we look up models[id] on whichever provider supplies the connection (the original only did
 //   when the model spec itself named the provider, so `--provider p -m id` lost them);
+// - reasoning effort: --reasoning-effort, else the profile's/top-level `reasoning_effort`, else
+//   models[id].reasoning_effort; "off" anywhere in that order means none (nothing is sent);
 // - key: CLM_API_KEY when set AND non-empty, else the provider's api_key, else ''. (The original
 //   let a set-but-empty CLM_API_KEY blank out the configured key; an empty variable now counts
 //   as unset.)
+// - -u without a scheme: http:// for a loopback host, refused for any other;
 // - URL: base + the dialect path of the kind (/chat/completions, /messages, /responses); a base
 //   that already ends in that path is not given it twice (the original's TUI test did that).
 
 import { DEFAULT_MODEL } from '../core/agent.js';
 import { adapterFor, buildUrl } from '../core/providers/index.js';
-import type { ProviderKind } from '../core/types.js';
+import type { ProviderKind, ReasoningEffort } from '../core/types.js';
 import { ConfigError } from './errors.js';
 import { parseModelSpec } from './model-spec.js';
-import type { ClmConfig, ProviderSettings } from './types.js';
+import type { ClmConfig, ProviderSettings, ReasoningSetting } from './types.js';
 import { isTable, own } from './validate.js';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8081/v1';
@@ -31,6 +34,8 @@ export interface ConnectionFlags {
   provider?: string;
   /** -u */
   url?: string;
+  /** --reasoning-effort */
+  reasoningEffort?: ReasoningSetting;
 }
 
 export interface ConnectionEnv {
@@ -56,6 +61,8 @@ export interface Connection {
   maxTokens?: number;
   systemPrompt?: string;
   volatileTools?: string[];
+  /** Absent: no reasoning parameter. */
+  reasoningEffort?: ReasoningEffort;
   /** Every secret value (clm.secrets strings, api keys, CLM_API_KEY), for redacting logs. */
   secrets: string[];
 }
@@ -67,6 +74,23 @@ function validBase(s: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Hosts a schemeless -u may name: this machine, where plain http is what servers speak. */
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?(?:[/?#]|$)/i;
+
+/**
+ * -u's base URL. Without a scheme, a loopback address (`127.0.0.1:8080/v1`, `localhost:11434`)
+ * means http://, as for the original; another host is refused with the fix, so that an API key
+ * never goes out in the clear because https was not guessed.
+ */
+function flagUrl(url: string): string {
+  if (url !== '' && !url.includes('://')) {
+    if (LOOPBACK.test(url)) return flagUrl(`http://${url}`);
+    throw new ConfigError(`-u: '${url}' has no scheme; use https://${url} (or http:// if the server has no TLS)`);
+  }
+  if (!validBase(url)) throw new ConfigError(`-u: '${url}' is not an http:// or https:// URL`);
+  return url;
 }
 
 /** Drop a trailing dialect path so it is not appended twice. */
@@ -102,8 +126,9 @@ export function collectSecrets(cfg: ClmConfig | null, env: ConnectionEnv = {}): 
 }
 
 export function resolveConnection(cfg: ClmConfig | null, flags: ConnectionFlags = {}, env: ConnectionEnv = {}): Connection {
-  const spec = flags.model || cfg?.model;
-  const parsed = spec ? parseModelSpec(spec) : { model: DEFAULT_MODEL };
+  // An empty -m is a mistake to report, not a reason to fall back to the configured model.
+  const spec = flags.model !== undefined ? flags.model : cfg?.model;
+  const parsed = spec !== undefined ? parseModelSpec(spec) : { model: DEFAULT_MODEL };
 
   let providerName: string | undefined;
   let p: ProviderSettings | undefined;
@@ -122,9 +147,8 @@ export function resolveConnection(cfg: ClmConfig | null, flags: ConnectionFlags 
 
   const kind: ProviderKind = p?.kind ?? 'openai';
   let base: string;
-  if (flags.url) {
-    if (!validBase(flags.url)) throw new ConfigError(`-u: '${flags.url}' is not an http:// or https:// URL`);
-    base = flags.url;
+  if (flags.url !== undefined) {
+    base = flagUrl(flags.url);
   } else if (p) {
     if (!p.url) throw new ConfigError(`provider '${providerName}' has no url (set providers.${providerName}.url in config.lua, or pass -u)`);
     base = p.url;
@@ -157,6 +181,8 @@ export function resolveConnection(cfg: ClmConfig | null, flags: ConnectionFlags 
   const sp = ms?.systemPrompt ?? cfg?.systemPrompt;
   if (sp !== undefined) conn.systemPrompt = sp;
   if (cfg?.volatileTools) conn.volatileTools = [...cfg.volatileTools];
+  const effort = flags.reasoningEffort ?? cfg?.reasoningEffort ?? ms?.reasoningEffort;
+  if (effort !== undefined && effort !== 'off') conn.reasoningEffort = effort;
   if (apiKey && !conn.secrets.includes(apiKey)) conn.secrets.push(apiKey);
   return conn;
 }

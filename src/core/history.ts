@@ -3,12 +3,13 @@
 // a changed entry is replaced by a new object, so per-message wire caches stay valid.
 
 import type { Message } from './types.js';
+import { reasoningText } from './reasoning.js';
 import { rfc2822 } from './time-stamp.js';
 
+/** The library's default: it invites whatever tools the program registers, whatever they reach. */
 export const DEFAULT_SYSTEM_PROMPT =
-  'You are a helpful assistant. Answer from your own knowledge whenever you can. Use the provided tools only ' +
-  "when the task requires reading or modifying the user's files or running a command on their system. When you " +
-  'already have the answer, reply directly without using tools.';
+  'You are a helpful assistant. Answer from your own knowledge whenever you can, and use the provided tools ' +
+  'when the task needs what they do. When you already have the answer, reply directly without using tools.';
 
 const TIME_NOTE =
   '\n\nYou may periodically receive a line beginning with "[context update]" carrying the current date and time. ' +
@@ -104,12 +105,13 @@ export function supersede(h: Message[], tool: string): number {
   return n;
 }
 
-/** Rough token estimate (chars / 4) of messages, for compaction notices. */
+/** Rough token estimate (chars / 4) of messages and their readable reasoning, for compaction notices. */
 export function estimateTokens(h: readonly Message[]): number {
   let chars = 0;
   for (const m of h) {
     chars += (m.content?.length ?? 0) + 8;
     for (const c of m.toolCalls ?? []) chars += c.name.length + c.args.length + 16;
+    if (m.role === 'assistant') for (const p of m.reasoning ?? []) chars += reasoningText(p).length;
   }
   return Math.ceil(chars / 4);
 }

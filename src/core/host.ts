@@ -39,6 +39,8 @@ export interface HostError {
   /** 'ECANCELED' for a cancel, otherwise a transport code such as 'ECONNREFUSED'. */
   code: string;
   message: string;
+  /** false: sending the request again would fail the same way (a bad URL, a CORS rejection), so the agent reports it at once. */
+  retryable?: boolean;
 }
 
 export interface Cancelable {

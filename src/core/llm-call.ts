@@ -1,6 +1,8 @@
 // One model request: POST through the host, retries with exponential backoff for 429, 5xx and
-// transport failures before the first streamed byte (honouring Retry-After), streamed or whole
-// reply decoded through the provider adapter into one ParsedReply.
+// transport failures before the first streamed byte (honouring Retry-After; a refused connection
+// to a server never reached fails at once), streamed or whole reply decoded through the provider
+// adapter into one ParsedReply, and the stream's pace measured (completion tokens per second
+// between the first and the last content delta).
 //
 // Every request ends: a first-byte deadline (no byte of the reply, or for a stream no event,
 // within firstByteTimeoutMs — keep-alive comments do not count), a stream idle deadline (no
@@ -11,7 +13,7 @@ import type { Cancelable, Host, HostError, HttpResponse } from './host.js';
 import type { ParsedReply, ProviderAdapter, StreamDecoder } from './providers/adapter.js';
 import { snippet } from './providers/util.js';
 import { SseReader } from './sse.js';
-import type { FinishReason, ToolCall, Usage } from './types.js';
+import type { FinishReason, ReasoningPart, ToolCall, Usage } from './types.js';
 
 export const MAX_RETRY_WAIT_MS = 60000;
 /** Default wait for the first byte of a reply (for a stream: its first event). */
@@ -29,6 +31,17 @@ export interface LlmFailure {
   cancelled?: boolean;
 }
 
+/** How a request ended: the reply, or why there is none. */
+export type LlmResult =
+  | {
+    ok: true; reply: ParsedReply;
+    /** The reply arrived as stream deltas (already reported through onText/onReasoning). */
+    streamed: boolean;
+    /** Measured from the stream; 0 when not streamed, without usage, or too short to tell. */
+    tokensPerSec: number;
+  }
+  | { ok: false; failure: LlmFailure };
+
 export interface LlmCallOptions {
   host: Host;
   adapter: ProviderAdapter;
@@ -38,6 +51,11 @@ export interface LlmCallOptions {
   stream: boolean;
   /** Tries in all (1 = no retry). */
   maxTries: number;
+  /**
+   * The server has not answered anything yet: a refused connection is then a wrong URL or a
+   * server that is not running, not a blip, and fails at once instead of being retried.
+   */
+  firstContact?: boolean;
   retryBaseMs: number;
   /** 0 = no limit; absent = the defaults above. */
   firstByteTimeoutMs?: number;
@@ -49,8 +67,11 @@ export interface LlmCallOptions {
   onRetrySend?(): void;
   onText?(text: string): void;
   onReasoning?(text: string): void;
-  /** `streamed`: the reply arrived as stream deltas (already reported through onText/onReasoning). */
-  onDone(reply: ParsedReply, streamed: boolean): void;
+  /**
+   * `streamed`: the reply arrived as stream deltas (already reported through onText/onReasoning);
+   * `tokensPerSec` as in LlmResult. onDone or onFail is called once, unless abort() came first.
+   */
+  onDone(reply: ParsedReply, streamed: boolean, tokensPerSec: number): void;
   onFail(f: LlmFailure): void;
 }
 
@@ -73,12 +94,16 @@ class StreamAssembler {
   readonly decoder: StreamDecoder;
   text = '';
   reasoning = '';
+  reasoningParts: ReasoningPart[] = [];
   calls = new Map<number, { id: string; name: string; args: string }>();
   finish: FinishReason | null = null;
   usage: Usage | null = null;
   error: string | null = null;
   done = false;
   deltas = 0;
+  /** When the first and the latest content (text, reasoning, tool call) delta arrived. */
+  firstContentAt = -1;
+  lastContentAt = -1;
   constructor(adapter: ProviderAdapter, private readonly o: LlmCallOptions, private readonly alive: () => boolean) {
     this.decoder = adapter.newStreamDecoder();
   }
@@ -91,7 +116,13 @@ class StreamAssembler {
     if (d.usage) this.usage = d.usage;
     if (d.finishReason) this.finish = d.finishReason;
     if (d.done) this.done = true;
+    if (d.text || d.reasoning || d.toolCalls?.length) {
+      const t = this.o.host.now ? this.o.host.now() : Date.now();
+      if (this.firstContentAt < 0) this.firstContentAt = t;
+      this.lastContentAt = t;
+    }
     if (d.reasoning) { this.reasoning += d.reasoning; this.o.onReasoning?.(d.reasoning); }
+    if (d.reasoningParts) this.reasoningParts.push(...d.reasoningParts);
     if (d.text) { this.text += d.text; this.o.onText?.(d.text); }
     for (const tc of d.toolCalls ?? []) {
       if (tc.index < 0) continue;
@@ -108,8 +139,15 @@ class StreamAssembler {
     return {
       content: this.text || (toolCalls.length ? null : this.text),
       reasoning: this.reasoning || null,
+      ...(this.reasoningParts.length ? { reasoningParts: this.reasoningParts } : {}),
       toolCalls, finishReason: this.finish, usage: this.usage,
     };
+  }
+  /** The first delta follows the first token, so n tokens took n − 1 intervals. */
+  tokensPerSec(): number {
+    const n = this.usage?.completionTokens ?? 0;
+    const ms = this.lastContentAt - this.firstContentAt;
+    return n > 1 && ms > 0 ? ((n - 1) * 1000) / ms : 0;
   }
 }
 
@@ -253,7 +291,7 @@ export class LlmCall {
       // An error in the event end() flushed (never finished by the server) is a cut, not bad
       // data: after the finish it only lost a trailing chunk (usage), so the reply stands.
       if (asm.error && !hadError) {
-        if (asm.done || asm.finish) { this.done(asm.result(), true); return; }
+        if (asm.done || asm.finish) { this.streamed(asm); return; }
         this.fail({ message: 'stream ended before the reply was complete (connection closed mid-stream)', status: res.status });
         return;
       }
@@ -270,7 +308,7 @@ export class LlmCall {
         this.fail({ message: 'stream ended before the reply was complete (connection closed mid-stream)', status: res.status });
         return;
       }
-      this.done(asm.result(), true);
+      this.streamed(asm);
       return;
     }
     try { this.done(o.adapter.parseReply(dec.decode(res.body)), false); } catch (e) {
@@ -281,9 +319,13 @@ export class LlmCall {
   private transportError(err: HostError, gotData: boolean): void {
     if (err.code === 'ECANCELED') { this.fail({ message: 'cancelled', cancelled: true }); return; }
     if (err.code === 'EFBIG') { this.fail({ message: tooLarge(this.maxBytes) }); return; }
+    if (err.code === 'ECONNREFUSED' && this.o.firstContact) {
+      this.fail({ message: `cannot connect to ${this.o.url} (${err.message}): is the server running, and is the URL right?` });
+      return;
+    }
     // A server that stayed silent for the whole idle timeout is not retried: that could take
-    // the same long time again, three more times.
-    if (!gotData && err.code !== 'ETIMEDOUT' && this.retry(null, err.message)) return;
+    // the same long time again, three more times. Nor is what the host knows would fail again.
+    if (!gotData && err.code !== 'ETIMEDOUT' && err.retryable !== false && this.retry(null, err.message)) return;
     this.fail({ message: `http request failed: ${err.message}` });
   }
 
@@ -302,11 +344,15 @@ export class LlmCall {
     return true;
   }
 
-  private done(r: ParsedReply, streamed: boolean): void {
+  private streamed(asm: StreamAssembler): void {
+    this.done(asm.result(), true, asm.tokensPerSec());
+  }
+
+  private done(r: ParsedReply, streamed: boolean, tokensPerSec = 0): void {
     if (this.settled) return;
     this.settled = true;
     this.clearTimers();
-    this.o.onDone(r, streamed);
+    this.o.onDone(r, streamed, tokensPerSec);
   }
 
   private fail(f: LlmFailure): void {
@@ -327,6 +373,25 @@ export class LlmCall {
   }
 
   get waiting(): boolean { return this.timer !== null; }
+}
+
+/**
+ * One request as a promise. Aborting `signal` aborts the request and rejects with the signal's
+ * reason; nothing is reported after that.
+ */
+export function requestReply(o: Omit<LlmCallOptions, 'onDone' | 'onFail'>, signal: AbortSignal): Promise<LlmResult> {
+  return new Promise((resolve, reject) => {
+    signal.throwIfAborted();
+    const stop = () => { call.abort(); reject(signal.reason); };
+    const end = (r: LlmResult) => { signal.removeEventListener('abort', stop); resolve(r); };
+    const call = new LlmCall({
+      ...o,
+      onDone: (reply, streamed, tokensPerSec) => end({ ok: true, reply, streamed, tokensPerSec }),
+      onFail: (failure) => end({ ok: false, failure }),
+    });
+    signal.addEventListener('abort', stop, { once: true });
+    call.start();
+  });
 }
 
 function errText(e: unknown): string {

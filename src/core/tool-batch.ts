@@ -7,15 +7,18 @@ import type { Cancelable, Host } from './host.js';
 import type { TokenBucket } from './ratelimit.js';
 import { callLimits, type ToolRegistry } from './tool-registry.js';
 import { clampOutput, outputText } from './tool-output.js';
-import type { AgentCallbacks, PermissionDecision, ToolCall, ToolInvocation, ToolOutcome } from './types.js';
+import type { PermissionDecision, PermissionRequest, ToolCall, ToolInvocation, ToolOutcome } from './types.js';
 
 export interface BatchContext {
   registry: ToolRegistry;
   host: Host;
-  callbacks: AgentCallbacks;
   toolLimiter: TokenBucket | null;
   /** Calls running at once (default DEFAULT_MAX_PARALLEL_TOOLS; 0 = no limit). */
   maxParallel?: number;
+  /** A call is dispatched (before the permission gate); `args` is "{}" when the model sent none. */
+  onBegin(id: string, name: string, args: string): void;
+  /** Who decides gated calls (read at each call); none ⇒ they are denied. */
+  permission(): ((req: PermissionRequest) => void) | undefined;
   /** A finished call: the agent records it (history, callbacks). */
   onResult(call: ToolCall, content: string, outcome: ToolOutcome): void;
   /** Every call finished. */
@@ -38,7 +41,8 @@ class Slot implements ToolInvocation {
   timer: Cancelable | null = null;
   /** Invoked and not finished yet: holds one of the batch's running places. */
   running = false;
-  private parkedOnPermission = false;
+  /** Set while a permission request waits for its answer; aborted when the answer is no longer needed. */
+  asking: AbortController | null = null;
 
   constructor(private readonly batch: ToolBatch, readonly call: ToolCall) {}
 
@@ -58,9 +62,12 @@ class Slot implements ToolInvocation {
   }
   notify(text: string): void { this.batch.ctx.notify(text); }
 
-  park() { this.parkedOnPermission = true; }
-  get parked() { return this.parkedOnPermission; }
-  unpark() { this.parkedOnPermission = false; }
+  /** The call ended without an answer to its permission request: tell the asker. */
+  stopAsking(reason: string): void {
+    const a = this.asking;
+    this.asking = null;
+    a?.abort(new Error(reason));
+  }
 }
 
 export class ToolBatch {
@@ -110,22 +117,22 @@ export class ToolBatch {
 
   private dispatch(s: Slot): void {
     const { name, args } = s;
-    this.ctx.callbacks.onToolBegin?.(name, args, s.call.id);
+    this.ctx.log(`[tool] ${name}(${args})`);
+    this.ctx.onBegin(s.call.id, name, args);
     if (s.done || this.detached) return;
     const t = this.ctx.registry.get(name);
     if (!t) { s.fail(`unknown tool '${name}'`); return; }
     if (t.def.noPrompt || t.remembered === 'allow') { this.run(s); return; }
     if (t.remembered === 'deny') { s.fail('denied by user (remembered)'); return; }
-    const onPermission = this.ctx.callbacks.onPermission;
-    if (!onPermission) { s.fail('denied: no permission policy'); return; }
-    s.park();
-    let answered = false;
-    onPermission({
-      name, args,
+    const ask = this.ctx.permission();
+    if (!ask) { s.fail('denied: no permission policy'); return; }
+    const asking = new AbortController();
+    s.asking = asking;
+    ask({
+      id: s.call.id, name, args, signal: asking.signal,
       respond: (d: PermissionDecision) => {
-        if (answered || s.done || this.detached) return;
-        answered = true;
-        s.unpark();
+        if (s.asking !== asking || s.done || this.detached) return;
+        s.asking = null;
         if (d === 'allow_always') t.remembered = 'allow';
         if (d === 'deny_always') t.remembered = 'deny';
         if (d === 'allow_once' || d === 'allow_always') this.run(s);
@@ -180,6 +187,7 @@ export class ToolBatch {
     s.done = true;
     s.timer?.cancel();
     s.timer = null;
+    s.stopAsking('the call ended');
     if (this.detached) return;
     if (s.running) { s.running = false; this.running--; }
     this.ctx.onResult(s.call, content, outcome);
@@ -216,6 +224,7 @@ export class ToolBatch {
     this.waiting.length = 0; // each gets its result below, none is started any more
     for (const s of this.slots) {
       if (s.done) continue;
+      s.stopAsking(reason);
       this.finish(s, `[tool failed: ${reason}]`, 'failed');
       s.controller.abort(new Error(reason));
     }
@@ -234,6 +243,7 @@ export class ToolBatch {
       if (s.done) continue;
       s.done = true;
       s.timer?.cancel();
+      s.stopAsking('agent closed');
       s.controller.abort(new Error('agent closed'));
       unfinished.push(s.call);
     }

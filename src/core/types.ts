@@ -1,4 +1,6 @@
-// Shared shapes of the engine: messages, tools, callbacks, configuration.
+// Shared shapes of the engine: messages, tools, callbacks, configuration. The events are in events.ts.
+
+import type { E2BIG, EAGAIN, ECANCELED, EIO } from './errors.js';
 
 export type Role = 'system' | 'user' | 'assistant' | 'tool';
 
@@ -9,16 +11,92 @@ export interface ToolCall {
   args: string;
 }
 
-/** One history entry. A history is a plain array of these. */
-export interface Message {
-  role: Role;
+/**
+ * One history entry, by role. A history is a plain array of these; messages are immutable values
+ * (a changed entry is replaced by a new object). `content` is null for an assistant message that
+ * only made tool calls, or a restored message that had none.
+ */
+export type Message = SystemMessage | UserMessage | AssistantMessage | ToolResultMessage;
+
+export interface SystemMessage {
+  role: 'system';
   content: string | null;
-  /** tool role: the call this answers. */
-  toolCallId?: string;
-  /** tool role: the tool that produced it (not sent on the wire; used for supersede and sessions). */
-  toolName?: string;
-  /** assistant role: the calls it made. */
+  toolCalls?: undefined;
+  toolCallId?: undefined;
+  toolName?: undefined;
+}
+
+export interface UserMessage {
+  role: 'user';
+  content: string | null;
+  toolCalls?: undefined;
+  toolCallId?: undefined;
+  toolName?: undefined;
+}
+
+export interface AssistantMessage {
+  role: 'assistant';
+  content: string | null;
+  /** The calls it made (absent or empty: none). */
   toolCalls?: ToolCall[];
+  /**
+   * The provider's reasoning that came with the reply, in the order it came (absent or empty:
+   * none): what the dialect that produced it needs back, unchanged, to continue a tool loop.
+   * Never part of `content`.
+   */
+  reasoning?: ReasoningPart[];
+  toolCallId?: undefined;
+  toolName?: undefined;
+}
+
+/**
+ * One piece of a reply's reasoning, tagged by the dialect that produced it: only that dialect's
+ * requests carry it back. `beforeCall` places it among the message's tool calls: the index of
+ * the call it came before (absent or 0: before the text and every call; the number of calls:
+ * after the last one).
+ */
+export type ReasoningPart = ThinkingPart | RedactedThinkingPart | ResponsesReasoningPart;
+
+/** An Anthropic `thinking` block: the (possibly summarised) thinking and the signature that authenticates it. */
+export interface ThinkingPart {
+  dialect: 'anthropic';
+  type: 'thinking';
+  thinking: string;
+  signature: string;
+  beforeCall?: number;
+}
+
+/** An Anthropic `redacted_thinking` block: encrypted thinking, only `data` travels. */
+export interface RedactedThinkingPart {
+  dialect: 'anthropic';
+  type: 'redacted_thinking';
+  data: string;
+  beforeCall?: number;
+}
+
+/**
+ * A Responses `reasoning` output item as the server sent it (`id`, `summary`,
+ * `encrypted_content`, and whatever else it had): with `store: false` the encrypted content is
+ * the only way the model sees its earlier reasoning again.
+ */
+export interface ResponsesReasoningPart {
+  dialect: 'openai-responses';
+  type: 'reasoning';
+  item: Readonly<Record<string, unknown>>;
+  beforeCall?: number;
+}
+
+/** How hard a reasoning model thinks; absent = the server's default, and no reasoning parameter is sent. */
+export type ReasoningEffort = 'low' | 'medium' | 'high';
+
+export interface ToolResultMessage {
+  role: 'tool';
+  content: string | null;
+  /** The call this answers (the engine always sets it; a restored history may lack it). */
+  toolCallId?: string;
+  /** The tool that produced it (not sent on the wire; used for supersede and sessions). */
+  toolName?: string;
+  toolCalls?: undefined;
 }
 
 export type ProviderKind = 'openai' | 'ollama' | 'anthropic' | 'openai-responses';
@@ -40,15 +118,35 @@ export type AgentState = 'idle' | 'thinking' | 'calling_tool' | 'rate_limited' |
 
 export type ConnStatus = 'checking' | 'online' | 'offline';
 
+/** How a turn (or a compaction) ended: 0, ECANCELED, EIO, E2BIG (iteration limit) or EAGAIN (nothing to fold). */
+export type TurnStatus = 0 | typeof ECANCELED | typeof EIO | typeof E2BIG | typeof EAGAIN;
+
+/**
+ * What a compaction folded: `count` messages, starting at `index` among the non-system messages,
+ * became one user message holding `summary` (a session log replays it on resume).
+ */
+export interface CompactionRecord {
+  index: number;
+  count: number;
+  summary: string;
+}
+
 export type ToolOutcome = 'ok' | 'failed' | 'timedout';
 
 export type PermissionDecision = 'allow_once' | 'allow_always' | 'deny_once' | 'deny_always';
 
 export interface PermissionRequest {
+  /** The tool call's id (pairs the request with its tool_begin and tool_result). */
+  readonly id: string;
   readonly name: string;
   readonly args: string;
   /** Answer now or later; exactly once. */
   respond(decision: PermissionDecision): void;
+  /**
+   * Aborted when an answer is no longer needed (the turn was cancelled, the agent closed), so a
+   * prompt can be taken off the screen; a respond() after that is ignored.
+   */
+  readonly signal: AbortSignal;
 }
 
 /** What a tool implementation receives for one call. */
@@ -103,27 +201,12 @@ export interface AgentCallbacks {
   onUsage?(usage: Usage): void;
   onConnection?(status: ConnStatus, detail: string | null): void;
   onState?(state: AgentState): void;
-  onTurnDone?(status: number): void;
+  onTurnDone?(status: TurnStatus): void;
   onNotice?(text: string): void;
   onMessage?(msg: Message): void;
-  /**
-   * A compaction folded `count` messages, starting at `index` among the non-system messages,
-   * into one user message holding `summary` (lets a session log replay it).
-   */
-  onCompaction?(c: { index: number; count: number; summary: string }): void;
+  /** A compaction folded part of the history (lets a session log replay it). */
+  onCompaction?(c: CompactionRecord): void;
 }
-
-/** What agent.stream() yields: the turn's callbacks as values. */
-export type AgentEvent =
-  | { type: 'text'; text: string }
-  | { type: 'reasoning'; text: string }
-  | { type: 'tool_begin'; id: string; name: string; args: string }
-  | { type: 'tool_result'; id: string; name: string; content: string; outcome: ToolOutcome }
-  | { type: 'usage'; usage: Usage }
-  | { type: 'finish'; reason: FinishReason }
-  | { type: 'state'; state: AgentState }
-  | { type: 'notice'; text: string }
-  | { type: 'done'; status: number; error?: string };
 
 export interface AgentConfig {
   /** Full endpoint URL, e.g. http://127.0.0.1:8080/v1/chat/completions. */
@@ -145,8 +228,14 @@ export interface AgentConfig {
   /** Tool rounds per turn (0/absent = unlimited). */
   maxIterations?: number;
   disableParallelToolCalls?: boolean;
-  /** Anthropic max_tokens (default 64000). */
+  /** Anthropic max_tokens (default 64000); raised when a reasoning budget would not fit under it. */
   maxTokens?: number;
+  /**
+   * Ask the model to reason with this effort: Responses `reasoning.effort`, OpenAI chat
+   * `reasoning_effort`, Anthropic `thinking` with a token budget. Absent: no reasoning
+   * parameter; reasoning a server returns anyway is still carried through tool loops.
+   */
+  reasoningEffort?: ReasoningEffort;
   /** Tool-dispatch limiter (calls per second, burst); absent/0 = unlimited. */
   toolRatePerSec?: number;
   toolRateBurst?: number;
@@ -164,8 +253,13 @@ export interface AgentConfig {
   maxParallelTools?: number;
   /** Tools registered first, e.g. `builtinTools()` from 'clm/node' (they need Node, so the core has none of its own). */
   builtinTools?: ToolDef[];
-  /** Provider display name (for logs). */
+  /** The provider's configured name (a config's provider table key), for display; absent = unknown. */
   providerName?: string;
+  /**
+   * After a turn that ends ok or cancelled while over the compaction threshold, compact at once
+   * (as a turn of its own, origin 'autocompact'). Off by default: a headless run never does.
+   */
+  autocompactAtTurnEnd?: boolean;
   /** Clock for the system prompt time stamp (tests). */
   clock?: () => Date;
 }

@@ -108,9 +108,12 @@ export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
       log(`http ${method} ${where} failed after ${Math.round(performance.now() - t0)} ms: ${err.code} ${err.message}`);
       report('onError', () => handlers.onError(err));
     };
-    const failFrom = (e: unknown, fallback = 'EIO') => {
+    const failFrom = (e: unknown, fallback = 'EIO', retryable?: false) => {
       const err = e as NodeJS.ErrnoException;
-      fail({ code: typeof err?.code === 'string' ? err.code : fallback, message: err?.message || String(e) });
+      // A name with several addresses that all refused (IPv6 and IPv4 localhost) fails with an
+      // AggregateError whose own message is empty: the first attempt's says what happened.
+      const inner = e instanceof AggregateError ? (e.errors[0] as Error | undefined)?.message : undefined;
+      fail({ code: typeof err?.code === 'string' ? err.code : fallback, message: err?.message || inner || String(e), ...(retryable === false ? { retryable } : {}) });
     };
     // "No byte for idleMs" ⇒ abort; the clock restarts on every byte received, there is no total limit.
     const touch = () => {
@@ -131,8 +134,9 @@ export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
         const mod = url.protocol === 'https:' ? https() : http;
         r = mod.request(url, { method, headers: reqHeaders, agent: agentFor(url) });
       } catch (e) {
-        // Bad URL or header: report after this call returns, like any other failure.
-        queueMicrotask(() => failFrom(e, 'EINVAL'));
+        // Bad URL or header: report after this call returns, like any other failure; sending it
+        // again would fail the same way.
+        queueMicrotask(() => failFrom(e, 'EINVAL', false));
         return;
       }
       current = r;
@@ -209,7 +213,11 @@ export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
     }
 
     let url: URL | undefined;
-    try { url = new URL(req.url); } catch (e) { queueMicrotask(() => failFrom(e, 'EINVAL')); }
+    try { url = new URL(req.url); } catch (e) {
+      const shown = JSON.stringify(req.url.replace(/[?#].*$/s, ''));
+      const code = (e as NodeJS.ErrnoException).code;
+      queueMicrotask(() => failFrom(Object.assign(new Error(`${(e as Error).message} ${shown}: this host needs an absolute http(s) URL`), { code }), 'EINVAL', false));
+    }
     if (url) start(url, maxRedirects, false);
 
     return {

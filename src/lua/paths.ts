@@ -20,7 +20,7 @@ export function workerLocation(): WorkerLocation {
     const target = new URL('./worker.ts', here).href;
     return { script: `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(target)}); })`, eval: true };
   }
-  const sibling = new URL('./worker.js', here); // tsc output: dist/lua/host.js next to dist/lua/worker.js
+  const sibling = new URL('./worker.js', here); // tsc output: dist/lua/worker-supervisor.js next to dist/lua/worker.js
   if (/\/lua\/[^/]+\.js$/.test(here) && existsSync(fileURLToPath(sibling))) return { script: sibling };
   return { script: new URL('./lua-worker.js', here) }; // esbuild bundle: dist/cli.js next to dist/lua-worker.js
 }

@@ -5,7 +5,7 @@ import { LUA_OK, LUA_REGISTRYINDEX, type LuaPtr } from './wasm.js';
 import { Sandbox } from './state.js';
 import { Scheduler, type CoroutineOwner, type Watch } from './scheduler.js';
 import { Invocation, type CallResult, type Task } from './invocation.js';
-import { installApi } from './api.js';
+import { installApi, type InstalledApi } from './api.js';
 import { pushValue } from './json.js';
 import type { ToolInfo } from './protocol.js';
 import { LOAD_BUDGET_MS, LOW_MEMORY_RESERVE } from './limits.js';
@@ -49,9 +49,7 @@ export class Plugin {
   readonly invocations = new Map<number, Invocation>();
   readonly ctxHandles = new Map<number, Invocation>();
   readonly taskHandles = new Map<number, Task>();
-  clmRef = 0;
-  initialConfigRef = 0;
-  pushCtx: (L: LuaPtr, id: number) => void = () => {};
+  private readonly api: InstalledApi;
   private handleCounter = 0;
   private loadFailed: ((msg: string) => void) | null = null;
 
@@ -64,8 +62,10 @@ export class Plugin {
     this.name = spec.name;
     this.file = spec.file;
     this.scheduler = new Scheduler(sb, spec.index, env.watch, (msg) => this.crashed(msg));
-    const err = sb.protect((L) => installApi(this, L));
-    if (err) throw new Error(`cannot install the plugin API: ${err}`);
+    let api: InstalledApi | null = null;
+    const err = sb.protect((L) => { api = installApi(this, L); });
+    if (err || !api) throw new Error(`cannot install the plugin API: ${err}`);
+    this.api = api;
   }
 
   get logEnabled(): boolean { return this.env.logEnabled; }
@@ -106,7 +106,7 @@ export class Plugin {
       };
       this.loadFailed = fail;
       const owner: CoroutineOwner = {
-        budget: { used: 0, limit: LOAD_BUDGET_MS },
+        budget: { used: 0, limit: LOAD_BUDGET_MS, resumes: 0 },
         watchId: -1,
         onReturn: (co) => {
           this.scheduler.release(co);
@@ -157,7 +157,7 @@ export class Plugin {
       m._lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(tool.invokeRef));
       m._lua_xmove(L, L1, 1);
       pushValue(sb, L1, args);
-      this.pushCtx(L1, ctxId);
+      this.api.pushCtx(L1, ctxId);
       return 2;
     });
     if ('error' in r) { sink({ ok: false, error: `cannot start the tool call: ${r.error}` }); return; }

@@ -1,4 +1,4 @@
-// Messages between the main thread (host.ts) and the Lua host worker (worker.ts), and the
+// Messages between the main thread (worker-supervisor.ts) and the Lua host worker (worker.ts), and the
 // SharedArrayBuffer the worker stamps around every entry into Lua so the main thread can see a
 // runaway C call (a worker stuck in one string.find cannot answer messages).
 

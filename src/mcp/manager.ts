@@ -74,6 +74,17 @@ export class McpManager {
   async close(): Promise<void> {
     await Promise.all(this.connections.map((c) => c.close()));
   }
+
+  /**
+   * SIGKILL every stdio child at once, synchronously: for the process's 'exit' event (a signal, a
+   * second Ctrl-C), which skips the graceful close.
+   */
+  killNow(): void {
+    for (const c of this.connections) {
+      const pid = c.pid;
+      if (pid) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+    }
+  }
 }
 
 /**

@@ -8,7 +8,7 @@
 
 import { messageToJson, parseMessageJson } from '../core/message-json.js';
 import { applyFold } from '../core/history.js';
-import type { Message } from '../core/types.js';
+import type { CompactionRecord, Message } from '../core/types.js';
 import { SessionError } from './errors.js';
 
 /** The format version this code writes; files with a higher version are refused. */
@@ -38,14 +38,14 @@ export function encodeMessageLine(m: Message): string {
   return JSON.stringify({ ...messageToJson(m), type: 'msg' }) + '\n';
 }
 
-export function encodeCompactLine(c: { index: number; count: number; summary: string }): string {
+export function encodeCompactLine(c: CompactionRecord): string {
   return JSON.stringify({ type: 'compact', index: c.index, count: c.count, summary: c.summary }) + '\n';
 }
 
 export type ParsedLine =
   | { kind: 'meta'; meta: SessionMeta }
   | { kind: 'msg'; message: Message }
-  | { kind: 'compact'; index: number; count: number; summary: string }
+  | ({ kind: 'compact' } & CompactionRecord)
   /** damaged: unreadable (cut by a crash, not JSON, an invalid message); else a line of a kind this version does not know. */
   | { kind: 'skip'; damaged?: boolean };
 
@@ -93,13 +93,15 @@ export function parseSessionLine(line: string): ParsedLine {
 
 /**
  * Parse a whole file's text: the first meta line and the conversation with its compactions
- * replayed; `firstUser` is the transcript's first prompt (a compaction may have folded it away).
+ * replayed; `transcript` is every message as it was logged (for replay on screen), `firstUser`
+ * its first prompt (a compaction may have folded it away).
  */
-export function parseSessionText(text: string): { meta: SessionMeta | null; messages: Message[]; firstUser: Message | null; skipped: number } {
+export function parseSessionText(text: string): { meta: SessionMeta | null; messages: Message[]; transcript: Message[]; firstUser: Message | null; skipped: number } {
   let meta: SessionMeta | null = null;
   let firstUser: Message | null = null;
   let skipped = 0;
   const messages: Message[] = [];
+  const transcript: Message[] = [];
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
     const p = parseSessionLine(line);
@@ -107,6 +109,7 @@ export function parseSessionText(text: string): { meta: SessionMeta | null; mess
     else if (p.kind === 'meta') meta ??= p.meta;
     else if (p.kind === 'msg') {
       messages.push(p.message);
+      transcript.push(p.message);
       if (!firstUser && p.message.role === 'user' && !p.message.content?.startsWith('[context update]')) firstUser = p.message;
     } else if (p.kind === 'compact' && p.index + p.count <= messages.length) {
       applyFold(messages, { at: p.index, count: p.count }, p.summary);
@@ -114,5 +117,5 @@ export function parseSessionText(text: string): { meta: SessionMeta | null; mess
       skipped++; // a fold of messages that are not there (lines before it were lost)
     }
   }
-  return { meta, messages, firstUser, skipped };
+  return { meta, messages, transcript, firstUser, skipped };
 }

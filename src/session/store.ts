@@ -13,7 +13,7 @@
 import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRegularFileSync } from '../host/regular-file.js';
-import type { Message } from '../core/types.js';
+import type { CompactionRecord, Message } from '../core/types.js';
 import { SessionError } from './errors.js';
 import { encodeCompactLine, encodeMessageLine, encodeMetaLine, parseSessionText, SESSION_FORMAT_VERSION, type SessionMeta } from './format.js';
 import { assertValidSessionId, newSessionId } from './id.js';
@@ -33,6 +33,8 @@ export interface LoadedSession {
   meta: SessionMeta;
   /** The conversation, with saved compactions replayed. */
   messages: Message[];
+  /** Every message as it was logged, compactions not applied (to replay the whole conversation on screen). */
+  transcript: Message[];
   /** The transcript's first prompt, even when a compaction folded it away. */
   firstUser: Message | null;
   /** Lines that could not be read (damaged, cut by a crash, unknown): their content is not restored. */
@@ -122,7 +124,7 @@ export class Session {
   }
 
   /** Record a compaction (see format.ts) so a resumed session continues compacted. */
-  appendCompaction(c: { index: number; count: number; summary: string }): void {
+  appendCompaction(c: CompactionRecord): void {
     if (this.fd === null) throw new SessionError('EINVAL', `session ${this.id} is closed`);
     this.writeLine(encodeCompactLine(c));
   }
@@ -227,8 +229,8 @@ export function loadSession(id: string, opts: SessionDirOptions = {}): LoadedSes
     if (errnoCode(e) === 'ENOENT') throw new SessionError('ENOENT', `no such session: ${id}`, { cause: e });
     throw new SessionError('EIO', openProblem(id, e) || `reading session ${id}: ${(e as Error).message}`, { cause: e });
   }
-  const { meta, messages, firstUser, skipped } = parseSessionText(text);
-  return { meta: meta ?? { type: 'meta', v: SESSION_FORMAT_VERSION, id, created: 0 }, messages, firstUser, skipped };
+  const { meta, messages, transcript, firstUser, skipped } = parseSessionText(text);
+  return { meta: meta ?? { type: 'meta', v: SESSION_FORMAT_VERSION, id, created: 0 }, messages, transcript, firstUser, skipped };
 }
 
 /** Delete a session file. ENOENT if it does not exist. */

@@ -7,7 +7,7 @@ import { argString, parseArgs } from './args.js';
 import { CappedOutput } from './output-cap.js';
 import { DEFAULT_GRACE_MS, spawnShellGroup, stopGroups } from './process-group.js';
 import { describeSignal } from './signals.js';
-import { errnoText } from './errno-text.js';
+import { errnoText } from '../host/errno-text.js';
 
 /** Output kept per job for the eventual message. */
 export const BG_OUTPUT_CAP = 16 * 1024;

@@ -12,6 +12,7 @@ export { writeFileTool } from './write-file.js';
 export { listDirTool } from './list-dir.js';
 export { shellExecTool, SHELL_DEFAULT_TIMEOUT_MS } from './shell-exec.js';
 export { bgExecTool, stopBackgroundJobs, BG_OUTPUT_CAP } from './bg-exec.js';
+export { BUILTIN_TOOLS_SYSTEM_PROMPT } from './system-prompt.js';
 
 /** read_file, write_file, list_dir, shell_exec, bg_exec. */
 export function builtinTools(): ToolDef[] {

@@ -4,7 +4,7 @@
 import { readdir } from 'node:fs/promises';
 import type { ToolDef, ToolInvocation } from '../core/types.js';
 import { argString, expandHome, parseArgs } from './args.js';
-import { errnoText } from './errno-text.js';
+import { errnoText } from '../host/errno-text.js';
 
 /** Cap bytes kept free for the truncation marker. */
 const MARKER_RESERVE = 96;

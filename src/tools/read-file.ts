@@ -5,7 +5,7 @@
 import { openRegularFile } from '../host/regular-file.js';
 import type { ToolDef, ToolInvocation } from '../core/types.js';
 import { argInt, argString, expandHome, parseArgs } from './args.js';
-import { errnoText } from './errno-text.js';
+import { errnoText } from '../host/errno-text.js';
 import { utf8Boundary } from './output-cap.js';
 
 export const READ_DEFAULT_LIMIT = 200;

@@ -7,7 +7,7 @@ import { argString, parseArgs } from './args.js';
 import { CappedOutput } from './output-cap.js';
 import { spawnShellGroup } from './process-group.js';
 import { describeSignal } from './signals.js';
-import { errnoText } from './errno-text.js';
+import { errnoText } from '../host/errno-text.js';
 
 export const SHELL_DEFAULT_TIMEOUT_MS = 30_000;
 /** Room left inside the cap for the core's "[tool failed: …]" wrapping of a failure message. */

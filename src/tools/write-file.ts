@@ -3,7 +3,7 @@
 import { writeRegularFile } from '../host/regular-file.js';
 import type { ToolDef, ToolInvocation } from '../core/types.js';
 import { argString, expandHome, parseArgs } from './args.js';
-import { errnoText } from './errno-text.js';
+import { errnoText } from '../host/errno-text.js';
 
 export const writeFileTool: ToolDef = {
   name: 'write_file',

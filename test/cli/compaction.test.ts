@@ -216,3 +216,33 @@ test('a resumed conversation already over the threshold is compacted before the 
   assert.ok(!resent.some((c) => c.startsWith('first earlier question') || c.startsWith('first earlier answer')), 'the folded messages stay folded');
   assert.deepEqual(resent.slice(-3), ['and now?', 'the answer', 'and then?']);
 });
+
+test('a probe answer that arrives after the first request is still used for the threshold', async () => {
+  // /props answers only once the first chat request has arrived, and that request's reply waits
+  // for /props: with a probe in front of the first request this would never finish.
+  let propsAnswered = false;
+  mock.onGet('/v1/models', { body: { object: 'list', data: [{ id: 'local-model', object: 'model' }] } });
+  mock.onGet('/props', {
+    handle: async (_req, res) => {
+      while (mock.posts.length < 1) await new Promise((r) => setTimeout(r, 5));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(PROPS));
+      propsAnswered = true;
+    },
+  });
+  const first = oa.toolCall('list_dir', { path: join(dirs.root, 'work') }, 'c1', { usage: { prompt: 3000, completion: 100 } });
+  mock.push(
+    {
+      handle: async (_req, res) => {
+        while (!propsAnswered) await new Promise((r) => setTimeout(r, 5));
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify((first as { body: object }).body));
+      },
+    },
+    oa.text(SUMMARY),
+    oa.text('the final answer'),
+  );
+  const r = await run(['-S', '-o', 'list the work directory'], { timeoutMs: 15_000 });
+  assert.equal(r.code, 0, show(r));
+  assert.equal(r.stdout, 'the final answer\n');
+  assert.equal(mock.posts.length, 3, mock.posts.map((p) => p.body.slice(0, 200)).join('\n'));
+  assert.ok(isCompaction(mock.posts[1]!), 'the learned 4096-token context put 3100 tokens over the threshold');
+});

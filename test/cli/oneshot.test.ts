@@ -11,12 +11,12 @@ import { makeDirs, runCli, show, type CliResult } from '../fixtures/run-cli.js';
 import { cliSuite } from '../fixtures/cli-suite.js';
 
 const { mock, dirs, run } = await cliSuite();
-// Started before the other tests and awaited last: four tries with backoff take ~7 s.
+// Started before the other tests and awaited last (it used to take ~7 s of retries).
 let dead: Promise<CliResult>;
 
 before(() => {
   const deadDirs = makeDirs();
-  dead = runCli(['-u', 'http://127.0.0.1:1/v1', '-p', deadDirs.empty, '-o', 'hello'], { dirs: deadDirs, timeoutMs: 30_000 });
+  dead = runCli(['-u', 'http://127.0.0.1:1/v1', '-p', deadDirs.empty, '-o', 'hello'], { dirs: deadDirs });
   void dead.finally(() => deadDirs.cleanup()).catch(() => undefined);
 });
 after(async () => { await dead.catch(() => undefined); });
@@ -66,6 +66,15 @@ test('streamed reply: only the reply on stdout, request to BASE/chat/completions
   assert.equal(msgs[0].role, 'system');
   assert.deepEqual(msgs.at(-1), { role: 'user', content: 'say hello' });
   assert.match(r.stderr, /\[12\+3 tok\]/);
+});
+
+test('without a configured system prompt, the CLI tells the model its tools reach files and commands', async () => {
+  mock.push(oa.text('ok'));
+  const r = await run(['-S', '-o', 'q']);
+  assert.equal(r.code, 0, show(r));
+  const sys = mock.posts[0]!.json.messages[0];
+  assert.equal(sys.role, 'system');
+  assert.match(sys.content, /^You are a helpful assistant\. .*reading or modifying the user's files or running a command on their system\./);
 });
 
 // A server that ignores "stream": true and answers with one JSON object. The engine parses it
@@ -182,6 +191,10 @@ test('CLM_DEBUG_LOG: request lines are logged, the API key never is', async () =
   assert.match(text, /posting body/i, text.slice(0, 2000));
   assert.match(text, /chat\/completions/);
   assert.match(text, /^\d\d:\d\d:\d\d\.\d{3} \[\d+\] /m);
+  // Each call as the original logs it, then its result.
+  const call = text.indexOf(`[tool] list_dir({"path":${JSON.stringify(dirs.root)}})`);
+  assert.ok(call > 0, text.slice(0, 3000));
+  assert.ok(call < text.indexOf('[result] list_dir -> '), 'the call comes before its result');
   assert.ok(!text.includes(key), 'the API key must not be in the debug log');
   assert.equal(mock.posts[0]!.headers.authorization, `Bearer ${key}`);
 });
@@ -206,9 +219,21 @@ test('a reader that goes away (| head): no EPIPE crash, the run still completes'
   assert.match(r.stderr, /^session: /m, 'the run finished normally');
 });
 
-test('a dead endpoint: exit 1 with a clear message', async () => {
+test('a dead endpoint: exit 1 at once (no retries) with a message that says what to check', async () => {
   const r = await dead;
   assert.equal(r.code, 1, show(r));
-  assert.match(r.stderr, /error: .*(ECONNREFUSED|connect|refused)/i);
+  assert.match(r.stderr, /^error: cannot connect to http:\/\/127\.0\.0\.1:1\/v1\/chat\/completions \(connect ECONNREFUSED 127\.0\.0\.1:1\): is the server running, and is the URL right\?$/m, r.stderr);
+  assert.doesNotMatch(r.stderr, /retrying/, 'a refused first connection is not retried');
   assert.equal(r.stdout.trim(), '');
+});
+
+test('the first chat request does not wait for the connection probe (GET models, /props)', async () => {
+  // A models endpoint that never answers: the turn goes ahead without it.
+  mock.onGet('/v1/models', { hang: true });
+  mock.push(oa.text('answered without the probe'));
+  const r = await run(['-S', '-o', 'q'], { timeoutMs: 15_000 });
+  assert.equal(r.code, 0, show(r));
+  assert.equal(r.stdout, 'answered without the probe\n');
+  const paths = mock.requests.map((q) => `${q.method} ${q.path}`);
+  assert.deepEqual(paths.filter((p) => p.startsWith('GET')), ['GET /v1/models'], 'the probe still went out');
 });

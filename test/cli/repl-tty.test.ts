@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as oa from '../fixtures/openai-replies.js';
 import { waitFor } from '../fixtures/run-cli.js';
@@ -24,7 +25,7 @@ test('on a terminal: history recall with the Up arrow, Ctrl-C cancels the turn, 
   let out = '';
   child.stdout.on('data', (d) => { out += d; });
   const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
-  await waitFor(() => out.includes('user> '), 'the prompt', 15_000);
+  await waitFor(() => out.includes('user> '), 'the prompt');
   child.stdin.write('hello there\r');
   await waitFor(() => out.includes('first answer'), 'the first answer');
   child.stdin.write('\x1b[A again\r'); // Up recalls "hello there"
@@ -36,4 +37,95 @@ test('on a terminal: history recall with the Up arrow, Ctrl-C cancels the turn, 
   await waitFor(() => out.includes('third answer'), 'the third answer');
   child.stdin.write('exit\r');
   assert.equal(await exited, 0);
+});
+
+/** The REPL on a pty: the child, its output so far, and its exit. */
+function onPty(t: { after(fn: () => void): void }, extra: string[] = []) {
+  const cmd = [process.execPath, bin, '-u', mock.base, '-p', dirs.empty, ...extra].map(q).join(' ');
+  const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: dirs.config, XDG_STATE_HOME: dirs.state, HOME: dirs.home, NO_COLOR: '1', TERM: 'xterm', SHELL: '/bin/sh' };
+  delete env.NODE_OPTIONS;
+  delete env.CLM_API_KEY;
+  const child = spawn('script', ['-qfec', cmd, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'], cwd: dirs.root });
+  const s = { child, out: '', exited: new Promise<number | null>((r) => child.on('exit', (c) => r(c))) };
+  // A failed assertion must not leave the REPL running (and the test file hanging).
+  t.after(() => { if (child.exitCode === null) child.kill('SIGKILL'); });
+  child.stdout.on('data', (d) => { s.out += d; });
+  return s;
+}
+
+const QUESTION = '(y) once  (n) deny  (a) always  (d) never  [esc = deny+cancel]';
+const toolMessage = (i: number, id: string) => mock.posts[i]!.json.messages.find((m: any) => m.role === 'tool' && m.tool_call_id === id);
+
+test('on a terminal a gated tool waits for the person: y runs it, n denies it', { skip: !haveScript && 'script(1) not installed' }, async (t) => {
+  const ran = join(dirs.root, 'ran.txt');
+  const denied = join(dirs.root, 'denied.txt');
+  mock.push(
+    oa.toolCall('shell_exec', { command: `echo RAN > ${ran}` }, 'c1'), oa.text('first done'),
+    oa.toolCall('shell_exec', { command: `echo RAN > ${denied}` }, 'c2'), oa.text('second done'),
+  );
+  const s = onPty(t, ['-S']);
+  await waitFor(() => s.out.includes('user> '), 'the prompt', 15_000);
+  s.child.stdin.write('go\r');
+  await waitFor(() => s.out.includes(QUESTION), 'the permission question');
+  assert.ok(s.out.includes(`allow tool shell_exec: echo RAN > ${ran}`), s.out);
+  // Asked, not answered: the command has not run and nothing more was sent to the model.
+  await new Promise((r) => setTimeout(r, 300));
+  assert.ok(!existsSync(ran), 'shell_exec ran before the person answered');
+  assert.equal(mock.posts.length, 1);
+  s.child.stdin.write('y');
+  await waitFor(() => s.out.includes('-> allowed'), 'the echo');
+  await waitFor(() => s.out.includes('first done'), 'the first answer');
+  assert.ok(existsSync(ran));
+
+  s.child.stdin.write('again\r');
+  await waitFor(() => s.out.split(QUESTION).length === 3, 'the second question');
+  s.child.stdin.write('n');
+  await waitFor(() => s.out.includes('second done'), 'the second answer');
+  assert.ok(s.out.includes('-> denied'), s.out);
+  assert.ok(!existsSync(denied), 'a denied command does not run');
+  assert.equal(toolMessage(3, 'c2').content, '[tool failed: denied by user]');
+  s.child.stdin.write('exit\r');
+  assert.equal(await s.exited, 0);
+});
+
+test('on a terminal: a always allows that tool for the session, Esc denies and cancels the turn', { skip: !haveScript && 'script(1) not installed' }, async (t) => {
+  const a = join(dirs.root, 'a.txt'), b = join(dirs.root, 'b.txt');
+  mock.push(
+    oa.toolCall('shell_exec', { command: `echo A > ${a}` }, 'c1'),
+    oa.toolCall('shell_exec', { command: `echo B > ${b}` }, 'c2'), oa.text('both done'),
+    oa.toolCall('write_file', { path: join(dirs.root, 'w.txt'), content: 'w' }, 'c3'),
+  );
+  const s = onPty(t, ['-S']);
+  await waitFor(() => s.out.includes('user> '), 'the prompt', 15_000);
+  s.child.stdin.write('go\r');
+  await waitFor(() => s.out.includes(QUESTION), 'the question');
+  s.child.stdin.write('a');
+  await waitFor(() => s.out.includes('both done'), 'the answer');
+  assert.ok(s.out.includes('-> always allowed'));
+  assert.equal(s.out.split(QUESTION).length, 2, 'the second shell_exec was not asked');
+  assert.ok(existsSync(a) && existsSync(b));
+
+  s.child.stdin.write('write\r');
+  await waitFor(() => s.out.split(QUESTION).length === 3, 'the write_file question');
+  s.child.stdin.write('\x1b');
+  await waitFor(() => s.out.includes('[cancelled]'), 'the cancelled turn');
+  assert.ok(s.out.includes('-> denied (cancelled)'), s.out);
+  assert.ok(!existsSync(join(dirs.root, 'w.txt')));
+  assert.equal(mock.posts.length, 4, 'a cancelled turn sends nothing more');
+  // The line editor has the keys back.
+  s.child.stdin.write('exit\r');
+  assert.equal(await s.exited, 0);
+});
+
+test('on a terminal --allow-tools answers matching requests without asking', { skip: !haveScript && 'script(1) not installed' }, async (t) => {
+  const ran = join(dirs.root, 'ran.txt');
+  mock.push(oa.toolCall('shell_exec', { command: `echo RAN > ${ran}` }, 'c1'), oa.text('done'));
+  const s = onPty(t, ['-S', '--allow-tools', 'shell_exec']);
+  await waitFor(() => s.out.includes('user> '), 'the prompt', 15_000);
+  s.child.stdin.write('go\r');
+  await waitFor(() => s.out.includes('done'), 'the answer');
+  assert.ok(!s.out.includes(QUESTION), s.out);
+  assert.ok(existsSync(ran));
+  s.child.stdin.write('exit\r');
+  assert.equal(await s.exited, 0);
 });

@@ -20,7 +20,9 @@ const convo = (i: number) => mock.posts[i]!.json.messages.filter((m: any) => m.r
 
 test('a one-shot run writes <state>/clm/<id>.jsonl: 0600, meta line, messages, no system prompt, no key', async () => {
   mock.push(oa.toolCall('list_dir', { path: dirs.root }, 'c1'), oa.text('the reply'));
+  const before = Math.floor(Date.now() / 1000);
   const r = await run(['-S', '-m', 'm-test', '-o', 'the question']);
+  const after = Math.ceil(Date.now() / 1000);
   assert.equal(r.code, 0, show(r));
   const id = sessionIdOf(r);
   assert.match(id, /^\d{8}-\d{6}-[0-9a-f]{8}$/);
@@ -36,7 +38,7 @@ test('a one-shot run writes <state>/clm/<id>.jsonl: 0600, meta line, messages, n
   assert.equal(recs[0]!.v, 1);
   assert.equal(recs[0]!.id, id);
   assert.equal(recs[0]!.model, 'm-test');
-  assert.ok(Math.abs(recs[0]!.created - Date.now() / 1000) < 60);
+  assert.ok(recs[0]!.created >= before && recs[0]!.created <= after, `created ${recs[0]!.created}, run between ${before} and ${after}`);
   const msgs = recs.slice(1);
   assert.ok(msgs.every((m) => m.type === 'msg' && Object.keys(m).at(-1) === 'type'));
   assert.deepEqual(msgs.map((m) => m.role), ['user', 'assistant', 'tool', 'assistant']);
@@ -96,6 +98,26 @@ test('-r in the REPL without an id: the numbered picker, then the chosen session
   assert.equal(sessionIdOf(r), a);
   assert.deepEqual(records(a).slice(-2).map((m) => m.content), ['and now?', 'continued']);
   assert.equal(records(b).length, 3, 'the other session is untouched');
+});
+
+test('-H -r ID shows the conversation it resumed; the picker\'s piped answer ends its line', async () => {
+  mock.push(oa.toolCall('list_dir', { path: dirs.root }, 'c1'), oa.text('answer A'));
+  const a = sessionIdOf(await run(['-S', '-o', 'question A']));
+  mock.push(oa.text('continued'));
+  const r = await run(['-H', '-S', '-r', a], { input: 'and now?\n' });
+  assert.equal(r.code, 0, show(r));
+  const shown = r.stdout.slice(0, r.stdout.indexOf(`[resumed session ${a}]`));
+  assert.ok(shown.includes('user> question A\n'), r.stdout);
+  assert.ok(shown.includes('[tool: list_dir {"path":'), r.stdout);
+  assert.ok(shown.includes('[result: list_dir]\n'), r.stdout);
+  assert.ok(shown.includes('assistant> answer A\n'), r.stdout);
+  assert.ok(shown.indexOf('user> question A') < shown.indexOf('assistant> answer A'));
+  assert.ok(r.stdout.includes('assistant> continued'));
+
+  mock.push(oa.text('bye'));
+  const p = await run(['-S', '-r'], { input: '1\nbye?\n' });
+  assert.equal(p.code, 0, show(p));
+  assert.match(p.stdout, /resume which session\? \[1-1\] \n/, 'the answer was not echoed: the line ends here');
 });
 
 test('the picker: no saved sessions, or a bad choice, is a clear error', async () => {

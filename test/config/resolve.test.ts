@@ -128,7 +128,13 @@ test('-u overrides the provider url; the dialect path follows the kind', async (
   const full = resolveConnection(null, { url: 'http://127.0.0.1:1234/v1/chat/completions' }, {});
   assert.equal(full.baseUrl, 'http://127.0.0.1:1234/v1/chat/completions');
   assert.equal(full.base, 'http://127.0.0.1:1234/v1');
-  assert.throws(() => resolveConnection(null, { url: 'localhost:8080' }, {}), configError("-u: 'localhost:8080' is not an http:// or https:// URL"));
+  // Without a scheme: http:// for this machine, the fix spelled out for any other host.
+  assert.equal(resolveConnection(null, { url: 'localhost:8080' }, {}).baseUrl, 'http://localhost:8080/chat/completions');
+  assert.equal(resolveConnection(null, { url: '127.0.0.1:8080/v1' }, {}).baseUrl, 'http://127.0.0.1:8080/v1/chat/completions');
+  assert.equal(resolveConnection(null, { url: '[::1]:8080/v1' }, {}).baseUrl, 'http://[::1]:8080/v1/chat/completions');
+  assert.throws(() => resolveConnection(null, { url: 'example.com:8080' }, {}), configError("-u: 'example.com:8080' has no scheme; use https://example.com:8080 (or http:// if the server has no TLS)"));
+  assert.throws(() => resolveConnection(null, { url: 'localhost.evil.com/v1' }, {}), configError("-u: 'localhost.evil.com/v1' has no scheme; use https://localhost.evil.com/v1 (or http:// if the server has no TLS)"));
+  assert.throws(() => resolveConnection(null, { url: 'ftp://h' }, {}), configError("-u: 'ftp://h' is not an http:// or https:// URL"));
 });
 
 test('CLM_API_KEY: set and non-empty wins over the config; set-but-empty and unset use the config key', async (t) => {

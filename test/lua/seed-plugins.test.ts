@@ -75,7 +75,10 @@ describe('edit_file', () => {
       writeFileSync(path, 'a.b a%b (x)');
       assert.equal(await ok(host, 'edit_file', { path, old_str: '(x)', new_str: '[y]' }), `ok: replaced 1 occurrence(s) of 3 bytes with 3 bytes each in ${path}`);
       assert.equal(readFileSync(path, 'utf8'), 'a.b a%b [y]');
-      assert.match(await failure(host, 'edit_file', { path: join(d.dir, 'nope.txt'), old_str: 'a', new_str: 'b' }), /^cannot read '.*nope\.txt': ENOENT/);
+      // The same error text as the builtin file tools (strerror's, not Node's).
+      const nope = join(d.dir, 'nope.txt');
+      assert.equal(await failure(host, 'edit_file', { path: nope, old_str: 'a', new_str: 'b' }), `cannot read '${nope}': No such file or directory`);
+      assert.equal(await failure(host, 'edit_file', { path: d.dir, old_str: 'a', new_str: 'b' }), `cannot read '${d.dir}': Is a directory`);
       assert.equal(tool(host, 'edit_file').noPrompt, undefined);
     } finally {
       d.remove();

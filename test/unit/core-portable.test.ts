@@ -33,3 +33,17 @@ test('the checker would catch a node: import', () => {
   const re = /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/;
   assert.equal(re.exec("import { readFileSync } from 'node:fs';")?.[1], 'node:fs');
 });
+
+test('src/browser and the browser entry import only the portable core', () => {
+  const SRC = join(import.meta.dirname, '../../src');
+  const bad: string[] = [];
+  for (const f of [...files(join(SRC, 'browser')), join(SRC, 'browser.ts'), join(SRC, 'index.ts')]) {
+    const src = readFileSync(f, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
+    for (const m of src.matchAll(/(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) {
+      const spec = m[1] ?? m[2]!;
+      if (!/^\.\.?\/(\.\.\/)?(core\/|browser\/|index\.js$)|^\.\/(fetch-host|index)\.js$/.test(spec)) bad.push(`${f}: ${spec}`);
+    }
+    if (/\b(process|Buffer|require|__dirname)\b\s*[.(]/.test(src)) bad.push(`${f}: uses a Node global`);
+  }
+  assert.deepEqual(bad, []);
+});

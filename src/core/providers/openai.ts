@@ -1,11 +1,13 @@
 // OpenAI chat completions (also Ollama, llama.cpp, vLLM and every "OpenAI-compatible" server).
+// Reasoning text a server returns (reasoning_content, reasoning) is shown, never sent back: the
+// dialect has no signed form of it.
 
 import type { Message, ToolCall, Usage } from '../types.js';
 import {
   mapFinishReason, type BuildRequestOptions, type ParsedReply, type ProviderAdapter,
   type StreamDecoder, type StreamDelta, type ToolSchema,
 } from './adapter.js';
-import { parseStreamData, snippet, validJsonOr } from './util.js';
+import { count, parseStreamData, rate, saysToolsUnsupported, snippet, streamIndex, total, validJsonOr } from './util.js';
 import { pairToolCalls, type PairingPolicy } from './pairing.js';
 import { parametersWireJson } from './tool-schema.js';
 
@@ -45,10 +47,9 @@ function wireTool(t: ToolSchema): string {
 export function parseUsage(o: any): Usage | null {
   const u = o?.usage;
   if (!u || typeof u !== 'object') return null;
-  const p = Number(u.prompt_tokens ?? 0) || 0;
-  const c = Number(u.completion_tokens ?? 0) || 0;
-  const tps = Number(o?.timings?.predicted_per_second ?? 0) || 0;
-  return { promptTokens: p, completionTokens: c, totalTokens: Number(u.total_tokens ?? p + c) || p + c, tokensPerSec: tps };
+  const p = count(u.prompt_tokens);
+  const c = count(u.completion_tokens);
+  return { promptTokens: p, completionTokens: c, totalTokens: count(u.total_tokens) || total(p, c), tokensPerSec: rate(o?.timings?.predicted_per_second) };
 }
 
 function argsText(a: unknown): string {
@@ -87,7 +88,7 @@ class OpenAIStream implements StreamDecoder {
       if (typeof r === 'string' && r) d.reasoning = r;
       if (Array.isArray(delta.tool_calls)) {
         d.toolCalls = delta.tool_calls.map((tc: any, i: number) => ({
-          index: typeof tc?.index === 'number' ? tc.index : i,
+          index: streamIndex(tc?.index, i),
           id: typeof tc?.id === 'string' && tc.id ? tc.id : undefined,
           name: typeof tc?.function?.name === 'string' && tc.function.name ? tc.function.name : undefined,
           args: tc?.function?.arguments === undefined ? undefined : argsText(tc.function.arguments),
@@ -110,7 +111,7 @@ function tailBytes(o: BuildRequestOptions): Uint8Array {
   if (!o.tools) return enc.encode(tail(o));
   let byFlags = tailCache.get(o.tools);
   if (!byFlags) { byFlags = new Map(); tailCache.set(o.tools, byFlags); }
-  const key = `${o.stream}|${o.disableParallelToolCalls}`;
+  const key = `${o.stream}|${o.disableParallelToolCalls}|${o.reasoningEffort ?? ''}`;
   let t = byFlags.get(key);
   if (!t) { t = enc.encode(tail(o)); byFlags.set(key, t); }
   return t;
@@ -124,6 +125,8 @@ function head(o: BuildRequestOptions): string {
 function tail(o: BuildRequestOptions): string {
   let s = `],"stream":${o.stream}`;
   if (o.stream) s += ',"stream_options":{"include_usage":true}';
+  // Only when asked for: a server that does not know the field may refuse the request.
+  if (o.reasoningEffort) s += `,"reasoning_effort":${JSON.stringify(o.reasoningEffort)}`;
   if (o.tools && o.tools.length) {
     s += `,"tools":[${o.tools.map(wireTool).join(',')}]`;
     if (o.disableParallelToolCalls) s += ',"parallel_tool_calls":false';
@@ -190,6 +193,7 @@ export const openaiAdapter: ProviderAdapter = {
 
   newStreamDecoder: () => new OpenAIStream(),
   errorMessage: openaiErrorMessage,
+  refusesTools: saysToolsUnsupported,
 };
 
 export const ollamaAdapter: ProviderAdapter = { ...openaiAdapter, kind: 'ollama' };

@@ -12,7 +12,7 @@
 // messages are memoised per source object, so even a broken history re-serialises little.
 // Everything derives from the messages before it, so an unchanged prefix keeps its bytes.
 
-import type { Message, ToolCall } from '../types.js';
+import type { AssistantMessage, Message, ToolCall, ToolResultMessage } from '../types.js';
 
 /** The stand-in result of a call the history never answered (e.g. a turn cut by a crash). */
 export const MISSING_RESULT = '[no result: the tool call was interrupted]';
@@ -77,19 +77,19 @@ const renamedResults = new WeakMap<Message, Message>();
 const standInFor = new WeakMap<ToolCall, Message>();
 const orphanText = new WeakMap<Message, Message>();
 
-function renamedAssistant(m: Message, wires: readonly string[]): Message {
+function renamedAssistant(m: AssistantMessage, wires: readonly string[]): Message {
   const c = renamedCalls.get(m);
   if (c && c.toolCalls!.every((tc, i) => tc.id === wires[i])) return c;
-  const r: Message = { ...m, toolCalls: m.toolCalls!.map((tc, i) => ({ ...tc, id: wires[i]! })) };
+  const r: AssistantMessage = { ...m, toolCalls: m.toolCalls!.map((tc, i) => ({ ...tc, id: wires[i]! })) };
   renamedCalls.set(m, r);
   return r;
 }
 
-function answer(m: Message, wire: string): Message {
+function answer(m: ToolResultMessage, wire: string): Message {
   if (m.toolCallId === wire) return m;
   const c = renamedResults.get(m);
   if (c && c.toolCallId === wire) return c;
-  const r: Message = { ...m, toolCallId: wire };
+  const r: ToolResultMessage = { ...m, toolCallId: wire };
   renamedResults.set(m, r);
   return r;
 }

@@ -1,5 +1,5 @@
-// Main-thread side of the plugin runtime: discovers plugin files, runs them in the Lua host
-// worker, turns their tools into ToolDefs, and watches the worker. The count hook cannot stop a
+// The Lua host worker's supervisor and watchdog, on the main thread: discovers plugin files,
+// runs them in the worker, turns their tools into ToolDefs, and watches the worker. The count hook cannot stop a
 // single runaway C call (a pathological string.find), so when the worker has been inside one
 // resume for longer than the watchdog limit the main thread terminates it, fails that call,
 // fails the other in-flight calls with a retryable error, and starts a fresh worker that loads

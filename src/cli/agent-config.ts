@@ -1,0 +1,33 @@
+// A resolved run (flags, environment, config.lua) as the agent's configuration.
+
+import type { AgentConfig, ToolDef } from '../core/types.js';
+import { BUILTIN_TOOLS_SYSTEM_PROMPT } from '../tools/index.js';
+import type { ResolvedRun } from './resolve.js';
+
+export function agentConfig(run: ResolvedRun, o: { stream: boolean; builtinTools: ToolDef[] }): AgentConfig {
+  return {
+    baseUrl: run.baseUrl,
+    apiKey: run.apiKey,
+    provider: run.provider,
+    model: run.model,
+    systemPrompt: run.systemPrompt ?? BUILTIN_TOOLS_SYSTEM_PROMPT,
+    stream: o.stream,
+    contextSize: run.contextSize,
+    autocompactPct: run.autocompactPct,
+    rateTokensPerSec: run.rateTokensPerSec,
+    rateBurst: run.rateBurst,
+    volatileTools: run.volatileTools,
+    disableParallelToolCalls: run.disableParallelToolCalls,
+    maxTokens: run.maxTokens,
+    reasoningEffort: run.reasoningEffort,
+    maxIterations: run.maxIterations,
+    ...definedOnly(run.limits),
+    providerName: run.providerName,
+    builtinTools: o.builtinTools,
+  };
+}
+
+/** The limits config.lua sets; one it leaves out keeps the library default. */
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
