@@ -242,6 +242,9 @@ export class LlmCall {
       onError: (err) => {
         this.http = null;
         if (this.settled) return;
+        // This attempt is over: its deadline must not fire during a retry wait.
+        this.deadline?.cancel();
+        this.deadline = null;
         this.transportError(err, gotData);
       },
     });

@@ -21,8 +21,9 @@ function notRegular(isDir: boolean): Error {
   return isDir ? Object.assign(new Error('Is a directory'), { code: 'EISDIR' }) : Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
 }
 
+/** EFBIG with the size (or, for a file that grew while read, "more than" the limit). */
 function tooLarge(size: number | string, maxBytes: number): Error {
-  return Object.assign(new Error(`file too large (${size} bytes; the limit is ${maxBytes})`), { code: 'EFBIG' });
+  return Object.assign(new Error(`file too large (${size} bytes)`), { code: 'EFBIG', size, limit: maxBytes });
 }
 
 /** The whole file, or throws (ENOENT, EISDIR, ENOTREG, ELOOP with noFollow, EFBIG over maxBytes, …). */

@@ -70,6 +70,18 @@ test('a silent server: the turn ends after firstByteTimeoutMs, not retried, hist
   tally('faults', 1);
 });
 
+test('a deadline belongs to its attempt: a retry wait longer than it does not end the turn', async () => {
+  mock.push({ destroy: true }, oa.text('second try'));
+  const h = harness(mock, { cfg: { firstByteTimeoutMs: 300 }, retryBaseMs: 600 });
+  const done = h.turnDone();
+  h.agent.submit('hello?');
+  assert.equal(await done, 0, h.agent.lastError);
+  assert.equal(h.text, 'second try');
+  assert.equal(mock.posts.length, 2);
+  h.agent.close();
+  tally('faults', 1);
+});
+
 test('a comment-only stream ends the turn: comments do not count as events', async () => {
   mock.push(handSse((res) => every(res, 40, () => ': keep-alive\n\n')));
   const h = harness(mock, { cfg: { stream: true, firstByteTimeoutMs: 400 } });
