@@ -393,6 +393,15 @@ try {
   if (b.status !== 0) failures.push(`bench/browser.mjs: ${b.error ? b.error.message : `exit status ${b.status ?? b.signal}`}\n  stderr:\n${tail(b.stderr ?? '')}`);
 
   report(luaOut, b.stdout);
+
+  // Soak: 1,000 turns in one REPL session (bench/soak.mjs prints its own table).
+  process.stderr.write('bench: bench/soak.mjs\n');
+  const soakEnv = { ...process.env };
+  delete soakEnv.NODE_EXTRA_CA_CERTS;
+  delete soakEnv.NODE_OPTIONS;
+  const soak = spawnSync(node, [join(BENCH, 'soak.mjs')], { env: soakEnv, cwd: ROOT, encoding: 'utf8', timeout: 600_000, maxBuffer: 16 << 20 });
+  process.stdout.write(`\n${soak.stdout ?? ''}`);
+  if (soak.status !== 0) failures.push(`bench/soak.mjs: ${soak.error ? soak.error.message : `exit status ${soak.status ?? soak.signal}`}\n  stderr:\n${tail(soak.stderr ?? '')}`);
 } catch (e) {
   failures.push(`bench: ${e?.stack ?? e}`);
 } finally {

@@ -15,7 +15,7 @@ import type { TokenBucket } from './ratelimit.js';
 import { ToolRegistry } from './tool-registry.js';
 import { runCompactionTurn, runTurn, TurnAborted, type TurnContext, type TurnEnd } from './turn.js';
 import { turnEvents, turnResult, type TurnResult } from './turn-waiters.js';
-import type { AgentCallbacks, AgentConfig, AgentState, Message, ProviderKind, ToolDef } from './types.js';
+import type { AgentCallbacks, AgentConfig, AgentState, Message, ProviderKind, ToolDef, TurnStatus } from './types.js';
 
 export { DEFAULT_MODEL, DEFAULT_AUTOCOMPACT_PCT, UNKNOWN_CTX_THRESHOLD, DEFAULT_MAX_TOKENS } from './config.js';
 export { TOOLS_UNSUPPORTED_NOTICE } from './turn.js';
@@ -256,10 +256,14 @@ export class Agent {
     if (this.turn !== turn) return;
     this.turn = null;
     this.emit(end.status !== 0 && this.err ? { type: 'turn_done', status: end.status, error: this.err } : { type: 'turn_done', status: end.status });
-    // If a callback started a turn (or closed the agent), the queue waits for it.
+    this.afterTurn(turn.origin, end.status);
+  }
+
+  /** After a turn_done: the end-of-turn compaction, else queued notifications — unless a callback started a turn (or closed the agent); then they wait. */
+  private afterTurn(origin: TurnOrigin, status: TurnStatus): void {
     if (this.closed || this.turn) return;
-    const compacting = turn.origin !== 'submit' && turn.origin !== 'notify';
-    if (this.cfg.autocompactAtTurnEnd && !compacting && (end.status === 0 || end.status === ECANCELED) && this.overAutocompactThreshold()) {
+    const compacting = origin !== 'submit' && origin !== 'notify';
+    if (this.cfg.autocompactAtTurnEnd && !compacting && (status === 0 || status === ECANCELED) && this.overAutocompactThreshold()) {
       this.start('autocompact', (ctx, signal) => runCompactionTurn(ctx, 'autocompact', signal));
       return;
     }

@@ -85,7 +85,8 @@ export function callLimits(def: ToolDef, args: unknown): { outputCap: number; ti
   let outputCap = def.outputCap && def.outputCap > 0 ? def.outputCap : DEFAULT_OUTPUT_CAP;
   let timeoutMs = def.timeoutMs && def.timeoutMs > 0 ? def.timeoutMs : 0;
   const a = (args && typeof args === 'object' ? args : {}) as Record<string, unknown>;
-  if (def.outputCapOverridable && typeof a.output_cap === 'number' && a.output_cap > 0) outputCap = Math.floor(a.output_cap);
-  if (def.timeoutOverridable && typeof a.timeout_ms === 'number' && a.timeout_ms > 0) timeoutMs = Math.floor(a.timeout_ms);
+  // A positive value asked for stays positive: a fraction must not become 0 (no output, no deadline).
+  if (def.outputCapOverridable && typeof a.output_cap === 'number' && a.output_cap > 0) outputCap = Math.max(1, Math.floor(a.output_cap));
+  if (def.timeoutOverridable && typeof a.timeout_ms === 'number' && a.timeout_ms > 0) timeoutMs = Math.max(1, Math.floor(a.timeout_ms));
   return { outputCap: Math.min(outputCap, MAX_OUTPUT_CAP), timeoutMs: Math.min(timeoutMs, MAX_TIMEOUT_MS) };
 }

@@ -53,7 +53,7 @@ export class Invocation implements CoroutineOwner {
     readonly argsRaw: string,
     private readonly sink: (res: CallResult) => void,
   ) {
-    this.budget = { used: 0, limit: tool.cpuMs };
+    this.budget = { used: 0, limit: tool.cpuMs, resumes: 0 };
   }
 
   get watchId(): number { return this.id; }
@@ -165,7 +165,7 @@ export class Invocation implements CoroutineOwner {
     }
     this.plugin.endInvocation(this);
     if (this.plugin.logEnabled) {
-      this.plugin.log(`lua budget [${this.tool.name}]: cpu=${this.budget.used.toFixed(1)}/${this.budget.limit} ms ` +
+      this.plugin.log(`lua budget [${this.tool.name}]: cpu=${this.budget.used.toFixed(1)}/${this.budget.limit} ms resumes=${this.budget.resumes} ` +
         `mem=${sb.used}/${sb.limit} peak=${sb.peak} http=${this.httpTotal} tasks=${this.tasks.length}`);
     }
   }

@@ -106,7 +106,7 @@ export class Plugin {
       };
       this.loadFailed = fail;
       const owner: CoroutineOwner = {
-        budget: { used: 0, limit: LOAD_BUDGET_MS },
+        budget: { used: 0, limit: LOAD_BUDGET_MS, resumes: 0 },
         watchId: -1,
         onReturn: (co) => {
           this.scheduler.release(co);

@@ -11,6 +11,8 @@ import { SLICE_MS } from './limits.js';
 export interface Budget {
   used: number;
   limit: number;
+  /** Resumes charged to it: each time slice, and each return from a wait, is one. */
+  resumes: number;
 }
 
 /** Who a coroutine reports to: a tool invocation or a plugin load. */
@@ -117,6 +119,7 @@ export class Scheduler {
     this.current = null;
     this.watch?.leave();
     co.owner.budget.used += performance.now() - start;
+    co.owner.budget.resumes++;
     if (co.killed) {
       this.abandon(co);
       co.owner.onTimeout(co);

@@ -3,7 +3,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as oa from '../fixtures/openai-replies.js';
 import { show, waitFor } from '../fixtures/run-cli.js';
@@ -53,13 +54,14 @@ test('Ctrl-C while starting (waiting for an MCP server) leaves no session and no
   mkdirSync(cfg, { recursive: true });
   writeFileSync(join(cfg, 'config.lua'), 'return { mcp_servers = { { name = "s", command = { "sleep", "77" } } } }\n');
   const c = spawn(['-o', 'go']);
-  await sleep(700);
+  const { execFileSync } = await import('node:child_process');
+  // Interrupt once clm is really waiting: its MCP server has started.
+  await waitFor(() => /^sleep 77$/m.test(execFileSync('ps', ['-eo', 'args']).toString()), 'the MCP server');
   c.child.kill('SIGINT');
   const r = await c.result;
   assert.equal(r.code, 130, show(r));
   const sessions = existsSync(dirs.sessions) ? readdirSync(dirs.sessions).filter((n) => n.endsWith('.jsonl')) : [];
   assert.deepEqual(sessions, []);
-  const { execFileSync } = await import('node:child_process');
   await sleep(100);
   const ps = execFileSync('ps', ['-eo', 'args']).toString();
   assert.ok(!/^sleep 77$/m.test(ps), 'the MCP server process is gone');
@@ -85,10 +87,11 @@ test('REPL: a line that arrives while a background job turn runs is still proces
 });
 
 test('a job left running with & does not make the call wait for its timeout', async () => {
-  mock.push(oa.toolCall('shell_exec', { command: 'sleep 30 & echo server started' }), oa.text('ok'));
-  const t0 = Date.now();
+  // The job marks its own end; the call's result (and the run) must not wait for it.
+  const mark = join(mkdtempSync(join(tmpdir(), 'clm-bgjob-')), 'job-ended');
+  mock.push(oa.toolCall('shell_exec', { command: `(sleep 30; touch ${mark}) & echo server started` }), oa.text('ok'));
   const r = await run(['-o', 'go']);
   assert.equal(r.code, 0, show(r));
-  assert.ok(Date.now() - t0 < 5000, `took ${Date.now() - t0} ms`);
   assert.equal(mock.posts[1]!.json.messages.at(-1).content, 'server started\n');
+  assert.equal(existsSync(mark), false, 'the run ended before the background job did');
 });

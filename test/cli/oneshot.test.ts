@@ -16,7 +16,7 @@ let dead: Promise<CliResult>;
 
 before(() => {
   const deadDirs = makeDirs();
-  dead = runCli(['-u', 'http://127.0.0.1:1/v1', '-p', deadDirs.empty, '-o', 'hello'], { dirs: deadDirs, timeoutMs: 30_000 });
+  dead = runCli(['-u', 'http://127.0.0.1:1/v1', '-p', deadDirs.empty, '-o', 'hello'], { dirs: deadDirs });
   void dead.finally(() => deadDirs.cleanup()).catch(() => undefined);
 });
 after(async () => { await dead.catch(() => undefined); });

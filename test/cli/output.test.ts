@@ -130,11 +130,10 @@ test('SIGINT in text mode: exit 130 quickly', async () => {
   mock.push({ hang: true });
   const c = spawn(['-o', 'q']);
   await waitFor(() => mock.posts.length === 1, 'the request');
-  const t0 = Date.now();
+  // The request never answers: only the signal can end this run (else run-cli's kill, code null).
   c.child.kill('SIGINT');
   const r = await c.result;
   assert.equal(r.code, 130, show(r));
-  assert.ok(Date.now() - t0 < 3000);
 });
 
 test('--deny-tools: a denied call reaches the model as a policy denial and does not run', async () => {

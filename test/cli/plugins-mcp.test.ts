@@ -81,7 +81,7 @@ test('MCP over stdio (server-everything): mcp__ev__echo is offered in the first 
 }
 `);
   mock.push(oa.toolCall('mcp__ev__echo', { message: 'ping from the model' }, 'm1'), oa.text('echoed'));
-  const r = await run(['-p', dirs.empty, '-S', '-o', 'q'], { timeoutMs: 30_000 });
+  const r = await run(['-p', dirs.empty, '-S', '-o', 'q']);
   assert.equal(r.code, 0, show(r));
   assert.equal(r.stdout, 'echoed\n');
   const names = toolNames(0);
@@ -97,13 +97,15 @@ test('--deny-tools covers MCP tools that arrive after start-up', async () => {
 }
 `);
   mock.push(oa.toolCall('mcp__ev__echo', { message: 'x' }, 'm1'), oa.text('ok'));
-  const r = await run(['-p', dirs.empty, '-S', '--deny-tools', 'mcp__*', '-o', 'q'], { timeoutMs: 30_000 });
+  const r = await run(['-p', dirs.empty, '-S', '--deny-tools', 'mcp__*', '-o', 'q']);
   assert.equal(r.code, 0, show(r));
   assert.match(toolResult(1, 'm1'), /^\[tool failed: denied by policy/);
 });
 
 test('an MCP command that does not exist: a message naming it, the run still answers', async () => {
+  // A ready bound far beyond the run's own deadline: answering at all shows it did not wait for it.
   dirs.write('config.lua', `return {
+  mcp_ready_timeout_ms = 600000,
   mcp_servers = { { name = "ghost", command = { "/nonexistent/clm-no-such-mcp-server", "stdio" } } },
 }
 `);
@@ -113,7 +115,7 @@ test('an MCP command that does not exist: a message naming it, the run still ans
   assert.equal(r.stdout, 'answered anyway\n');
   assert.match(r.stderr, /mcp: ghost/);
   assert.match(r.stderr, /clm-no-such-mcp-server|ENOENT|not found|failed to start/i);
-  assert.ok(r.ms < 8000, `should not wait for the ready bound: ${r.ms} ms`);
+  assert.doesNotMatch(r.stderr, /not ready after/);
   assert.ok(!toolNames(0).some((n) => n.startsWith('mcp__')));
 });
 
@@ -208,8 +210,8 @@ test('an MCP server that never answers initialize: the run waits only up to the 
   const r = await run(['-p', dirs.empty, '-S', '-o', 'q']);
   assert.equal(r.code, 0, show(r));
   assert.equal(r.stdout, 'did not wait forever\n');
-  assert.match(r.stderr, /mcp: mute/, r.stderr);
-  assert.ok(r.ms < 6000, `${r.ms} ms`);
+  // It gave up at the bound (a run that ignored it would never answer: the server stays mute).
+  assert.match(r.stderr, /mcp: mute: not ready after 0\.7 s; continuing without it/, r.stderr);
   assert.ok(!toolNames(0).some((n) => n.startsWith('mcp__mute__')));
 });
 

@@ -25,7 +25,7 @@ test('on a terminal: history recall with the Up arrow, Ctrl-C cancels the turn, 
   let out = '';
   child.stdout.on('data', (d) => { out += d; });
   const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
-  await waitFor(() => out.includes('user> '), 'the prompt', 15_000);
+  await waitFor(() => out.includes('user> '), 'the prompt');
   child.stdin.write('hello there\r');
   await waitFor(() => out.includes('first answer'), 'the first answer');
   child.stdin.write('\x1b[A again\r'); // Up recalls "hello there"

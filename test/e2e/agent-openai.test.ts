@@ -5,7 +5,8 @@ import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { startMockLlm, type MockLlm } from '../fixtures/mock-llm.js';
 import * as oa from '../fixtures/openai-replies.js';
-import { harness, echoTool } from '../fixtures/agent-harness.js';
+import { harness, echoTool, recordingHost } from '../fixtures/agent-harness.js';
+import { MAX_RETRY_WAIT_MS } from '../../src/core/llm-call.js';
 import { ClmError, ECANCELED, EIO, E2BIG, EAGAIN } from '../../src/core/errors.js';
 
 let mock: MockLlm;
@@ -276,17 +277,39 @@ test('HTTP errors carry status and the server message; 4xx is not retried', asyn
   assert.equal(mock.posts.length, 1);
 });
 
-test('429 with Retry-After is retried in RATE_LIMITED, then succeeds', async () => {
-  mock.push(oa.httpError(429, 'slow down', { 'retry-after': '0.05' }), { status: 503, body: 'busy' }, oa.text('finally'));
-  const r = harness(mock);
+test('429 with Retry-After is retried in RATE_LIMITED after the wait the header asks for, then succeeds', async () => {
+  const later = new Date(Date.now() + 120_000).toUTCString();
+  mock.push(
+    oa.httpError(429, 'slow down', { 'retry-after': '7' }),
+    { status: 503, body: 'busy' },
+    oa.httpError(503, 'down', { 'retry-after': later }),
+    oa.text('finally'),
+  );
+  const host = recordingHost();
+  const r = harness(mock, { host, cfg: { maxTries: 5 } });
   const d = r.turnDone();
-  const t0 = Date.now();
   r.agent.submit('x');
   assert.equal(await d, 0);
-  assert.ok(Date.now() - t0 >= 45);
-  assert.equal(mock.posts.length, 3);
-  assert.ok(r.states.includes('rate_limited'));
+  assert.equal(mock.posts.length, 4);
+  // The header's seconds; then backoff (base 20 ms, second try: 40 ms) where there is no header;
+  // an HTTP date two minutes ahead is held to the 60 s ceiling.
+  assert.deepEqual(host.waits, [7000, 40, MAX_RETRY_WAIT_MS]);
+  assert.deepEqual(r.states.filter((s) => s === 'rate_limited').length, 3);
   assert.equal(r.text, 'finally');
+});
+
+test('a Retry-After HTTP date is a wait until that time', async () => {
+  const at = new Date(Math.ceil(Date.now() / 1000) * 1000 + 30_000);
+  mock.push(oa.httpError(429, 'later', { 'retry-after': at.toUTCString() }), oa.text('ok'));
+  const host = recordingHost();
+  const r = harness(mock, { host });
+  const t0 = Date.now();
+  assert.equal((await r.agent.run('x')).status, 0);
+  assert.equal(host.waits.length, 1);
+  const asked = host.waits[0]!;
+  // Measured against the clock when the reply came: between 30 s ahead of the submit and now.
+  assert.ok(asked <= at.getTime() - t0 && asked >= at.getTime() - Date.now(), `waited ${asked} ms for ${at.toUTCString()}`);
+  assert.ok(asked > 25_000, `waited ${asked} ms`);
 });
 
 test('retries stop after 4 tries with the last error', async () => {
@@ -525,32 +548,61 @@ test('max iterations ends the turn with E2BIG', async () => {
 test('50 sequential tool rounds are not throttled', async () => {
   let rounds = 0;
   mock.script(() => (++rounds <= 50 ? oa.toolCall('t', {}, `c${rounds}`) : oa.text('end')));
-  const r = harness(mock, { tools: [echoTool('t', 'x', { noPrompt: true })] });
+  const host = recordingHost();
+  const r = harness(mock, { host, tools: [echoTool('t', 'x', { noPrompt: true })] });
   const d = r.turnDone();
-  const t0 = Date.now();
   r.agent.submit('go');
   assert.equal(await d, 0);
   assert.equal(mock.posts.length, 51);
-  assert.ok(Date.now() - t0 < 5000, `took ${Date.now() - t0} ms`);
+  // No request and no tool call waited for anything: no timer was ever asked for.
+  assert.deepEqual(host.waits, []);
   assert.ok(!r.states.includes('rate_limited'));
 });
 
 test('notify while busy is submitted right after the turn; never lost when onTurnDone submits', async () => {
   mock.push({ body: { choices: [{ message: { role: 'assistant', content: 'one' }, finish_reason: 'stop' }] }, delayMs: 30 }, oa.text('two'), oa.text('three'));
   const r = harness(mock);
-  let chained = false;
-  const orig = r.agent;
   const d1 = r.turnDone();
-  orig.submit('first');
-  orig.notify('note A');
-  orig.notify('note B');
+  r.agent.submit('first');
+  r.agent.notify('note A');
+  r.agent.notify('note B');
+  // The joined notifications start the second turn from inside the first one's end: waiting
+  // for it after the first resolved would miss it, so both are awaited from here.
+  const d2 = d1.then(() => r.turnDone());
   assert.equal(await d1, 0);
-  // Second turn is the joined notifications.
-  const d2 = r.turnDone();
   assert.equal(await d2, 0);
+  assert.equal(mock.posts.length, 2);
   assert.equal(mock.posts[1]!.json.messages.at(-1).content, 'note A\n\nnote B');
-  chained = true;
-  assert.ok(chained);
+  assert.deepEqual(r.agent.messages.slice(1).map((m) => [m.role, m.content]), [
+    ['user', 'first'], ['assistant', 'one'], ['user', 'note A\n\nnote B'], ['assistant', 'two'],
+  ]);
+  assert.equal(r.doneCount, 2);
+});
+
+test('notifications queued when onTurnDone submits wait for that turn, then are sent', async () => {
+  mock.push({ body: { choices: [{ message: { role: 'assistant', content: 'one' }, finish_reason: 'stop' }] }, delayMs: 30 }, oa.text('two'), oa.text('three'));
+  let r!: ReturnType<typeof harness>;
+  const statuses: number[] = [];
+  const waiters: (() => void)[] = [];
+  const nextDone = () => new Promise<void>((res) => waiters.push(res));
+  r = harness(mock, {
+    callbacks: {
+      onTurnDone: (s) => {
+        statuses.push(s);
+        if (statuses.length === 1) r.agent.submit('from onTurnDone');
+        for (const w of waiters.splice(0)) w();
+      },
+    },
+  });
+  r.agent.submit('first');
+  r.agent.notify('queued note');
+  await nextDone();
+  await nextDone();
+  // The second turn has ended; the queued note was submitted right after its onTurnDone.
+  assert.equal(r.agent.busy, true, 'the queued notification started a turn');
+  await nextDone();
+  assert.deepEqual(statuses, [0, 0, 0]);
+  assert.deepEqual(mock.posts.map((p) => p.json.messages.at(-1).content), ['first', 'from onTurnDone', 'queued note']);
 });
 
 test('run() resolves with status and text', async () => {
@@ -667,10 +719,10 @@ test('setProvider returns rate limit and max_tokens to the defaults when the new
   mock.push(oa.text('a'), oa.text('b'));
   assert.equal((await r.agent.run('first')).status, 0);
   r.agent.setProvider({ baseUrl: `${mock.base}/chat/completions` });
-  const t0 = Date.now();
+  const from = r.states.length;
   assert.equal((await r.agent.run('second')).status, 0);
-  assert.ok(Date.now() - t0 < 1000, 'the old 1 token/s bucket no longer applies');
-  assert.ok(!r.states.slice(-3).includes('rate_limited'));
+  // The old 1 token/s bucket would make this request wait in RATE_LIMITED for minutes.
+  assert.deepEqual(r.states.slice(from), ['thinking', 'complete']);
 });
 
 test('the LLM token bucket makes a request wait in RATE_LIMITED, then sends it', async () => {

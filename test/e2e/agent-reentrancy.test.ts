@@ -20,6 +20,12 @@ const countingTool = (): { def: ToolDef; calls: () => number } => {
   return { def: { name: 't', noPrompt: true, invoke: (inv) => { n++; inv.complete('did it'); } }, calls: () => n };
 };
 const settle = () => new Promise((r) => setTimeout(r, 30));
+/** A promise with its resolve function, so a callback can signal the test. */
+function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => void } {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => { resolve = r; });
+  return { promise, resolve };
+}
 
 test('cancel inside onState(calling_tool): one onTurnDone, the tool never runs', async () => {
   mock.push(oa.toolCall('t', {}));
@@ -39,20 +45,25 @@ test('cancel inside onAssistantText, then a new submit from onTurnDone: the old 
   mock.push(oa.toolCalls([{ name: 't', args: {} }], { content: 'let me run it' }), oa.text('plain answer'));
   const tool = countingTool();
   let r!: ReturnType<typeof harness>;
-  let resubmitted = false;
+  const statuses: number[] = [];
+  const second = deferred();
   r = harness(mock, {
     tools: [tool.def],
     callbacks: {
-      onAssistantText: () => { if (!resubmitted) r.agent.cancel(); },
-      onTurnDone: (s) => { r.doneCount++; if (!resubmitted) { resubmitted = true; assert.equal(s, ECANCELED); r.agent.submit('second prompt'); } },
+      onAssistantText: () => { if (statuses.length === 0) r.agent.cancel(); },
+      onTurnDone: (s) => {
+        statuses.push(s);
+        if (statuses.length === 1) r.agent.submit('second prompt');
+        else second.resolve();
+      },
     },
   });
   r.agent.submit('first prompt');
-  while (r.agent.busy || !resubmitted) await settle();
+  await second.promise;
+  assert.deepEqual(statuses, [ECANCELED, 0]);
   assert.equal(tool.calls(), 0);
   assert.equal(mock.posts.length, 2);
   assert.deepEqual(r.agent.messages.slice(1).map((m) => [m.role, m.content]), [['user', 'first prompt'], ['user', 'second prompt'], ['assistant', 'plain answer']]);
-  assert.equal(r.doneCount, 2);
 });
 
 test('close inside a callback: tools do not run afterwards', async () => {
@@ -106,14 +117,20 @@ test('a notify from onState(complete) starts after onTurnDone, not before', asyn
   let r!: ReturnType<typeof harness>;
   const seen: string[] = [];
   let notified = false;
+  const first = deferred();
+  const second = deferred();
   r = harness(mock, {
     callbacks: {
       onState: (s) => { seen.push(`state:${s}`); if (s === 'complete' && !notified) { notified = true; r.agent.notify('steer'); } },
-      onTurnDone: (s) => { seen.push(`done:${s}:${r.agent.state}`); r.doneCount++; },
+      onTurnDone: (s) => { seen.push(`done:${s}:${r.agent.state}`); (seen.filter((e) => e.startsWith('done:')).length === 1 ? first : second).resolve(); },
     },
   });
   r.agent.submit('go');
-  while (r.doneCount < 2) await settle();
+  await first.promise;
+  // The notification was queued, not lost: the agent is busy with it as soon as onTurnDone returned.
+  await Promise.resolve();
+  assert.equal(r.agent.busy, true, seen.join(' '));
+  await second.promise;
   const firstDone = seen.indexOf('done:0:complete');
   assert.ok(firstDone >= 0, seen.join(' '));
   assert.ok(seen.indexOf('state:thinking', 1) > firstDone, seen.join(' '));
@@ -123,11 +140,13 @@ test('a notify from onState(complete) starts after onTurnDone, not before', asyn
 test('run() called from onTurnDone resolves with its own turn', async () => {
   mock.push(oa.httpError(400, 'first fails'), oa.text('answer 1'));
   let r!: ReturnType<typeof harness>;
-  let second: Promise<{ status: number; text: string }> | undefined;
-  r = harness(mock, { callbacks: { onTurnDone: (s) => { if (!second) { assert.equal(s, EIO); second = r.agent.run('second prompt'); } } } });
+  const statuses: number[] = [];
+  const started = deferred<{ run: Promise<{ status: number; text: string }> }>();
+  r = harness(mock, { callbacks: { onTurnDone: (s) => { statuses.push(s); if (statuses.length === 1) started.resolve({ run: r.agent.run('second prompt') }); } } });
   r.agent.submit('first');
-  while (!second) await settle();
+  const second = (await started.promise).run;
   assert.deepEqual(await second, { status: 0, text: 'answer 1' });
+  assert.deepEqual(statuses, [EIO, 0]);
 });
 
 test('cancel while polling the mid-chain compaction flag: no compaction request leaks into the next turn', async () => {

@@ -71,6 +71,28 @@ test('redact: literal secrets (longest first), key-shaped fields, short values l
   assert.equal(redact('nothing here', []), 'nothing here');
 });
 
+test('redact: a secret cut at the end of the text (an excerpt) is masked from its start', () => {
+  const key = 'sk-live-0123456789abcdef';
+  // Cut after 10, 5 and 4 characters: each start that is long enough is masked.
+  assert.equal(redact(`body: {"msg":"${key.slice(0, 10)}`, [key]), 'body: {"msg":"[REDACTED]');
+  assert.equal(redact(`tail ${key.slice(0, 5)}`, [key]), 'tail [REDACTED]');
+  assert.equal(redact(`tail ${key.slice(0, 4)}`, [key]), 'tail [REDACTED]');
+  // Three characters are too short to tell from ordinary text.
+  assert.equal(redact(`tail ${key.slice(0, 3)}`, [key]), `tail ${key.slice(0, 3)}`);
+  // Only the end of the text counts as a cut; a prefix in the middle is ordinary text.
+  assert.equal(redact(`${key.slice(0, 8)} and more`, [key]), `${key.slice(0, 8)} and more`);
+  // The whole secret and a cut copy in one excerpt.
+  assert.equal(redact(`${key} … ${key.slice(0, 12)}`, [key]), '[REDACTED] … [REDACTED]');
+  // The longest cut start wins, not the first secret that happens to match a shorter one.
+  assert.equal(redact('x abcdefgh', ['abcdefghij', 'abcdZZZZ']), 'x [REDACTED]');
+});
+
+test('redact: a secret that contains another is masked whole, whatever order they are given in', () => {
+  for (const order of [['tok-123', 'tok-123-long'], ['tok-123-long', 'tok-123']]) {
+    assert.equal(redact('a tok-123-long b tok-123 c', order), 'a [REDACTED] b [REDACTED] c');
+  }
+});
+
 test('host: the Authorization header value it sends is never written to the log', async () => {
   const mock = await startMockLlm();
   const p = tmp();

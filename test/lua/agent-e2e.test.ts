@@ -212,10 +212,8 @@ describe('fixture plugins', () => {
       test(`${tool}: killed at its timeout_ms; the model sees a timeout; the loop is gone and the next call works`, async () => {
         llm.push(oa.toolCall(tool, {}, 's'), oa.toolCall('limits_ok', {}, 'k'), oa.text('ok'));
         const r = agentWith(host);
-        const t0 = performance.now();
         assert.equal(await turn(r, 'spin'), 0);
         assert.match(seen(llm.posts[1], 's'), TIMEOUT_200);
-        assert.ok(performance.now() - t0 < 3000, `took ${performance.now() - t0} ms`);
         // limits_ok sleeps 60 ms and checks that SPINS did not move meanwhile.
         assert.equal(seen(llm.posts[2], 'k'), 'ok, loop stopped: true');
       });
@@ -264,10 +262,10 @@ describe('fixture plugins', () => {
       llm.push(oa.toolCall('http_get', { url: `${web.url}/hang` }, 'h'), oa.text('never'));
       const r = agentWith(host);
       const done = turn(r, 'hang');
-      await until(() => hanging === 1, 5000, 'the request to reach the server');
+      await until(() => hanging === 1, 30_000, 'the request to reach the server');
       r.agent.cancel();
       assert.equal(await done, ECANCELED);
-      await until(() => closed === 1, 5000, 'the server to see the connection closed');
+      await until(() => closed === 1, 30_000, 'the server to see the connection closed');
       assert.deepEqual(r.results, [{ name: 'http_get', content: '[tool failed: cancelled by user]', outcome: 'failed' }]);
       assert.equal(llm.posts.length, 1, 'no further request after a cancel');
     });
@@ -280,7 +278,7 @@ describe('fixture plugins', () => {
       const r = agentWith(host);
       assert.equal(await turn(r, 'hang briefly'), 0);
       assert.equal(seen(llm.posts[1], 'h'), '[tool failed: timed out after 200 ms]');
-      await until(() => closed === 1, 5000, 'the server to see the connection closed');
+      await until(() => closed === 1, 30_000, 'the server to see the connection closed');
     });
   });
 
@@ -297,11 +295,10 @@ describe('fixture plugins', () => {
         oa.text('ok'),
       );
       const r = agentWith(host);
-      const t0 = performance.now();
       assert.equal(await turn(r, 'tasks'), 0);
-      assert.ok(performance.now() - t0 < 3000, 'try_all did not wait for the slow task');
       const got = toolMessages(llm.posts[1]);
       assert.equal(got.fan, 'true:A true:B true:C');
+      // try_all did not wait for the slow task (a 5 s sleep): it was cancelled, not finished.
       assert.equal(got.try, '[tool failed: task exploded (the slow task: cancelled=true, task cancelled: another task in clm.try_all failed)]');
       assert.equal(got.live, '[tool failed: ctx:complete called while 1 task(s) were still running (they were cancelled)]');
       assert.equal(got.ret, '[tool failed: plugin returned without calling ctx:complete/ctx:fail (it returned with 1 live task(s), which were cancelled)]');
@@ -380,9 +377,17 @@ describe('watchdog', () => {
       oa.text('ok'),
     );
     const r = agentWith(host);
-    let maxGap = 0;
-    let prev = performance.now();
-    const probe = setInterval(() => { const now = performance.now(); maxGap = Math.max(maxGap, now - prev); prev = now; }, 10);
+    // The main event loop keeps running while the bomb spins in the worker: main-thread timers
+    // keep firing from 100 ms after the good call's result (the bomb starts 60 ms in) until the
+    // bomb's own result. A loop blocked until the watchdog fired would get at most one tick there.
+    let ticks = 0;
+    let goodAt = 0;
+    const probe = setInterval(() => {
+      if (r.results.length !== 1) return;
+      const now = performance.now();
+      if (!goodAt) goodAt = now;
+      else if (now - goodAt >= 100) ticks++;
+    }, 10);
     const status = await turn(r, 'go');
     clearInterval(probe);
     assert.equal(status, 0);
@@ -393,7 +398,7 @@ describe('watchdog', () => {
     // The worker was restarted: the good plugin was loaded again and serves.
     assert.equal(seen(llm.posts[2], 'again'), 'good two (call 1 of this state)');
     assert.ok(logs.some((l) => l.includes('restarting the plugin host')));
-    assert.ok(maxGap < 1000, `the main event loop stalled for ${maxGap} ms`);
+    assert.ok(ticks >= 3, `the main event loop ran ${ticks} timer ticks while the bomb spun`);
   });
 });
 

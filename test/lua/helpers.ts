@@ -73,7 +73,7 @@ export function pluginDir(files: Record<string, string | Uint8Array>): { dir: st
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Resolves once cond() holds (polling), or rejects after ms. */
-export async function until(cond: () => boolean, ms = 5000, what = 'condition'): Promise<void> {
+export async function until(cond: () => boolean, ms = 30_000, what = 'condition'): Promise<void> {
   const end = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);

@@ -118,11 +118,11 @@ test('cancelling the call (abort, as the agent does on its timeout) aborts the r
   const before = hits.closed;
   const from = hits.hanging;
   const r = start(host, 'slow_get', { url: `${server.url}/hang` });
-  await until(() => hits.hanging > from, 5000, 'the request');
+  await until(() => hits.hanging > from, 30_000, 'the request');
   await sleep(50); // the tool's timeout_ms
   r.abort(new Error('timed out after 50 ms'));
   assert.deepEqual(await r.result, { ok: false, error: 'timed out after 50 ms' });
-  await until(() => hits.closed > before, 5000, 'the request to be closed');
+  await until(() => hits.closed > before, 30_000, 'the request to be closed');
   // The plugin's in-flight slot is free again.
   assert.equal(await ok(host, 'burst', { n: 8, url: `${server.url}/hello` }), 'ok=8 failed=0 ');
 });

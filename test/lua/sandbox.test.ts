@@ -7,13 +7,16 @@ import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { loadPlugins, type PluginHost } from '../../src/lua/index.js';
 import { fixtures, ok, failure, invoke, start, pluginDir } from './helpers.js';
+import { SLICE_MS } from '../../src/lua/limits.js';
 
 const BUDGET = 'plugin exceeded execution time budget (300 ms of CPU time)';
 
 let host: PluginHost;
 const logs: string[] = [];
 before(async () => {
-  host = await loadPlugins({ dirs: [join(fixtures, 'lua-sandbox')], log: (l) => logs.push(l) });
+  // No watchdog test here: a watchdog far above any honest call (a full GC of a nearly full state
+  // on a loaded machine) so that only the limits under test stop a call.
+  host = await loadPlugins({ dirs: [join(fixtures, 'lua-sandbox')], watchdogMs: 10_000, log: (l) => logs.push(l) });
   assert.deepEqual(host.errors, []);
 });
 after(() => host.close());
@@ -69,17 +72,43 @@ describe('memory', () => {
 });
 
 describe('CPU deadline', () => {
+  /**
+   * The runtime's own account of a call that hit its deadline (its budget line in the log), so
+   * the test can tell "killed near the budget" from "killed at ten times it" without a wall clock:
+   * the budget is CPU time inside Lua, so a loaded machine makes time slices longer, never more.
+   */
+  const budgetLine = (name: string): { cpu: number; limit: number; resumes: number } => {
+    const line = logs.filter((l) => l.startsWith(`lua budget [${name}]: `)).at(-1);
+    assert.ok(line, `no budget line for ${name}`);
+    const m = /cpu=([\d.]+)\/(\d+) ms resumes=(\d+) /.exec(line);
+    assert.ok(m, line);
+    return { cpu: Number(m[1]), limit: Number(m[2]), resumes: Number(m[3]) };
+  };
+  /** Killed once its CPU time passed the budget, and within a few time slices of it. */
+  const killedNearBudget = (name: string, waits = 0) => {
+    const b = budgetLine(name);
+    assert.equal(b.limit, 300);
+    assert.ok(b.cpu >= b.limit, `${name} was stopped after ${b.cpu} ms of its ${b.limit} ms`);
+    // Every time slice lasts at least SLICE_MS, so the budget is spent within this many resumes
+    // (plus one per wait the tool did itself); a deadline ten times too long takes ten times more.
+    const most = Math.ceil(b.limit / SLICE_MS) + waits + 1;
+    assert.ok(b.resumes <= most, `${name} ran ${b.resumes} resumes for a ${b.limit} ms budget (at most ${most})`);
+    // Where Lua cannot yield (a sort comparator) the call is one resume: the hook stops it at
+    // the first check past the budget, so its CPU time stays close to the budget too.
+    assert.ok(b.cpu < 3 * b.limit, `${name} used ${b.cpu} ms of CPU time for a ${b.limit} ms budget`);
+  };
+
   for (const name of ['spin', 'spin_pcall', 'spin_xpcall', 'spin_in_sort', 'spin_sort_pcall']) {
     test(`${name}: killed at its timeout_ms, and the next call works`, async () => {
-      const t0 = Date.now();
       assert.equal(await failure(host, name), BUDGET);
-      assert.ok(Date.now() - t0 < 5000);
+      killedNearBudget(name);
       assert.equal(await ok(host, 'ok'), 'ok');
     });
   }
 
   test('the deadline keeps counting after a yield (re-armed on every resume)', async () => {
     assert.equal(await failure(host, 'spin_after_sleep'), BUDGET);
+    killedNearBudget('spin_after_sleep', 3);
   });
 
   test('time spent waiting does not count against it', async () => {
@@ -150,7 +179,7 @@ describe('completion rules and ctx', () => {
     assert.equal(await ok(host, 'log'), 'logged');
     assert.ok(logs.includes('lua plugin log: hello from lua'));
     // Each call ends with a budget report in the debug log.
-    assert.ok(logs.some((l) => /^lua budget \[log\]: cpu=[\d.]+\/30000 ms mem=\d+\/8388608 peak=\d+ http=0 tasks=0$/.test(l)), logs.join('\n'));
+    assert.ok(logs.some((l) => /^lua budget \[log\]: cpu=[\d.]+\/30000 ms resumes=\d+ mem=\d+\/8388608 peak=\d+ http=0 tasks=0$/.test(l)), logs.join('\n'));
   });
 
   test('a ctx kept past its call cannot complete anything', async () => {

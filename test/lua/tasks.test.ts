@@ -33,7 +33,7 @@ function gate(n = 1): string {
 
 /** Wait until n more hanging requests arrived. */
 async function hangs(n: number, from: number) {
-  await until(() => hits.hanging >= from + n, 5000, `${n} hanging requests`);
+  await until(() => hits.hanging >= from + n, 30_000, `${n} hanging requests`);
 }
 
 describe('clm.spawn and outcomes', () => {
@@ -97,7 +97,7 @@ describe('task:cancel', () => {
   test('cancelling a task aborts its HTTP request', async () => {
     const before = hits.closed;
     assert.equal(await ok(host, 'cancel_aborts_http', { url: `${server.url}/hang`, gate: gate() }), 'ok=false error=task cancelled cancelled=true');
-    await until(() => hits.closed > before, 5000, 'the request to be closed');
+    await until(() => hits.closed > before, 30_000, 'the request to be closed');
   });
 });
 
@@ -152,7 +152,7 @@ describe('how a family ends', () => {
     const before = hits.closed;
     const r = start(host, 'return_with_live_tasks', { url: `${server.url}/hang`, gate: gate() });
     assert.deepEqual(await r.result, { ok: false, error: 'plugin returned without calling ctx:complete/ctx:fail (it returned with 2 live task(s), which were cancelled)' });
-    await until(() => hits.closed > before, 5000, 'the request to be closed');
+    await until(() => hits.closed > before, 30_000, 'the request to be closed');
   });
 
   test('completing with live tasks fails the tool', async () => {
@@ -171,14 +171,14 @@ describe('how a family ends', () => {
     await hangs(2, from);
     r.abort(new Error('timed out after 100 ms'));
     assert.deepEqual(await r.result, { ok: false, error: 'timed out after 100 ms' });
-    await until(() => hits.closed >= before + 2, 5000, 'both requests to be closed');
+    await until(() => hits.closed >= before + 2, 30_000, 'both requests to be closed');
   });
 
   test('the CPU deadline of one task ends the whole family', async () => {
     const before = hits.closed;
     const r = await start(host, 'family_timeout', { url: `${server.url}/hang`, gate: gate() }).result;
     assert.deepEqual(r, { ok: false, error: 'plugin exceeded execution time budget (200 ms of CPU time)' });
-    await until(() => hits.closed > before, 5000, 'the request to be closed');
+    await until(() => hits.closed > before, 30_000, 'the request to be closed');
   });
 
   test('concurrent calls of one plugin never share tasks', async () => {
@@ -199,5 +199,5 @@ test('teardown cancels every family, pending HTTP and sleeps included', async ()
   await h.close();
   assert.deepEqual(await r.result, { ok: false, error: 'plugin host closed' });
   assert.deepEqual(await s.result, { ok: false, error: 'plugin host closed' });
-  await until(() => hits.closed >= before + 2, 5000, 'both requests to be closed');
+  await until(() => hits.closed >= before + 2, 30_000, 'both requests to be closed');
 });

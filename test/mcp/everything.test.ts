@@ -17,7 +17,7 @@ before(async () => {
     onNotice: (t) => notices.push(t),
     log: (l) => logs.push(l),
   });
-  const report = await mcp.waitReady(10_000);
+  const report = await mcp.waitReady(60_000);
   delete process.env.CLM_TEST_MARK;
   delete process.env.CLM_API_KEY;
   assert.deepEqual(report, { ready: ['everything'], failed: [], pending: [] });

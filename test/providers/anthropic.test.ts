@@ -299,9 +299,10 @@ test('stream: data that is not JSON is a malformed stream: an error naming it (a
 test('stream: message_delta with repeated input counts updates the prompt size', () => {
   const d = anthropicAdapter.newStreamDecoder();
   d.feed('message_start', JSON.stringify({ type: 'message_start', message: { usage: { input_tokens: 5, output_tokens: 1 } } }));
-  const out = d.feed('message_delta', JSON.stringify({ type: 'message_delta', delta: { stop_reason: 'max_tokens' }, usage: { input_tokens: 5, cache_read_input_tokens: 100, output_tokens: 42 } }));
+  const out = d.feed('message_delta', JSON.stringify({ type: 'message_delta', delta: { stop_reason: 'max_tokens' }, usage: { input_tokens: 7, cache_read_input_tokens: 100, output_tokens: 42 } }));
   assert.equal(out?.finishReason, 'length');
-  assert.deepEqual(out?.usage, { promptTokens: 105, completionTokens: 42, totalTokens: 147, tokensPerSec: 0, cacheReadTokens: 100 });
+  // The later count (7, not message_start's 5) is the one that stands.
+  assert.deepEqual(out?.usage, { promptTokens: 107, completionTokens: 42, totalTokens: 149, tokensPerSec: 0, cacheReadTokens: 100 });
 });
 
 test('stream: a tool_use whose input comes whole in content_block_start', () => {

@@ -92,3 +92,37 @@ test('buildRequestBytes is exactly buildRequest as UTF-8, for every flag combina
     assert.deepEqual(openaiAdapter.buildRequestBytes!(o), bytes);
   }
 });
+
+test('stream: tool-call fragments go to the call their index names, also one per chunk', () => {
+  const d = openaiAdapter.newStreamDecoder();
+  assert.deepEqual(d.feed('', JSON.stringify({ choices: [{ delta: { tool_calls: [{ index: 0, id: 'a', function: { name: 'x', arguments: '{' } }] } }] })),
+    { toolCalls: [{ index: 0, id: 'a', name: 'x', args: '{' }] });
+  assert.deepEqual(d.feed('', JSON.stringify({ choices: [{ delta: { tool_calls: [{ index: 1, id: 'b', function: { name: 'y', arguments: '{}' } }] } }] })),
+    { toolCalls: [{ index: 1, id: 'b', name: 'y', args: '{}' }] });
+  // Without an index (some servers), a fragment's place in the array is its index.
+  assert.deepEqual(d.feed('', JSON.stringify({ choices: [{ delta: { tool_calls: [{ function: { arguments: '}' } }, { function: { arguments: 'z' } }] } }] })),
+    { toolCalls: [{ index: 0, id: undefined, name: undefined, args: '}' }, { index: 1, id: undefined, name: undefined, args: 'z' }] });
+});
+
+test('stream: an error object in the stream ends the turn with its message', () => {
+  const d = openaiAdapter.newStreamDecoder();
+  assert.deepEqual(d.feed('', '{"error":{"message":"model overloaded"}}'), { error: 'model overloaded' });
+  assert.deepEqual(d.feed('', '{"error":{"code":500}}'), { error: 'server reported an error in the stream' });
+});
+
+test('request: malformed stored arguments are sent as {}; parallel_tool_calls only when disabled', () => {
+  const h: Message[] = [{ role: 'user', content: 'go' }, { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'read_file', args: '{"path":' }] }, { role: 'tool', content: 'x', toolCallId: 'c1' }];
+  assert.equal(build(h).messages[1].tool_calls[0].function.arguments, '{}');
+  assert.equal(build(h, { disableParallelToolCalls: true }).parallel_tool_calls, false);
+  assert.equal(build(h).parallel_tool_calls, undefined);
+  assert.equal(build(h, { disableParallelToolCalls: true, tools: null }).parallel_tool_calls, undefined, 'no tools, no flag');
+});
+
+test('reply: the server\'s total_tokens stands; a call without an id gets call_N', () => {
+  const r = openaiAdapter.parseReply(JSON.stringify({
+    choices: [{ message: { role: 'assistant', content: null, tool_calls: [{ function: { name: 'a', arguments: '{}' } }, { id: '', function: { name: 'b', arguments: {} } }] }, finish_reason: 'tool_calls' }],
+    usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 21 },
+  }));
+  assert.deepEqual(r.toolCalls, [{ id: 'call_1', name: 'a', args: '{}' }, { id: 'call_2', name: 'b', args: '{}' }]);
+  assert.deepEqual(r.usage, { promptTokens: 10, completionTokens: 5, totalTokens: 21, tokensPerSec: 0 });
+});

@@ -199,12 +199,11 @@ test('a FIFO is refused at once by read_file and write_file (open would block fo
   const { execFileSync } = await import('node:child_process');
   const fifo = join(dir, 'pipe');
   execFileSync('mkfifo', [fifo]);
-  const t0 = Date.now();
+  // An open that blocked would hang this file until the runner's deadline kills it.
   const r = await call(readFileTool, { path: fifo }).result;
   assert.equal(r.ok, false);
   assert.match(r.text, /cannot open '.*pipe': Not a regular file/);
   const w = await call(writeFileTool, { path: fifo, content: 'x' }).result;
   assert.equal(w.ok, false);
   assert.match(w.text, /cannot write '.*pipe': (Not a regular file|No such device or address)/);
-  assert.ok(Date.now() - t0 < 2000);
 });

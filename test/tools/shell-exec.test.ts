@@ -73,27 +73,24 @@ test('shell_exec: runs in its own process group', async () => {
 });
 
 test('shell_exec: timeout stops the whole group, including a backgrounded child', async () => {
-  const t0 = Date.now();
   const c = call(shellExecTool, { command: 'sleep 30 & echo $!; wait' }, { timeoutMs: 300 });
   const r = await c.result;
-  const elapsed = Date.now() - t0;
   assert.equal(r.ok, false);
   const child = Number(r.text.split('\n')[0]);
   assert.ok(child > 0, r.text);
   // Stopped by the deadline: the output so far, why, and how.
   assert.match(r.text, /\n\(timed out; killed by signal 15: Terminated\)$/);
-  assert.ok(elapsed < 5000, `took ${elapsed} ms`);
   await sleep(50);
   assert.ok(processGone(child), `background child ${child} survived`);
 });
 
 test('shell_exec: cancel while the shell already exited but a "&" job holds the pipe', async () => {
-  const c = call(shellExecTool, { command: 'sleep 30 & echo $!' });
+  const mark = join(mkdtempSync(join(tmpdir(), 'clm-sh-')), 'job-ended');
+  const c = call(shellExecTool, { command: `(sleep 30; touch ${mark}) & echo $!` });
   await sleep(300);
-  const t0 = Date.now();
   c.abort();
   const r = await c.result;
-  assert.ok(Date.now() - t0 < 3000);
+  assert.equal(existsSync(mark), false, 'the result came without waiting for the job to end');
   assert.equal(r.ok, false);
   const child = Number(r.text.split('\n')[0]);
   assert.match(r.text, /\n\(cancelled\)$/);
@@ -110,7 +107,8 @@ test('shell_exec: SIGKILL follows when SIGTERM is ignored', async () => {
   const r = await c.result;
   const elapsed = Date.now() - t0;
   assert.match(r.text, /^ready\n\n\(cancelled; killed by signal 9: Killed\)$/);
-  assert.ok(elapsed >= 1500 && elapsed < 5000, `took ${elapsed} ms`);
+  // SIGKILL only after the grace period given to SIGTERM.
+  assert.ok(elapsed >= 1500, `killed after ${elapsed} ms`);
 });
 
 test('shell_exec: an already aborted call does not spawn', async () => {
@@ -154,12 +152,11 @@ test('shell_exec: output exactly at the cap is not marked', async () => {
 });
 
 test('shell_exec: a job left running with & does not hold the call; it is stopped with the rest at exit', async () => {
-  const t0 = Date.now();
   const r = await call(shellExecTool, { command: 'sleep 30 & echo $!; echo started' }).result;
-  assert.ok(Date.now() - t0 < 2000, `took ${Date.now() - t0} ms`);
   assert.equal(r.ok, true);
   const child = Number(r.text.split('\n')[0]);
   assert.match(r.text, /started/);
+  // The call returned while the job still runs: it did not wait for it.
   assert.ok(!processGone(child), 'the job keeps running after the call');
   const { killAllGroupsNow } = await import('../../src/tools/process-group.js');
   killAllGroupsNow();

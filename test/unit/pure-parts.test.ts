@@ -80,6 +80,15 @@ test('SSE: a multi-byte character split across chunks survives', () => {
   assert.deepEqual(got, ['🦴']);
 });
 
+test('SSE: a stream that ends inside a character keeps what came, marked as undecodable', () => {
+  const got: string[] = [];
+  const r = new SseReader((_e, d) => got.push(d));
+  const b = new TextEncoder().encode('data: ok🦴');
+  r.push(b.subarray(0, b.length - 2));
+  r.end();
+  assert.deepEqual(got, ['ok\uFFFD']);
+});
+
 test('Retry-After and backoff', () => {
   assert.equal(retryAfterMs('2'), 2000);
   assert.equal(retryAfterMs('0.5'), 500);

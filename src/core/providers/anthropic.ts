@@ -14,7 +14,7 @@
 
 import { mapFinishReason, type BuildRequestOptions, type ParsedReply, type ProviderAdapter, type StreamDecoder, type StreamDelta, type ToolSchema } from './adapter.js';
 import type { FinishReason, Message, ToolCall, Usage } from '../types.js';
-import { argsObject, isObj, num, saysToolsUnsupported, snippet, typedEvent } from './util.js';
+import { argsObject, count, isObj, saysToolsUnsupported, snippet, streamIndex, total, typedEvent } from './util.js';
 import { parametersWireJson } from './tool-schema.js';
 import { isStandIn, MISSING_RESULT, pairToolCalls, resultAsText, type PairingPolicy } from './pairing.js';
 
@@ -129,16 +129,16 @@ export function anthropicHeaders(apiKey: string): Record<string, string> {
 interface InputCounts { input: number; cacheRead?: number; cacheCreation?: number }
 
 function inputCounts(u: Record<string, any>): InputCounts {
-  const c: InputCounts = { input: num(u.input_tokens) };
-  if (typeof u.cache_read_input_tokens === 'number') c.cacheRead = u.cache_read_input_tokens;
-  if (typeof u.cache_creation_input_tokens === 'number') c.cacheCreation = u.cache_creation_input_tokens;
+  const c: InputCounts = { input: count(u.input_tokens) };
+  if (typeof u.cache_read_input_tokens === 'number') c.cacheRead = count(u.cache_read_input_tokens);
+  if (typeof u.cache_creation_input_tokens === 'number') c.cacheCreation = count(u.cache_creation_input_tokens);
   return c;
 }
 
 /** input_tokens excludes cached tokens: the context in use is input + cache read + cache creation. */
 function toUsage(c: InputCounts, output: number): Usage {
-  const prompt = c.input + (c.cacheRead ?? 0) + (c.cacheCreation ?? 0);
-  const u: Usage = { promptTokens: prompt, completionTokens: output, totalTokens: prompt + output, tokensPerSec: 0 };
+  const prompt = total(c.input, c.cacheRead ?? 0, c.cacheCreation ?? 0);
+  const u: Usage = { promptTokens: prompt, completionTokens: output, totalTokens: total(prompt, output), tokensPerSec: 0 };
   if (c.cacheRead !== undefined) u.cacheReadTokens = c.cacheRead;
   if (c.cacheCreation !== undefined) u.cacheCreationTokens = c.cacheCreation;
   return u;
@@ -186,7 +186,7 @@ export function parseAnthropicReply(body: string): ParsedReply {
     reasoning: thinking.length ? thinking.join('\n\n') : null,
     toolCalls,
     finishReason: finishFrom(o.stop_reason),
-    usage: isObj(o.usage) ? toUsage(inputCounts(o.usage), num(o.usage.output_tokens)) : null,
+    usage: isObj(o.usage) ? toUsage(inputCounts(o.usage), count(o.usage.output_tokens)) : null,
   };
 }
 
@@ -202,12 +202,12 @@ export class AnthropicStreamDecoder implements StreamDecoder {
     switch (type) {
       case 'message_start': {
         const u = isObj(o.message) && isObj(o.message.usage) ? o.message.usage : undefined;
-        if (u) { this.counts = inputCounts(u); this.output = num(u.output_tokens); }
+        if (u) { this.counts = inputCounts(u); this.output = count(u.output_tokens); }
         return null;
       }
       case 'content_block_start': {
         const b = o.content_block;
-        const index = num(o.index);
+        const index = streamIndex(o.index);
         if (!isObj(b)) return null;
         if (b.type === 'tool_use') {
           const call: { index: number; id?: string; name?: string; args?: string } = { index };
@@ -227,7 +227,7 @@ export class AnthropicStreamDecoder implements StreamDecoder {
         if (d.type === 'text_delta' && typeof d.text === 'string') return d.text === '' ? null : { text: d.text };
         if (d.type === 'thinking_delta' && typeof d.thinking === 'string') return d.thinking === '' ? null : { reasoning: d.thinking };
         if (d.type === 'input_json_delta' && typeof d.partial_json === 'string') {
-          return d.partial_json === '' ? null : { toolCalls: [{ index: num(o.index), args: d.partial_json }] };
+          return d.partial_json === '' ? null : { toolCalls: [{ index: streamIndex(o.index), args: d.partial_json }] };
         }
         return null; // signature_delta, citations_delta, …
       }
@@ -238,10 +238,10 @@ export class AnthropicStreamDecoder implements StreamDecoder {
         if (isObj(o.usage)) {
           const u = o.usage;
           // Counts here are cumulative; newer API versions repeat the input counts too.
-          if (typeof u.output_tokens === 'number') this.output = u.output_tokens;
-          if (typeof u.input_tokens === 'number') this.counts.input = u.input_tokens;
-          if (typeof u.cache_read_input_tokens === 'number') this.counts.cacheRead = u.cache_read_input_tokens;
-          if (typeof u.cache_creation_input_tokens === 'number') this.counts.cacheCreation = u.cache_creation_input_tokens;
+          if (typeof u.output_tokens === 'number') this.output = count(u.output_tokens);
+          if (typeof u.input_tokens === 'number') this.counts.input = count(u.input_tokens);
+          if (typeof u.cache_read_input_tokens === 'number') this.counts.cacheRead = count(u.cache_read_input_tokens);
+          if (typeof u.cache_creation_input_tokens === 'number') this.counts.cacheCreation = count(u.cache_creation_input_tokens);
           delta.usage = toUsage(this.counts, this.output);
         }
         return delta.finishReason || delta.usage ? delta : null;

@@ -5,7 +5,7 @@ import {
   mapFinishReason, type BuildRequestOptions, type ParsedReply, type ProviderAdapter,
   type StreamDecoder, type StreamDelta, type ToolSchema,
 } from './adapter.js';
-import { parseStreamData, saysToolsUnsupported, snippet, validJsonOr } from './util.js';
+import { count, parseStreamData, rate, saysToolsUnsupported, snippet, streamIndex, total, validJsonOr } from './util.js';
 import { pairToolCalls, type PairingPolicy } from './pairing.js';
 import { parametersWireJson } from './tool-schema.js';
 
@@ -45,10 +45,9 @@ function wireTool(t: ToolSchema): string {
 export function parseUsage(o: any): Usage | null {
   const u = o?.usage;
   if (!u || typeof u !== 'object') return null;
-  const p = Number(u.prompt_tokens ?? 0) || 0;
-  const c = Number(u.completion_tokens ?? 0) || 0;
-  const tps = Number(o?.timings?.predicted_per_second ?? 0) || 0;
-  return { promptTokens: p, completionTokens: c, totalTokens: Number(u.total_tokens ?? p + c) || p + c, tokensPerSec: tps };
+  const p = count(u.prompt_tokens);
+  const c = count(u.completion_tokens);
+  return { promptTokens: p, completionTokens: c, totalTokens: count(u.total_tokens) || total(p, c), tokensPerSec: rate(o?.timings?.predicted_per_second) };
 }
 
 function argsText(a: unknown): string {
@@ -87,7 +86,7 @@ class OpenAIStream implements StreamDecoder {
       if (typeof r === 'string' && r) d.reasoning = r;
       if (Array.isArray(delta.tool_calls)) {
         d.toolCalls = delta.tool_calls.map((tc: any, i: number) => ({
-          index: typeof tc?.index === 'number' ? tc.index : i,
+          index: streamIndex(tc?.index, i),
           id: typeof tc?.id === 'string' && tc.id ? tc.id : undefined,
           name: typeof tc?.function?.name === 'string' && tc.function.name ? tc.function.name : undefined,
           args: tc?.function?.arguments === undefined ? undefined : argsText(tc.function.arguments),

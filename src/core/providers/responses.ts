@@ -11,7 +11,7 @@
 
 import { mapFinishReason, type BuildRequestOptions, type ParsedReply, type ProviderAdapter, type StreamDecoder, type StreamDelta } from './adapter.js';
 import type { FinishReason, Message, ToolCall, Usage } from '../types.js';
-import { isObj, num, saysToolsUnsupported, snippet, typedEvent, validJsonOr } from './util.js';
+import { count, isObj, num, saysToolsUnsupported, snippet, streamIndex, total, typedEvent, validJsonOr } from './util.js';
 import { MISSING_RESULT, pairToolCalls, type PairingPolicy } from './pairing.js';
 import { parametersWireJson } from './tool-schema.js';
 
@@ -77,10 +77,10 @@ export function responsesHeaders(apiKey: string): Record<string, string> {
 /** input_tokens already includes the cached ones (input_tokens_details.cached_tokens). */
 function toUsage(u: unknown): Usage | null {
   if (!isObj(u)) return null;
-  const prompt = num(u.input_tokens), completion = num(u.output_tokens);
-  const usage: Usage = { promptTokens: prompt, completionTokens: completion, totalTokens: typeof u.total_tokens === 'number' ? u.total_tokens : prompt + completion, tokensPerSec: 0 };
+  const prompt = count(u.input_tokens), completion = count(u.output_tokens);
+  const usage: Usage = { promptTokens: prompt, completionTokens: completion, totalTokens: count(u.total_tokens) || total(prompt, completion), tokensPerSec: 0 };
   const cached = isObj(u.input_tokens_details) ? u.input_tokens_details.cached_tokens : undefined;
-  if (typeof cached === 'number') usage.cacheReadTokens = cached;
+  if (typeof cached === 'number') usage.cacheReadTokens = count(cached);
   return usage;
 }
 
@@ -159,7 +159,7 @@ export class ResponsesStreamDecoder implements StreamDecoder {
     const e = typedEvent(event, data);
     if (e === null || 'error' in e) return e;
     const { type, o } = e;
-    const index = num(o.output_index);
+    const index = streamIndex(o.output_index);
     switch (type) {
       case 'response.output_text.delta':
       case 'response.refusal.delta':

@@ -34,9 +34,36 @@ export function isObj(v: unknown): v is Record<string, any> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** A finite number, else 0 (usage counts, indices). */
+/** A finite number, else 0. */
 export function num(v: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) ? v : 0;
+}
+
+/**
+ * A token count as a server reports it (a number or numeric text): a whole number from 0 to
+ * MAX_SAFE_INTEGER, else 0.
+ * Counts drive the context meter and autocompaction, so a negative, fractional or huge value
+ * from a misbehaving server must not become NaN or Infinity there.
+ */
+export function count(v: unknown): number {
+  const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
+  return typeof n === 'number' && n >= 0 ? Math.min(Number.MAX_SAFE_INTEGER, Math.floor(n)) : 0;
+}
+
+/** Counts added up, held at MAX_SAFE_INTEGER. */
+export function total(...counts: number[]): number {
+  return Math.min(Number.MAX_SAFE_INTEGER, counts.reduce((a, b) => a + b, 0));
+}
+
+/** A stream's block or call index: a non-negative safe integer, else `fallback`. */
+export function streamIndex(v: unknown, fallback = 0): number {
+  return Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : fallback;
+}
+
+/** A rate (tokens per second): finite and non-negative, else 0. */
+export function rate(v: unknown): number {
+  const n = Number(v ?? 0);
+  return Number.isFinite(n) && n >= 0 ? n : 0;
 }
 
 /**
