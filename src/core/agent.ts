@@ -245,8 +245,7 @@ export class Agent {
     if (end.error !== undefined) this.err = end.error;
     // Still busy during the final state change, so a turn started from onState waits for turn_done.
     this.ending = true;
-    this.emit({ type: 'state', state: end.state });
-    this.ending = false;
+    try { this.emit({ type: 'state', state: end.state }); } finally { this.ending = false; }
     if (this.turn !== turn) return;
     this.turn = null;
     this.emit(end.status !== 0 && this.err ? { type: 'turn_done', status: end.status, error: this.err } : { type: 'turn_done', status: end.status });
