@@ -19,6 +19,7 @@ export function agentConfig(run: ResolvedRun, o: { stream: boolean; builtinTools
     volatileTools: run.volatileTools,
     disableParallelToolCalls: run.disableParallelToolCalls,
     maxTokens: run.maxTokens,
+    reasoningEffort: run.reasoningEffort,
     maxIterations: run.maxIterations,
     providerName: run.providerName,
     builtinTools: o.builtinTools,

@@ -21,6 +21,8 @@ export interface CliArgs {
   denyTools?: string[];
   /** --max-turns: tool rounds per turn (0 = unlimited). */
   maxTurns?: number;
+  /** --reasoning-effort: low, medium, high, or off (no reasoning parameter). */
+  reasoningEffort?: 'low' | 'medium' | 'high' | 'off';
 }
 
 export class UsageError extends Error {}
@@ -43,6 +45,9 @@ export const USAGE = `usage: clm [options]
                            (comma-separated, fnmatch)
       --deny-tools LIST    never offer or run tools matching these patterns
       --max-turns N        at most N tool rounds per turn (default 1000, 0 = unlimited)
+      --reasoning-effort LEVEL
+                           how hard a reasoning model thinks: low, medium, high, or off
+                           (default: reasoning_effort in config.lua, else the server's own)
   -V, --version            print the version
   -h, --help               this help
 
@@ -62,7 +67,10 @@ const WITH_VALUE: Record<string, keyof CliArgs> = {
   '--allow-tools': 'allowTools',
   '--deny-tools': 'denyTools',
   '--max-turns': 'maxTurns',
+  '--reasoning-effort': 'reasoningEffort',
 };
+
+const EFFORTS = ['low', 'medium', 'high', 'off'] as const;
 
 function patterns(v: string): string[] {
   return v.split(',').map((s) => s.trim()).filter(Boolean);
@@ -83,6 +91,10 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     else if (key === 'maxTurns') {
       if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) throw new UsageError(`${flag}: '${v}' is not a whole number ≥ 0 (0 = unlimited)`);
       a.maxTurns = Number(v);
+    } else if (key === 'reasoningEffort') {
+      const e = EFFORTS.find((x) => x === v);
+      if (!e) throw new UsageError(`${flag}: unknown level '${v}' (${EFFORTS.join(', ')})`);
+      a.reasoningEffort = e;
     } else (a as unknown as Record<string, unknown>)[key] = v;
   };
   const flag = (name: 'headless' | 'noStream' | 'help' | 'version') => {

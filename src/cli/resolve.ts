@@ -34,7 +34,7 @@ export async function resolveRun(args: CliArgs, env: NodeJS.ProcessEnv, log?: (l
   try {
     const cfg = await loadConfig({ agent: args.agent, log, env });
     if (!cfg && args.agent) throw new Error(`agent '${args.agent}' not found (there is no config.lua in ${configDir(env) ?? '~/.config/clm'})`);
-    const conn = resolveConnection(cfg, { model: args.model, provider: args.provider, url: args.url }, { CLM_API_KEY: env.CLM_API_KEY });
+    const conn = resolveConnection(cfg, { model: args.model, provider: args.provider, url: args.url, reasoningEffort: args.reasoningEffort }, { CLM_API_KEY: env.CLM_API_KEY });
     return {
       ...conn,
       agentName: cfg?.agent,

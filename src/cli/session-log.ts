@@ -5,7 +5,8 @@
 // file, deleting the old one if it holds no conversation.
 
 import type { Agent } from '../core/agent.js';
-import type { CompactionRecord, Message } from '../core/types.js';
+import { mapReasoningText } from '../core/reasoning.js';
+import type { AssistantMessage, CompactionRecord, Message } from '../core/types.js';
 import { maskSecrets } from '../host/redact.js';
 import { createSession, loadSession, openSession, type Session } from '../session/index.js';
 
@@ -111,8 +112,17 @@ export class SessionLog {
 function maskMessage(m: Message, secrets: readonly string[]): Message {
   if (!secrets.length) return m;
   const content = m.content === null ? null : maskSecrets(m.content, secrets);
-  if (m.role === 'assistant' && m.toolCalls) return { ...m, content, toolCalls: m.toolCalls.map((c) => ({ ...c, args: maskSecrets(c.args, secrets) })) };
-  return { ...m, content };
+  if (m.role !== 'assistant') return { ...m, content };
+  const out: AssistantMessage = { ...m, content };
+  if (m.toolCalls) out.toolCalls = m.toolCalls.map((c) => ({ ...c, args: maskSecrets(c.args, secrets) }));
+  if (m.reasoning) {
+    // Signed thinking that holds a secret is left out (masked, it would not match its signature);
+    // encrypted data is not readable and stays.
+    const parts = m.reasoning.flatMap((p) => mapReasoningText(p, (t) => maskSecrets(t, secrets)) ?? []);
+    if (parts.length) out.reasoning = parts;
+    else delete out.reasoning;
+  }
+  return out;
 }
 
 function maskRecord(c: CompactionRecord, secrets: readonly string[]): CompactionRecord {

@@ -8,6 +8,8 @@
 //   max_tokens, and models[id] (context_size, autocompact_pct, system_prompt) for the model id;
 //   we look up models[id] on whichever provider supplies the connection (the original only did
 //   when the model spec itself named the provider, so `--provider p -m id` lost them);
+// - reasoning effort: --reasoning-effort, else the profile's/top-level `reasoning_effort`, else
+//   models[id].reasoning_effort; "off" anywhere in that order means none (nothing is sent);
 // - key: CLM_API_KEY when set AND non-empty, else the provider's api_key, else ''. (The original
 //   let a set-but-empty CLM_API_KEY blank out the configured key; an empty variable now counts
 //   as unset.)
@@ -17,10 +19,10 @@
 
 import { DEFAULT_MODEL } from '../core/agent.js';
 import { adapterFor, buildUrl } from '../core/providers/index.js';
-import type { ProviderKind } from '../core/types.js';
+import type { ProviderKind, ReasoningEffort } from '../core/types.js';
 import { ConfigError } from './errors.js';
 import { parseModelSpec } from './model-spec.js';
-import type { ClmConfig, ProviderSettings } from './types.js';
+import type { ClmConfig, ProviderSettings, ReasoningSetting } from './types.js';
 import { isTable, own } from './validate.js';
 
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:8081/v1';
@@ -32,6 +34,8 @@ export interface ConnectionFlags {
   provider?: string;
   /** -u */
   url?: string;
+  /** --reasoning-effort */
+  reasoningEffort?: ReasoningSetting;
 }
 
 export interface ConnectionEnv {
@@ -57,6 +61,8 @@ export interface Connection {
   maxTokens?: number;
   systemPrompt?: string;
   volatileTools?: string[];
+  /** Absent: no reasoning parameter. */
+  reasoningEffort?: ReasoningEffort;
   /** Every secret value (clm.secrets strings, api keys, CLM_API_KEY), for redacting logs. */
   secrets: string[];
 }
@@ -175,6 +181,8 @@ export function resolveConnection(cfg: ClmConfig | null, flags: ConnectionFlags 
   const sp = ms?.systemPrompt ?? cfg?.systemPrompt;
   if (sp !== undefined) conn.systemPrompt = sp;
   if (cfg?.volatileTools) conn.volatileTools = [...cfg.volatileTools];
+  const effort = flags.reasoningEffort ?? cfg?.reasoningEffort ?? ms?.reasoningEffort;
+  if (effort !== undefined && effort !== 'off') conn.reasoningEffort = effort;
   if (apiKey && !conn.secrets.includes(apiKey)) conn.secrets.push(apiKey);
   return conn;
 }

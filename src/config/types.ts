@@ -1,9 +1,12 @@
 // The typed shape of a loaded configuration (clm-config(5)). Plain data: no functions, so it can
 // be logged, compared and passed around freely; the Lua state lives behind it (see load.ts).
 
-import type { ProviderKind } from '../core/types.js';
+import type { ProviderKind, ReasoningEffort } from '../core/types.js';
 
-export type { ProviderKind };
+export type { ProviderKind, ReasoningEffort };
+
+/** A configured reasoning effort; "off" sends no reasoning parameter even where a model's entry sets one. */
+export type ReasoningSetting = ReasoningEffort | 'off';
 
 /** providers[name].models[id] */
 export interface ModelSettings {
@@ -13,6 +16,8 @@ export interface ModelSettings {
   autocompactPct?: number;
   /** Replaces the top-level/profile system_prompt for this model. */
   systemPrompt?: string;
+  /** The model's reasoning effort, unless the top level or the profile sets one. */
+  reasoningEffort?: ReasoningSetting;
 }
 
 /** providers[name] */
@@ -50,6 +55,8 @@ export interface ConfigValues {
   mcpReadyTimeoutMs?: number;
   /** Tool rounds per turn (0 = unlimited); undefined = the program's default. */
   maxIterations?: number;
+  /** Reasoning effort for every model (wins over a model's own). */
+  reasoningEffort?: ReasoningSetting;
 }
 
 export interface ClmConfig extends ConfigValues {

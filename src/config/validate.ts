@@ -12,18 +12,20 @@ import type { ProviderKind } from '../core/types.js';
 import { ConfigError } from './errors.js';
 import { childPath } from './key-path.js';
 import { modelSpecProblem } from './model-spec.js';
-import type { ConfigValues, ModelSettings, ProviderSettings } from './types.js';
+import type { ConfigValues, ModelSettings, ProviderSettings, ReasoningSetting } from './types.js';
 
 export const PROVIDER_KINDS: readonly ProviderKind[] = ['openai', 'anthropic', 'ollama', 'openai-responses'];
 
 const TOP_KEYS = new Set([
   'agent', 'agents', 'model', 'providers', 'system_prompt', 'tools', 'volatile_tools', 'mcp_servers',
-  'show_thinking', 'expand_output', 'mcp_ready_timeout_ms', 'max_iterations',
+  'show_thinking', 'expand_output', 'mcp_ready_timeout_ms', 'max_iterations', 'reasoning_effort',
 ]);
 const PROVIDER_KEYS = new Set([
   'kind', 'url', 'api_key', 'rate_tokens_per_sec', 'rate_burst', 'disable_parallel_tool_calls', 'max_tokens', 'models',
 ]);
-const MODEL_KEYS = new Set(['context_size', 'autocompact_pct', 'system_prompt']);
+const MODEL_KEYS = new Set(['context_size', 'autocompact_pct', 'system_prompt', 'reasoning_effort']);
+
+export const REASONING_SETTINGS: readonly ReasoningSetting[] = ['low', 'medium', 'high', 'off'];
 
 export type Table = Record<string, unknown>;
 
@@ -106,6 +108,14 @@ function flag(ctx: ValidateContext, v: unknown, path: string): boolean | undefin
   fail(ctx, path, `must be true or false (got ${show(v)})`);
 }
 
+function effort(ctx: ValidateContext, v: unknown, path: string): ReasoningSetting | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || !(REASONING_SETTINGS as readonly string[]).includes(v)) {
+    fail(ctx, path, `must be one of ${REASONING_SETTINGS.map((e) => `"${e}"`).join(', ')} (got ${show(v)})`);
+  }
+  return v as ReasoningSetting;
+}
+
 function table(ctx: ValidateContext, v: unknown, path: string, what = 'a table'): Table | undefined {
   if (v === undefined) return undefined;
   if (!isTable(v)) fail(ctx, path, `must be ${what} (got ${show(v)})`);
@@ -149,6 +159,8 @@ function model(ctx: ValidateContext, v: unknown, path: string): ModelSettings {
   }
   const sp = str(ctx, t.system_prompt, childPath(path, 'system_prompt'));
   if (sp !== undefined) out.systemPrompt = sp;
+  const re = effort(ctx, t.reasoning_effort, childPath(path, 'reasoning_effort'));
+  if (re !== undefined) out.reasoningEffort = re;
   return out;
 }
 
@@ -225,5 +237,7 @@ export function validateValues(raw: Table, ctx: ValidateContext): ConfigValues {
   if (rt !== undefined) out.mcpReadyTimeoutMs = rt;
   const mi = num(ctx, raw.max_iterations, P('max_iterations'), { min: 0, integer: true });
   if (mi !== undefined) out.maxIterations = mi;
+  const re = effort(ctx, raw.reasoning_effort, P('reasoning_effort'));
+  if (re !== undefined) out.reasoningEffort = re;
   return out;
 }

@@ -13,6 +13,7 @@ import { Listeners } from './listeners.js';
 import { validNonSystemCopies } from './message-json.js';
 import { probeConnection, probeModels, Probes, type ConnectionResult, type Endpoint } from './probes.js';
 import type { TokenBucket } from './ratelimit.js';
+import { dropForeignReasoning, foreignReasoningCount } from './reasoning.js';
 import { ToolRegistry } from './tool-registry.js';
 import { runCompactionTurn, runTurn, TurnAborted, type TurnContext, type TurnEnd } from './turn.js';
 import { turnEvents, turnResult, type TurnResult } from './turn-waiters.js';
@@ -148,7 +149,11 @@ export class Agent {
     this.checkIdle();
     validateConfig(cfg);
     this.conn = connect(withConnection(this.cfg, cfg), this.now);
-    this.host.log?.(`provider switched to ${this.conn.adapter.kind} ${cfg.baseUrl} model ${this.model}`);
+    const kind = this.conn.adapter.kind;
+    this.host.log?.(`provider switched to ${kind} ${cfg.baseUrl} model ${this.model}`);
+    // Reasoning is signed or encrypted for the dialect that produced it; the new one cannot take it.
+    const dropped = dropForeignReasoning(this.history, kind);
+    if (dropped) this.host.log?.(`dropped ${dropped} reasoning part${dropped === 1 ? '' : 's'} of another dialect: ${kind} requests cannot carry them`);
   }
 
   clearHistory(): void {
@@ -159,11 +164,17 @@ export class Agent {
     this.append(this.stamps.system(this.cfg.systemPrompt));
   }
 
-  /** Append every non-system message (validated copies) without firing onMessage. */
+  /**
+   * Append every non-system message (validated copies) without firing onMessage. Reasoning of
+   * another dialect is kept but not sent (setProvider to another dialect drops it).
+   */
   restoreHistory(messages: readonly Message[]): void {
     this.checkOpen();
     this.checkIdle();
-    this.history.push(...validNonSystemCopies(messages));
+    const copies = validNonSystemCopies(messages);
+    this.history.push(...copies);
+    const foreign = foreignReasoningCount(copies, this.provider);
+    if (foreign) this.host.log?.(`the restored history holds ${foreign} reasoning part${foreign === 1 ? '' : 's'} of another dialect; ${this.provider} requests do not carry them`);
     // No usage report yet: estimate, so a resumed conversation already over the threshold shows.
     this.used = Math.max(this.used, estimateTokens(this.history));
   }

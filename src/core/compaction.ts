@@ -6,6 +6,7 @@ import type { CompactionEvent, CompactionKind } from './events.js';
 import { estimateTokens, foldHistory, SUMMARY_PROMPT } from './history.js';
 import { requestReply } from './llm-call.js';
 import type { ParsedReply } from './providers/adapter.js';
+import { withoutReasoning } from './reasoning.js';
 import type { Emit, TurnContext } from './turn.js';
 import type { CompactionRecord, Message } from './types.js';
 import { DEFAULT_MAX_TOKENS, DEFAULT_MAX_TRIES } from './config.js';
@@ -21,9 +22,11 @@ export async function compactHistory(ctx: TurnContext, kind: CompactionKind, emi
   emit({ type: 'compaction', kind, phase: 'started' });
   emit({ type: 'state', state: 'thinking' });
   const { cfg, adapter } = ctx.conn;
+  // The summary request asks for no reasoning and carries none: its calls go as text, and a
+  // signature without the tool_use it was made for does not verify.
   const body = adapter.buildRequest({
     model: ctx.conn.model,
-    messages: [...ctx.history, { role: 'user', content: SUMMARY_PROMPT }],
+    messages: withoutReasoning([...ctx.history, { role: 'user', content: SUMMARY_PROMPT }]),
     tools: null,
     stream: false,
     disableParallelToolCalls: false,

@@ -5,6 +5,7 @@ import { ClmError } from './errors.js';
 import type { ProviderAdapter } from './providers/adapter.js';
 import { adapterFor } from './providers/index.js';
 import { TokenBucket } from './ratelimit.js';
+import { isReasoningEffort, REASONING_EFFORTS } from './reasoning.js';
 import type { AgentConfig } from './types.js';
 
 export const DEFAULT_MODEL = 'local-model';
@@ -24,7 +25,7 @@ const UNLIMITED_RATE = 1000000;
  */
 export const CONNECTION_KEYS = [
   'baseUrl', 'apiKey', 'provider', 'providerName', 'model', 'contextSize', 'autocompactPct', 'maxTokens',
-  'disableParallelToolCalls', 'rateTokensPerSec', 'rateBurst',
+  'disableParallelToolCalls', 'rateTokensPerSec', 'rateBurst', 'reasoningEffort',
 ] as const satisfies readonly (keyof AgentConfig)[];
 
 export function validateConfig(cfg: AgentConfig): void {
@@ -34,6 +35,9 @@ export function validateConfig(cfg: AgentConfig): void {
     throw new ClmError('EINVAL', `baseUrl must be an http(s) URL or a path starting with /, ./ or ../, got ${JSON.stringify(cfg.baseUrl)}`);
   }
   if (cfg.autocompactPct !== undefined && cfg.autocompactPct !== 0 && !(cfg.autocompactPct >= 1 && cfg.autocompactPct <= 99)) throw new ClmError('EINVAL', 'autocompactPct must be between 1 and 99');
+  if (cfg.reasoningEffort !== undefined && !isReasoningEffort(cfg.reasoningEffort)) {
+    throw new ClmError('EINVAL', `reasoningEffort must be one of ${REASONING_EFFORTS.map((e) => `'${e}'`).join(', ')}, got ${JSON.stringify(cfg.reasoningEffort)}`);
+  }
   for (const k of ['contextSize', 'rateTokensPerSec', 'rateBurst', 'maxIterations', 'maxTokens'] as const) {
     const v = cfg[k];
     if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v < 0)) throw new ClmError('EINVAL', `${k} must be a non-negative number`);

@@ -3,6 +3,7 @@
 // a changed entry is replaced by a new object, so per-message wire caches stay valid.
 
 import type { Message } from './types.js';
+import { reasoningText } from './reasoning.js';
 import { rfc2822 } from './time-stamp.js';
 
 /** The library's default: it invites whatever tools the program registers, whatever they reach. */
@@ -125,12 +126,13 @@ export function supersede(h: Message[], tool: string): number {
   return n;
 }
 
-/** Rough token estimate (chars / 4) of messages, for compaction notices. */
+/** Rough token estimate (chars / 4) of messages and their readable reasoning, for compaction notices. */
 export function estimateTokens(h: readonly Message[]): number {
   let chars = 0;
   for (const m of h) {
     chars += (m.content?.length ?? 0) + 8;
     for (const c of m.toolCalls ?? []) chars += c.name.length + c.args.length + 16;
+    if (m.role === 'assistant') for (const p of m.reasoning ?? []) chars += reasoningText(p).length;
   }
   return Math.ceil(chars / 4);
 }

@@ -8,7 +8,7 @@ import type { Cancelable, Host, HostError, HttpResponse } from './host.js';
 import type { ParsedReply, ProviderAdapter, StreamDecoder } from './providers/adapter.js';
 import { snippet } from './providers/util.js';
 import { SseReader } from './sse.js';
-import type { FinishReason, ToolCall, Usage } from './types.js';
+import type { FinishReason, ReasoningPart, ToolCall, Usage } from './types.js';
 
 export const MAX_RETRY_WAIT_MS = 60000;
 
@@ -79,6 +79,7 @@ class StreamAssembler {
   readonly decoder: StreamDecoder;
   text = '';
   reasoning = '';
+  reasoningParts: ReasoningPart[] = [];
   calls = new Map<number, { id: string; name: string; args: string }>();
   finish: FinishReason | null = null;
   usage: Usage | null = null;
@@ -106,6 +107,7 @@ class StreamAssembler {
       this.lastContentAt = t;
     }
     if (d.reasoning) { this.reasoning += d.reasoning; this.o.onReasoning?.(d.reasoning); }
+    if (d.reasoningParts) this.reasoningParts.push(...d.reasoningParts);
     if (d.text) { this.text += d.text; this.o.onText?.(d.text); }
     for (const tc of d.toolCalls ?? []) {
       if (tc.index < 0) continue;
@@ -122,6 +124,7 @@ class StreamAssembler {
     return {
       content: this.text || (toolCalls.length ? null : this.text),
       reasoning: this.reasoning || null,
+      ...(this.reasoningParts.length ? { reasoningParts: this.reasoningParts } : {}),
       toolCalls, finishReason: this.finish, usage: this.usage,
     };
   }

@@ -1,8 +1,15 @@
 // Lossless message JSON (clm_message_to_json_full / clm_message_from_json): the form sessions
-// persist. Unlike the wire format it keeps tool_name and flat tool calls.
+// persist. Unlike the wire format it keeps tool_name, flat tool calls, and an assistant
+// message's reasoning parts exactly as the provider sent them.
 
 import { ClmError } from './errors.js';
-import type { Message, Role, ToolCall } from './types.js';
+import type { AssistantMessage, Message, ReasoningPart, Role, ToolCall } from './types.js';
+
+/** A reasoning part (see ReasoningPart); `before_call` is its `beforeCall`. */
+export type ReasoningPartJson =
+  | { dialect: 'anthropic'; type: 'thinking'; thinking: string; signature: string; before_call?: number }
+  | { dialect: 'anthropic'; type: 'redacted_thinking'; data: string; before_call?: number }
+  | { dialect: 'openai-responses'; type: 'reasoning'; item: Record<string, unknown>; before_call?: number };
 
 export interface MessageJson {
   role: Role;
@@ -10,11 +17,53 @@ export interface MessageJson {
   tool_call_id?: string;
   tool_name?: string;
   tool_calls?: { id?: string; name?: string; args?: string }[];
+  reasoning?: ReasoningPartJson[];
+}
+
+function partToJson(p: ReasoningPart): ReasoningPartJson {
+  const o: ReasoningPartJson = p.type === 'thinking'
+    ? { dialect: p.dialect, type: p.type, thinking: p.thinking, signature: p.signature }
+    : p.type === 'redacted_thinking'
+      ? { dialect: p.dialect, type: p.type, data: p.data }
+      : { dialect: p.dialect, type: p.type, item: { ...p.item } };
+  if (p.beforeCall) o.before_call = p.beforeCall;
+  return o;
+}
+
+/**
+ * One part back from JSON; throws ClmError('EINVAL') for a malformed one. A part of a dialect or
+ * type this version does not know is left out (null): no request of it could carry it.
+ */
+function partFromJson(v: unknown): ReasoningPart | null {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new ClmError('EINVAL', 'a reasoning part is not an object');
+  const o = v as Record<string, unknown>;
+  if (typeof o.dialect !== 'string' || typeof o.type !== 'string') throw new ClmError('EINVAL', 'a reasoning part has no dialect or type');
+  let before: number | undefined;
+  if (o.before_call !== undefined) {
+    if (typeof o.before_call !== 'number' || !Number.isSafeInteger(o.before_call) || o.before_call < 0) throw new ClmError('EINVAL', 'reasoning before_call is not a whole number ≥ 0');
+    if (o.before_call > 0) before = o.before_call;
+  }
+  const str = (k: string, nonEmpty = false): string => {
+    const x = o[k];
+    if (typeof x !== 'string' || (nonEmpty && x === '')) throw new ClmError('EINVAL', `reasoning ${o.type} ${k} is not a${nonEmpty ? ' non-empty' : ''} string`);
+    return x;
+  };
+  let p: ReasoningPart;
+  if (o.dialect === 'anthropic' && o.type === 'thinking') p = { dialect: 'anthropic', type: 'thinking', thinking: str('thinking'), signature: str('signature', true) };
+  else if (o.dialect === 'anthropic' && o.type === 'redacted_thinking') p = { dialect: 'anthropic', type: 'redacted_thinking', data: str('data', true) };
+  else if (o.dialect === 'openai-responses' && o.type === 'reasoning') {
+    const item = o.item;
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw new ClmError('EINVAL', 'reasoning item is not an object');
+    // A copy that is plain JSON, so the message owns it and it serialises as it came.
+    p = { dialect: 'openai-responses', type: 'reasoning', item: JSON.parse(JSON.stringify(item)) as Record<string, unknown> };
+  } else return null;
+  if (before !== undefined) p.beforeCall = before;
+  return p;
 }
 
 const ROLES: ReadonlySet<string> = new Set(['system', 'user', 'assistant', 'tool']);
 
-/** Serialise one message losslessly (key order fixed: role, content, tool_call_id, tool_name, tool_calls). */
+/** Serialise one message losslessly (key order fixed: role, content, tool_call_id, tool_name, tool_calls, reasoning). */
 export function messageToJson(m: Message): MessageJson {
   const o: MessageJson = { role: m.role };
   if (m.content !== null && m.content !== undefined) o.content = m.content;
@@ -22,6 +71,7 @@ export function messageToJson(m: Message): MessageJson {
   if (m.toolCallId !== undefined) o.tool_call_id = m.toolCallId;
   if (m.toolName !== undefined) o.tool_name = m.toolName;
   if (m.toolCalls && m.toolCalls.length) o.tool_calls = m.toolCalls.map((c) => ({ id: c.id, name: c.name, args: c.args }));
+  if (m.role === 'assistant' && m.reasoning?.length) o.reasoning = m.reasoning.map(partToJson);
   return o;
 }
 
@@ -54,6 +104,11 @@ export function parseMessageJson(obj: unknown): Message {
       calls.push({ id: (cc.id as string) ?? '', name: (cc.name as string) ?? '', args: (cc.args as string) ?? '{}' });
     }
     if (role === 'assistant' && calls.length) m.toolCalls = calls;
+  }
+  if (o.reasoning !== undefined) {
+    if (!Array.isArray(o.reasoning)) throw new ClmError('EINVAL', 'reasoning is not an array');
+    const parts = o.reasoning.map(partFromJson).filter((p): p is ReasoningPart => p !== null);
+    if (role === 'assistant' && parts.length) (m as AssistantMessage).reasoning = parts;
   }
   return m;
 }

@@ -17,7 +17,7 @@ import { requestReply, type LlmResult } from './llm-call.js';
 import type { TokenBucket } from './ratelimit.js';
 import { ToolBatch } from './tool-batch.js';
 import type { ToolRegistry } from './tool-registry.js';
-import type { AssistantMessage, Message, PermissionRequest, ToolCall, TurnStatus } from './types.js';
+import type { AssistantMessage, Message, PermissionRequest, ReasoningPart, ToolCall, TurnStatus } from './types.js';
 
 export const TOOLS_UNSUPPORTED_NOTICE = 'model does not support tool calls; continuing without tools';
 
@@ -84,14 +84,16 @@ export async function runTurn(ctx: TurnContext, origin: 'submit' | 'notify', pro
       emit({ type: 'usage', usage, tokensPerSec: usage.tokensPerSec || r.tokensPerSec, measured: !usage.tokensPerSec && r.tokensPerSec > 0 });
     }
     if (!streamed && reply.reasoning !== null) emit({ type: 'reasoning', text: reply.reasoning });
+    // The provider's reasoning stays with the message it came with, for the next request of the loop.
+    const reasoning = reply.reasoningParts?.length ? reply.reasoningParts : undefined;
     if (!reply.toolCalls.length) {
-      if (reply.content !== null) append(ctx, emit, { role: 'assistant', content: reply.content });
+      if (reply.content !== null) append(ctx, emit, reasoning ? { role: 'assistant', content: reply.content, reasoning } : { role: 'assistant', content: reply.content });
       if (!streamed && reply.content) emit({ type: 'text', text: reply.content });
       return DONE;
     }
     // Text that came with the calls is kept with them.
     if (!streamed && reply.content) emit({ type: 'text', text: reply.content });
-    await runTools(ctx, emit, reply.toolCalls, reply.content || null, signal);
+    await runTools(ctx, emit, reply.toolCalls, reply.content || null, reasoning, signal);
     if (maxIterations > 0 && ++rounds >= maxIterations) {
       return { status: E2BIG, state: 'error', error: `max iterations reached (${maxIterations} tool rounds in one turn)` };
     }
@@ -132,6 +134,7 @@ async function modelReply(ctx: TurnContext, emit: Emit, signal: AbortSignal): Pr
       stream: cfg.stream ?? false,
       disableParallelToolCalls: !!cfg.disableParallelToolCalls,
       maxTokens: cfg.maxTokens ?? DEFAULT_MAX_TOKENS,
+      reasoningEffort: cfg.reasoningEffort,
     });
     if (conn.limiter) {
       const cost = Math.max(1, Math.floor((typeof body === 'string' ? body.length : body.byteLength) / 4));
@@ -176,9 +179,10 @@ async function modelReply(ctx: TurnContext, emit: Emit, signal: AbortSignal): Pr
  * the history, so a cancel there leaves no call behind; from the message on, a cancel gives
  * every unfinished call a result, so each call in the history stays paired.
  */
-async function runTools(ctx: TurnContext, emit: Emit, calls: ToolCall[], content: string | null, signal: AbortSignal): Promise<void> {
+async function runTools(ctx: TurnContext, emit: Emit, calls: ToolCall[], content: string | null, reasoning: ReasoningPart[] | undefined, signal: AbortSignal): Promise<void> {
   emit({ type: 'state', state: 'calling_tool' });
   const msg: AssistantMessage = { role: 'assistant', content, toolCalls: calls.map((c) => ({ ...c })) };
+  if (reasoning) msg.reasoning = reasoning;
   emit({ type: 'tool_batch', completed: 0, total: calls.length });
   let done!: () => void;
   let stop!: (reason: unknown) => void;

@@ -39,9 +39,55 @@ export interface AssistantMessage {
   content: string | null;
   /** The calls it made (absent or empty: none). */
   toolCalls?: ToolCall[];
+  /**
+   * The provider's reasoning that came with the reply, in the order it came (absent or empty:
+   * none): what the dialect that produced it needs back, unchanged, to continue a tool loop.
+   * Never part of `content`.
+   */
+  reasoning?: ReasoningPart[];
   toolCallId?: undefined;
   toolName?: undefined;
 }
+
+/**
+ * One piece of a reply's reasoning, tagged by the dialect that produced it: only that dialect's
+ * requests carry it back. `beforeCall` places it among the message's tool calls: the index of
+ * the call it came before (absent or 0: before the text and every call; the number of calls:
+ * after the last one).
+ */
+export type ReasoningPart = ThinkingPart | RedactedThinkingPart | ResponsesReasoningPart;
+
+/** An Anthropic `thinking` block: the (possibly summarised) thinking and the signature that authenticates it. */
+export interface ThinkingPart {
+  dialect: 'anthropic';
+  type: 'thinking';
+  thinking: string;
+  signature: string;
+  beforeCall?: number;
+}
+
+/** An Anthropic `redacted_thinking` block: encrypted thinking, only `data` travels. */
+export interface RedactedThinkingPart {
+  dialect: 'anthropic';
+  type: 'redacted_thinking';
+  data: string;
+  beforeCall?: number;
+}
+
+/**
+ * A Responses `reasoning` output item as the server sent it (`id`, `summary`,
+ * `encrypted_content`, and whatever else it had): with `store: false` the encrypted content is
+ * the only way the model sees its earlier reasoning again.
+ */
+export interface ResponsesReasoningPart {
+  dialect: 'openai-responses';
+  type: 'reasoning';
+  item: Readonly<Record<string, unknown>>;
+  beforeCall?: number;
+}
+
+/** How hard a reasoning model thinks; absent = the server's default, and no reasoning parameter is sent. */
+export type ReasoningEffort = 'low' | 'medium' | 'high';
 
 export interface ToolResultMessage {
   role: 'tool';
@@ -182,8 +228,14 @@ export interface AgentConfig {
   /** Tool rounds per turn (0/absent = unlimited). */
   maxIterations?: number;
   disableParallelToolCalls?: boolean;
-  /** Anthropic max_tokens (default 64000). */
+  /** Anthropic max_tokens (default 64000); raised when a reasoning budget would not fit under it. */
   maxTokens?: number;
+  /**
+   * Ask the model to reason with this effort: Responses `reasoning.effort`, OpenAI chat
+   * `reasoning_effort`, Anthropic `thinking` with a token budget. Absent: no reasoning
+   * parameter; reasoning a server returns anyway is still carried through tool loops.
+   */
+  reasoningEffort?: ReasoningEffort;
   /** Tool-dispatch limiter (calls per second, burst); absent/0 = unlimited. */
   toolRatePerSec?: number;
   toolRateBurst?: number;

@@ -1,7 +1,7 @@
 // The interface every wire dialect implements. A provider adapter is the only place that knows
 // its wire format: the agent speaks the canonical message model and these shapes.
 
-import type { FinishReason, Message, ProviderKind, ToolCall, Usage } from '../types.js';
+import type { FinishReason, Message, ProviderKind, ReasoningEffort, ReasoningPart, ToolCall, Usage } from '../types.js';
 
 /** A tool as advertised to the model (already filtered for hidden tools). */
 export interface ToolSchema {
@@ -22,12 +22,17 @@ export interface BuildRequestOptions {
   disableParallelToolCalls: boolean;
   /** Anthropic max_tokens. */
   maxTokens: number;
+  /** Ask for reasoning with this effort (absent: send no reasoning parameter). */
+  reasoningEffort?: ReasoningEffort;
 }
 
 /** A normalised complete (non-streamed) reply. */
 export interface ParsedReply {
   content: string | null;
+  /** The reasoning to show (never part of the reply's text). */
   reasoning: string | null;
+  /** The reasoning to carry back to the dialect that produced it, in the order it came. */
+  reasoningParts?: ReasoningPart[];
   toolCalls: ToolCall[];
   finishReason: FinishReason | null;
   usage: Usage | null;
@@ -36,7 +41,10 @@ export interface ParsedReply {
 /** One piece of a streamed reply, already normalised. */
 export interface StreamDelta {
   text?: string;
+  /** Reasoning to show as it arrives. */
   reasoning?: string;
+  /** Reasoning to carry back, each part once it is complete (e.g. its signature arrived). */
+  reasoningParts?: ReasoningPart[];
   /** Tool-call fragments, assembled by index: first id/name win, args are concatenated. */
   toolCalls?: { index: number; id?: string; name?: string; args?: string }[];
   finishReason?: FinishReason;

@@ -10,10 +10,18 @@
 //   `tool_result` in the very next user message, which lists its tool_results before any text
 //   (pairing.ts repairs histories that break this, as for every dialect);
 // - a request without tools carries no tool_use/tool_result blocks (compaction summaries are sent
-//   without tools, so the calls are rendered as plain text there).
+//   without tools, so the calls are rendered as plain text there), nor the thinking of the
+//   messages whose calls became text;
+// - thinking and redacted_thinking blocks go back unchanged, with their signatures, before the
+//   text and tool_use blocks they preceded (signed thinking of another dialect never exists here:
+//   only parts tagged `anthropic` are sent);
+// - with `thinking` enabled, budget_tokens is below max_tokens, and a tool loop whose last
+//   assistant turn started without thinking goes on without it (the API refuses to switch
+//   thinking on inside an assistant turn).
 
 import { mapFinishReason, type BuildRequestOptions, type ParsedReply, type ProviderAdapter, type StreamDecoder, type StreamDelta, type ToolSchema } from './adapter.js';
-import type { FinishReason, Message, ToolCall, Usage } from '../types.js';
+import type { FinishReason, Message, ReasoningEffort, ReasoningPart, ToolCall, Usage } from '../types.js';
+import { reasoningAt } from '../reasoning.js';
 import { argsObject, count, isObj, saysToolsUnsupported, snippet, streamIndex, total, typedEvent } from './util.js';
 import { parametersWireJson } from './tool-schema.js';
 import { isStandIn, MISSING_RESULT, pairToolCalls, resultAsText, type PairingPolicy } from './pairing.js';
@@ -30,8 +38,13 @@ export const LEADING_USER = '[conversation continues]';
 /** tool_use ids must match [A-Za-z0-9_-]+ and be unique within the request. */
 export const anthropicPairing: PairingPolicy = { wireId: (id) => id.replace(/[^A-Za-z0-9_-]/g, '_'), fallbackId: 'toolu_clm', uniqueInRequest: true };
 
+/** Thinking budget in tokens per effort (the API's minimum is 1024). */
+export const THINKING_BUDGET: Readonly<Record<ReasoningEffort, number>> = { low: 4000, medium: 10000, high: 24000 };
+
 type Block =
   | { type: 'text'; text: string }
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
   | { type: 'tool_result'; tool_use_id: string; content: string; is_error?: true };
 
@@ -65,12 +78,24 @@ export function toAnthropicTurns(messages: readonly Message[], withTools: boolea
       continue;
     }
     // assistant
+    const calls = m.toolCalls ?? [];
+    // Thinking signed for tool_use blocks does not go with calls shown as text.
+    const thinking = withTools || calls.length === 0;
+    const think = (i: number) => {
+      if (!thinking) return;
+      for (const p of reasoningAt(m, 'anthropic', i, calls.length)) {
+        push('assistant', p.type === 'thinking' ? { type: 'thinking', thinking: p.thinking, signature: p.signature } : { type: 'redacted_thinking', data: p.data });
+      }
+    };
+    think(0);
     if (hasText(m.content)) push('assistant', { type: 'text', text: m.content });
-    for (const c of m.toolCalls ?? []) {
+    calls.forEach((c, i) => {
+      if (i > 0) think(i);
       // A request without tools may not carry tool_use blocks: the call is shown as text.
       if (withTools) push('assistant', { type: 'tool_use', id: c.id, name: c.name, input: argsObject(c.args) });
       else push('assistant', { type: 'text', text: `[tool call ${c.name} ${c.args || '{}'}]` });
-    }
+    });
+    if (calls.length) think(calls.length);
   }
 
   if (turns.length === 0 || turns[0]!.role !== 'user') turns.unshift({ role: 'user', blocks: [{ type: 'text', text: LEADING_USER }] });
@@ -93,17 +118,33 @@ function inputSchemaJson(t: ToolSchema): string {
   return t.parameters && t.parameters.type === 'object' ? parametersWireJson(t) : '{"type":"object","properties":{}}';
 }
 
+/** The last assistant turn made tool calls without thinking first: the loop it belongs to cannot switch thinking on. */
+function loopWithoutThinking(turns: readonly Turn[]): boolean {
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const t = turns[i]!;
+    if (t.role !== 'assistant') continue;
+    const first = t.blocks[0];
+    return t.blocks.some((b) => b.type === 'tool_use') && first?.type !== 'thinking' && first?.type !== 'redacted_thinking';
+  }
+  return false;
+}
+
 export function buildAnthropicRequest(opts: BuildRequestOptions): string {
   const tools = opts.tools ?? [];
   const withTools = tools.length > 0;
   const system = opts.messages.filter((m) => m.role === 'system' && hasText(m.content)).map((m) => m.content as string).join('\n\n');
-  const maxTokens = Number.isFinite(opts.maxTokens) && opts.maxTokens > 0 ? Math.floor(opts.maxTokens) : DEFAULT_MAX_TOKENS;
+  let maxTokens = Number.isFinite(opts.maxTokens) && opts.maxTokens > 0 ? Math.floor(opts.maxTokens) : DEFAULT_MAX_TOKENS;
+  const turns = toAnthropicTurns(opts.messages, withTools);
+  const budget = opts.reasoningEffort && !loopWithoutThinking(turns) ? THINKING_BUDGET[opts.reasoningEffort] : 0;
+  // max_tokens covers thinking and answer: a budget that does not fit under it is added to it.
+  if (budget && maxTokens <= budget) maxTokens += budget;
 
   // Assembled as text so the tool schemas reuse their pre-serialised, byte-stable JSON.
   const parts: string[] = [`"model":${JSON.stringify(opts.model)}`];
   if (system !== '') parts.push(`"system":${JSON.stringify(system)}`);
-  parts.push(`"messages":[${toAnthropicTurns(opts.messages, withTools).map(turnJson).join(',')}]`);
+  parts.push(`"messages":[${turns.map(turnJson).join(',')}]`);
   parts.push(`"max_tokens":${maxTokens}`);
+  if (budget) parts.push(`"thinking":{"type":"enabled","budget_tokens":${budget}}`);
   parts.push(`"stream":${opts.stream ? 'true' : 'false'}`);
   // Automatic prompt caching: one top-level marker; the API places the breakpoint on the last
   // cacheable block and moves it forward as the conversation grows.
@@ -172,28 +213,67 @@ export function parseAnthropicReply(body: string): ParsedReply {
   if (!Array.isArray(o.content)) throw new Error(`anthropic reply has no content array: ${snippet(body)}`);
   let text = '';
   const thinking: string[] = [];
+  const parts: ReasoningPart[] = [];
   const toolCalls: ToolCall[] = [];
   for (const b of o.content) {
     if (!isObj(b)) continue;
     if (b.type === 'text' && typeof b.text === 'string') text += b.text;
-    else if (b.type === 'thinking' && typeof b.thinking === 'string' && b.thinking !== '') thinking.push(b.thinking);
-    else if (b.type === 'tool_use' && typeof b.name === 'string') {
+    else if (b.type === 'thinking' && typeof b.thinking === 'string') {
+      if (b.thinking !== '') thinking.push(b.thinking);
+      const p = thinkingPart(b.thinking, b.signature, toolCalls.length);
+      if (p) parts.push(p);
+    } else if (b.type === 'redacted_thinking') {
+      const p = redactedPart(b.data, toolCalls.length);
+      if (p) parts.push(p);
+    } else if (b.type === 'tool_use' && typeof b.name === 'string') {
       toolCalls.push({ id: typeof b.id === 'string' ? b.id : '', name: b.name, args: JSON.stringify(isObj(b.input) ? b.input : {}) });
     }
   }
   return {
     content: text === '' ? null : text,
     reasoning: thinking.length ? thinking.join('\n\n') : null,
+    ...(parts.length ? { reasoningParts: parts } : {}),
     toolCalls,
     finishReason: finishFrom(o.stop_reason),
     usage: isObj(o.usage) ? toUsage(inputCounts(o.usage), count(o.usage.output_tokens)) : null,
   };
 }
 
-/** Per-response stream state: input-token counts arrive in message_start, output in message_delta. */
+/**
+ * A thinking block to carry back: only a signed one (the API verifies the signature; unsigned
+ * thinking, e.g. from a proxy, is shown but cannot go back).
+ */
+function thinkingPart(thinking: string, signature: unknown, calls: number): ReasoningPart | null {
+  if (typeof signature !== 'string' || signature === '') return null;
+  return calls ? { dialect: 'anthropic', type: 'thinking', thinking, signature, beforeCall: calls } : { dialect: 'anthropic', type: 'thinking', thinking, signature };
+}
+
+function redactedPart(data: unknown, calls: number): ReasoningPart | null {
+  if (typeof data !== 'string' || data === '') return null;
+  return calls ? { dialect: 'anthropic', type: 'redacted_thinking', data, beforeCall: calls } : { dialect: 'anthropic', type: 'redacted_thinking', data };
+}
+
+/** A thinking or redacted_thinking block being streamed, and how many tool_use blocks came before it. */
+type OpenBlock = { type: 'thinking'; thinking: string; signature: string; calls: number } | { type: 'redacted_thinking'; data: string; calls: number };
+
+/**
+ * Per-response stream state: input-token counts arrive in message_start, output in message_delta;
+ * a thinking block is assembled from its deltas (thinking_delta, signature_delta) and becomes a
+ * part at its content_block_stop.
+ */
 export class AnthropicStreamDecoder implements StreamDecoder {
   private counts: InputCounts = { input: 0 };
   private output = 0;
+  private readonly open = new Map<number, OpenBlock>();
+  private toolUses = 0;
+
+  private close(index: number): StreamDelta | null {
+    const b = this.open.get(index);
+    if (!b) return null;
+    this.open.delete(index);
+    const p = b.type === 'thinking' ? thinkingPart(b.thinking, b.signature, b.calls) : redactedPart(b.data, b.calls);
+    return p ? { reasoningParts: [p] } : null;
+  }
 
   feed(event: string, data: string): StreamDelta | null {
     const e = typedEvent(event, data);
@@ -210,6 +290,7 @@ export class AnthropicStreamDecoder implements StreamDecoder {
         const index = streamIndex(o.index);
         if (!isObj(b)) return null;
         if (b.type === 'tool_use') {
+          this.toolUses++;
           const call: { index: number; id?: string; name?: string; args?: string } = { index };
           if (typeof b.id === 'string') call.id = b.id;
           if (typeof b.name === 'string') call.name = b.name;
@@ -218,19 +299,34 @@ export class AnthropicStreamDecoder implements StreamDecoder {
           return { toolCalls: [call] };
         }
         if (b.type === 'text' && typeof b.text === 'string' && b.text !== '') return { text: b.text };
-        if (b.type === 'thinking' && typeof b.thinking === 'string' && b.thinking !== '') return { reasoning: b.thinking };
+        if (b.type === 'thinking') {
+          const thinking = typeof b.thinking === 'string' ? b.thinking : '';
+          this.open.set(index, { type: 'thinking', thinking, signature: typeof b.signature === 'string' ? b.signature : '', calls: this.toolUses });
+          return thinking !== '' ? { reasoning: thinking } : null;
+        }
+        if (b.type === 'redacted_thinking') this.open.set(index, { type: 'redacted_thinking', data: typeof b.data === 'string' ? b.data : '', calls: this.toolUses });
         return null;
       }
       case 'content_block_delta': {
         const d = o.delta;
         if (!isObj(d)) return null;
         if (d.type === 'text_delta' && typeof d.text === 'string') return d.text === '' ? null : { text: d.text };
-        if (d.type === 'thinking_delta' && typeof d.thinking === 'string') return d.thinking === '' ? null : { reasoning: d.thinking };
+        const open = this.open.get(streamIndex(o.index));
+        if (d.type === 'thinking_delta' && typeof d.thinking === 'string') {
+          if (open?.type === 'thinking') open.thinking += d.thinking;
+          return d.thinking === '' ? null : { reasoning: d.thinking };
+        }
+        if (d.type === 'signature_delta' && typeof d.signature === 'string') {
+          if (open?.type === 'thinking') open.signature += d.signature;
+          return null;
+        }
         if (d.type === 'input_json_delta' && typeof d.partial_json === 'string') {
           return d.partial_json === '' ? null : { toolCalls: [{ index: streamIndex(o.index), args: d.partial_json }] };
         }
-        return null; // signature_delta, citations_delta, …
+        return null; // citations_delta, …
       }
+      case 'content_block_stop':
+        return this.close(streamIndex(o.index));
       case 'message_delta': {
         const delta: StreamDelta = {};
         const f = isObj(o.delta) ? finishFrom(o.delta.stop_reason) : null;
@@ -246,12 +342,15 @@ export class AnthropicStreamDecoder implements StreamDecoder {
         }
         return delta.finishReason || delta.usage ? delta : null;
       }
-      case 'message_stop':
-        return { done: true };
+      case 'message_stop': {
+        // A block the stream never closed is kept only if it is complete (signed).
+        const parts = [...this.open.keys()].flatMap((i) => this.close(i)?.reasoningParts ?? []);
+        return parts.length ? { done: true, reasoningParts: parts } : { done: true };
+      }
       case 'error':
         return { error: errorText(o) ?? 'anthropic stream error' };
       default:
-        return null; // ping, content_block_stop, and event types added later
+        return null; // ping, and event types added later
     }
   }
 }

@@ -1,4 +1,6 @@
 // OpenAI chat completions (also Ollama, llama.cpp, vLLM and every "OpenAI-compatible" server).
+// Reasoning text a server returns (reasoning_content, reasoning) is shown, never sent back: the
+// dialect has no signed form of it.
 
 import type { Message, ToolCall, Usage } from '../types.js';
 import {
@@ -109,7 +111,7 @@ function tailBytes(o: BuildRequestOptions): Uint8Array {
   if (!o.tools) return enc.encode(tail(o));
   let byFlags = tailCache.get(o.tools);
   if (!byFlags) { byFlags = new Map(); tailCache.set(o.tools, byFlags); }
-  const key = `${o.stream}|${o.disableParallelToolCalls}`;
+  const key = `${o.stream}|${o.disableParallelToolCalls}|${o.reasoningEffort ?? ''}`;
   let t = byFlags.get(key);
   if (!t) { t = enc.encode(tail(o)); byFlags.set(key, t); }
   return t;
@@ -123,6 +125,8 @@ function head(o: BuildRequestOptions): string {
 function tail(o: BuildRequestOptions): string {
   let s = `],"stream":${o.stream}`;
   if (o.stream) s += ',"stream_options":{"include_usage":true}';
+  // Only when asked for: a server that does not know the field may refuse the request.
+  if (o.reasoningEffort) s += `,"reasoning_effort":${JSON.stringify(o.reasoningEffort)}`;
   if (o.tools && o.tools.length) {
     s += `,"tools":[${o.tools.map(wireTool).join(',')}]`;
     if (o.disableParallelToolCalls) s += ',"parallel_tool_calls":false';

@@ -6,11 +6,18 @@
 //   (pairing.ts: a missing output gets a stand-in, an unpaired output is sent as user text);
 // - call ids are non-empty and unique within the request;
 // - function tools are sent with `strict:false`: the API defaults to strict schemas, which
-//   reject ordinary schemas with optional properties.
+//   reject ordinary schemas with optional properties;
+// - a reasoning item goes back as it came, right before the item that followed it (the text
+//   message or the function call), never last; only items with `encrypted_content` are kept:
+//   one without it names server-side state that `store:false` does not keep;
+// - `include: ["reasoning.encrypted_content"]` whenever reasoning is asked for or carried back,
+//   so the next reply's reasoning can be carried too.
 // A `failed` or `cancelled` response is an error, never an empty success.
 
 import { mapFinishReason, type BuildRequestOptions, type ParsedReply, type ProviderAdapter, type StreamDecoder, type StreamDelta } from './adapter.js';
-import type { FinishReason, Message, ToolCall, Usage } from '../types.js';
+import type { FinishReason, Message, ReasoningPart, ToolCall, Usage } from '../types.js';
+import { reasoningAt } from '../reasoning.js';
+import { reasoningItemText } from './reasoning-item.js';
 import { count, isObj, num, saysToolsUnsupported, snippet, streamIndex, total, typedEvent, validJsonOr } from './util.js';
 import { MISSING_RESULT, pairToolCalls, type PairingPolicy } from './pairing.js';
 import { parametersWireJson } from './tool-schema.js';
@@ -24,7 +31,8 @@ export const responsesPairing: PairingPolicy = { wireId: (id) => id, fallbackId:
 type InputItem =
   | { role: 'system' | 'user' | 'assistant'; content: string }
   | { type: 'function_call'; call_id: string; name: string; arguments: string }
-  | { type: 'function_call_output'; call_id: string; output: string };
+  | { type: 'function_call_output'; call_id: string; output: string }
+  | Readonly<Record<string, unknown>>;
 
 function hasText(s: string | null | undefined): s is string {
   return typeof s === 'string' && s.trim() !== '';
@@ -39,23 +47,42 @@ export function toResponsesInput(messages: readonly Message[]): InputItem[] {
       items.push({ type: 'function_call_output', call_id: m.toolCallId ?? '', output: m.content ?? '' });
       continue;
     }
+    if (m.role !== 'assistant') {
+      if (hasText(m.content)) items.push({ role: m.role, content: m.content });
+      continue;
+    }
+    const calls = m.toolCalls ?? [];
+    const reasoning = (i: number) => { for (const p of reasoningAt(m, 'openai-responses', i, calls.length)) items.push(p.item); };
+    // Reasoning needs an item after it: with neither text nor calls, or after the last call, it has none.
+    if (hasText(m.content) || calls.length) reasoning(0);
     if (hasText(m.content)) items.push({ role: m.role, content: m.content });
-    if (m.role !== 'assistant') continue;
-    // Malformed arguments stay in history as the model sent them, but go out as {} (as in chat).
-    for (const c of m.toolCalls ?? []) items.push({ type: 'function_call', call_id: c.id, name: c.name, arguments: validJsonOr(c.args, '{}') });
+    calls.forEach((c, i) => {
+      if (i > 0) reasoning(i);
+      // Malformed arguments stay in history as the model sent them, but go out as {} (as in chat).
+      items.push({ type: 'function_call', call_id: c.id, name: c.name, arguments: validJsonOr(c.args, '{}') });
+    });
   }
   return items;
 }
 
+/** A reasoning output item to carry back (see the rules above), placed before call `calls`. */
+function reasoningPart(item: Record<string, unknown>, calls: number): ReasoningPart | null {
+  if (typeof item.encrypted_content !== 'string' || item.encrypted_content === '') return null;
+  return calls ? { dialect: 'openai-responses', type: 'reasoning', item, beforeCall: calls } : { dialect: 'openai-responses', type: 'reasoning', item };
+}
+
 export function buildResponsesRequest(opts: BuildRequestOptions): string {
   const tools = opts.tools ?? [];
+  const input = toResponsesInput(opts.messages);
   // Assembled as text so the tool schemas reuse their pre-serialised, byte-stable JSON.
   const parts: string[] = [
     `"model":${JSON.stringify(opts.model)}`,
-    `"input":${JSON.stringify(toResponsesInput(opts.messages))}`,
+    `"input":${JSON.stringify(input)}`,
     `"stream":${opts.stream ? 'true' : 'false'}`,
     '"store":false',
   ];
+  if (opts.reasoningEffort) parts.push(`"reasoning":{"effort":${JSON.stringify(opts.reasoningEffort)},"summary":"auto"}`);
+  if (opts.reasoningEffort || input.some((i) => 'type' in i && i.type === 'reasoning')) parts.push('"include":["reasoning.encrypted_content"]');
   if (tools.length > 0) {
     const defs = tools.map((t) => {
       const head = `"type":"function","name":${JSON.stringify(t.name)}` + (t.description ? `,"description":${JSON.stringify(t.description)}` : '');
@@ -116,6 +143,7 @@ export function parseResponsesReply(body: string): ParsedReply {
   }
   const texts: string[] = [];
   const reasoning: string[] = [];
+  const reasoningParts: ReasoningPart[] = [];
   const toolCalls: ToolCall[] = [];
   for (const item of o.output) {
     if (!isObj(item)) continue;
@@ -129,8 +157,10 @@ export function parseResponsesReply(body: string): ParsedReply {
       if (t !== '') texts.push(t);
     } else if (item.type === 'reasoning') {
       // OpenAI returns summaries; open-weight servers may return the raw reasoning text instead.
-      const parts = Array.isArray(item.summary) && item.summary.length ? item.summary : Array.isArray(item.content) ? item.content : [];
-      for (const p of parts) if (isObj(p) && typeof p.text === 'string' && p.text !== '') reasoning.push(p.text);
+      const text = reasoningItemText(item);
+      if (text !== '') reasoning.push(text);
+      const part = reasoningPart(item, toolCalls.length);
+      if (part) reasoningParts.push(part);
     } else if (item.type === 'function_call' && typeof item.name === 'string') {
       const id = typeof item.call_id === 'string' ? item.call_id : typeof item.id === 'string' ? item.id : '';
       toolCalls.push({ id, name: item.name, args: typeof item.arguments === 'string' ? item.arguments : '' });
@@ -144,16 +174,28 @@ export function parseResponsesReply(body: string): ParsedReply {
   return {
     content: texts.length ? texts.join('\n\n') : null,
     reasoning: reasoning.length ? reasoning.join('\n\n') : null,
+    ...(reasoningParts.length ? { reasoningParts } : {}),
     toolCalls,
     finishReason,
     usage: toUsage(o.usage),
   };
 }
 
-/** Per-response stream state: which output items are function calls, and which got arguments. */
+/**
+ * Per-response stream state: which output items are function calls, and which got arguments;
+ * whether a reasoning item arrived complete (response.output_item.done).
+ */
 export class ResponsesStreamDecoder implements StreamDecoder {
   private readonly calls = new Set<number>();
   private readonly argsSent = new Set<number>();
+  private reasoningDone = false;
+
+  /** Function calls among the output items before `index`. */
+  private callsBefore(index: number): number {
+    let n = 0;
+    for (const i of this.calls) if (i < index) n++;
+    return n;
+  }
 
   feed(event: string, data: string): StreamDelta | null {
     const e = typedEvent(event, data);
@@ -173,6 +215,12 @@ export class ResponsesStreamDecoder implements StreamDecoder {
       case 'response.output_item.added':
       case 'response.output_item.done': {
         const item = o.item;
+        // A reasoning item is whole only when done (added has no summary or encrypted content yet).
+        if (isObj(item) && item.type === 'reasoning' && type === 'response.output_item.done') {
+          this.reasoningDone = true;
+          const part = reasoningPart(item, this.callsBefore(index));
+          return part ? { reasoningParts: [part] } : null;
+        }
         if (!isObj(item) || item.type !== 'function_call') return null;
         const call: { index: number; id?: string; name?: string; args?: string } = { index };
         const known = this.calls.has(index);
@@ -200,7 +248,13 @@ export class ResponsesStreamDecoder implements StreamDecoder {
       case 'response.completed': {
         const resp = isObj(o.response) ? o.response : {};
         const hasCall = this.calls.size > 0 || (Array.isArray(resp.output) && resp.output.some((i: unknown) => isObj(i) && i.type === 'function_call'));
-        return this.end(hasCall ? 'tool_calls' : 'stop', resp.usage);
+        const d = this.end(hasCall ? 'tool_calls' : 'stop', resp.usage);
+        // A server that streamed no output_item.done for its reasoning still lists it here.
+        if (!this.reasoningDone && Array.isArray(resp.output)) {
+          const parts = reasoningOf(resp.output);
+          if (parts.length) d.reasoningParts = parts;
+        }
+        return d;
       }
       case 'response.incomplete': {
         const resp = isObj(o.response) ? o.response : {};
@@ -223,6 +277,21 @@ export class ResponsesStreamDecoder implements StreamDecoder {
     if (u) d.usage = u;
     return d;
   }
+}
+
+/** The reasoning parts of a complete output list, each placed before the calls that followed it. */
+function reasoningOf(output: unknown[]): ReasoningPart[] {
+  const parts: ReasoningPart[] = [];
+  let calls = 0;
+  for (const item of output) {
+    if (!isObj(item)) continue;
+    if (item.type === 'function_call') calls++;
+    else if (item.type === 'reasoning') {
+      const p = reasoningPart(item, calls);
+      if (p) parts.push(p);
+    }
+  }
+  return parts;
 }
 
 export const responsesAdapter: ProviderAdapter = {
