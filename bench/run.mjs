@@ -234,7 +234,7 @@ function table(head, rows) {
   return [line(head), `|${w.map((n) => '-'.repeat(n + 2)).join('|')}|`, ...rows.map(line)].join('\n');
 }
 
-function report(luaOut, browserOut) {
+function report(luaOut, browserOut, tuiOut = null) {
   const nodeWall = median(col('node', 'wall'));
   const nodeWallMin = min(col('node', 'wall'));
   const par = typeof availableParallelism === 'function' ? availableParallelism() : cpus().length;
@@ -319,6 +319,10 @@ function report(luaOut, browserOut) {
     out.push('clm/browser (bench/browser.mjs):');
     out.push(browserOut.trimEnd());
   }
+  if (tuiOut) {
+    out.push('');
+    out.push(tuiOut.trimEnd());
+  }
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
@@ -392,7 +396,20 @@ try {
   const b = spawnSync(node, [join(BENCH, 'browser.mjs')], { cwd: ROOT, encoding: 'utf8', timeout: 180_000, maxBuffer: 16 << 20 });
   if (b.status !== 0) failures.push(`bench/browser.mjs: ${b.error ? b.error.message : `exit status ${b.status ?? b.signal}`}\n  stderr:\n${tail(b.stderr ?? '')}`);
 
-  report(luaOut, b.stdout);
+  // Terminal toolkit figures (issues 10 and 13), from their own script.
+  let tuiOut = null;
+  const tuiScript = join(BENCH, 'tui.mjs');
+  if (existsSync(tuiScript)) {
+    process.stderr.write('bench: bench/tui.mjs\n');
+    const env = { ...process.env };
+    delete env.NODE_EXTRA_CA_CERTS;
+    delete env.NODE_OPTIONS;
+    const r = spawnSync(node, [tuiScript], { env, cwd: ROOT, encoding: 'utf8', timeout: 300_000, maxBuffer: 16 << 20 });
+    tuiOut = r.stdout;
+    if (r.status !== 0) failures.push(`bench/tui.mjs: ${r.error ? r.error.message : `exit status ${r.status ?? r.signal}`}\n  stderr:\n${tail(r.stderr ?? '')}`);
+  }
+
+  report(luaOut, b.stdout, tuiOut);
 
   // Soak: 1,000 turns in one REPL session (bench/soak.mjs prints its own table).
   process.stderr.write('bench: bench/soak.mjs\n');

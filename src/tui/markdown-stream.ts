@@ -1,0 +1,136 @@
+// Markdown that arrives in pieces (a streamed reply). Blocks that can no longer change are lexed
+// and rendered once and kept; on each new piece only the text after them — the open block — is
+// lexed again, so a long answer costs time in proportion to its length, not its square.
+
+import type { Token } from 'marked';
+import { highlightGeneration } from './highlight.js';
+import { lexMarkdown, makeContext, type MarkdownOptions, renderBlocks } from './markdown.js';
+
+interface Done {
+  token: Token;
+  width: number;
+  lines: string[] | null;
+}
+
+export interface MarkdownStreamStats {
+  /** Lexer runs and the characters they read. */
+  lexCalls: number;
+  lexedChars: number;
+}
+
+export class MarkdownStream {
+  private done: Done[] = [];
+  private open = '';
+  private openTokens: Token[] | null = [];
+  private pendingCr = false;
+  private finished = false;
+  private source = '';
+  private openLines: { width: number; lines: string[] } | null = null;
+  private gen = highlightGeneration();
+  readonly stats: MarkdownStreamStats = { lexCalls: 0, lexedChars: 0 };
+  private readonly ctxDone;
+  private readonly ctxOpen;
+
+  constructor(opts: MarkdownOptions = {}, text = '') {
+    this.ctxDone = makeContext(opts, false);
+    this.ctxOpen = makeContext(opts, true);
+    if (text) this.append(text);
+  }
+
+  /** Everything appended so far. */
+  get text(): string {
+    return this.source + (this.pendingCr ? '\r' : '');
+  }
+
+  /** Blocks that will not change any more. */
+  get finishedBlocks(): number {
+    return this.done.length;
+  }
+
+  append(delta: string): void {
+    if (!delta) return;
+    let d = (this.pendingCr ? '\r' : '') + delta;
+    this.pendingCr = d.endsWith('\r');
+    if (this.pendingCr) d = d.slice(0, -1);
+    d = d.replace(/\r\n?/g, '\n');
+    this.source += d;
+    this.open += d;
+    this.openTokens = null;
+    this.openLines = null;
+  }
+
+  /** The text is complete: every block is final. */
+  finish(): void {
+    if (this.pendingCr) { this.pendingCr = false; this.source += '\n'; this.open += '\n'; this.openTokens = null; }
+    this.finished = true;
+    this.openLines = null;
+    this.settle();
+  }
+
+  /** Lex the open text and move the blocks that became final out of it. */
+  private settle(): void {
+    if (this.openTokens) return;
+    this.stats.lexCalls++;
+    this.stats.lexedChars += this.open.length;
+    const tokens = lexMarkdown(this.open);
+    // A block is final once something follows it and it cannot be continued: after a blank line
+    // (lists, tables and paragraphs go on until one), or right away for headings, rules and
+    // closed fences. Everything of a finished stream is final.
+    let k = 0;
+    let consumed = 0;
+    const lastContent = findLastContent(tokens);
+    for (let i = 0; i < tokens.length; i++) {
+      const t = tokens[i]!;
+      if (t.type === 'space') { consumed += t.raw.length; if (i < lastContent || this.finished) k = i + 1; continue; }
+      const final = this.finished || (i < lastContent && (tokens[i + 1]?.type === 'space' || t.type === 'heading' || t.type === 'hr' || (t.type === 'code' && (t as { codeBlockStyle?: string }).codeBlockStyle !== 'indented')));
+      if (!final) break;
+      consumed += t.raw.length;
+      k = i + 1;
+    }
+    // Only move blocks whose text is exactly what was lexed (so nothing is dropped or doubled).
+    const taken = tokens.slice(0, k);
+    const raw = taken.map((t) => t.raw).join('');
+    if (k > 0 && raw.length === consumed && this.open.startsWith(raw)) {
+      for (const t of taken) if (t.type !== 'space') this.done.push({ token: t, width: -1, lines: null });
+      this.open = this.open.slice(raw.length);
+      this.openTokens = tokens.slice(k);
+    } else {
+      this.openTokens = tokens;
+    }
+  }
+
+  /** Lines for `width`: the finished blocks from their cache, the open block rendered now. */
+  render(width: number): string[] {
+    this.settle();
+    if (this.gen !== highlightGeneration()) { this.gen = highlightGeneration(); this.invalidate(); }
+    const out: string[] = [];
+    for (const d of this.done) {
+      if (!d.lines || d.width !== width) {
+        d.lines = renderBlocks([d.token], width, this.ctxDone);
+        d.width = width;
+      }
+      if (!d.lines.length) continue;
+      if (out.length) out.push('');
+      for (const l of d.lines) out.push(l);
+    }
+    if (!this.openLines || this.openLines.width !== width) {
+      this.openLines = { width, lines: renderBlocks(this.openTokens!, width, this.ctxOpen) };
+    }
+    if (this.openLines.lines.length) {
+      if (out.length) out.push('');
+      for (const l of this.openLines.lines) out.push(l);
+    }
+    return out;
+  }
+
+  /** Draw finished blocks again (the highlighter became available, the theme changed). */
+  invalidate(): void {
+    for (const d of this.done) d.lines = null;
+    this.openLines = null;
+  }
+}
+
+function findLastContent(tokens: readonly Token[]): number {
+  for (let i = tokens.length - 1; i >= 0; i--) if (tokens[i]!.type !== 'space') return i;
+  return -1;
+}

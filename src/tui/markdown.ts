@@ -1,0 +1,373 @@
+// Markdown to styled lines for a width: marked's lexer for the structure, our own layout for the
+// terminal. Bold, italic, code, strike, links (OSC 8 where the terminal has it, else the URL in
+// parentheses when it differs from the text), headings, nested lists, code blocks (highlighted
+// once highlight.js is loaded), block quotes, rules, and tables fitted to the width with
+// word-wrapped cells, alignment, and box drawing (ASCII when the terminal is not UTF-8).
+
+import { lexer, type Token, type Tokens } from 'marked';
+import { canHighlight, highlightCode, loadHighlighter } from './highlight.js';
+import { safeLinkUrl, sanitize } from './sanitize.js';
+import { type Span, spansText } from './spans.js';
+import { DEFAULT_STYLE, mergeStyles, paint, type Style, style, type StyleSpec, withLink } from './style.js';
+import { padEnd, wrapSpans } from './wrap.js';
+import { textWidth, visibleWidth } from './width.js';
+
+export interface MarkdownTheme {
+  strong: Style;
+  em: Style;
+  codespan: Style;
+  del: Style;
+  link: Style;
+  /** The URL shown after a link's text when links are not clickable. */
+  linkUrl: Style;
+  heading: Style;
+  /** Code blocks drawn without highlighting. */
+  code: Style;
+  /** Base of highlighted code. */
+  codeHighlighted: Style;
+  blockquote: Style;
+  listMarker: Style;
+  rule: Style;
+  tableBorder: Style;
+  tableHeader: Style;
+  html: Style;
+}
+
+export const DEFAULT_THEME: MarkdownTheme = {
+  strong: style({ bold: true }),
+  em: style({ italic: true }),
+  codespan: style({ fg: 'green' }),
+  del: style({ strike: true }),
+  link: style({ underline: true, fg: 'blue' }),
+  linkUrl: style({ dim: true }),
+  heading: style({ bold: true }),
+  code: style({ fg: 'green', dim: true }),
+  codeHighlighted: DEFAULT_STYLE,
+  blockquote: style({ italic: true }),
+  listMarker: DEFAULT_STYLE,
+  rule: style({ dim: true }),
+  tableBorder: style({ dim: true }),
+  tableHeader: style({ bold: true }),
+  html: style({ dim: true }),
+};
+
+export interface MarkdownOptions {
+  /** Box drawing and bullets in Unicode (default true); ASCII otherwise. */
+  unicode?: boolean;
+  /** Clickable links with OSC 8 (default false). */
+  hyperlinks?: boolean;
+  /** Highlight fenced code (default true; loads highlight.js on the first such block). */
+  highlight?: boolean;
+  theme?: Partial<Record<keyof MarkdownTheme, Style | StyleSpec>>;
+}
+
+export interface MarkdownContext {
+  unicode: boolean;
+  hyperlinks: boolean;
+  highlight: boolean;
+  theme: MarkdownTheme;
+  /** A block is still streaming: draw it without the expensive parts. */
+  open: boolean;
+}
+
+export function makeContext(opts: MarkdownOptions = {}, open = false): MarkdownContext {
+  const theme = { ...DEFAULT_THEME };
+  for (const [k, v] of Object.entries(opts.theme ?? {})) {
+    if (v) theme[k as keyof MarkdownTheme] = 'key' in v ? (v as Style) : style(v as StyleSpec);
+  }
+  return { unicode: opts.unicode ?? true, hyperlinks: opts.hyperlinks ?? false, highlight: opts.highlight ?? true, theme, open };
+}
+
+/** Lex markdown (GFM) into top-level tokens. */
+export function lexMarkdown(src: string): Token[] {
+  try {
+    return lexer(src, { gfm: true });
+  } catch {
+    return [{ type: 'paragraph', raw: src, text: src, tokens: [{ type: 'text', raw: src, text: src }] } as Token];
+  }
+}
+
+/** A whole markdown document as lines. */
+export function renderMarkdown(src: string, width: number, opts: MarkdownOptions = {}): string[] {
+  return renderBlocks(lexMarkdown(src), width, makeContext(opts));
+}
+
+/** Top-level tokens as lines, one blank line between blocks. */
+export function renderBlocks(tokens: readonly Token[], width: number, ctx: MarkdownContext): string[] {
+  const out: string[] = [];
+  for (const t of tokens) {
+    const ls = renderBlock(t, width, ctx);
+    if (!ls.length) continue;
+    if (out.length) out.push('');
+    for (const l of ls) out.push(l);
+  }
+  return out;
+}
+
+const ENTITY: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', '#39': "'" };
+
+/** Text from the model: entities decoded, control characters and escapes removed. */
+function clean(s: string): string {
+  const decoded = s.includes('&')
+    ? s.replace(/&(#x[0-9a-f]{1,6}|#[0-9]{1,7}|[a-z]+[0-9]*);/gi, (m, e: string) => {
+      const lower = e.toLowerCase();
+      if (ENTITY[lower]) return ENTITY[lower]!;
+      if (lower.startsWith('#')) {
+        const cp = lower.startsWith('#x') ? parseInt(lower.slice(2), 16) : parseInt(lower.slice(1), 10);
+        if (cp > 0x1f && cp <= 0x10ffff && !(cp >= 0x7f && cp < 0xa0) && !(cp >= 0xd800 && cp <= 0xdfff)) return String.fromCodePoint(cp);
+      }
+      return m;
+    })
+    : s;
+  return sanitize(decoded);
+}
+
+// ---- inline ------------------------------------------------------------------------------------
+
+function inline(tokens: readonly Token[] | undefined, st: Style, ctx: MarkdownContext, out: Span[] = []): Span[] {
+  for (const t of tokens ?? []) {
+    switch (t.type) {
+      case 'text': {
+        const tt = t as Tokens.Text;
+        if (tt.tokens && tt.tokens.length) inline(tt.tokens, st, ctx, out);
+        else out.push({ text: clean(tt.text), style: st });
+        break;
+      }
+      case 'escape': out.push({ text: clean((t as Tokens.Escape).text), style: st }); break;
+      case 'strong': inline((t as Tokens.Strong).tokens, mergeStyles(st, ctx.theme.strong), ctx, out); break;
+      case 'em': inline((t as Tokens.Em).tokens, mergeStyles(st, ctx.theme.em), ctx, out); break;
+      case 'del': inline((t as Tokens.Del).tokens, mergeStyles(st, ctx.theme.del), ctx, out); break;
+      case 'codespan': out.push({ text: clean((t as Tokens.Codespan).text), style: mergeStyles(st, ctx.theme.codespan) }); break;
+      case 'br': out.push({ text: '\n', style: st }); break;
+      case 'link': case 'image': {
+        const l = t as Tokens.Link | Tokens.Image;
+        const href = clean(l.href ?? '');
+        const linkStyle = mergeStyles(st, ctx.theme.link);
+        const clickable = ctx.hyperlinks && safeLinkUrl(href);
+        const start = out.length;
+        if (t.type === 'image') out.push({ text: `[image: ${clean(l.text) || 'untitled'}]`, style: linkStyle });
+        else inline(l.tokens, linkStyle, ctx, out);
+        if (clickable) for (let i = start; i < out.length; i++) out[i] = { text: out[i]!.text, style: withLink(out[i]!.style, href) };
+        else {
+          const shown = spansText(out.slice(start)).trim();
+          const bare = href.replace(/^mailto:/i, '');
+          if (href && shown !== href && shown !== bare && `http://${shown}` !== href && `https://${shown}` !== href) {
+            out.push({ text: ` (${href})`, style: mergeStyles(st, ctx.theme.linkUrl) });
+          }
+        }
+        break;
+      }
+      case 'html': {
+        const h = (t as Tokens.HTML).text;
+        if (/^<br\s*\/?>$/i.test(h.trim())) out.push({ text: '\n', style: st });
+        else out.push({ text: clean(h), style: st });
+        break;
+      }
+      case 'checkbox': break;
+      default: {
+        const g = t as Tokens.Generic;
+        if (g.tokens) inline(g.tokens, st, ctx, out);
+        else if (typeof g.text === 'string') out.push({ text: clean(g.text), style: st });
+        else out.push({ text: clean(g.raw), style: st });
+      }
+    }
+  }
+  return out;
+}
+
+// ---- blocks ------------------------------------------------------------------------------------
+
+function renderBlock(t: Token, width: number, ctx: MarkdownContext): string[] {
+  width = Math.max(1, width);
+  switch (t.type) {
+    case 'space': case 'def': return [];
+    case 'paragraph': case 'text': {
+      const p = t as Tokens.Paragraph;
+      return wrapSpans(inline(p.tokens ?? [{ type: 'text', raw: p.text, text: p.text } as Token], DEFAULT_STYLE, ctx), width);
+    }
+    case 'heading': {
+      const h = t as Tokens.Heading;
+      return wrapSpans(inline(h.tokens, ctx.theme.heading, ctx), width);
+    }
+    case 'hr': return [wrapSpans([{ text: (ctx.unicode ? '─' : '-').repeat(Math.min(width, 80)), style: ctx.theme.rule }], width)[0]!];
+    case 'code': return renderCode(t as Tokens.Code, width, ctx);
+    case 'blockquote': {
+      const bq = t as Tokens.Blockquote;
+      const bar = ctx.unicode ? '│ ' : '> ';
+      const inner = renderBlocks(bq.tokens, width - 2, { ...ctx, theme: { ...ctx.theme } });
+      const prefix = paint(bar, ctx.theme.rule);
+      return inner.map((l) => prefix + (l ? styleOver(l, ctx.theme.blockquote) : ''));
+    }
+    case 'list': return renderList(t as Tokens.List, width, ctx, 0);
+    case 'table': return renderTable(t as Tokens.Table, width, ctx);
+    case 'html': {
+      const h = t as Tokens.HTML;
+      return wrapSpans([{ text: clean(h.text).replace(/\n+$/, ''), style: ctx.theme.html }], width, { hard: true });
+    }
+    default: {
+      const g = t as Tokens.Generic;
+      return wrapSpans([{ text: clean(g.raw ?? '').replace(/\n+$/, ''), style: DEFAULT_STYLE }], width);
+    }
+  }
+}
+
+/** A rendered line with extra attributes (italic for quotes) on every styled run. */
+function styleOver(line: string, over: Style): string {
+  if (over === DEFAULT_STYLE) return line;
+  const open = over.sgr ? `\x1b[${over.sgr}m` : '';
+  return open + line.replace(/\x1b\[0(;[0-9;]*)?m/g, (m) => `${m}${open}`) + '\x1b[0m';
+}
+
+const MAX_HIGHLIGHT = 16_384;
+
+function renderCode(c: Tokens.Code, width: number, ctx: MarkdownContext): string[] {
+  const text = sanitize(c.text.replace(/\n$/, ''));
+  const lang = (c.lang ?? '').trim().split(/\s+/)[0]!.toLowerCase();
+  const fenced = c.codeBlockStyle !== 'indented';
+  // highlight.js takes about a millisecond a line on some grammars: very long blocks stay plain.
+  if (ctx.highlight && fenced && lang && !ctx.open && text.length <= MAX_HIGHLIGHT && canHighlight(lang)) {
+    const lines = highlightCode(text, lang, ctx.theme.codeHighlighted);
+    if (lines) return lines.flatMap((spans) => wrapSpans(spans, width, { hard: true }));
+    void loadHighlighter();
+  }
+  return text.split('\n').flatMap((l) => wrapSpans([{ text: l, style: ctx.theme.code }], width, { hard: true }));
+}
+
+function renderList(list: Tokens.List, width: number, ctx: MarkdownContext, depth: number): string[] {
+  const out: string[] = [];
+  const lead = depth === 0 ? '  ' : '';
+  let n = typeof list.start === 'number' ? list.start : 1;
+  const bullet = '-';
+  const markers = list.items.map((item) => {
+    const m = list.ordered ? `${n++}.` : bullet;
+    const task = item.task ? (item.checked ? ' [x]' : ' [ ]') : '';
+    return `${lead}${m}${task} `;
+  });
+  const mw = Math.max(...markers.map((m) => textWidth(m)));
+  list.items.forEach((item, i) => {
+    if (i > 0 && list.loose) out.push('');
+    const marker = markers[i]!;
+    const avail = Math.max(1, width - mw);
+    const body: string[] = [];
+    let prevWasText = false;
+    for (const t of item.tokens) {
+      let ls: string[];
+      if (t.type === 'list') ls = renderList(t as Tokens.List, avail, ctx, depth + 1);
+      else if (t.type === 'checkbox') continue;
+      else ls = renderBlock(t, avail, ctx);
+      if (!ls.length) continue;
+      // Blocks inside an item are separated by blank lines only in a loose list.
+      if (body.length && (list.loose || (prevWasText && t.type !== 'list' && t.type !== 'text'))) body.push('');
+      prevWasText = t.type === 'text' || t.type === 'paragraph';
+      for (const l of ls) body.push(l);
+    }
+    if (!body.length) body.push('');
+    const markerStr = wrapSpans([{ text: marker, style: ctx.theme.listMarker }], width)[0]!;
+    const pad = ' '.repeat(mw);
+    body.forEach((l, k) => out.push((k === 0 ? padEnd(markerStr, mw) : pad) + l));
+  });
+  return out;
+}
+
+// ---- tables ------------------------------------------------------------------------------------
+
+interface Glyphs { h: string; v: string; tl: string; tm: string; tr: string; ml: string; mm: string; mr: string; bl: string; bm: string; br: string }
+const UNICODE_BOX: Glyphs = { h: '─', v: '│', tl: '┌', tm: '┬', tr: '┐', ml: '├', mm: '┼', mr: '┤', bl: '└', bm: '┴', br: '┘' };
+const ASCII_BOX: Glyphs = { h: '-', v: '|', tl: '+', tm: '+', tr: '+', ml: '+', mm: '+', mr: '+', bl: '+', bm: '+', br: '+' };
+
+/**
+ * Column widths for `avail` columns of cell text: natural widths when they fit; else each column
+ * keeps at least its longest word (or 3, when even that does not fit) and the room left is shared
+ * in proportion to what each column still lacks, the last cells to the one lacking most.
+ * null when not even 3 per column fits.
+ */
+export function fitColumns(natural: number[], avail: number, longestWord: number[] = []): number[] | null {
+  const cols = natural.length;
+  const nat = natural.map((w) => Math.max(1, w));
+  const sum = nat.reduce((a, b) => a + b, 0);
+  if (sum <= avail) return nat;
+  if (cols * 3 > avail) return null;
+  let mins = nat.map((w, i) => Math.min(w, Math.max(3, longestWord[i] ?? 0)));
+  if (mins.reduce((a, b) => a + b, 0) > avail) mins = nat.map((w) => Math.min(w, 3));
+  const w = mins.slice();
+  const room = avail - w.reduce((a, b) => a + b, 0);
+  const lack = nat.map((x, i) => x - w[i]!);
+  const totalLack = lack.reduce((a, b) => a + b, 0);
+  for (let i = 0; i < cols; i++) w[i]! += Math.floor((lack[i]! * room) / totalLack);
+  let used = w.reduce((a, b) => a + b, 0);
+  while (used < avail) {
+    let k = -1;
+    for (let i = 0; i < cols; i++) if (w[i]! < nat[i]! && (k < 0 || nat[i]! - w[i]! > nat[k]! - w[k]!)) k = i;
+    if (k < 0) break;
+    w[k]!++;
+    used++;
+  }
+  return w;
+}
+
+function renderTable(t: Tokens.Table, width: number, ctx: MarkdownContext): string[] {
+  const g = ctx.unicode ? UNICODE_BOX : ASCII_BOX;
+  const cols = t.header.length;
+  const head = t.header.map((c) => inline(c.tokens, ctx.theme.tableHeader, ctx));
+  const body = t.rows.map((r) => r.map((c) => inline(c.tokens, DEFAULT_STYLE, ctx)));
+  const natural = new Array<number>(cols).fill(1);
+  const longest = new Array<number>(cols).fill(0);
+  for (const row of [head, ...body]) {
+    row.forEach((cell, i) => {
+      for (const line of spansText(cell).split('\n')) {
+        natural[i] = Math.max(natural[i]!, textWidth(line));
+        for (const word of line.split(/\s+/)) longest[i] = Math.max(longest[i]!, textWidth(word));
+      }
+    });
+  }
+  const widths = fitColumns(natural, width - (3 * cols + 1), longest);
+  if (!widths) return renderStacked(t, head, body, width, ctx);
+  const border = (s: string) => wrapSpans([{ text: s, style: ctx.theme.tableBorder }], Infinity)[0]!;
+  const rule = (l: string, m: string, r: string) => border(l + widths.map((w) => g.h.repeat(w + 2)).join(m) + r);
+  const v = border(g.v);
+  const rowLines = (cells: Span[][], header: boolean): string[] => {
+    const wrapped = cells.map((cell, i) => wrapSpans(cell, widths[i]!));
+    const h = Math.max(1, ...wrapped.map((w) => w.length));
+    const out: string[] = [];
+    for (let k = 0; k < h; k++) {
+      let line = v;
+      for (let i = 0; i < cols; i++) {
+        const text = wrapped[i]?.[k] ?? '';
+        const pad = widths[i]! - visibleWidth(text);
+        const align = header ? t.header[i]!.align ?? t.align[i] : t.align[i];
+        const left = align === 'right' ? pad : align === 'center' ? Math.floor(pad / 2) : 0;
+        line += ` ${' '.repeat(left)}${text}${' '.repeat(pad - left)} ${v}`;
+      }
+      out.push(line);
+    }
+    return out;
+  };
+  const out = [rule(g.tl, g.tm, g.tr), ...rowLines(head, true), rule(g.ml, g.mm, g.mr)];
+  for (const r of body) out.push(...rowLines(r, false));
+  out.push(rule(g.bl, g.bm, g.br));
+  return out;
+}
+
+/** A table too wide for any column layout: each row as `header: value` lines. */
+function renderStacked(t: Tokens.Table, head: Span[][], body: Span[][][], width: number, ctx: MarkdownContext): string[] {
+  const out: string[] = [];
+  body.forEach((row, r) => {
+    if (r > 0) out.push('');
+    row.forEach((cell, i) => {
+      const label = spansText(head[i] ?? []).trim() || `column ${i + 1}`;
+      out.push(...wrapSpans([{ text: `${label}: `, style: ctx.theme.tableHeader }, ...cell], width, { restPrefix: '  ' }));
+    });
+  });
+  if (!body.length) out.push(...wrapSpans(head.flatMap((c, i) => (i ? [{ text: ' | ', style: ctx.theme.tableBorder }, ...c] : c)), width));
+  void t;
+  return out;
+}
+
+/**
+ * Pay the first-use costs (marked's regular expressions, Intl.Segmenter, Unicode property
+ * patterns: tens of milliseconds on Node 20) now, e.g. right after the first frame, instead of
+ * on the first reply.
+ */
+export function warmUpMarkdown(): void {
+  renderMarkdown('# a\n\n**b** *c* `d` [e](https://f) 日本 👍🏽\n\n- g\n\n| h | i |\n|---|--:|\n| 1 | 2 |\n\n> j\n\n```\nk\n```', 40);
+}

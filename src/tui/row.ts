@@ -1,0 +1,121 @@
+// One screen row as cells, and the bytes that turn one row into another. The renderer writes only
+// these bytes, never a component's string as given, so a row can be updated from its first changed
+// cell and nothing but text, SGR styles and OSC 8 links ever reaches the terminal.
+
+import { CURSOR_MARKER, hyperlinkUrl, scanEscape } from './escapes.js';
+import { transition } from './spans.js';
+import { applySgr, DEFAULT_STYLE, type Style, withLink } from './style.js';
+import { TAB_WIDTH } from './wrap.js';
+import { graphemeWidth, isPrintableAscii, segmentGraphemes } from './width.js';
+
+export interface Row {
+  /** A grapheme per cell; '' for the second cell of a wide character. */
+  readonly cells: string[];
+  readonly styles: Style[];
+  /** Column of the cursor marker, -1 when the row has none. */
+  readonly cursor: number;
+  /** Columns up to the last cell that is not a default-styled space. */
+  readonly inkWidth: number;
+}
+
+export const EMPTY_ROW: Row = Object.freeze({ cells: [], styles: [], cursor: -1, inkWidth: 0 }) as Row;
+
+/** Cells of a rendered line, cut at `width` columns. */
+export function parseRow(line: string, width: number): Row {
+  if (line === '') return EMPTY_ROW;
+  const cells: string[] = [];
+  const styles: Style[] = [];
+  let cursor = -1;
+  let st = DEFAULT_STYLE;
+  const addText = (t: string) => {
+    if (cells.length >= width) return;
+    if (isPrintableAscii(t)) {
+      const n = Math.min(t.length, width - cells.length);
+      for (let k = 0; k < n; k++) { cells.push(t[k]!); styles.push(st); }
+      return;
+    }
+    for (const { segment: g } of segmentGraphemes(t)) {
+      if (g === '\t') {
+        const n = TAB_WIDTH - (cells.length % TAB_WIDTH);
+        for (let k = 0; k < n && cells.length < width; k++) { cells.push(' '); styles.push(st); }
+        continue;
+      }
+      const c = g.charCodeAt(0);
+      if (c < 0x20 || (c >= 0x7f && c < 0xa0)) continue;
+      const w = graphemeWidth(g);
+      if (w === 0) {
+        // A zero-width cluster on its own (a stray combining mark, say) joins nothing: drop it.
+        continue;
+      }
+      if (cells.length + w > width) {
+        if (cells.length < width) { cells.push(' '); styles.push(st); }
+        return;
+      }
+      cells.push(g); styles.push(st);
+      for (let k = 1; k < w; k++) { cells.push(''); styles.push(st); }
+      if (cells.length >= width) return;
+    }
+  };
+  let i = 0;
+  while (i < line.length) {
+    const e = line.indexOf('\x1b', i);
+    if (e < 0) { addText(line.slice(i)); break; }
+    if (e > i) addText(line.slice(i, e));
+    const sc = scanEscape(line, e);
+    if (sc.kind === 'sgr') st = applySgr(st, line.slice(e + 2, sc.end - 1));
+    else if (sc.kind === 'osc') {
+      const url = hyperlinkUrl(line, e, sc.end);
+      if (url !== null) st = withLink(st, url);
+    } else if (sc.kind === 'cursor' && cursor < 0) cursor = Math.min(cells.length, width - 1);
+    i = sc.end;
+  }
+  let ink = cells.length;
+  while (ink > 0 && cells[ink - 1] === ' ' && styles[ink - 1] === DEFAULT_STYLE) ink--;
+  return { cells, styles, cursor, inkWidth: ink };
+}
+
+/** Whether a line carries the cursor marker (cheaper than parsing it). */
+export const hasCursorMarker = (line: string): boolean => line.includes(CURSOR_MARKER);
+
+const cellAt = (r: Row, i: number) => (i < r.cells.length ? r.cells[i]! : ' ');
+const styleAt = (r: Row, i: number) => (i < r.styles.length ? r.styles[i]! : DEFAULT_STYLE);
+const same = (a: Row, b: Row, i: number) => cellAt(a, i) === cellAt(b, i) && styleAt(a, i) === styleAt(b, i);
+
+export interface RowChange {
+  /** First column to write. */
+  from: number;
+  /** Column after the last cell to write (from the new row). */
+  to: number;
+  /** Erase from `to` to the end of the line afterwards. */
+  eraseAfter: boolean;
+}
+
+/** The cells that differ between two rows, or null when they look the same. */
+export function diffRows(old: Row, neu: Row): RowChange | null {
+  const n = Math.max(old.cells.length, neu.cells.length);
+  let from = 0;
+  while (from < n && same(old, neu, from)) from++;
+  if (from === n) return null;
+  let last = n - 1;
+  while (last > from && same(old, neu, last)) last--;
+  // Never start or end inside a wide character, on either side.
+  while (from > 0 && (cellAt(neu, from) === '' || cellAt(old, from) === '')) from--;
+  while (last + 1 < n && (cellAt(neu, last + 1) === '' || cellAt(old, last + 1) === '')) last++;
+  // Past the new row's end everything is blank: erase rather than write spaces.
+  const newLen = neu.cells.length;
+  if (last >= newLen) return { from: Math.min(from, newLen), to: newLen, eraseAfter: true };
+  return { from, to: last + 1, eraseAfter: false };
+}
+
+/** Writes cells [from, to) of `row`, starting in terminal style `cur`; returns the bytes and the style left in force. */
+export function writeCells(row: Row, from: number, to: number, cur: Style): { out: string; style: Style } {
+  let out = '';
+  for (let i = from; i < to; i++) {
+    const c = row.cells[i]!;
+    if (c === '') continue;
+    const s = row.styles[i]!;
+    if (s !== cur) { out += transition(cur, s); cur = s; }
+    out += c;
+  }
+  return { out, style: cur };
+}

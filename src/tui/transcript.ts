@@ -1,0 +1,154 @@
+// The transcript: an ordered list of blocks, each rendered once per width and kept until it
+// changes, with running line offsets so any window of lines is found by binary search. Scrolling
+// through a long transcript therefore never renders anything again.
+
+/** Anything that draws itself as lines of at most `width` columns. */
+export interface Component {
+  render(width: number): string[];
+}
+
+/** A transcript block. `final` blocks no longer change (inline mode writes them into the scrollback). */
+export interface Block extends Component {
+  final?: boolean;
+}
+
+interface Entry {
+  block: Block;
+  lines: string[] | null;
+  width: number;
+}
+
+export class Transcript {
+  private entries: Entry[] = [];
+  private index = new Map<Block, number>();
+  /** starts[i] = first line of entry i; valid for i <= validTo. */
+  private starts: number[] = [0];
+  private validTo = 0;
+  private width = -1;
+  /** Bumped on every change; the renderer compares it to skip work. */
+  version = 0;
+
+  get length(): number {
+    return this.entries.length;
+  }
+
+  blockAt(i: number): Block {
+    return this.entries[i]!.block;
+  }
+
+  indexOf(block: Block): number {
+    return this.index.get(block) ?? -1;
+  }
+
+  /** Appends a block (or inserts it before block `before`). */
+  add(block: Block, before?: Block): void {
+    if (this.index.has(block)) throw new Error('block is already in the transcript');
+    const at = before === undefined ? this.entries.length : this.indexOf(before);
+    if (at < 0) throw new Error('no such block');
+    this.entries.splice(at, 0, { block, lines: null, width: -1 });
+    if (at === this.entries.length - 1) this.index.set(block, at);
+    else this.reindex(at);
+    this.invalidateFrom(at);
+  }
+
+  remove(block: Block): void {
+    const at = this.indexOf(block);
+    if (at < 0) return;
+    this.entries.splice(at, 1);
+    this.index.delete(block);
+    this.reindex(at);
+    this.invalidateFrom(at);
+  }
+
+  clear(): void {
+    this.entries = [];
+    this.index.clear();
+    this.invalidateFrom(0);
+  }
+
+  /** The block's content changed: render it again when next needed. */
+  changed(block: Block): void {
+    const at = this.indexOf(block);
+    if (at < 0) return;
+    this.entries[at]!.lines = null;
+    this.invalidateFrom(at);
+  }
+
+  /** Everything changed (a theme or a setting that every block reads). */
+  changedAll(): void {
+    for (const e of this.entries) e.lines = null;
+    this.invalidateFrom(0);
+  }
+
+  /** Forget the rendered lines of blocks [0, n) (inline mode never draws them again). */
+  release(n: number): void {
+    for (let i = 0; i < n && i < this.entries.length; i++) this.entries[i]!.lines = null;
+  }
+
+  private reindex(from: number): void {
+    for (let i = from; i < this.entries.length; i++) this.index.set(this.entries[i]!.block, i);
+  }
+
+  private invalidateFrom(i: number): void {
+    this.validTo = Math.min(this.validTo, i);
+    this.version++;
+  }
+
+  private setWidth(width: number): void {
+    if (width === this.width) return;
+    this.width = width;
+    this.validTo = 0;
+  }
+
+  /** Lines of block i at the current width. */
+  blockLines(i: number, width: number): string[] {
+    this.setWidth(width);
+    const e = this.entries[i]!;
+    if (!e.lines || e.width !== width) {
+      e.lines = e.block.render(width);
+      e.width = width;
+    }
+    return e.lines;
+  }
+
+  private ensureStarts(upTo: number, width: number): void {
+    this.setWidth(width);
+    if (this.starts.length < this.entries.length + 1) this.starts.length = this.entries.length + 1;
+    for (let i = this.validTo; i < upTo && i < this.entries.length; i++) {
+      this.starts[i + 1] = this.starts[i]! + this.blockLines(i, width).length;
+      this.validTo = i + 1;
+    }
+  }
+
+  /** Total lines at `width`. */
+  lineCount(width: number): number {
+    this.ensureStarts(this.entries.length, width);
+    return this.starts[this.entries.length]!;
+  }
+
+  /** First line of block i. */
+  blockStart(i: number, width: number): number {
+    this.ensureStarts(i, width);
+    return this.starts[i]!;
+  }
+
+  /** Lines [from, to) of the whole transcript. */
+  lines(width: number, from: number, to: number): string[] {
+    const total = this.lineCount(width);
+    to = Math.min(to, total);
+    const out: string[] = [];
+    if (from >= to) return out;
+    // Binary search for the block holding line `from`.
+    let lo = 0, hi = this.entries.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! <= from) lo = mid; else hi = mid - 1;
+    }
+    for (let b = lo; b < this.entries.length && out.length < to - from; b++) {
+      const ls = this.blockLines(b, width);
+      const s = this.starts[b]!;
+      for (let k = Math.max(0, from - s); k < ls.length && s + k < to; k++) out.push(ls[k]!);
+    }
+    return out;
+  }
+}

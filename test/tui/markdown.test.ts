@@ -1,0 +1,212 @@
+// Markdown to styled lines, checked on a real VT parser: the cells' attributes are what a
+// terminal shows: emphasis, nesting, literal code blocks, table alignment, bold cells, box glyphs, and more.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { VirtualTerminal } from '../fixtures/virtual-terminal.js';
+import { renderMarkdown, fitColumns } from '../../src/tui/markdown.js';
+import { MarkdownStream } from '../../src/tui/markdown-stream.js';
+import { highlighterReady, loadHighlighter } from '../../src/tui/highlight.js';
+import { stripEscapes } from '../../src/tui/escapes.js';
+import { visibleWidth } from '../../src/tui/width.js';
+import { tally } from '../fixtures/tally.js';
+
+/** Lines drawn on an emulator, for reading cell attributes. */
+async function draw(lines: string[], cols = 80) {
+  const vt = new VirtualTerminal(cols, Math.max(lines.length, 1) + 1);
+  vt.write(lines.join('\r\n'));
+  await vt.flush();
+  return vt;
+}
+const plain = (ls: string[]) => ls.map(stripEscapes);
+function cellOf(vt: VirtualTerminal, text: string) {
+  const at = vt.find(text);
+  assert.ok(at, `${text} on screen`);
+  return vt.cell(at.row, at.col);
+}
+
+test('test_emphasis: bold, italic and code runs carry their style; plain text does not', async () => {
+  const vt = await draw(renderMarkdown('plain **bold** and *ital* with `code` here', 80));
+  assert.ok(cellOf(vt, 'bold').bold);
+  assert.ok(!cellOf(vt, 'bold').italic);
+  assert.ok(cellOf(vt, 'ital').italic);
+  const code = cellOf(vt, 'code');
+  assert.ok(!code.fgDefault && !code.bold, 'code is coloured');
+  assert.ok(!cellOf(vt, 'plain').bold && !cellOf(vt, 'plain').italic);
+  assert.ok(!cellOf(vt, 'here').bold);
+});
+
+test('test_nesting: bold and italic combine', async () => {
+  const vt = await draw(renderMarkdown('**bold *both* bold** ~~gone~~', 80));
+  const both = cellOf(vt, 'both');
+  assert.ok(both.bold && both.italic);
+  assert.ok(cellOf(vt, 'gone').strike);
+});
+
+test('test_code_block_literal: markdown inside code stays literal, in the code style', async () => {
+  const lines = renderMarkdown('```\na * b **not bold**\n```', 80);
+  assert.deepEqual(plain(lines), ['a * b **not bold**']);
+  const vt = await draw(lines);
+  const c = cellOf(vt, 'a * b');
+  assert.ok(!c.bold && !c.fgDefault && c.dim);
+});
+
+test('test_table_alignment: header and body lines have the same display width (ASCII)', () => {
+  const lines = renderMarkdown('| Fruit | Colour | n |\n|:--|:-:|--:|\n| Apple | Red | 1 |\n| Banana | Yellow | 22 |', 80, { unicode: false });
+  const widths = lines.map(visibleWidth);
+  assert.ok(widths.every((w) => w === widths[0]), JSON.stringify(plain(lines)));
+  const p = plain(lines);
+  assert.equal(p[3], '| Apple  |  Red   |  1 |');
+  assert.equal(p[4], '| Banana | Yellow | 22 |');
+});
+
+test('test_table_bold_cell: **Red** stays bold inside a cell; header cells are bold', async () => {
+  const vt = await draw(renderMarkdown('| Name | Colour |\n|---|---|\n| Apple | **Red** |', 80));
+  assert.ok(cellOf(vt, 'Red').bold);
+  assert.ok(cellOf(vt, 'Name').bold);
+  assert.ok(!cellOf(vt, 'Apple').bold);
+});
+
+test('test_table_glyphs: ASCII uses | and no │; Unicode has │ ┌ ┘', () => {
+  const md = '| a | b |\n|---|---|\n| 1 | 2 |';
+  const ascii = plain(renderMarkdown(md, 80, { unicode: false })).join('\n');
+  assert.ok(ascii.includes('|') && !ascii.includes('│') && ascii.includes('+'));
+  const uni = plain(renderMarkdown(md, 80, { unicode: true })).join('\n');
+  assert.ok(uni.includes('│') && uni.includes('┌') && uni.includes('┘'));
+});
+
+test('tables are fitted to the width with word-wrapped cells', () => {
+  const md = '| Name | Description |\n|---|---|\n| widget | a rather long description that cannot fit on one line of a narrow terminal |';
+  const lines = renderMarkdown(md, 40);
+  for (const l of lines) assert.equal(visibleWidth(l), 40, JSON.stringify(stripEscapes(l)));
+  const text = plain(lines).join(' ').replace(/[│┌┐└┘├┤┬┴┼─]/g, ' ').replace(/\s+/g, ' ');
+  assert.ok(text.includes('a rather long description that cannot fit on one line of a narrow terminal'), 'nothing cut');
+  assert.deepEqual(fitColumns([10, 50], 30), [6, 24]);
+  assert.deepEqual(fitColumns([2, 2, 2], 30), [2, 2, 2]);
+  assert.equal(fitColumns([10, 10, 10], 8), null);
+});
+
+test('a table too wide for any layout is shown row by row, nothing dropped', () => {
+  const md = `| ${Array.from({ length: 8 }, (_, i) => `h${i}`).join(' | ')} |\n|${'---|'.repeat(8)}\n| ${Array.from({ length: 8 }, (_, i) => `v${i}`).join(' | ')} |`;
+  const p = plain(renderMarkdown(md, 20));
+  for (let i = 0; i < 8; i++) assert.ok(p.includes(`h${i}: v${i}`), p.join('\n'));
+});
+
+test('headings are bold and separated by a blank line; lists use "  - " and nest', async () => {
+  const md = '## Fruit\nSome **text**.\n\n- apple\n- banana\n  - small\n  - large\n- cherry\n\n1. one\n2. two\n\n- [ ] todo\n- [x] done';
+  const lines = renderMarkdown(md, 80);
+  assert.deepEqual(plain(lines), ['Fruit', '', 'Some text.', '', '  - apple', '  - banana', '    - small', '    - large', '  - cherry', '', '  1. one', '  2. two', '', '  - [ ] todo', '  - [x] done']);
+  const vt = await draw(lines);
+  assert.ok(cellOf(vt, 'Fruit').bold);
+});
+
+test('a wrapped list item continues under its text', () => {
+  const p = plain(renderMarkdown('- one two three four five six', 16));
+  assert.deepEqual(p, ['  - one two', '    three four', '    five six']);
+});
+
+test('block quotes, rules, line breaks, entities', () => {
+  const p = plain(renderMarkdown('> quoted text\n\n---\n\na<br>b &amp; &lt;c&gt; &#x1F600;', 30));
+  assert.deepEqual(p, ['│ quoted text', '', '─'.repeat(30), '', 'a', 'b & <c> 😀']);
+  assert.deepEqual(plain(renderMarkdown('> q', 30, { unicode: false })), ['> q']);
+});
+
+test('links: OSC 8 when the terminal has it, else the URL after the text when it differs', () => {
+  const md = 'see [the docs](https://example.com/docs) or <https://example.com> or [bad](javascript:alert(1))';
+  const text = renderMarkdown(md, 200).join('');
+  assert.equal(stripEscapes(text), 'see the docs (https://example.com/docs) or https://example.com or bad (javascript:alert(1))');
+  const linked = renderMarkdown(md, 200, { hyperlinks: true }).join('');
+  assert.ok(linked.includes('\x1b]8;;https://example.com/docs\x1b\\'));
+  assert.equal(stripEscapes(linked), 'see the docs or https://example.com or bad (javascript:alert(1))');
+  assert.ok(!linked.includes('\x1b]8;;javascript'), 'only safe URLs are clickable');
+});
+
+test('text from the model cannot smuggle control sequences through markdown', () => {
+  const hostile = 'a \x1b[2J b \x1b]0;t\x07 c\n\n```\n\x1b[31mx\x1b[0m\x07\n```\n\n| \x1b[H | b |\n|-|-|\n| 1 | 2 |';
+  const out = renderMarkdown(hostile, 60).join('\n');
+  const stripped = out.replace(/\x1b\[[0-9;]*m/g, '');
+  assert.ok(!/[\x00-\x08\x0b-\x1f\x7f]/.test(stripped.replace(/\n/g, '')), JSON.stringify(stripped));
+  tally('bad_inputs', 1);
+});
+
+test('fenced code is highlighted once highlight.js has loaded; an open (streaming) block is drawn plain', async () => {
+  await loadHighlighter();
+  assert.ok(highlighterReady());
+  const lines = renderMarkdown('```js\nconst x = "s"; // note\n```', 80);
+  assert.equal(stripEscapes(lines[0]!), 'const x = "s"; // note');
+  const vt = await draw(lines);
+  const kw = cellOf(vt, 'const');
+  const str = cellOf(vt, '"s"');
+  assert.ok(!kw.fgDefault && !str.fgDefault && kw.fg !== str.fg, 'keyword and string in different colours');
+  assert.ok(!kw.dim);
+  const unknown = renderMarkdown('```nosuchlang\nplain\n```', 80);
+  assert.equal(stripEscapes(unknown[0]!), 'plain');
+  const s = new MarkdownStream();
+  s.append('```js\nconst x = 1;\n');
+  const open = await draw(s.render(80));
+  assert.ok(cellOf(open, 'const').dim, 'the open block is plain code');
+  s.append('```\n\nafter');
+  const closed = await draw(s.render(80));
+  assert.ok(!cellOf(closed, 'const').dim, 'highlighted once closed');
+});
+
+/** A long answer of mixed blocks, like a model's. */
+function answer(bytes: number): string {
+  const parts: string[] = [];
+  let n = 0;
+  for (let i = 0; n < bytes; i++) {
+    const k = i % 6;
+    const p = k === 0 ? `## Section ${i}\n\nThis paragraph explains **point ${i}** with *emphasis*, \`code\` and a [link](https://example.com/${i}). `.repeat(2)
+      : k === 1 ? `- item one of ${i}\n- item two with **bold**\n  - nested ${i}\n- item three`
+        : k === 2 ? '```ts\n' + `function f${i}(x: number): number {\n  return x * ${i};\n}\n` + '```'
+          : k === 3 ? `| Key | Value |\n|---|--:|\n| a${i} | ${i} |\n| b${i} | ${i * 2} |`
+            : k === 4 ? `> A quote about ${i}, long enough to wrap around on a narrow screen at least once or twice.`
+              : `Plain text ${i}: ${'lorem ipsum dolor sit amet '.repeat(4)}`;
+    parts.push(p);
+    n += p.length + 2;
+  }
+  return parts.join('\n\n');
+}
+
+test('streaming: the result equals rendering the whole text; the finished prefix is never lexed again', () => {
+  const text = answer(28_000);
+  assert.ok(text.length >= 28_000);
+  const s = new MarkdownStream();
+  let maxLex = 0;
+  for (let i = 0; i < text.length; i += 40) {
+    const before = s.stats.lexedChars;
+    s.append(text.slice(i, i + 40));
+    s.render(100);
+    maxLex = Math.max(maxLex, s.stats.lexedChars - before);
+  }
+  assert.deepEqual(s.render(100), renderMarkdown(text, 100), 'streamed = whole');
+  s.finish();
+  assert.deepEqual(s.render(100), renderMarkdown(text, 100));
+  assert.deepEqual(s.render(60), renderMarkdown(text, 60), 'and at another width');
+  // Naive re-lexing would read ~ n²/80 ≈ 10 M characters; the open block is all that is read.
+  assert.ok(s.stats.lexedChars < 5 * text.length, `lexed ${s.stats.lexedChars} characters for ${text.length}`);
+  assert.ok(maxLex < 1000, `one step lexed at most ${maxLex} characters`);
+  assert.ok(s.finishedBlocks > 50);
+});
+
+test('streaming: blocks stay open until they cannot change (lists, setext headings, tables)', () => {
+  const s = new MarkdownStream();
+  s.append('- a\n\n');
+  s.render(40);
+  s.append('- b');
+  assert.deepEqual(plain(s.render(40)), plain(renderMarkdown('- a\n\n- b', 40)));
+  const h = new MarkdownStream();
+  h.append('Title\n');
+  h.render(40);
+  h.append('===\n\ntext');
+  assert.deepEqual(plain(h.render(40)), ['Title', '', 'text']);
+  const t = new MarkdownStream();
+  t.append('| a |\n|---|\n| 1 |\n');
+  t.render(40);
+  t.append('| 2 |\n\nafter');
+  assert.deepEqual(t.render(40), renderMarkdown('| a |\n|---|\n| 1 |\n| 2 |\n\nafter', 40));
+  const cr = new MarkdownStream();
+  cr.append('line one\r');
+  cr.append('\nline two');
+  assert.equal(cr.text, 'line one\nline two');
+});

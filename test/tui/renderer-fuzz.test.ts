@@ -1,0 +1,150 @@
+// Random sequences of transcript, footer and size changes: after every step the screen must be
+// exactly what drawing the same state from scratch shows. Tiny terminals and resize storms too.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { VirtualTerminal } from '../fixtures/virtual-terminal.js';
+import { Renderer } from '../../src/tui/renderer.js';
+import { CURSOR_MARKER } from '../../src/tui/escapes.js';
+import type { Block } from '../../src/tui/transcript.js';
+import { wrapText } from '../../src/tui/wrap.js';
+import { paint } from '../../src/tui/style.js';
+import { tally } from '../fixtures/tally.js';
+
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => { s = (s * 1664525 + 1013904223) >>> 0; return s / 2 ** 32; };
+}
+const PIECES = ['word', 'longer words here', '日本語', '👍🏽', '\x1b[1mbold\x1b[0m', '\x1b[31mred\x1b[0m text', 'e\u0301', '\n', 'tab\there', '\x1b]8;;https://x.y\x1b\\link\x1b]8;;\x1b\\'];
+
+class Text implements Block {
+  final = false;
+  constructor(public text: string) {}
+  render(w: number) { return wrapText(this.text, w); }
+}
+
+async function freshScreen(blocks: Block[], footer: { render(w: number): string[] }, cols: number, rows: number, mode: 'fullscreen' | 'inline') {
+  const vt = new VirtualTerminal(cols, rows);
+  const r = new Renderer(vt, { mode });
+  r.setFooter([footer]);
+  await r.start();
+  for (const b of blocks) r.transcript.add(b);
+  r.renderNow();
+  await vt.flush();
+  return { screen: vt.viewport(), cursor: vt.cursor() };
+}
+
+for (const seed of [1, 3, 5]) {
+  test(`full screen, random steps (seed ${seed}): the screen is always what a fresh frame shows`, async () => {
+    const rand = rng(seed);
+    const pick = <T>(a: T[]) => a[Math.floor(rand() * a.length)]!;
+    let cols = 30 + Math.floor(rand() * 50), rows = 6 + Math.floor(rand() * 20);
+    const vt = new VirtualTerminal(cols, rows);
+    const r = new Renderer(vt, { mode: 'fullscreen' });
+    let status = 'idle', input = '';
+    const footer = { render: (w: number) => [paint(` ${status}`.padEnd(w).slice(0, w), { inverse: true }), ...wrapText(`> ${input}`, w).map((l, i, a) => (i === a.length - 1 ? l + CURSOR_MARKER : l))] };
+    r.setFooter([footer]);
+    await r.start();
+    const blocks: Text[] = [];
+    for (let step = 0; step < 60; step++) {
+      const op = rand();
+      if (op < 0.35 || blocks.length === 0) { const b = new Text(Array.from({ length: 1 + Math.floor(rand() * 6) }, () => pick(PIECES)).join(' ')); blocks.push(b); r.transcript.add(b); }
+      else if (op < 0.7) { const b = blocks[blocks.length - 1 - Math.floor(rand() * Math.min(3, blocks.length))]!; b.text += pick(PIECES); r.transcript.changed(b); }
+      else if (op < 0.8) status = pick(['idle', 'thinking', '42 tok/s', 'tools 1/3', '日本 working']);
+      else if (op < 0.9) input = rand() < 0.3 ? '' : input + pick(PIECES).replace(/\x1b\[[0-9;]*m|\x1b\]8;;[^\x1b]*\x1b\\|\n/g, '');
+      else { cols = 20 + Math.floor(rand() * 70); rows = 4 + Math.floor(rand() * 24); vt.resize(cols, rows); }
+      r.renderNow();
+      await vt.flush();
+      const want = await freshScreen(blocks, footer, cols, rows, 'fullscreen');
+      assert.deepEqual(vt.viewport(), want.screen, `step ${step}`);
+      assert.deepEqual(vt.cursor(), want.cursor, `cursor at step ${step}`);
+    }
+    tally('fuzz', 60);
+    r.stop();
+  });
+}
+
+for (const seed of [11, 13]) {
+  test(`inline, random steps (seed ${seed}): the screen is what a fresh frame shows; nothing doubled in the scrollback`, async () => {
+    const rand = rng(seed);
+    const pick = <T>(a: T[]) => a[Math.floor(rand() * a.length)]!;
+    const cols = 40, rows = 12;
+    const vt = new VirtualTerminal(cols, rows);
+    const r = new Renderer(vt, { mode: 'inline' });
+    let status = 'idle';
+    const footer = { render: (w: number) => [` ${status}`.slice(0, w), `> ${CURSOR_MARKER}`] };
+    r.setFooter([footer]);
+    await r.start();
+    const blocks: Text[] = [];
+    let n = 0;
+    for (let step = 0; step < 80; step++) {
+      const op = rand();
+      const live = blocks.filter((b) => !b.final);
+      if (op < 0.3 || live.length === 0) { const b = new Text(`B${n++}: ${pick(PIECES).replace(/\n/g, '')}`); blocks.push(b); r.transcript.add(b); }
+      else if (op < 0.6) { const b = live[live.length - 1]!; b.text += ` ${pick(PIECES)}`; r.transcript.changed(b); }
+      else if (op < 0.85) { const b = live[0]!; b.final = true; r.transcript.changed(b); }
+      else status = pick(['idle', 'thinking', 'streaming a longer status']);
+      // Keep the live region shorter than the screen, where a fresh frame is the reference.
+      const liveRows = blocks.filter((b) => !b.final).reduce((a, b) => a + b.render(cols).length, 0);
+      if (liveRows > rows - 4) { for (const b of blocks) b.final = true; r.transcript.changedAll(); }
+      r.renderNow();
+      await vt.flush();
+      const total = blocks.reduce((a, b) => a + b.render(cols).length, 0) + 2;
+      if (total >= rows) {
+        const want = await freshScreen(blocks, footer, cols, rows, 'inline');
+        assert.deepEqual(vt.viewport(), want.screen, `step ${step}`);
+      }
+    }
+    const all = [...vt.scrollback(), ...vt.viewport()].join('\n');
+    for (let i = 0; i < n; i++) assert.equal(all.split(`B${i}:`).length - 1, 1, `B${i} once`);
+    tally('fuzz', 80);
+    r.stop();
+  });
+}
+
+test('tiny terminals: 1×1 to 10×3 in both modes draw without error and keep the cursor on screen', async () => {
+  for (const mode of ['fullscreen', 'inline'] as const) {
+    for (const [c, h] of [[1, 1], [2, 2], [5, 3], [10, 3], [19, 7]] as const) {
+      const vt = new VirtualTerminal(c, h);
+      const r = new Renderer(vt, { mode });
+      r.setFooter([{ render: (w: number) => [' status bar'.slice(0, w), `> 日本${CURSOR_MARKER}`] }]);
+      await r.start();
+      r.transcript.add(Object.assign(new Text('some 日本語 text 👍🏽 that wraps'), { final: true }));
+      r.transcript.add(new Text('live'));
+      r.renderNow();
+      await vt.flush();
+      const cur = vt.cursor();
+      // A shown cursor is on screen (on a 1-row screen the footer, and the cursor with it, has no room).
+      if (!vt.cursorHidden) assert.ok(cur.row < h && cur.col < c, `${mode} ${c}×${h}: cursor ${JSON.stringify(cur)}`);
+      else assert.equal(h, 1);
+      r.stop();
+    }
+  }
+  tally('bad_inputs', 10);
+});
+
+test('a resize storm in inline mode while streaming: nothing doubled, the footer at the bottom', async () => {
+  const vt = new VirtualTerminal(60, 14);
+  const r = new Renderer(vt, { mode: 'inline' });
+  r.setFooter([{ render: (w: number) => [' status'.slice(0, w), `> ${CURSOR_MARKER}`] }]);
+  await r.start();
+  const reply = new Text('');
+  r.transcript.add(reply);
+  for (let i = 0; i < 80; i++) {
+    reply.text += `S${String(i).padStart(3, '0')} x\n`;
+    r.transcript.changed(reply);
+    r.renderNow();
+    if (i % 10 === 5) {
+      await vt.flush();
+      for (const [c, h] of [[50, 14], [45, 12], [55, 16], [40, 14]] as const) vt.resize(c, h);
+    }
+    if (i % 10 === 9) await new Promise((res) => setTimeout(res, 30));
+  }
+  await new Promise((res) => setTimeout(res, 50));
+  await vt.flush();
+  const all = vt.logicalLines().join('\n');
+  for (let i = 0; i < 80; i++) assert.equal(all.split(`S${String(i).padStart(3, '0')} `).length - 1, 1, `S${i} once`);
+  assert.equal(vt.viewport()[13], '>');
+  tally('faults', 8);
+  r.stop();
+});

@@ -1,0 +1,468 @@
+// The renderer on a real VT parser (@xterm/headless): what a terminal shows after the bytes it
+// writes, in full-screen and inline mode, and how few bytes it takes.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { VirtualTerminal } from '../fixtures/virtual-terminal.js';
+import { type Clock, Renderer } from '../../src/tui/renderer.js';
+import { CURSOR_MARKER } from '../../src/tui/escapes.js';
+import type { Block } from '../../src/tui/transcript.js';
+import { wrapText } from '../../src/tui/wrap.js';
+import { paint } from '../../src/tui/style.js';
+
+class Text implements Block {
+  final = false;
+  constructor(public text: string) {}
+  render(w: number) { return wrapText(this.text, w); }
+}
+const done = (t: string) => Object.assign(new Text(t), { final: true });
+
+class Footer {
+  status = 'idle';
+  input = '';
+  render(w: number) {
+    return [paint(` clm [mock] ${this.status}`.padEnd(w).slice(0, w), { bg: 'blue', fg: 'black' }), `> ${this.input}${CURSOR_MARKER}`];
+  }
+}
+
+async function setup(mode: 'fullscreen' | 'inline', cols = 60, rows = 12, opts: { answerQueries?: boolean; prefill?: string } = {}) {
+  const vt = new VirtualTerminal(cols, rows, { answerQueries: opts.answerQueries });
+  if (opts.prefill) vt.write(opts.prefill);
+  await vt.flush();
+  vt.takeWritten();
+  const r = new Renderer(vt, { mode });
+  const footer = new Footer();
+  r.setFooter([footer]);
+  await r.start();
+  await vt.flush();
+  return { vt, r, footer };
+}
+
+/** What a renderer drawing the same blocks from scratch shows (following the bottom). */
+async function fresh(mode: 'fullscreen' | 'inline', blocks: Block[], footer: Footer, cols: number, rows: number): Promise<string[]> {
+  const vt = new VirtualTerminal(cols, rows);
+  const r = new Renderer(vt, { mode });
+  r.setFooter([footer]);
+  await r.start();
+  for (const b of blocks) r.transcript.add(b);
+  r.renderNow();
+  await vt.flush();
+  return vt.viewport();
+}
+
+const CLEARS = /\x1b\[[23]J/;
+
+// ---- full screen -------------------------------------------------------------------------------
+
+test('full screen: alternate screen, paste and wheel on; the first frame; everything off again at stop', async () => {
+  const { vt, r } = await setup('fullscreen', 40, 8);
+  assert.ok(vt.altScreen);
+  assert.ok(vt.bracketedPaste);
+  assert.notEqual(vt.mouseTracking, 'none');
+  assert.ok(vt.raw);
+  r.transcript.add(done('first line'));
+  r.transcript.add(done('second line'));
+  r.renderNow();
+  await vt.flush();
+  const v = vt.viewport();
+  assert.deepEqual(v.slice(0, 2), ['first line', 'second line']);
+  assert.equal(v[6]!.trim(), 'clm [mock] idle');
+  assert.equal(v[7], '>');
+  assert.deepEqual(vt.cursor(), { row: 7, col: 2 }, 'the hardware cursor sits at the input (IME)');
+  r.stop();
+  await vt.flush();
+  assert.ok(!vt.altScreen);
+  assert.ok(!vt.bracketedPaste);
+  assert.equal(vt.mouseTracking, 'none');
+  assert.ok(!vt.raw);
+  assert.ok(!vt.cursorHidden);
+});
+
+test('full screen: only the changed cells are written; nothing at all while idle', async () => {
+  const { vt, r, footer } = await setup('fullscreen', 60, 10);
+  for (let i = 0; i < 5; i++) r.transcript.add(done(`line ${i}`));
+  r.renderNow();
+  await vt.flush();
+  vt.takeWritten();
+  r.renderNow();
+  assert.equal(vt.takeWritten(), '', 'no change, no bytes');
+  footer.status = 'idla';
+  r.renderNow();
+  const w = vt.takeWritten();
+  assert.ok(w.length < 45, `one changed cell took ${w.length} bytes: ${JSON.stringify(w)}`);
+  assert.ok(w.startsWith('\x1b[?2026h') && w.endsWith('\x1b[?2026l'), 'inside synchronized output');
+  footer.input = 'hello';
+  r.renderNow();
+  await vt.flush();
+  assert.equal(vt.viewport()[9], '> hello');
+  assert.deepEqual(vt.cursor(), { row: 9, col: 7 });
+});
+
+test('full screen: streaming into a 2,000-line transcript scrolls the region in place, no clear, few bytes per chunk', async () => {
+  const { vt, r, footer } = await setup('fullscreen', 110, 32);
+  const blocks: Block[] = [];
+  for (let i = 0; i < 2000; i++) { const b = done(`transcript line ${i} ${'lorem ipsum '.repeat(i % 7)}`); blocks.push(b); r.transcript.add(b); }
+  const reply = new Text('');
+  blocks.push(reply);
+  r.transcript.add(reply);
+  r.renderNow();
+  await vt.flush();
+  vt.takeWritten();
+  const repaints = r.stats.fullRepaints;
+  const words = 'the quick brown fox jumps over the lazy dog and keeps running '.split(' ');
+  let chunks = 0;
+  for (let i = 0; i < 400; i++) {
+    let d = '';
+    while (d.length < 40) d += `${words[(i * 7 + d.length) % words.length]} `;
+    reply.text += d;
+    r.transcript.changed(reply);
+    chunks++;
+    if (i % 50 === 0) { footer.status = `${i} tok/s`; }
+    r.renderNow();
+  }
+  await vt.flush();
+  const bytes = vt.takeWritten();
+  assert.ok(!CLEARS.test(bytes), 'no full-screen clear while streaming');
+  assert.equal(r.stats.fullRepaints, repaints, 'no repaint from scratch');
+  assert.ok(/\x1b\[1;30r/.test(bytes) && /\x1b\[\d*S/.test(bytes), 'the transcript region is scrolled in place');
+  const perChunk = Buffer.byteLength(bytes) / chunks;
+  assert.ok(perChunk < 120, `bytes per chunk ${perChunk.toFixed(1)}`);
+  assert.deepEqual(vt.viewport(), await fresh('fullscreen', blocks, footer, 110, 32), 'the screen is what a fresh render shows');
+});
+
+test('full screen: scrolled up, the viewport holds still while text streams in; PgUp/PgDn/End', async () => {
+  const { vt, r } = await setup('fullscreen', 50, 10);
+  for (let i = 0; i < 100; i++) r.transcript.add(done(`line ${i}`));
+  const reply = new Text('');
+  r.transcript.add(reply);
+  r.renderNow();
+  r.pageUp();
+  r.renderNow();
+  await vt.flush();
+  const before = vt.viewport().slice(0, 8);
+  assert.equal(before[0], 'line 86');
+  for (let i = 0; i < 30; i++) { reply.text += `more streamed text ${i} `; r.transcript.changed(reply); r.renderNow(); }
+  await vt.flush();
+  assert.deepEqual(vt.viewport().slice(0, 8), before, 'held still');
+  r.pageUp();
+  r.renderNow();
+  await vt.flush();
+  assert.equal(vt.viewport()[0], 'line 79');
+  for (let i = 0; i < 4; i++) r.pageDown();
+  r.renderNow();
+  await vt.flush();
+  assert.ok(r.isFollowing, 'back at the bottom, following again');
+  assert.match(vt.viewport()[7]!, /streamed text 29/);
+  r.scrollToTop();
+  r.renderNow();
+  await vt.flush();
+  assert.equal(vt.viewport()[0], 'line 0');
+  r.scrollToBottom();
+  r.renderNow();
+  await vt.flush();
+  assert.match(vt.viewport()[7]!, /streamed text 29/);
+});
+
+test('full screen: PgUp through a 10,000-line transcript shows the right lines at every step', async () => {
+  const { vt, r } = await setup('fullscreen', 80, 24);
+  for (let i = 0; i < 10_000; i++) r.transcript.add(done(`row ${i}`));
+  r.renderNow();
+  let top = 10_000 - 22;
+  for (let step = 0; step < 30; step++) {
+    r.pageUp();
+    r.renderNow();
+    top -= 21;
+  }
+  await vt.flush();
+  assert.equal(vt.viewport()[0], `row ${top}`);
+  assert.equal(vt.viewport()[21], `row ${top + 21}`);
+});
+
+test('full screen: resize repaints at the new size; Ctrl-L redraw repaints', async () => {
+  const { vt, r, footer } = await setup('fullscreen', 60, 12);
+  const blocks = Array.from({ length: 30 }, (_, i) => done(`entry ${i}: ${'word '.repeat(i % 12)}`));
+  for (const b of blocks) r.transcript.add(b);
+  r.renderNow();
+  vt.resize(30, 8);
+  r.renderNow();
+  await vt.flush();
+  assert.deepEqual(vt.viewport(), await fresh('fullscreen', blocks, footer, 30, 8));
+  vt.resize(90, 20);
+  r.renderNow();
+  await vt.flush();
+  assert.deepEqual(vt.viewport(), await fresh('fullscreen', blocks, footer, 90, 20));
+  vt.write('\x1b[5;5Hgarbage');
+  r.redraw();
+  r.renderNow();
+  await vt.flush();
+  assert.deepEqual(vt.viewport(), await fresh('fullscreen', blocks, footer, 90, 20));
+});
+
+test('full screen: wide characters and styles change in the middle of rows without leftovers', async () => {
+  const { vt, r, footer } = await setup('fullscreen', 30, 6);
+  const b = new Text('日本語 abc');
+  r.transcript.add(b);
+  r.renderNow();
+  for (const t of ['日本 abc', '日x本語 abc', '\x1b[1m日本\x1b[0m語 abc', 'ab日本語', '👍🏽 ok', '']) {
+    b.text = t;
+    r.transcript.changed(b);
+    r.renderNow();
+    await vt.flush();
+    assert.deepEqual(vt.viewport(), await fresh('fullscreen', [b], footer, 30, 6), JSON.stringify(t));
+  }
+});
+
+test('full screen: control sequences inside component lines never reach the terminal', async () => {
+  const { vt, r } = await setup('fullscreen', 40, 6);
+  r.transcript.add({ render: () => ['a\x1b[2Jb\x1b]0;pwned\x07c\x1b[?1049ld\x07e'] });
+  r.renderNow();
+  await vt.flush();
+  const w = vt.takeWritten();
+  assert.ok(!CLEARS.test(w) && !w.includes(']0;') && !w.includes('?1049l') && !w.includes('\x07'), JSON.stringify(w));
+  assert.equal(vt.viewport()[0], 'abcde');
+});
+
+test('frames for streamed content are coalesced; a keystroke is drawn at once', async () => {
+  let now = 0;
+  const pending: { at: number; fn: () => void }[] = [];
+  const clock: Clock = {
+    now: () => now,
+    setTimeout: (fn, ms) => { const t = { at: now + ms, fn }; pending.push(t); return t; },
+    clearTimeout: (h) => { const i = pending.indexOf(h as never); if (i >= 0) pending.splice(i, 1); },
+  };
+  const advance = (ms: number) => {
+    const end = now + ms;
+    for (;;) {
+      pending.sort((a, b) => a.at - b.at);
+      const t = pending[0];
+      if (!t || t.at > end) break;
+      pending.shift();
+      now = t.at;
+      t.fn();
+    }
+    now = end;
+  };
+  const vt = new VirtualTerminal(40, 8);
+  const r = new Renderer(vt, { mode: 'fullscreen', clock, frameMs: 50 });
+  const footer = new Footer();
+  r.setFooter([footer]);
+  await r.start();
+  const reply = new Text('');
+  r.transcript.add(reply);
+  const frames0 = r.stats.frames;
+  for (let i = 0; i < 50; i++) { reply.text += 'word '; r.transcript.changed(reply); r.requestRender(); advance(4); }
+  const streamed = r.stats.frames - frames0;
+  assert.ok(streamed >= 3 && streamed <= 6, `${streamed} frames for 200 ms of streaming`);
+  footer.input = 'x';
+  r.requestRender(true);
+  advance(0);
+  assert.equal(r.stats.frames - frames0, streamed + 1, 'the keystroke frame did not wait');
+  r.stop();
+});
+
+// ---- inline ------------------------------------------------------------------------------------
+
+test('inline: normal screen, no mouse; finished blocks go into the scrollback once; footer at the bottom', async () => {
+  const { vt, r } = await setup('inline', 50, 10);
+  assert.ok(!vt.altScreen);
+  assert.equal(vt.mouseTracking, 'none');
+  assert.ok(vt.bracketedPaste);
+  for (let i = 0; i < 40; i++) { r.transcript.add(done(`block ${i}`)); if (i % 3 === 0) r.renderNow(); }
+  r.renderNow();
+  await vt.flush();
+  const all = [...vt.scrollback(), ...vt.viewport()];
+  for (let i = 0; i < 40; i++) assert.equal(all.filter((l) => l === `block ${i}`).length, 1, `block ${i} once`);
+  const v = vt.viewport();
+  assert.equal(v[8]!.trim(), 'clm [mock] idle');
+  assert.equal(v[9], '>');
+  assert.ok(!/\x1b\[\?1049h|\x1b\[\?100[0236]h/.test(vt.written));
+});
+
+test('inline: starts below what is already on the screen and leaves it alone', async () => {
+  const { vt, r } = await setup('inline', 40, 10, { prefill: '$ ls\r\nfile1 file2\r\n$ clm' });
+  r.transcript.add(done('hello'));
+  r.renderNow();
+  await vt.flush();
+  assert.deepEqual(vt.viewport().slice(0, 4), ['$ ls', 'file1 file2', '$ clm', 'hello']);
+});
+
+test('inline: a 500-line reply streams with few bytes per chunk; its first lines are in the scrollback exactly once', async () => {
+  const { vt, r, footer } = await setup('inline', 80, 24);
+  for (let i = 0; i < 50; i++) r.transcript.add(done(`earlier ${i}`));
+  const reply = new Text('');
+  r.transcript.add(reply);
+  r.renderNow();
+  await vt.flush();
+  vt.takeWritten();
+  let chunks = 0;
+  for (let i = 0; i < 500; i++) {
+    const line = `R${String(i).padStart(3, '0')} ${'streamed words '.repeat(2)}`;
+    for (let k = 0; k < line.length; k += 20) { reply.text += line.slice(k, k + 20); r.transcript.changed(reply); r.renderNow(); chunks++; }
+    reply.text += '\n';
+  }
+  await vt.flush();
+  const bytes = vt.takeWritten();
+  assert.ok(!CLEARS.test(bytes), 'no clear while streaming');
+  assert.ok(Buffer.byteLength(bytes) / chunks < 60, `bytes per chunk ${(Buffer.byteLength(bytes) / chunks).toFixed(1)}`);
+  const all = [...vt.scrollback(), ...vt.viewport()].join('\n');
+  for (let i = 0; i < 500; i++) {
+    const tag = `R${String(i).padStart(3, '0')} `;
+    assert.equal(all.split(tag).length - 1, 1, `${tag} exactly once`);
+  }
+  const v = vt.viewport();
+  assert.equal(v[22]!.trim(), 'clm [mock] idle');
+  assert.equal(v[23], '>');
+  reply.final = true;
+  r.transcript.changed(reply);
+  footer.status = 'done';
+  r.renderNow();
+  r.stop();
+  await vt.flush();
+  const after = [...vt.scrollback(), ...vt.viewport()].join('\n');
+  for (let i = 0; i < 500; i += 50) assert.equal(after.split(`R${String(i).padStart(3, '0')} `).length - 1, 1);
+  assert.ok(!after.includes('clm [mock]'), 'the footer is gone at stop');
+});
+
+test('inline: resizing while a long reply streams tears and doubles nothing', async () => {
+  const { vt, r } = await setup('inline', 60, 16);
+  const reply = new Text('');
+  r.transcript.add(reply);
+  const push = (from: number, to: number) => {
+    for (let i = from; i < to; i++) { reply.text += `L${String(i).padStart(3, '0')} some text\n`; r.transcript.changed(reply); r.renderNow(); }
+  };
+  push(0, 60);
+  await vt.flush(); // the terminal has drawn what was written before it is resized
+  vt.resize(40, 16);
+  await new Promise((res) => setTimeout(res, 50));
+  await vt.flush();
+  push(60, 120);
+  await vt.flush();
+  vt.resize(70, 12);
+  await new Promise((res) => setTimeout(res, 50));
+  await vt.flush();
+  push(120, 150);
+  await vt.flush();
+  const all = vt.logicalLines().join('\n');
+  for (let i = 0; i < 150; i++) {
+    const tag = `L${String(i).padStart(3, '0')} `;
+    assert.equal(all.split(tag).length - 1, 1, `${tag} exactly once:\n${all}`);
+  }
+  assert.equal(vt.viewport()[11], '>');
+  r.stop();
+});
+
+test('inline: the footer follows the content while the screen is not yet full; stop leaves the cursor below the transcript', async () => {
+  const { vt, r, footer } = await setup('inline', 40, 12);
+  const reply = new Text('partial');
+  r.transcript.add(done('you> hi'));
+  r.transcript.add(reply);
+  r.renderNow();
+  await vt.flush();
+  assert.deepEqual(vt.viewport().slice(0, 4).map((l) => l.trim()), ['you> hi', 'partial', 'clm [mock] idle', '>']);
+  reply.text = 'partial answer\nsecond line';
+  r.transcript.changed(reply);
+  footer.input = 'next';
+  r.renderNow();
+  await vt.flush();
+  assert.deepEqual(vt.viewport().slice(0, 5).map((l) => l.trim()), ['you> hi', 'partial answer', 'second line', 'clm [mock] idle', '> next']);
+  r.stop();
+  await vt.flush();
+  assert.deepEqual(vt.viewport().slice(0, 4), ['you> hi', 'partial answer', 'second line', '']);
+  assert.deepEqual(vt.cursor(), { row: 3, col: 0 });
+  vt.write('session: abc');
+  await vt.flush();
+  assert.equal(vt.viewport()[3], 'session: abc');
+});
+
+test('inline: a terminal that does not answer the cursor query still gets a working screen', async () => {
+  const { vt, r } = await setup('inline', 40, 8, { answerQueries: false });
+  for (let i = 0; i < 20; i++) r.transcript.add(done(`b${i}`));
+  r.renderNow();
+  await vt.flush();
+  const all = [...vt.scrollback(), ...vt.viewport()];
+  for (let i = 0; i < 20; i++) assert.equal(all.filter((l) => l === `b${i}`).length, 1);
+  assert.equal(vt.viewport()[7], '>');
+  r.stop();
+});
+
+test('inline: after the transcript is cleared (/clear), new blocks are written below the old ones', async () => {
+  const { vt, r } = await setup('inline', 40, 10);
+  const old = done('old block');
+  r.transcript.add(old);
+  r.renderNow();
+  assert.ok(r.isCommitted(old));
+  r.transcript.clear();
+  r.transcript.add(done('[new session]'));
+  r.transcript.add(done('fresh block'));
+  r.renderNow();
+  await vt.flush();
+  assert.deepEqual(vt.viewport().slice(0, 3), ['old block', '[new session]', 'fresh block']);
+});
+
+test('inline: resume after a suspend starts the live region below what the shell printed', async () => {
+  const { vt, r } = await setup('inline', 40, 10);
+  r.transcript.add(done('before'));
+  r.renderNow();
+  await vt.flush();
+  // The shell took over: it printed below the footer.
+  vt.write('\x1b[5;1H[1]+  Stopped\r\n$ fg\r\n');
+  await vt.flush();
+  await r.resume();
+  await vt.flush();
+  const v = vt.viewport();
+  assert.equal(v[0], 'before');
+  assert.equal(v[4], '[1]+  Stopped');
+  assert.equal(v[5], '$ fg');
+  assert.equal(v[6]!.trim(), 'clm [mock] idle');
+  assert.equal(v[7], '>');
+  r.stop();
+});
+
+test('full screen: a redraw after the region has been scrolled (margins set) repaints right', async () => {
+  const { vt, r, footer } = await setup('fullscreen', 40, 8);
+  const blocks: Block[] = [];
+  for (let i = 0; i < 20; i++) { const b = done(`row ${i}`); blocks.push(b); r.transcript.add(b); r.renderNow(); }
+  assert.ok(r.stats.scrolls > 0);
+  r.redraw();
+  r.renderNow();
+  await vt.flush();
+  assert.deepEqual(vt.viewport(), await fresh('fullscreen', blocks, footer, 40, 8));
+});
+
+test('full screen: a resize storm is drawn once, after it settles', async () => {
+  let now = 0;
+  const pending: { at: number; fn: () => void }[] = [];
+  const clock: Clock = {
+    now: () => now,
+    setTimeout: (fn, ms) => { const t = { at: now + ms, fn }; pending.push(t); return t; },
+    clearTimeout: (h) => { const i = pending.indexOf(h as never); if (i >= 0) pending.splice(i, 1); },
+  };
+  const advance = (ms: number) => {
+    const end = now + ms;
+    for (;;) {
+      pending.sort((a, b) => a.at - b.at);
+      const t = pending[0];
+      if (!t || t.at > end) break;
+      pending.shift();
+      now = t.at;
+      t.fn();
+    }
+    now = end;
+  };
+  const vt = new VirtualTerminal(60, 20);
+  const r = new Renderer(vt, { mode: 'fullscreen', clock });
+  const footer = new Footer();
+  r.setFooter([footer]);
+  await r.start();
+  const blocks = Array.from({ length: 50 }, (_, i) => done(`entry ${i}`));
+  for (const b of blocks) r.transcript.add(b);
+  r.renderNow();
+  const repaints = r.stats.fullRepaints;
+  for (let i = 0; i < 12; i++) { vt.resize(40 + i, 15 + (i % 4)); advance(8); }
+  assert.equal(r.stats.fullRepaints, repaints, 'nothing drawn while the size keeps changing');
+  advance(100);
+  assert.equal(r.stats.fullRepaints, repaints + 1);
+  await vt.flush();
+  assert.deepEqual(vt.viewport(), await fresh('fullscreen', blocks, footer, 51, 18));
+  r.stop();
+});
