@@ -3,7 +3,7 @@
 // only when a config.lua exists, so a run without one stays cheap.
 
 import { existsSync } from 'node:fs';
-import { configDir, loadConfig, resolveConnection, type Connection } from '../config/index.js';
+import { configDir, loadConfig, resolveConnection, type ConfigValues, type Connection } from '../config/index.js';
 import type { CliArgs } from './args.js';
 
 export { configDir };
@@ -23,6 +23,8 @@ export interface ResolvedRun extends Connection {
   mcpReadyTimeoutMs?: number;
   /** Tool rounds per turn (0 = unlimited). */
   maxIterations: number;
+  /** config.lua's connection and tool limits, for the agent. */
+  limits: Pick<ConfigValues, 'probeTimeoutMs' | 'firstByteTimeoutMs' | 'streamIdleTimeoutMs' | 'maxReplyBytes' | 'maxParallelTools'>;
   /** Non-fatal problems found while loading the configuration. */
   warnings: string[];
 }
@@ -42,6 +44,10 @@ export async function resolveRun(args: CliArgs, env: NodeJS.ProcessEnv, log?: (l
       mcpServers: cfg?.mcpServers,
       mcpReadyTimeoutMs: cfg?.mcpReadyTimeoutMs,
       maxIterations: args.maxTurns ?? cfg?.maxIterations ?? DEFAULT_MAX_ITERATIONS,
+      limits: {
+        probeTimeoutMs: cfg?.probeTimeoutMs, firstByteTimeoutMs: cfg?.firstByteTimeoutMs,
+        streamIdleTimeoutMs: cfg?.streamIdleTimeoutMs, maxReplyBytes: cfg?.maxReplyBytes, maxParallelTools: cfg?.maxParallelTools,
+      },
       warnings: cfg?.warnings ?? [],
     };
   } catch (e) {

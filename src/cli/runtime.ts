@@ -17,11 +17,12 @@ import { killToolGroupsOnExit } from './exit-hooks.js';
 import { advertised, applyPolicy, unmatchedPatterns, type ToolPolicy } from './tool-policy.js';
 import { resolveRun, type ResolvedRun } from './resolve.js';
 import type { RuntimeEvent } from './runtime-events.js';
-import { SessionLog, type ResumedSession } from './session-log.js';
+import { SessionLog, type ResumedSession, type SessionOutcome } from './session-log.js';
 import { startToolSources, type ToolSources } from './tool-sources.js';
 
 export type { RuntimeEvent } from './runtime-events.js';
-export type { ResumedSession } from './session-log.js';
+export type { ResumedSession, SessionOutcome } from './session-log.js';
+export { sessionLine } from './session-log.js';
 
 /** Everything a run reports: the current agent's events and the runtime's own. */
 export type RunEvent = AgentEvent | RuntimeEvent;
@@ -53,8 +54,8 @@ export interface Runtime {
   rotateSession(): Session | null;
   /** Replace the agent by one for the profile `name` (empty history; the session goes on), with its own plugins and MCP servers; resolves when its start-up is over. */
   switchAgent(name: string): Promise<void>;
-  /** Close everything; whether the session file was kept (print "session: <id> …" then). */
-  close(): Promise<{ sessionKept: boolean }>;
+  /** Close everything; whether the session file was kept and what it lacks (sessionLine says it). */
+  close(): Promise<SessionOutcome>;
 }
 
 export interface RuntimeOptions {
@@ -70,6 +71,8 @@ export interface RuntimeOptions {
   resumeId?: string;
   /** The connection and settings are known (start-up goes on). */
   onResolved?(run: ResolvedRun): void;
+  /** Values to mask in everything shown (API keys, secrets.lua values), as soon as they are known, before any notice; again with more after a profile switch. */
+  onSecrets?(secrets: readonly string[]): void;
 }
 
 /** One agent with its tool sources; a switch of profile makes a new one. */
@@ -93,6 +96,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   const log = createDebugLog(env.CLM_DEBUG_LOG);
   const firstRun = await resolveRun(args, env, log ?? undefined);
   o.onResolved?.(firstRun);
+  o.onSecrets?.(firstRun.secrets);
   for (const s of firstRun.secrets) log?.addSecret(s);
   for (const w of firstRun.warnings) notice(w);
   const host = createNodeHost({ log: log ?? null });
@@ -175,6 +179,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
     switchAgent: async (name) => {
       if (gen.agent.busy) throw new CliError('busy; try again when idle', 1);
       const run = await resolveRun({ ...args, agent: name }, env, log ?? undefined);
+      o.onSecrets?.(run.secrets);
       for (const s of run.secrets) { log?.addSecret(s); sessions.addSecret(s); }
       for (const w of run.warnings) notice(w);
       await stop(gen);
@@ -190,7 +195,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
       await Promise.allSettled([gen.sources.close(), stopBackgroundJobs()]);
       gen.detach();
       host.close();
-      return { sessionKept: sessions.close() };
+      return sessions.close();
     },
   };
 }

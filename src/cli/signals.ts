@@ -12,6 +12,7 @@ export function onInterrupt(fn: (() => void) | null): void {
 
 export function installSignalHandlers(): void {
   process.on('SIGINT', () => (interrupt ? interrupt() : process.exit(130)));
-  process.on('SIGTERM', () => process.exit(143));
-  process.on('SIGHUP', () => process.exit(129));
+  // Said on stderr, so a log of the run shows why it stopped where it did.
+  process.on('SIGTERM', () => { process.stderr.write('clm: ended by SIGTERM\n'); process.exit(143); });
+  process.on('SIGHUP', () => { process.stderr.write('clm: ended by SIGHUP\n'); process.exit(129); });
 }
