@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// What it costs that tool process groups die with clm even on kill -9 (src/tools/group-reaper.ts):
+// What it costs that tool process groups die with clm even on kill -9 (src/builtin-tools/group-reaper.ts):
 // each shell_exec command starts behind a /bin/sh gate that waits until its group is registered
 // with the watchdog, then execs $SHELL. Measured on dist/ (run `npm ci` or `npm run build` first):
 //
@@ -15,13 +15,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
-const PG = join(ROOT, 'dist/tools/process-group.js');
+const PG = join(ROOT, 'dist/builtin-tools/process-group.js');
 if (!existsSync(PG)) {
   process.stderr.write(`bench: ${PG} not found; run \`npm run build\` first\n`);
   process.exit(2);
 }
 const { spawnShellGroup } = await import(PG);
-const { reaperPid } = await import(join(ROOT, 'dist/tools/group-reaper.js'));
+const { reaperPid } = await import(join(ROOT, 'dist/builtin-tools/group-reaper.js'));
 
 const CALLS = Math.max(10, Number(process.env.CLM_BENCH_CALLS) || 200);
 const ROUNDS = 10;

@@ -1,13 +1,13 @@
 // The mutants scripts/mutants.mjs tries: { id, file, from, to, what, tests }. `from` must occur
 // exactly once in `file`; `tests` are the test files that should notice the change.
 
-const ENGINE = ['test/fuzz/tool-dispatch.test.ts', 'test/fuzz/messages-sessions.test.ts', 'test/e2e/agent-openai.test.ts', 'test/e2e/agent-reentrancy.test.ts', 'test/e2e/agent-tool-batch.test.ts', 'test/unit/pure-parts.test.ts', 'test/unit/history.test.ts', 'test/unit/llm-call.test.ts'];
+const ENGINE = ['test/fuzz/tool-dispatch.test.ts', 'test/fuzz/messages-sessions.test.ts', 'test/core/agent-openai.test.ts', 'test/core/agent-reentrancy.test.ts', 'test/core/agent-tool-batch.test.ts', 'test/core/pure-parts.test.ts', 'test/core/history.test.ts', 'test/core/llm-call.test.ts'];
 const PROVIDERS = [
-  'test/providers/openai.test.ts', 'test/providers/anthropic.test.ts', 'test/providers/responses.test.ts',
-  'test/providers/pairing.test.ts', 'test/providers/dialects-e2e.test.ts', 'test/providers/dialects-bad-input-e2e.test.ts',
-  'test/providers/dialects-compaction-e2e.test.ts',
+  'test/core/providers/openai.test.ts', 'test/core/providers/anthropic.test.ts', 'test/core/providers/responses.test.ts',
+  'test/core/providers/pairing.test.ts', 'test/core/providers/dialects-e2e.test.ts', 'test/core/providers/dialects-bad-input-e2e.test.ts',
+  'test/core/providers/dialects-compaction-e2e.test.ts',
 ];
-const SSE = ['test/unit/pure-parts.test.ts', 'test/unit/llm-call.test.ts', 'test/fuzz/sse.test.ts', 'test/fuzz/stream-decoders.test.ts', ...PROVIDERS, 'test/e2e/agent-openai.test.ts'];
+const SSE = ['test/core/pure-parts.test.ts', 'test/core/llm-call.test.ts', 'test/fuzz/sse.test.ts', 'test/fuzz/stream-decoders.test.ts', ...PROVIDERS, 'test/core/agent-openai.test.ts'];
 const LUA = ['test/lua/sandbox.test.ts', 'test/lua/http.test.ts', 'test/lua/tasks.test.ts', 'test/lua/json.test.ts', 'test/lua/sandbox-corpus.test.ts', 'test/fuzz/lua-json.test.ts'];
 const REDACT = ['test/host/debug-log.test.ts', 'test/host/node-host.test.ts'];
 
@@ -65,7 +65,7 @@ export const MUTANTS = [
   m('batch-deny-always-forgotten', 'src/core/tool-batch.ts', "if (d === 'deny_always') t.remembered = 'deny';", '', 'deny_always not remembered', ENGINE),
   m('batch-no-gate', 'src/core/tool-batch.ts', "if (t.def.noPrompt || t.remembered === 'allow') { this.run(s); return; }", '{ this.run(s); return; }', 'gated tools run without asking', ENGINE),
   m('batch-no-policy-runs', 'src/core/tool-batch.ts', "if (!ask) { s.fail('denied: no permission policy'); return; }", 'if (!ask) { this.run(s); return; }', 'no permission callback: gated tools run', ENGINE),
-  m('batch-timeout-ok', 'src/core/tool-batch.ts', "this.batch.finish(this, clampOutput(text, this.outputCap), this.timedOut ? 'timedout' : 'ok');", "this.batch.finish(this, clampOutput(text, this.outputCap), 'ok');", 'output after a timeout counts as success', ['test/e2e/agent-builtins.test.ts', ...ENGINE]),
+  m('batch-timeout-ok', 'src/core/tool-batch.ts', "this.batch.finish(this, clampOutput(text, this.outputCap), this.timedOut ? 'timedout' : 'ok');", "this.batch.finish(this, clampOutput(text, this.outputCap), 'ok');", 'output after a timeout counts as success', ['test/core/agent-builtins.test.ts', ...ENGINE]),
   m('batch-cancel-no-abort', 'src/core/tool-batch.ts', "      this.finish(s, `[tool failed: ${reason}]`, 'failed');\n      s.controller.abort(new Error(reason));", "      this.finish(s, `[tool failed: ${reason}]`, 'failed');", 'cancel does not abort running tools', ENGINE),
   m('batch-async-throw-lost', 'src/core/tool-batch.ts', '(r as Promise<void>).then(undefined, (e: unknown) => s.fail(errorText(e)));', '', 'a rejected async invoke is never reported', ENGINE),
   m('batch-no-timeout', 'src/core/tool-batch.ts', 'if (s.timeoutMs > 0 && this.ctx.host.setTimer) {', 'if (false) {', 'tool timeouts never armed', ENGINE),
@@ -76,11 +76,11 @@ export const MUTANTS = [
   m('agent-notify-before-done', 'src/core/agent.ts', "    this.emit(end.status !== 0 && this.err ? { type: 'turn_done', status: end.status, error: this.err } : { type: 'turn_done', status: end.status });\n    this.afterTurn(turn.origin, end.status);", "    this.afterTurn(turn.origin, end.status);\n    this.emit(end.status !== 0 && this.err ? { type: 'turn_done', status: end.status, error: this.err } : { type: 'turn_done', status: end.status });", 'notifications start before onTurnDone', ENGINE),
   m('agent-max-iter-off-by-one', 'src/core/turn.ts', 'if (maxIterations > 0 && ++rounds >= maxIterations)', 'if (maxIterations > 0 && ++rounds > maxIterations)', 'one request more than maxIterations', ENGINE),
   m('agent-no-supersede', 'src/core/turn.ts', 'if (matchesAny(ctx.conn.cfg.volatileTools, call.name)) supersede(ctx.history, call.name);', '', 'volatile results never superseded', ENGINE),
-  m('turn-emit-goes-on', 'src/core/turn.ts', 'return (e) => { ctx.emit(e); signal.throwIfAborted(); };', 'return (e) => { ctx.emit(e); };', 'a turn cancelled from a callback goes on', [...ENGINE, 'test/e2e/agent-events.test.ts']),
-  m('turn-cancel-leaves-calls', 'src/core/turn.ts', "    else batch.cancel('cancelled by user');", '    else batch.detach();', 'a cancel leaves tool calls without results', [...ENGINE, 'test/e2e/agent-events.test.ts']),
-  m('turn-autocompact-failed', 'src/core/agent.ts', '(status === 0 || status === ECANCELED) && this.overAutocompactThreshold()', 'this.overAutocompactThreshold()', 'a failed turn is compacted at its end', ['test/e2e/agent-events.test.ts']),
-  m('batch-permission-not-withdrawn', 'src/core/tool-batch.ts', '      s.stopAsking(reason);\n', '', 'a cancelled permission request is not told why', ['test/e2e/agent-events.test.ts']),
-  m('llm-tps-not-measured', 'src/core/llm-call.ts', 'return n > 1 && ms > 0 ? ((n - 1) * 1000) / ms : 0;', 'return 0;', 'no tokens per second from the stream', ['test/e2e/agent-events.test.ts']),
+  m('turn-emit-goes-on', 'src/core/turn.ts', 'return (e) => { ctx.emit(e); signal.throwIfAborted(); };', 'return (e) => { ctx.emit(e); };', 'a turn cancelled from a callback goes on', [...ENGINE, 'test/core/agent-events.test.ts']),
+  m('turn-cancel-leaves-calls', 'src/core/turn.ts', "    else batch.cancel('cancelled by user');", '    else batch.detach();', 'a cancel leaves tool calls without results', [...ENGINE, 'test/core/agent-events.test.ts']),
+  m('turn-autocompact-failed', 'src/core/agent.ts', '(status === 0 || status === ECANCELED) && this.overAutocompactThreshold()', 'this.overAutocompactThreshold()', 'a failed turn is compacted at its end', ['test/core/agent-events.test.ts']),
+  m('batch-permission-not-withdrawn', 'src/core/tool-batch.ts', '      s.stopAsking(reason);\n', '', 'a cancelled permission request is not told why', ['test/core/agent-events.test.ts']),
+  m('llm-tps-not-measured', 'src/core/llm-call.ts', 'return n > 1 && ms > 0 ? ((n - 1) * 1000) / ms : 0;', 'return 0;', 'no tokens per second from the stream', ['test/core/agent-events.test.ts']),
 
   // ---- redaction (src/host/redact.ts)
   m('redact-no-cut-secret', 'src/host/redact.ts', 'if (out.endsWith(s.slice(0, n))) {', 'if (false) {', 'a secret cut at the end of a log line is kept', REDACT),

@@ -1,8 +1,8 @@
 // A resolved run (flags, environment, config.lua) as the agent's configuration.
 
 import type { AgentConfig, ToolDef } from '../core/types.js';
-import { BUILTIN_TOOLS_SYSTEM_PROMPT } from '../tools/index.js';
-import type { ResolvedRun } from './resolve.js';
+import { BUILTIN_TOOLS_SYSTEM_PROMPT } from '../builtin-tools/index.js';
+import type { ResolvedRun } from './resolve-run.js';
 
 export function agentConfig(run: ResolvedRun, o: { stream: boolean; builtinTools: ToolDef[] }): AgentConfig {
   return {

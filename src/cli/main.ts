@@ -5,7 +5,7 @@ import { hasConfigFile } from '../config/paths.js';
 import { forTerminal } from '../core/terminal-text.js';
 import { CLM_VERSION } from '../host/version.js';
 import { parseArgs, USAGE, UsageError } from './args.js';
-import { installSignalHandlers } from './signals.js';
+import { installSignalHandlers } from './signal-handlers.js';
 
 async function main(argv: string[]): Promise<number> {
   installSignalHandlers();
@@ -25,7 +25,7 @@ async function main(argv: string[]): Promise<number> {
   if (args.command !== 'setup' && hasConfigFile()) void import('../config/evaluator.js').then((m) => m.prestartConfigEvaluator(), () => {});
   const color = !!process.stderr.isTTY && !process.env.NO_COLOR;
   const { CliError } = await import('./runtime.js');
-  const { ConfigProblem } = await import('./resolve.js');
+  const { ConfigProblem } = await import('./resolve-run.js');
   try {
     if (args.command === 'setup') {
       const { runSetupCommand } = await import('./setup.js');

@@ -10,12 +10,12 @@ import type { CliArgs } from './args.js';
 import { guardEvents, guardSummary, Masker } from './guard.js';
 import { hideResumeCompaction, streamJsonRenderer, textRenderer, type Out } from './render.js';
 import { summaryJson, Tally, type RunSummary } from './run-summary.js';
-import type { ResolvedRun } from './resolve.js';
+import type { ResolvedRun } from './resolve-run.js';
 import { createRuntime, sessionLine, type RunEvent, type Runtime } from './runtime.js';
 import { PermissionPrompt, type Key } from './permission-prompt.js';
 import { emitKeypressEvents } from 'node:readline';
 import { isRuntimeEvent } from './runtime-events.js';
-import { onInterrupt } from './signals.js';
+import { onInterrupt } from './signal-handlers.js';
 import { turnError } from './turn-error.js';
 
 export interface Io {

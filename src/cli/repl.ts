@@ -17,7 +17,7 @@ import { PermissionPrompt, type Key } from './permission-prompt.js';
 import { hideResumeCompaction, oneLine, type Out } from './render.js';
 import { CliError, createRuntime, sessionLine, type RunEvent, type Runtime } from './runtime.js';
 import { isRuntimeEvent } from './runtime-events.js';
-import { onInterrupt } from './signals.js';
+import { onInterrupt } from './signal-handlers.js';
 import { turnError } from './turn-error.js';
 
 const DIM = '\x1b[2m', RED = '\x1b[31m', YELLOW = '\x1b[33m', RESET = '\x1b[0m';

@@ -6,7 +6,7 @@ import type { ToolDef, ToolInvocation } from '../core/types.js';
 import { argString, parseArgs } from './args.js';
 import { CappedOutput } from './output-cap.js';
 import { DEFAULT_GRACE_MS, spawnShellGroup, stopGroups } from './process-group.js';
-import { describeSignal } from './signals.js';
+import { describeSignal } from './signal-names.js';
 import { errnoText } from '../host/errno-text.js';
 
 /** Output kept per job for the eventual message. */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bgExecTool, shellExecTool, stopBackgroundJobs, BG_OUTPUT_CAP } from '../../src/tools/index.js';
+import { bgExecTool, shellExecTool, stopBackgroundJobs, BG_OUTPUT_CAP } from '../../src/builtin-tools/index.js';
 import { call, processGone } from './fake-inv.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

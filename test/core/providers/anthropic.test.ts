@@ -2,9 +2,9 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { anthropicAdapter, EMPTY_RESULT, LEADING_USER, MISSING_RESULT } from '../../src/core/providers/anthropic.js';
-import type { ToolSchema } from '../../src/core/providers/adapter.js';
-import * as A from '../fixtures/anthropic-replies.js';
+import { anthropicAdapter, EMPTY_RESULT, LEADING_USER, MISSING_RESULT } from '../../../src/core/providers/anthropic.js';
+import type { ToolSchema } from '../../../src/core/providers/adapter.js';
+import * as A from '../../fixtures/anthropic-replies.js';
 import { decode, sseOf } from './stream-helpers.js';
 import { readCalls, readFile, requestHelpers, toolRound as makeToolRound } from './fixtures.js';
 

@@ -1,8 +1,8 @@
 // Shared request-building fixtures of the dialect adapter tests: the read_file tool schema, the
 // request options and a parsed build, and the histories several tests start from.
 
-import type { BuildRequestOptions, ProviderAdapter, ToolSchema } from '../../src/core/providers/adapter.js';
-import type { Message } from '../../src/core/types.js';
+import type { BuildRequestOptions, ProviderAdapter, ToolSchema } from '../../../src/core/providers/adapter.js';
+import type { Message } from '../../../src/core/types.js';
 
 export const readFile: ToolSchema = {
   name: 'read_file',

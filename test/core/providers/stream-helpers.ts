@@ -1,9 +1,9 @@
 // Replays fixture SSE strings through a StreamDecoder and assembles the deltas the way the agent
 // does (tool calls by index: first id/name win, args concatenated), so tests assert on outcomes.
 
-import type { StreamDecoder, StreamDelta } from '../../src/core/providers/adapter.js';
-import type { FinishReason, Usage } from '../../src/core/types.js';
-import type { Reply } from '../fixtures/mock-llm.js';
+import type { StreamDecoder, StreamDelta } from '../../../src/core/providers/adapter.js';
+import type { FinishReason, Usage } from '../../../src/core/types.js';
+import type { Reply } from '../../fixtures/mock-llm.js';
 
 /** Splits raw SSE text into (event, data) pairs; multi-line data is joined with "\n". */
 export function parseSse(raw: string): { event: string; data: string }[] {

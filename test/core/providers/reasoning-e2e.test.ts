@@ -6,13 +6,13 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createAgent, type Agent } from '../../src/core/agent.js';
-import type { AgentConfig, AgentEvent, ProviderKind, ReasoningEffort, ToolDef } from '../../src/index.js';
-import { createNodeHost, type NodeHost } from '../../src/host/node.js';
-import { startMockLlm, type MockLlm } from '../fixtures/mock-llm.js';
-import * as A from '../fixtures/anthropic-replies.js';
-import * as O from '../fixtures/openai-replies.js';
-import * as R from '../fixtures/responses-replies.js';
+import { createAgent, type Agent } from '../../../src/core/agent.js';
+import type { AgentConfig, AgentEvent, ProviderKind, ReasoningEffort, ToolDef } from '../../../src/index.js';
+import { createNodeHost, type NodeHost } from '../../../src/host/node.js';
+import { startMockLlm, type MockLlm } from '../../fixtures/mock-llm.js';
+import * as A from '../../fixtures/anthropic-replies.js';
+import * as O from '../../fixtures/openai-replies.js';
+import * as R from '../../fixtures/responses-replies.js';
 
 let mock: MockLlm;
 let host: NodeHost;

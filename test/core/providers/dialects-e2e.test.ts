@@ -4,14 +4,14 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createAgent, type Agent } from '../../src/core/agent.js';
-import { EIO } from '../../src/core/errors.js';
-import type { AgentCallbacks, AgentConfig, ToolDef } from '../../src/core/types.js';
-import { createNodeHost, type NodeHost } from '../../src/host/node.js';
-import { startMockLlm, type MockLlm } from '../fixtures/mock-llm.js';
-import * as A from '../fixtures/anthropic-replies.js';
-import * as O from '../fixtures/openai-replies.js';
-import * as R from '../fixtures/responses-replies.js';
+import { createAgent, type Agent } from '../../../src/core/agent.js';
+import { EIO } from '../../../src/core/errors.js';
+import type { AgentCallbacks, AgentConfig, ToolDef } from '../../../src/core/types.js';
+import { createNodeHost, type NodeHost } from '../../../src/host/node.js';
+import { startMockLlm, type MockLlm } from '../../fixtures/mock-llm.js';
+import * as A from '../../fixtures/anthropic-replies.js';
+import * as O from '../../fixtures/openai-replies.js';
+import * as R from '../../fixtures/responses-replies.js';
 
 let mock: MockLlm;
 let host: NodeHost;

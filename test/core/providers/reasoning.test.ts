@@ -5,21 +5,21 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { anthropicAdapter, AnthropicStreamDecoder, THINKING_BUDGET } from '../../src/core/providers/anthropic.js';
-import { responsesAdapter, ResponsesStreamDecoder } from '../../src/core/providers/responses.js';
-import { openaiAdapter } from '../../src/core/providers/openai.js';
-import { messageToJson, parseMessageJson, validNonSystemCopies } from '../../src/core/message-json.js';
-import { dropForeignReasoning, reasoningText, withoutReasoning } from '../../src/core/reasoning.js';
-import { validateConfig } from '../../src/core/config.js';
-import { ClmError } from '../../src/core/errors.js';
-import { encodeMessageLine, parseSessionLine } from '../../src/session/index.js';
-import { ConfigError, loadConfig, resolveConnection, validateValues } from '../../src/config/index.js';
-import { parseArgs, UsageError } from '../../src/cli/args.js';
-import type { AssistantMessage, Message, ReasoningPart } from '../../src/core/types.js';
+import { anthropicAdapter, AnthropicStreamDecoder, THINKING_BUDGET } from '../../../src/core/providers/anthropic.js';
+import { responsesAdapter, ResponsesStreamDecoder } from '../../../src/core/providers/responses.js';
+import { openaiAdapter } from '../../../src/core/providers/openai.js';
+import { messageToJson, parseMessageJson, validNonSystemCopies } from '../../../src/core/message-json.js';
+import { dropForeignReasoning, reasoningText, withoutReasoning } from '../../../src/core/reasoning.js';
+import { validateConfig } from '../../../src/core/config.js';
+import { ClmError } from '../../../src/core/errors.js';
+import { encodeMessageLine, parseSessionLine } from '../../../src/session/index.js';
+import { ConfigError, loadConfig, resolveConnection, validateValues } from '../../../src/config/index.js';
+import { parseArgs, UsageError } from '../../../src/cli/args.js';
+import type { AssistantMessage, Message, ReasoningPart } from '../../../src/core/types.js';
 import { requestHelpers } from './fixtures.js';
-import { tempFor } from '../config/helpers.js';
-import * as A from '../fixtures/anthropic-replies.js';
-import * as R from '../fixtures/responses-replies.js';
+import { tempFor } from '../../config/helpers.js';
+import * as A from '../../fixtures/anthropic-replies.js';
+import * as R from '../../fixtures/responses-replies.js';
 
 const thinking = (n: string, beforeCall?: number): ReasoningPart => ({ dialect: 'anthropic', type: 'thinking', thinking: `t${n}`, signature: `s${n}`, ...(beforeCall ? { beforeCall } : {}) });
 const redacted = (d: string): ReasoningPart => ({ dialect: 'anthropic', type: 'redacted_thinking', data: d });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { shellExecTool } from '../../src/tools/index.js';
+import { shellExecTool } from '../../src/builtin-tools/index.js';
 import { call, processGone } from './fake-inv.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -158,7 +158,7 @@ test('shell_exec: a job left running with & does not hold the call; it is stoppe
   assert.match(r.text, /started/);
   // The call returned while the job still runs: it did not wait for it.
   assert.ok(!processGone(child), 'the job keeps running after the call');
-  const { killAllGroupsNow } = await import('../../src/tools/process-group.js');
+  const { killAllGroupsNow } = await import('../../src/builtin-tools/process-group.js');
   killAllGroupsNow();
   await sleep(100);
   assert.ok(processGone(child), `job ${child} survived killAllGroupsNow`);

@@ -4,8 +4,8 @@
 
 import { after, before, beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { harness } from '../fixtures/agent-harness.js';
-import { startMockLlm, type MockLlm } from '../fixtures/mock-llm.js';
+import { harness } from '../../fixtures/agent-harness.js';
+import { startMockLlm, type MockLlm } from '../../fixtures/mock-llm.js';
 
 let mock: MockLlm;
 before(async () => { mock = await startMockLlm(); });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CappedOutput, utf8Boundary, bytesToText } from '../../src/tools/output-cap.js';
+import { CappedOutput, utf8Boundary, bytesToText } from '../../src/builtin-tools/output-cap.js';
 
 test('utf8Boundary: never inside a character', () => {
   const b = Buffer.from('a€b'); // 61 e2 82 ac 62

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readFileTool, writeFileTool, listDirTool, builtinTools, READ_DEFAULT_LIMIT } from '../../src/tools/index.js';
+import { readFileTool, writeFileTool, listDirTool, builtinTools, READ_DEFAULT_LIMIT } from '../../src/builtin-tools/index.js';
 import { call } from './fake-inv.js';
 
 let dir: string;

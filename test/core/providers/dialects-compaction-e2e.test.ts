@@ -5,12 +5,12 @@
 
 import { after, before, beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SUMMARY_PROMPT } from '../../src/core/history.js';
-import type { AgentConfig, Message } from '../../src/core/types.js';
-import { echoTool, harness } from '../fixtures/agent-harness.js';
-import { startMockLlm, type MockLlm } from '../fixtures/mock-llm.js';
-import * as A from '../fixtures/anthropic-replies.js';
-import * as R from '../fixtures/responses-replies.js';
+import { SUMMARY_PROMPT } from '../../../src/core/history.js';
+import type { AgentConfig, Message } from '../../../src/core/types.js';
+import { echoTool, harness } from '../../fixtures/agent-harness.js';
+import { startMockLlm, type MockLlm } from '../../fixtures/mock-llm.js';
+import * as A from '../../fixtures/anthropic-replies.js';
+import * as R from '../../fixtures/responses-replies.js';
 
 let mock: MockLlm;
 before(async () => { mock = await startMockLlm(); });

@@ -4,21 +4,21 @@
 // the recorded bodies — three tool rounds, a second turn, and a compaction's summary request.
 //
 // test/fixtures/request-bodies.json was recorded from the code before reasoning support
-// (commit e56e229) with `RECORD_REQUEST_BODIES=1 npm test -- test/providers/request-bytes`.
+// (commit e56e229) with `RECORD_REQUEST_BODIES=1 npm test -- test/core/providers/request-bytes`.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createAgent } from '../../src/core/agent.js';
-import type { AgentConfig, ProviderKind, ToolDef } from '../../src/core/types.js';
-import { createNodeHost, type NodeHost } from '../../src/host/node.js';
-import { startMockLlm, type MockLlm, type Reply } from '../fixtures/mock-llm.js';
-import * as A from '../fixtures/anthropic-replies.js';
-import * as O from '../fixtures/openai-replies.js';
-import * as R from '../fixtures/responses-replies.js';
+import { createAgent } from '../../../src/core/agent.js';
+import type { AgentConfig, ProviderKind, ToolDef } from '../../../src/core/types.js';
+import { createNodeHost, type NodeHost } from '../../../src/host/node.js';
+import { startMockLlm, type MockLlm, type Reply } from '../../fixtures/mock-llm.js';
+import * as A from '../../fixtures/anthropic-replies.js';
+import * as O from '../../fixtures/openai-replies.js';
+import * as R from '../../fixtures/responses-replies.js';
 
-const FIXTURE = fileURLToPath(new URL('../fixtures/request-bodies.json', import.meta.url));
+const FIXTURE = fileURLToPath(new URL('../../fixtures/request-bodies.json', import.meta.url));
 const RECORD = process.env.RECORD_REQUEST_BODIES === '1';
 
 let mock: MockLlm;

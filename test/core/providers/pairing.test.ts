@@ -4,11 +4,11 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isStandIn, MISSING_RESULT, needsRepair, pairToolCalls, repairPairing, type PairingPolicy } from '../../src/core/providers/pairing.js';
-import { openaiPairing } from '../../src/core/providers/openai.js';
-import { anthropicPairing } from '../../src/core/providers/anthropic.js';
-import { responsesPairing } from '../../src/core/providers/responses.js';
-import type { Message } from '../../src/core/types.js';
+import { isStandIn, MISSING_RESULT, needsRepair, pairToolCalls, repairPairing, type PairingPolicy } from '../../../src/core/providers/pairing.js';
+import { openaiPairing } from '../../../src/core/providers/openai.js';
+import { anthropicPairing } from '../../../src/core/providers/anthropic.js';
+import { responsesPairing } from '../../../src/core/providers/responses.js';
+import type { Message } from '../../../src/core/types.js';
 
 const policies: [string, PairingPolicy][] = [['openai', openaiPairing], ['anthropic', anthropicPairing], ['responses', responsesPairing]];
 

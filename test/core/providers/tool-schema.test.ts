@@ -3,10 +3,10 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parametersWireJson } from '../../src/core/providers/tool-schema.js';
-import { adapterFor } from '../../src/core/providers/index.js';
-import type { ToolSchema } from '../../src/core/providers/adapter.js';
-import type { ProviderKind } from '../../src/core/types.js';
+import { parametersWireJson } from '../../../src/core/providers/tool-schema.js';
+import { adapterFor } from '../../../src/core/providers/index.js';
+import type { ToolSchema } from '../../../src/core/providers/adapter.js';
+import type { ProviderKind } from '../../../src/core/types.js';
 
 function schema(parameters: Record<string, unknown>, parametersJson = JSON.stringify(parameters)): ToolSchema {
   return { name: 'mcp__db__query', description: 'Run a query', parameters, parametersJson };

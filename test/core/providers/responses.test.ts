@@ -2,8 +2,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MISSING_OUTPUT, responsesAdapter } from '../../src/core/providers/responses.js';
-import * as R from '../fixtures/responses-replies.js';
+import { MISSING_OUTPUT, responsesAdapter } from '../../../src/core/providers/responses.js';
+import * as R from '../../fixtures/responses-replies.js';
 import { decode, sseOf } from './stream-helpers.js';
 import { readCalls, readFile, requestHelpers, toolRound as makeToolRound } from './fixtures.js';
 

@@ -6,7 +6,7 @@ import type { ToolDef, ToolInvocation } from '../core/types.js';
 import { argString, parseArgs } from './args.js';
 import { CappedOutput } from './output-cap.js';
 import { spawnShellGroup } from './process-group.js';
-import { describeSignal } from './signals.js';
+import { describeSignal } from './signal-names.js';
 import { errnoText } from '../host/errno-text.js';
 
 export const SHELL_DEFAULT_TIMEOUT_MS = 30_000;

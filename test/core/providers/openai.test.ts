@@ -3,9 +3,9 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openaiAdapter, ollamaAdapter } from '../../src/core/providers/openai.js';
-import { MISSING_RESULT } from '../../src/core/providers/pairing.js';
-import type { Message } from '../../src/core/types.js';
+import { openaiAdapter, ollamaAdapter } from '../../../src/core/providers/openai.js';
+import { MISSING_RESULT } from '../../../src/core/providers/pairing.js';
+import type { Message } from '../../../src/core/types.js';
 import { requestHelpers } from './fixtures.js';
 
 const { opts, build } = requestHelpers(openaiAdapter, 'm');
@@ -75,7 +75,7 @@ test('stream: data that is not JSON ends the turn with an error; keep-alives and
 });
 
 test('buildRequestBytes is exactly buildRequest as UTF-8, for every flag combination and a repaired history', async () => {
-  const { openaiAdapter } = await import('../../src/core/providers/openai.js');
+  const { openaiAdapter } = await import('../../../src/core/providers/openai.js');
   const tools = [{ name: 't', description: 'd ✓', parameters: { type: 'object', properties: {} }, parametersJson: '{"type":"object","properties":{}}' }];
   const messages = [
     { role: 'system' as const, content: 'sys 🦴' },

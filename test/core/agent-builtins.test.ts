@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { startMockLlm, type MockLlm } from '../fixtures/mock-llm.js';
 import * as oa from '../fixtures/openai-replies.js';
 import { harness } from '../fixtures/agent-harness.js';
-import { builtinTools, stopBackgroundJobs } from '../../src/tools/index.js';
+import { builtinTools, stopBackgroundJobs } from '../../src/builtin-tools/index.js';
 import { ECANCELED } from '../../src/core/errors.js';
 
 let mock: MockLlm;

@@ -5,15 +5,15 @@
 
 import { after, before, beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EIO } from '../../src/core/errors.js';
-import { TOOLS_UNSUPPORTED_NOTICE } from '../../src/core/agent.js';
-import { MISSING_RESULT } from '../../src/core/providers/pairing.js';
-import type { AgentConfig, Message, ProviderKind, ToolDef } from '../../src/core/types.js';
-import { echoTool, harness, type Recorder } from '../fixtures/agent-harness.js';
-import { startMockLlm, type MockLlm, type Reply } from '../fixtures/mock-llm.js';
-import * as A from '../fixtures/anthropic-replies.js';
-import * as O from '../fixtures/openai-replies.js';
-import * as R from '../fixtures/responses-replies.js';
+import { EIO } from '../../../src/core/errors.js';
+import { TOOLS_UNSUPPORTED_NOTICE } from '../../../src/core/agent.js';
+import { MISSING_RESULT } from '../../../src/core/providers/pairing.js';
+import type { AgentConfig, Message, ProviderKind, ToolDef } from '../../../src/core/types.js';
+import { echoTool, harness, type Recorder } from '../../fixtures/agent-harness.js';
+import { startMockLlm, type MockLlm, type Reply } from '../../fixtures/mock-llm.js';
+import * as A from '../../fixtures/anthropic-replies.js';
+import * as O from '../../fixtures/openai-replies.js';
+import * as R from '../../fixtures/responses-replies.js';
 
 let mock: MockLlm;
 before(async () => { mock = await startMockLlm(); });
