@@ -12,7 +12,7 @@ import { errnoText } from '../host/errno-text.js';
 /** Output kept per job for the eventual message. */
 export const BG_OUTPUT_CAP = 16 * 1024;
 
-let nextJobId = 1; // process-wide, like the C original
+let nextJobId = 1; // process-wide: a job id names one job however many agents run
 /** Jobs being stopped at exit: their end is not news for anybody. */
 const silenced = new Set<number>();
 

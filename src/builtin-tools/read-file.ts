@@ -1,6 +1,6 @@
 // read_file: a window of lines from a text file, with a footer telling the model where it is.
 // The file is scanned in chunks (never read whole), so huge files cost memory only for the window.
-// Unlike the C original, hitting the output cap is said in the footer, never silent.
+// Hitting the output cap is said in the footer, never silent.
 
 import { openRegularFile } from '../host/regular-file.js';
 import type { ToolDef, ToolInvocation } from '../core/types.js';

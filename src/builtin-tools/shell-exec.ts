@@ -1,6 +1,6 @@
 // shell_exec: run `$SHELL -c command` in its own process group and return its merged output.
-// Unlike the C original, output over the cap is never cut silently: a marker says how much was
-// dropped and the exit status stays visible.
+// Output over the cap is never cut silently: a marker says how much was dropped and the exit
+// status stays visible.
 
 import type { ToolDef, ToolInvocation } from '../core/types.js';
 import { argString, parseArgs } from './args.js';

@@ -2,7 +2,7 @@
 // replies, tool and usage lines. Every input line is processed in order (lines typed or piped
 // while a turn runs wait their turn); quit, exit or EOF end the session after the last turn.
 // With a person at a terminal (stdin a TTY) a gated tool runs only after they allow it
-// (permission-prompt.ts); piped input runs tools without asking, as the original did.
+// (permission-prompt.ts); piped input runs tools without asking (nobody is there to answer).
 
 import { createInterface, emitKeypressEvents, type Interface } from 'node:readline';
 import { CONTEXT_UPDATE_PREFIX } from '../core/history.js';

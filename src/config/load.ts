@@ -13,7 +13,7 @@
 // - config.lua failing to load, failing at run time, not returning a table, or holding a value
 //   of the wrong type ⇒ ConfigError naming the file, the line (when Lua knows it) and the problem.
 // - An agent named by -a OR by the config's `agent` key that exists neither inline
-//   (agents[name]) nor as agents/<name>.lua ⇒ ConfigError (the original silently ignored it).
+//   (agents[name]) nor as agents/<name>.lua ⇒ ConfigError (a typo in a profile name must not go unnoticed).
 // - A chunk running longer than 2 s ⇒ ConfigError (endless loop guard), also when it is stuck in
 //   one C-level call (the worker is stopped from outside then).
 // - Files are read with the regular-file reader: a FIFO or device is an error, never a hang.

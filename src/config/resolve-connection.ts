@@ -1,4 +1,4 @@
-// Startup resolution (§2.14): which endpoint, key, model and limits the agent gets from the
+// Startup resolution: which endpoint, key, model and limits the agent gets from the
 // flags, the environment and the (profile-merged) configuration.
 //
 // - model: -m, else the profile's/top-level `model`, else 'local-model';
@@ -6,16 +6,15 @@
 //   default connection (http://127.0.0.1:8081/v1, kind openai) or just -u;
 // - from the provider: url (unless -u), api_key, kind, rate_*, disable_parallel_tool_calls,
 //   max_tokens, and models[id] (context_size, autocompact_pct, system_prompt) for the model id;
-//   we look up models[id] on whichever provider supplies the connection (the original only did
-//   when the model spec itself named the provider, so `--provider p -m id` lost them);
+//   models[id] is looked up on whichever provider supplies the connection, so
+//   `--provider p -m id` keeps them;
 // - reasoning effort: --reasoning-effort, else the profile's/top-level `reasoning_effort`, else
 //   models[id].reasoning_effort; "off" anywhere in that order means none (nothing is sent);
-// - key: CLM_API_KEY when set AND non-empty, else the provider's api_key, else ''. (The original
-//   let a set-but-empty CLM_API_KEY blank out the configured key; an empty variable now counts
-//   as unset.)
+// - key: CLM_API_KEY when set AND non-empty, else the provider's api_key, else '' (an empty
+//   variable counts as unset, so it cannot blank out the configured key);
 // - -u without a scheme: http:// for a loopback host, refused for any other;
 // - URL: base + the dialect path of the kind (/chat/completions, /messages, /responses); a base
-//   that already ends in that path is not given it twice (the original's TUI test did that).
+//   that already ends in that path is not given it twice.
 
 import { DEFAULT_MODEL } from '../core/agent.js';
 import { adapterFor, buildUrl } from '../core/providers/index.js';
@@ -81,7 +80,7 @@ const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?(?:[/?#]|$)/i
 
 /**
  * -u's base URL. Without a scheme, a loopback address (`127.0.0.1:8080/v1`, `localhost:11434`)
- * means http://, as for the original; another host is refused with the fix, so that an API key
+ * means http://; another host is refused with the fix, so that an API key
  * never goes out in the clear because https was not guessed.
  */
 function flagUrl(url: string): string {

@@ -3,7 +3,7 @@
 // `config.lua: providers.groq.url must be a string`. Unknown keys only warn (typos such as
 // `api-key` are the common mistake, but extra keys are not worth refusing to start over).
 //
-// Leniencies over the original, deliberately: disable_parallel_tool_calls accepts true as well as
+// Deliberately lenient: disable_parallel_tool_calls accepts true as well as
 // a nonzero number; show_thinking/expand_output accept booleans as well as "true"/"false"; an
 // empty table is accepted wherever a list is expected (Lua cannot tell {} from an empty list).
 
@@ -106,7 +106,7 @@ function num(ctx: ValidateContext, v: unknown, path: string, o: { min?: number; 
   return v;
 }
 
-/** true/false, or the strings "true"/"false" (the original only understood the string "true"). */
+/** true/false, or the strings "true"/"false". */
 function flag(ctx: ValidateContext, v: unknown, path: string): boolean | undefined {
   if (v === undefined) return undefined;
   if (typeof v === 'boolean') return v;

@@ -36,7 +36,7 @@ async function scanDir(dir: string): Promise<Found[]> {
     if (code === 'ENOENT' || code === 'ENOTDIR') return [];
     return [{ error: { plugin: dir, file: dir, message: `cannot read plugin directory: ${(e as Error).message}` } }];
   }
-  // Byte order of the names, as the C version's strcmp sort.
+  // Byte order of the names (strcmp order), the same on every machine and locale.
   const files = names.filter((n) => n.length >= 5 && n.endsWith('.lua')).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
   return Promise.all(files.map((n) => readPlugin(join(dir, n), n.slice(0, -4))));
 }

@@ -286,7 +286,7 @@ export class McpConnection {
     let args: Record<string, unknown> = {};
     try {
       const v: unknown = JSON.parse(inv.args || '{}');
-      if (isObject(v)) args = v; // as the C client: anything but an object is sent as {}
+      if (isObject(v)) args = v; // MCP arguments are an object: anything else is sent as {}
     } catch {
       inv.fail('arguments are not valid JSON');
       return;

@@ -1,4 +1,4 @@
-// MCP client adapter (§2.15) over @modelcontextprotocol/client. The CLI imports this lazily
+// MCP client adapter over @modelcontextprotocol/client. The CLI imports this lazily
 // (`await import('./index.js')`) when mcp_servers are configured; the SDK itself is loaded
 // on the first connect (sdk.ts), so a bundle that inlines this module still starts without it.
 

@@ -1,9 +1,9 @@
 // The JSONL line format. One meta line first, then one line per message:
 //   {"type":"meta","v":1,"id":…,"created":<unix s>,"model"?,"provider"?,"agent"?}
-//   {<lossless message JSON>,"type":"msg"}      ("type" is the last key, as the C writer emitted it)
+//   {<lossless message JSON>,"type":"msg"}      ("type" is the last key, so files read and written by other clm versions match)
 //   {"type":"compact","index":i,"count":n,"summary":"…"}   messages i..i+n-1 were folded into a
 //       summary; replayed on load so a resumed session continues compacted. Readers that do not
-//       know the line (the C original) skip it and replay the whole transcript.
+//       know the line skip it and replay the whole transcript.
 // Reading is crash tolerant: anything that is not a well-formed line is skipped (and counted).
 
 import { messageToJson, parseMessageJson } from '../core/message-json.js';

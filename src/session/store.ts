@@ -1,4 +1,4 @@
-// The append-only JSONL session store (§2.10). One file `<id>.jsonl` per conversation, created
+// The append-only JSONL session store. One file `<id>.jsonl` per conversation, created
 // exclusively with mode 0600; each line is written with a single write on an O_APPEND descriptor
 // so a crash leaves at most one truncated last line, which loading skips.
 //
