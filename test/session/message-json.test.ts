@@ -1,4 +1,4 @@
-// §3.3 test_message_roundtrip / test_from_json_rejects_garbage, through the session line format.
+// The original's test_message_roundtrip / test_from_json_rejects_garbage, through the session line format.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { messageFromJson, messageToJson } from '../../src/core/message-json.js';
