@@ -42,7 +42,7 @@ async function invokeReadFile(inv: ToolInvocation): Promise<void> {
   const budget = Math.max(0, inv.outputCap - FOOTER_RESERVE);
   const last = offset + limit - 1; // last line of the window
 
-  let fh;
+  let fh: Awaited<ReturnType<typeof openRegularFile>>;
   try {
     fh = await openRegularFile(path);
   } catch (e) {

@@ -9,7 +9,7 @@ import { installSignalHandlers } from './signal-handlers.js';
 
 async function main(argv: string[]): Promise<number> {
   installSignalHandlers();
-  let args;
+  let args: ReturnType<typeof parseArgs>;
   try {
     args = parseArgs(argv);
   } catch (e) {

@@ -94,7 +94,7 @@ function convertError(label: string, file: string, e: unknown): unknown {
 
 /** Run one file that must return a table. */
 async function evalTable(lua: ConfigEvaluator, src: Uint8Array, label: string, file: string, budgetMs?: number): Promise<Table> {
-  let r;
+  let r: Awaited<ReturnType<ConfigEvaluator['run']>>;
   try {
     r = await lua.run(src, `=${label}`, { budgetMs });
   } catch (e) {
@@ -108,7 +108,7 @@ async function evalTable(lua: ConfigEvaluator, src: Uint8Array, label: string, f
 
 /** secrets.lua's source, or null when there is none (or it cannot be read: a warning then). */
 function readSecrets(path: string, log: (l: string) => void, warnings: string[]): Uint8Array | null {
-  let st;
+  let st: ReturnType<typeof statSync>;
   try {
     st = statSync(path);
   } catch {

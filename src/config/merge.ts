@@ -12,7 +12,7 @@ function deepMerge(base: Table, over: Table): Table {
   for (const k of Object.keys(over)) {
     const b = out[k];
     const o = over[k];
-    const bothTables = isTable(b) && isTable(o) && Object.prototype.hasOwnProperty.call(out, k);
+    const bothTables = isTable(b) && isTable(o) && Object.hasOwn(out, k);
     setKey(out, k, bothTables ? deepMerge(b, o) : o);
   }
   return out;

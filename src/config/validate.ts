@@ -37,7 +37,7 @@ const LIMIT_KEYS = [
 ] as const;
 
 export const isTable = (v: unknown): v is Table => typeof v === 'object' && v !== null && !Array.isArray(v);
-export const own = (t: object, k: string): boolean => Object.prototype.hasOwnProperty.call(t, k);
+export const own = (t: object, k: string): boolean => Object.hasOwn(t, k);
 const isEmptyTable = (v: unknown) => isTable(v) && Object.keys(v).length === 0;
 
 /** Set a key without "__proto__" turning into a prototype change. */

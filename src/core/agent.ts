@@ -34,6 +34,7 @@ export interface Agent extends Disposal {}
 
 interface Turn { readonly origin: TurnOrigin; readonly controller: AbortController }
 
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface only adds [Symbol.dispose], which addDispose(Agent) defines
 export class Agent {
   private readonly history: Message[] = [];
   private readonly registry = new ToolRegistry();

@@ -61,7 +61,7 @@ export async function compactHistory(ctx: TurnContext, kind: CompactionKind, emi
 
 /** Fold the history into the reply's summary (its text, else its reasoning). */
 function fold(history: Message[], reply: ParsedReply): CompactionRecord | { status: typeof EIO | typeof EAGAIN; error: string } {
-  const summary = reply.content && reply.content.trim() ? reply.content : reply.reasoning && reply.reasoning.trim() ? reply.reasoning : '';
+  const summary = reply.content?.trim() ? reply.content : reply.reasoning?.trim() ? reply.reasoning : '';
   if (!summary) return { status: EIO, error: 'compaction produced no summary' };
   const text = summary.trim();
   const f = foldHistory(history, text);

@@ -12,7 +12,7 @@
 // and a CR that is not the first half of CRLF (which becomes a plain newline).
 const UNSAFE = /\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g;
 
-function escape(ch: string): string {
+function shown(ch: string): string {
   if (ch === '\r\n') return '\n';
   const c = ch.charCodeAt(0);
   if (c < 0x20) return `^${String.fromCharCode(c + 64)}`;
@@ -23,5 +23,5 @@ function escape(ch: string): string {
 /** `text` with every terminal control shown instead of interpreted (see above). */
 export function forTerminal(text: string): string {
   UNSAFE.lastIndex = 0;
-  return UNSAFE.test(text) ? text.replace(UNSAFE, escape) : text;
+  return UNSAFE.test(text) ? text.replace(UNSAFE, shown) : text;
 }

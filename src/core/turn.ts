@@ -130,7 +130,7 @@ async function modelReply(ctx: TurnContext, emit: Emit, signal: AbortSignal): Pr
     const body = build({
       model: conn.model,
       messages: ctx.history,
-      tools: tools && tools.length ? tools : null,
+      tools: tools?.length ? tools : null,
       stream: cfg.stream ?? false,
       disableParallelToolCalls: !!cfg.disableParallelToolCalls,
       maxTokens: cfg.maxTokens ?? DEFAULT_MAX_TOKENS,

@@ -55,7 +55,7 @@ export function listSessions(opts: SessionDirOptions = {}): SessionListRow[] {
     if (!name.endsWith('.jsonl')) continue;
     const id = name.slice(0, -'.jsonl'.length);
     if (!isValidSessionId(id)) continue;
-    let loaded;
+    let loaded: ReturnType<typeof loadSession>;
     try {
       loaded = loadSession(id, { ...opts, dir });
     } catch {

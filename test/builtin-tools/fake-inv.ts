@@ -28,7 +28,7 @@ export function call(tool: ToolDef, args: object | string, opts: { outputCap?: n
   const ac = new AbortController();
   if (opts.aborted) ac.abort(new Error('cancelled'));
   const notes: string[] = [];
-  let waiters: ((s: string) => void)[] = [];
+  const waiters: ((s: string) => void)[] = [];
   let taken = 0;
   let done = false;
   let calls = 0;
