@@ -3,7 +3,7 @@
 // only when a config.lua exists, so a run without one stays cheap.
 
 import { existsSync } from 'node:fs';
-import { configDir, loadConfig, resolveConnection, type Connection } from '../config/index.js';
+import { configDir, loadConfig, resolveConnection, type ClmConfig, type Connection } from '../config/index.js';
 import type { CliArgs } from './args.js';
 
 export { configDir };
@@ -25,6 +25,8 @@ export interface ResolvedRun extends Connection {
   maxIterations: number;
   /** Non-fatal problems found while loading the configuration. */
   warnings: string[];
+  /** The loaded configuration with the profile applied (null without config.lua): providers, models, profiles for the UI's switches. */
+  config: ClmConfig | null;
 }
 
 /** A configuration problem: exit status 2 with the message. */
@@ -43,6 +45,7 @@ export async function resolveRun(args: CliArgs, env: NodeJS.ProcessEnv, log?: (l
       mcpReadyTimeoutMs: cfg?.mcpReadyTimeoutMs,
       maxIterations: args.maxTurns ?? cfg?.maxIterations ?? DEFAULT_MAX_ITERATIONS,
       warnings: cfg?.warnings ?? [],
+      config: cfg,
     };
   } catch (e) {
     // Messages start with the file's short name (config.lua:4: …); add where that file is.

@@ -7,6 +7,7 @@
 import { createAgent, type Agent } from '../core/agent.js';
 import type { AgentEvent } from '../core/events.js';
 import type { PermissionRequest, ProviderKind, ToolDef } from '../core/types.js';
+import { resolveConnection, type Connection, type ConnectionFlags } from '../config/index.js';
 import { createNodeHost, type NodeHost } from '../host/node.js';
 import { createDebugLog } from '../host/debug-log.js';
 import { builtinTools, stopBackgroundJobs } from '../tools/index.js';
@@ -51,8 +52,19 @@ export interface Runtime {
   subscribe(fn: (e: RunEvent) => void): () => void;
   /** A fresh session file from here on; the old one is deleted when it holds no conversation. */
   rotateSession(): Session | null;
-  /** Replace the agent by one for the profile `name` (empty history; the session goes on), with its own plugins and MCP servers; resolves when its start-up is over. */
-  switchAgent(name: string): Promise<void>;
+  /**
+   * Replace the agent by one for the profile `name` (empty history unless `keepHistory`: then the
+   * conversation so far goes on under the new profile; the session goes on either way), with its
+   * own plugins and MCP servers; resolves when its start-up is over.
+   */
+  switchAgent(name: string, o?: { keepHistory?: boolean }): Promise<void>;
+  /**
+   * The connection `flags` name, resolved as at start-up over the current profile's config.lua:
+   * CLM_API_KEY (set and non-empty) is the key, --reasoning-effort wins. Throws ConfigError.
+   */
+  connectionFor(flags: ConnectionFlags): Connection;
+  /** Move the current agent to another connection (model, endpoint, dialect, key, limits); the history is kept. */
+  setConnection(conn: Connection): void;
   /** Close everything; whether the session file was kept (print "session: <id> …" then). */
   close(): Promise<{ sessionKept: boolean }>;
 }
@@ -172,17 +184,30 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
       emit({ type: 'session', id: s?.id ?? null });
       return s;
     },
-    switchAgent: async (name) => {
+    switchAgent: async (name, so = {}) => {
       if (gen.agent.busy) throw new CliError('busy; try again when idle', 1);
       const run = await resolveRun({ ...args, agent: name }, env, log ?? undefined);
       for (const s of run.secrets) { log?.addSecret(s); sessions.addSecret(s); }
       for (const w of run.warnings) notice(w);
+      const history = so.keepHistory ? gen.agent.messages : [];
       await stop(gen);
       profile = name;
       gen = start(run);
+      // Already in the session file; restoring does not log them again.
+      if (history.length) gen.agent.restoreHistory(history);
       await gen.sources.ready;
       judgePolicy(gen);
       emit({ type: 'ready' });
+    },
+    connectionFor: (flags) => resolveConnection(gen.run.config, { reasoningEffort: args.reasoningEffort, ...flags }, { CLM_API_KEY: env.CLM_API_KEY }),
+    setConnection: (conn) => {
+      if (gen.agent.busy) throw new CliError('busy; try again when idle', 1);
+      // The profile's part of the run stays (its system prompt and volatile tools included); the connection's is replaced whole.
+      const { agentName, toolsConfig, mcpServers, mcpReadyTimeoutMs, maxIterations, warnings, config, systemPrompt, volatileTools } = gen.run;
+      const run: ResolvedRun = { ...conn, agentName, toolsConfig, mcpServers, mcpReadyTimeoutMs, maxIterations, warnings, config, systemPrompt, volatileTools };
+      gen.agent.setProvider(agentConfig(run, { stream: !args.noStream, builtinTools: [] }));
+      gen.run = run;
+      for (const s of conn.secrets) { log?.addSecret(s); sessions.addSecret(s); }
     },
     close: async () => {
       closed = true;
