@@ -30,12 +30,11 @@ export function capped(list: readonly string[]): string[] {
 /**
  * The completion of `typed` (the last `typed.length` characters before the cursor) by `matches`
  * (each starting with `typed`): one ⇒ it whole plus `unique`; several ⇒ their common prefix and
- * the list. `display` is how each shows in the list (default: as is). Null when none matches.
+ * the list (under `heading`). Null when none matches.
  */
-export function completionOf(typed: string, matches: readonly string[], o: { unique?: string; heading?: string; display?: (m: string) => string } = {}): Completion | null {
+export function completionOf(typed: string, matches: readonly string[], o: { unique?: string; heading?: string } = {}): Completion | null {
   if (!matches.length) return null;
+  if (matches.length === 1) return { replace: typed.length, insert: matches[0]! + (o.unique ?? ''), candidates: [] };
   const heading = o.heading !== undefined ? { heading: o.heading } : {};
-  if (matches.length === 1) return { replace: typed.length, insert: matches[0]! + (o.unique ?? ''), candidates: [], ...heading };
-  const shown = o.display ? matches.map(o.display) : matches;
-  return { replace: typed.length, insert: commonPrefix(matches), candidates: capped(shown), ...heading };
+  return { replace: typed.length, insert: commonPrefix(matches), candidates: capped(matches), ...heading };
 }

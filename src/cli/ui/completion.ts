@@ -100,7 +100,7 @@ export function complete(textBeforeCursor: string, ctx: CommandContext): Complet
     if (emojiReady()) return { now: emoji(w) };
     return { now: null, later: loadEmoji().then(() => emoji(w), () => null) };
   }
-  if (isPathWord(word) || word.startsWith('~/')) {
+  if (isPathWord(word)) {
     return { now: null, later: completePath(word, { home: process.env.HOME, cwd: process.cwd() }) };
   }
   return NOTHING;
