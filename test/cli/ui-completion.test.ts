@@ -64,7 +64,9 @@ test('/model: provider names before the slash (one gets the slash)', async () =>
   assert.deepEqual(complete('/model ant', ctx).now, unique('anth/', 3));
   assert.deepEqual(complete('/model an', ctx).now, { replace: 2, insert: 'an', candidates: ['another', 'anth'] });
   assert.equal(complete('/model ', ctx).now!.candidates.length, 4);
-  assert.equal(complete('/model x', ctx).now, null);
+  const x = complete('/model x', ctx);
+  assert.equal(x.now, null);
+  await assert.rejects(x.later!, /HTTP 404/, 'no provider by that name: the current server is asked for its ids');
   const r = complete('/model nope/', ctx);
   assert.equal(r.now, null);
   assert.equal(r.later, undefined, 'no server to ask for an unknown provider');
@@ -97,6 +99,15 @@ test('/model current-provider/: the live list of the current connection', async 
   const r = complete('/model oa/', ctx);
   assert.deepEqual(r.now, { replace: 3, insert: 'oa/gpt', candidates: ['oa/gpt'], heading: 'from config:' }, 'one configured spec is listed, not closed with a space: the server may have longer ones');
   assert.deepEqual(await r.later, { replace: 0, insert: '', candidates: ['oa/gpt', 'oa/gpt-mini'], heading: 'from server:' });
+});
+
+test('/model without config.lua: bare ids from the current server', async () => {
+  s.mock.onGet('/v1/models', { body: { data: [{ id: 'qwen3-32b' }, { id: 'qwen3-8b' }, { id: 'llama' }] } });
+  const { ctx } = await s.start(['-u', s.mock.base]);
+  const r = complete('/model q', ctx);
+  assert.equal(r.now, null);
+  assert.deepEqual(await r.later, { replace: 1, insert: 'qwen3-', candidates: ['qwen3-32b', 'qwen3-8b'], heading: 'from server:' });
+  assert.deepEqual(await complete('/model l', ctx).later, unique('llama ', 1));
 });
 
 test('/model: a failed live fetch rejects with the reason, and is asked again next time', async () => {

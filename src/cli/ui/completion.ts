@@ -1,7 +1,8 @@
 // TAB completion of the interactive UI, for the text before the cursor:
 // - the first word `/…`: command names (aliases are not offered);
 // - `/agent ` profiles, `/provider ` provider names, `/reasoning ` on|off, `/output ` full|short;
-// - `/model `: provider names before a `/` (one ⇒ `name/`), then that provider's configured
+// - `/model `: provider names before a `/` (one ⇒ `name/`; none ⇒ the current server's own ids),
+//   then that provider's configured
 //   specs at once (`from config:`, listed even when there is one) and its server's live catalog
 //   later (`from server:`), which completes the text itself only when no configured spec did;
 // - `:sh` (at least one letter): emoji shortcodes (one ⇒ the emoji itself);
@@ -32,7 +33,12 @@ function commandNames(word: string): Completion | null {
 function modelArg(arg: string, ctx: CommandContext): CompletionResult {
   const rt = ctx.runtime;
   const slash = arg.indexOf('/');
-  if (slash < 0) return { now: completionOf(arg, starting(providerNames(rt), arg), { unique: '/' }) };
+  if (slash < 0) {
+    const now = completionOf(arg, starting(providerNames(rt), arg), { unique: '/' });
+    if (now) return { now };
+    // No provider by that name: a bare id for the current connection, from its server.
+    return { now: null, later: liveModels(rt).then((ids) => completionOf(arg, starting(ids, arg), { unique: ' ', heading: 'from server:' })) };
+  }
   const provider = arg.slice(0, slash);
   if (!providerNames(rt).includes(provider)) return NOTHING;
   const configured = starting(modelSpecs(rt), arg);
