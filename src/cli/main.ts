@@ -31,7 +31,7 @@ async function main(argv: string[]): Promise<number> {
     if (args.oneshot !== undefined) {
       if (args.resume === '') throw new UsageError('-r without an id needs the REPL; give the session id with -o');
       const { runOneshot } = await import('./oneshot.js');
-      return await runOneshot(args, { stdout: process.stdout, stderr: process.stderr, color });
+      return await runOneshot(args, { stdout: process.stdout, stderr: process.stderr, color, stdin: process.stdin });
     }
     if (!args.headless && process.stdin.isTTY && process.stdout.isTTY) {
       // The full-screen UI is a later piece of work; until then the REPL serves terminals too.

@@ -1,5 +1,7 @@
 // One-shot mode (-o PROMPT): one turn, printed as text, json or stream-json; exit 0 when the turn
-// succeeded, 1 when it failed, 130 when interrupted.
+// succeeded, 1 when it failed, 130 when interrupted. With a person at the terminal (stdin a TTY)
+// a gated tool runs only after they allow it, asked on stderr so stdout keeps only the result;
+// with stdin redirected (scripts, CI) tools run unasked, restricted by --allow-tools/--deny-tools.
 
 import { ECANCELED, EIO } from '../core/errors.js';
 import type { AgentEvent } from '../core/events.js';
@@ -7,7 +9,9 @@ import type { CliArgs } from './args.js';
 import { hideResumeCompaction, streamJsonRenderer, textRenderer, type Out } from './render.js';
 import { summaryJson, Tally, type RunSummary } from './run-summary.js';
 import type { ResolvedRun } from './resolve.js';
-import { createRuntime, type RunEvent } from './runtime.js';
+import { createRuntime, type RunEvent, type Runtime } from './runtime.js';
+import { PermissionPrompt, type Key } from './permission-prompt.js';
+import { emitKeypressEvents } from 'node:readline';
 import { isRuntimeEvent } from './runtime-events.js';
 import { onInterrupt } from './signals.js';
 import { turnError } from './turn-error.js';
@@ -16,6 +20,33 @@ export interface Io {
   stdout: Out;
   stderr: Out;
   color: boolean;
+  /** Where a person answers permission questions; absent or not a TTY ⇒ tools run unasked. */
+  stdin?: NodeJS.ReadableStream;
+}
+
+/** The permission question on a terminal: one keypress on stdin (raw), the question on stderr. */
+function terminalPrompt(io: Io, runtime: () => Runtime | null): PermissionPrompt | null {
+  const input = io.stdin as NodeJS.ReadStream | undefined;
+  if (!input?.isTTY || typeof input.setRawMode !== 'function') return null;
+  let handler: ((s: string | undefined, k: Key | undefined) => void) | null = null;
+  return new PermissionPrompt({
+    write: (t) => io.stderr.write(t),
+    listen: (onKey) => {
+      emitKeypressEvents(input);
+      input.setRawMode(true);
+      handler = (s, k) => onKey(k ?? { sequence: s });
+      input.on('keypress', handler);
+      input.resume();
+    },
+    unlisten: () => {
+      if (handler) input.off('keypress', handler);
+      handler = null;
+      input.setRawMode(false);
+      input.pause();
+    },
+    cancelTurn: () => { try { runtime()?.agent.cancel(); } catch { /* already over */ } },
+    interrupt: () => { process.emit('SIGINT' as never); },
+  });
 }
 
 export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
@@ -35,6 +66,8 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
     else if (e.type === 'notice') io.stderr.write(`notice: ${e.text}\n`);
   };
 
+  let rt: Runtime | null = null;
+  const asker = terminalPrompt(io, () => rt);
   let resolveDone!: (s: number) => void;
   const done = new Promise<number>((r) => { resolveDone = r; });
   let finished = false;
@@ -42,6 +75,7 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
     if (isRuntimeEvent(e)) return;
     tally.event(e);
     show(e);
+    if (e.type === 'turn_done') asker?.turnEnded();
     if (e.type === 'turn_done' && !finished) { finished = true; resolveDone(e.status); }
   });
 
@@ -63,10 +97,12 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
   }
   const runtime = await createRuntime({
     args, onEvent,
+    ...(asker ? { onPermission: (req) => asker.request(req) } : {}),
     policy: { allow: args.allowTools, deny: args.denyTools },
     resumeId: args.resume || undefined,
     onResolved: (r) => { resolved = r; },
   });
+  rt = runtime;
   await runtime.ready;
   stream?.line({ type: 'start', session_id: runtime.session?.id ?? null, model: runtime.run.model, provider: runtime.run.providerName ?? runtime.run.provider, base_url: runtime.run.baseUrl, tools: runtime.advertisedTools() });
   const startup = held ?? [];

@@ -2,7 +2,7 @@
 // fold the older history into it, and report what was folded — or why nothing was.
 
 import { EAGAIN, EIO } from './errors.js';
-import type { CompactionKind } from './events.js';
+import type { CompactionEvent, CompactionKind } from './events.js';
 import { estimateTokens, foldHistory, SUMMARY_PROMPT } from './history.js';
 import { requestReply } from './llm-call.js';
 import type { ParsedReply } from './providers/adapter.js';
@@ -68,4 +68,26 @@ function fold(history: Message[], reply: ParsedReply): CompactionRecord | { stat
   if (f.count === 0) return { status: EAGAIN, error: 'compaction made no progress' };
   const systemBefore = history.slice(0, f.at).filter((m) => m.role === 'system').length;
   return { index: f.at - systemBefore, count: f.count, summary: text };
+}
+
+/**
+ * The seed's consuming mid-chain flags (takeMidChainCompactStarted/Succeeded/Error), set from
+ * the compaction events as they go out, so both always agree.
+ */
+export class MidChainFlags {
+  private flags = { started: false, succeeded: false, error: false };
+
+  observe(e: CompactionEvent): void {
+    if (e.kind !== 'mid_chain') return;
+    if (e.phase === 'started') this.flags.started = true;
+    else if (e.phase === 'succeeded') { this.flags.succeeded = true; this.flags.error = false; }
+    else this.flags.error = true;
+  }
+
+  /** The flag, cleared on read. */
+  take(name: 'started' | 'succeeded' | 'error'): boolean {
+    const v = this.flags[name];
+    this.flags[name] = false;
+    return v;
+  }
 }
