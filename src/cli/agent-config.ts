@@ -4,7 +4,7 @@ import type { AgentConfig, ToolDef } from '../core/types.js';
 import { BUILTIN_TOOLS_SYSTEM_PROMPT } from '../tools/index.js';
 import type { ResolvedRun } from './resolve.js';
 
-export function agentConfig(run: ResolvedRun, o: { stream: boolean; builtinTools: ToolDef[] }): AgentConfig {
+export function agentConfig(run: ResolvedRun, o: { stream: boolean; builtinTools: ToolDef[]; autocompactAtTurnEnd?: boolean }): AgentConfig {
   return {
     baseUrl: run.baseUrl,
     apiKey: run.apiKey,
@@ -23,5 +23,6 @@ export function agentConfig(run: ResolvedRun, o: { stream: boolean; builtinTools
     maxIterations: run.maxIterations,
     providerName: run.providerName,
     builtinTools: o.builtinTools,
+    autocompactAtTurnEnd: o.autocompactAtTurnEnd,
   };
 }

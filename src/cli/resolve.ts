@@ -4,6 +4,7 @@
 
 import { existsSync } from 'node:fs';
 import { configDir, loadConfig, resolveConnection, type ClmConfig, type Connection } from '../config/index.js';
+import type { UiMode } from '../config/types.js';
 import type { CliArgs } from './args.js';
 
 export { configDir };
@@ -25,6 +26,10 @@ export interface ResolvedRun extends Connection {
   maxIterations: number;
   /** Non-fatal problems found while loading the configuration. */
   warnings: string[];
+  /** The interactive UI's settings from config.lua (`ui`, `show_thinking`, `expand_output`). */
+  ui?: UiMode;
+  showThinking: boolean;
+  expandOutput: boolean;
   /** The loaded configuration with the profile applied (null without config.lua): providers, models, profiles for the UI's switches. */
   config: ClmConfig | null;
 }
@@ -45,6 +50,9 @@ export async function resolveRun(args: CliArgs, env: NodeJS.ProcessEnv, log?: (l
       mcpReadyTimeoutMs: cfg?.mcpReadyTimeoutMs,
       maxIterations: args.maxTurns ?? cfg?.maxIterations ?? DEFAULT_MAX_ITERATIONS,
       warnings: cfg?.warnings ?? [],
+      ui: cfg?.ui,
+      showThinking: cfg?.showThinking ?? false,
+      expandOutput: cfg?.expandOutput ?? false,
       config: cfg,
     };
   } catch (e) {

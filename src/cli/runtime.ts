@@ -27,6 +27,12 @@ export type { ResumedSession } from './session-log.js';
 /** Everything a run reports: the current agent's events and the runtime's own. */
 export type RunEvent = AgentEvent | RuntimeEvent;
 
+/** The optional settings of a Connection, cleared before another connection is put in. */
+const NO_CONNECTION = {
+  providerName: undefined, contextSize: undefined, autocompactPct: undefined, rateTokensPerSec: undefined, rateBurst: undefined,
+  disableParallelToolCalls: undefined, maxTokens: undefined, reasoningEffort: undefined,
+} satisfies Partial<Connection>;
+
 /** How long a resumed run waits for the probe's context size before going on without it. */
 const RESUME_PROBE_WAIT_MS = 5000;
 
@@ -67,6 +73,11 @@ export interface Runtime {
   setConnection(conn: Connection): void;
   /** Close everything; whether the session file was kept (print "session: <id> …" then). */
   close(): Promise<{ sessionKept: boolean }>;
+  /**
+   * Close the session file now, synchronously (an exit path that cannot wait for close(): a
+   * crash, a signal); an empty one is deleted. Whether it was kept; close() later says the same.
+   */
+  closeSessionNow(): { sessionKept: boolean };
 }
 
 export interface RuntimeOptions {
@@ -82,6 +93,8 @@ export interface RuntimeOptions {
   resumeId?: string;
   /** The connection and settings are known (start-up goes on). */
   onResolved?(run: ResolvedRun): void;
+  /** Compact at the end of a turn that leaves the context over the threshold (the interactive UI). */
+  autocompactAtTurnEnd?: boolean;
 }
 
 /** One agent with its tool sources; a switch of profile makes a new one. */
@@ -116,9 +129,11 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   const sessions = new SessionLog({ resumeId: o.resumeId, secrets: firstRun.secrets, env, notice, meta: meta(firstRun) });
 
   let closed = false;
+  let sessionClosed: { sessionKept: boolean } | null = null;
+  const closeSession = () => (sessionClosed ??= { sessionKept: sessions.close() });
 
   const start = (run: ResolvedRun): Generation => {
-    const agent = createAgent(agentConfig(run, { stream: !args.noStream, builtinTools: builtinTools().map(wrap) }), host, {
+    const agent = createAgent(agentConfig(run, { stream: !args.noStream, builtinTools: builtinTools().map(wrap), autocompactAtTurnEnd: o.autocompactAtTurnEnd }), host, {
       onPermission: o.onPermission ?? ((req) => req.respond('allow_once')),
     });
     const unsubscribe = [agent.subscribe(emit), sessions.follow(agent)];
@@ -202,9 +217,10 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
     connectionFor: (flags) => resolveConnection(gen.run.config, { reasoningEffort: args.reasoningEffort, ...flags }, { CLM_API_KEY: env.CLM_API_KEY }),
     setConnection: (conn) => {
       if (gen.agent.busy) throw new CliError('busy; try again when idle', 1);
-      // The profile's part of the run stays (its system prompt and volatile tools included); the connection's is replaced whole.
-      const { agentName, toolsConfig, mcpServers, mcpReadyTimeoutMs, maxIterations, warnings, config, systemPrompt, volatileTools } = gen.run;
-      const run: ResolvedRun = { ...conn, agentName, toolsConfig, mcpServers, mcpReadyTimeoutMs, maxIterations, warnings, config, systemPrompt, volatileTools };
+      // The profile's part of the run stays (its system prompt and volatile tools included); the
+      // connection's is replaced whole, so nothing of the previous model's settings is left over.
+      const { systemPrompt, volatileTools } = gen.run;
+      const run: ResolvedRun = { ...gen.run, ...NO_CONNECTION, ...conn, systemPrompt, volatileTools };
       gen.agent.setProvider(agentConfig(run, { stream: !args.noStream, builtinTools: [] }));
       gen.run = run;
       for (const s of conn.secrets) { log?.addSecret(s); sessions.addSecret(s); }
@@ -215,8 +231,9 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
       await Promise.allSettled([gen.sources.close(), stopBackgroundJobs()]);
       gen.detach();
       host.close();
-      return { sessionKept: sessions.close() };
+      return closeSession();
     },
+    closeSessionNow: () => closeSession(),
   };
 }
 
