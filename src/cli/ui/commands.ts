@@ -16,28 +16,29 @@ export interface CommandInfo {
 }
 
 export const COMMANDS: readonly CommandInfo[] = [
-  { name: 'help', aliases: ['h', '?'], help: 'this list of commands and keys' },
-  { name: 'clear', aliases: ['cls'], help: 'forget the conversation, clear the screen, start a new session' },
-  { name: 'agent', aliases: ['a'], args: '<name>', help: 'switch to an agent profile (its model, prompt, plugins, MCP servers); the conversation goes on' },
-  { name: 'model', aliases: [], args: '[spec]', help: 'list the models, or switch to provider/model-id or a bare id on this connection' },
-  { name: 'provider', aliases: [], args: '[name]', help: 'list the providers, or switch to one keeping the model' },
-  { name: 'reasoning', aliases: ['think'], args: '[on|off]', help: 'show or hide the model\'s reasoning (^R)' },
+  { name: 'help', aliases: ['h', '?'], help: 'the commands and the keys' },
+  { name: 'clear', aliases: ['cls'], help: 'forget the conversation, start a new session' },
+  { name: 'agent', aliases: ['a'], args: '<name>', help: 'switch profile; the conversation goes on' },
+  { name: 'model', aliases: [], args: '[spec]', help: 'list models, or switch (provider/id, bare id)' },
+  { name: 'provider', aliases: [], args: '[name]', help: 'list providers, or switch keeping the model' },
+  { name: 'reasoning', aliases: ['think'], args: '[on|off]', help: 'show or hide reasoning (^R)' },
   { name: 'output', aliases: [], args: '[full|short]', help: 'tool output in full or collapsed (^O)' },
-  { name: 'compact', aliases: [], help: 'fold the conversation so far into a summary' },
+  { name: 'compact', aliases: [], help: 'fold the conversation into a summary' },
   { name: 'quit', aliases: ['exit', 'q'], help: 'leave clm (also bare quit or exit)' },
 ];
 
+// Short enough for 80 columns.
 const KEYS: readonly (readonly [string, string])[] = [
-  ['Enter', 'send the prompt (while a turn runs: queued for after it)'],
+  ['Enter', 'send (while a turn runs: queued for after it)'],
   ['Shift+Enter, Alt+Enter', 'new line'],
   ['Esc', 'cancel the running turn, else clear the input'],
-  ['Ctrl-C', 'cancel the running turn; quit when idle with an empty input'],
+  ['Ctrl-C', 'cancel the turn; quit when idle with an empty input'],
   ['^O', 'tool output in full / collapsed'],
   ['^R', 'show / hide reasoning'],
   ['^L', 'redraw the screen'],
-  ['PgUp, PgDn, End', 'scroll the transcript (End on an empty input: to the end)'],
+  ['PgUp, PgDn, End', 'scroll (End on an empty input: to the end)'],
   ['Up, Down', 'prompt history'],
-  ['TAB', 'complete commands, agents, providers, models, paths, :emoji:'],
+  ['TAB', 'complete commands, names, models, paths, :emoji:'],
 ];
 
 /** Every name a command answers to (`quit`, `exit`, `q` → quit). */
@@ -49,13 +50,15 @@ export function commandNamed(word: string): CommandInfo | undefined {
 }
 
 function helpText(): string {
-  const col = (s: string, w: number) => s + ' '.repeat(Math.max(1, w - s.length));
+  const table = (rows: readonly (readonly [string, string])[]) => {
+    const w = Math.max(...rows.map(([l]) => l.length)) + 2;
+    return rows.map(([l, h]) => `  ${l}${' '.repeat(w - l.length)}${h}`);
+  };
   const cmds = COMMANDS.map((c) => {
     const alias = c.aliases.length ? ` (${c.aliases.map((a) => `/${a}`).join(', ')})` : '';
     return [`/${c.name}${c.args ? ` ${c.args}` : ''}${alias}`, c.help] as const;
   });
-  const w = Math.max(...[...cmds, ...KEYS].map(([l]) => l.length)) + 2;
-  return ['commands:', ...cmds.map(([l, h]) => `  ${col(l, w)}${h}`), 'keys:', ...KEYS.map(([l, h]) => `  ${col(l, w)}${h}`)].join('\n');
+  return ['commands:', ...table(cmds), 'keys:', ...table(KEYS)].join('\n');
 }
 
 const errorText = (ctx: CommandContext, e: unknown) => maskSecrets(e instanceof Error ? e.message : String(e), ctx.runtime.run.secrets);
