@@ -467,7 +467,6 @@ class UiApp {
           const line = editor.text;
           if (!line.trim()) return;
           editor.submit();
-          if (full) screen?.scrollToBottom();
           this.submitLine(line);
           this.render(true);
           return;
