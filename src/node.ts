@@ -4,7 +4,7 @@
 
 export { createNodeHost, type NodeHost, type NodeHostOptions } from './host/node.js';
 export { createDebugLog, type DebugLog } from './host/debug-log.js';
-export { redact } from './host/redact.js';
+export { redact, maskSecrets, SecretStream } from './host/redact.js';
 export {
   builtinTools, readFileTool, writeFileTool, listDirTool, shellExecTool, bgExecTool, stopBackgroundJobs, BUILTIN_TOOLS_SYSTEM_PROMPT,
 } from './tools/index.js';

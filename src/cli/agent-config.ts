@@ -21,8 +21,14 @@ export function agentConfig(run: ResolvedRun, o: { stream: boolean; builtinTools
     maxTokens: run.maxTokens,
     reasoningEffort: run.reasoningEffort,
     maxIterations: run.maxIterations,
+    ...definedOnly(run.limits),
     providerName: run.providerName,
     builtinTools: o.builtinTools,
     autocompactAtTurnEnd: o.autocompactAtTurnEnd,
   };
+}
+
+/** The limits config.lua sets; one it leaves out keeps the library default. */
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

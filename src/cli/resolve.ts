@@ -3,7 +3,7 @@
 // only when a config.lua exists, so a run without one stays cheap.
 
 import { existsSync } from 'node:fs';
-import { configDir, loadConfig, resolveConnection, type ClmConfig, type Connection } from '../config/index.js';
+import { configDir, loadConfig, resolveConnection, type ClmConfig, type ConfigValues, type Connection } from '../config/index.js';
 import type { UiMode } from '../config/types.js';
 import type { CliArgs } from './args.js';
 
@@ -24,6 +24,8 @@ export interface ResolvedRun extends Connection {
   mcpReadyTimeoutMs?: number;
   /** Tool rounds per turn (0 = unlimited). */
   maxIterations: number;
+  /** config.lua's connection and tool limits, for the agent. */
+  limits: Pick<ConfigValues, 'probeTimeoutMs' | 'firstByteTimeoutMs' | 'streamIdleTimeoutMs' | 'maxReplyBytes' | 'maxParallelTools'>;
   /** Non-fatal problems found while loading the configuration. */
   warnings: string[];
   /** The interactive UI's settings from config.lua (`ui`, `show_thinking`, `expand_output`). */
@@ -49,6 +51,10 @@ export async function resolveRun(args: CliArgs, env: NodeJS.ProcessEnv, log?: (l
       mcpServers: cfg?.mcpServers,
       mcpReadyTimeoutMs: cfg?.mcpReadyTimeoutMs,
       maxIterations: args.maxTurns ?? cfg?.maxIterations ?? DEFAULT_MAX_ITERATIONS,
+      limits: {
+        probeTimeoutMs: cfg?.probeTimeoutMs, firstByteTimeoutMs: cfg?.firstByteTimeoutMs,
+        streamIdleTimeoutMs: cfg?.streamIdleTimeoutMs, maxReplyBytes: cfg?.maxReplyBytes, maxParallelTools: cfg?.maxParallelTools,
+      },
       warnings: cfg?.warnings ?? [],
       ui: cfg?.ui,
       showThinking: cfg?.showThinking ?? false,

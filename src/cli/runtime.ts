@@ -18,11 +18,12 @@ import { killToolGroupsOnExit } from './exit-hooks.js';
 import { advertised, applyPolicy, unmatchedPatterns, type ToolPolicy } from './tool-policy.js';
 import { resolveRun, type ResolvedRun } from './resolve.js';
 import type { RuntimeEvent } from './runtime-events.js';
-import { SessionLog, type ResumedSession } from './session-log.js';
+import { SessionLog, type ResumedSession, type SessionOutcome } from './session-log.js';
 import { startToolSources, type ToolSources } from './tool-sources.js';
 
 export type { RuntimeEvent } from './runtime-events.js';
-export type { ResumedSession } from './session-log.js';
+export type { ResumedSession, SessionOutcome } from './session-log.js';
+export { sessionLine } from './session-log.js';
 
 /** Everything a run reports: the current agent's events and the runtime's own. */
 export type RunEvent = AgentEvent | RuntimeEvent;
@@ -71,13 +72,13 @@ export interface Runtime {
   connectionFor(flags: ConnectionFlags): Connection;
   /** Move the current agent to another connection (model, endpoint, dialect, key, limits); the history is kept. */
   setConnection(conn: Connection): void;
-  /** Close everything; whether the session file was kept (print "session: <id> …" then). */
-  close(): Promise<{ sessionKept: boolean }>;
+  /** Close everything; whether the session file was kept and what it lacks (sessionLine says it). */
+  close(): Promise<SessionOutcome>;
   /**
    * Close the session file now, synchronously (an exit path that cannot wait for close(): a
    * crash, a signal); an empty one is deleted. Whether it was kept; close() later says the same.
    */
-  closeSessionNow(): { sessionKept: boolean };
+  closeSessionNow(): SessionOutcome;
 }
 
 export interface RuntimeOptions {
@@ -95,6 +96,8 @@ export interface RuntimeOptions {
   onResolved?(run: ResolvedRun): void;
   /** Compact at the end of a turn that leaves the context over the threshold (the interactive UI). */
   autocompactAtTurnEnd?: boolean;
+  /** Values to mask in everything shown (API keys, secrets.lua values), as soon as they are known, before any notice; again with more after a profile switch. */
+  onSecrets?(secrets: readonly string[]): void;
 }
 
 /** One agent with its tool sources; a switch of profile makes a new one. */
@@ -118,6 +121,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   const log = createDebugLog(env.CLM_DEBUG_LOG);
   const firstRun = await resolveRun(args, env, log ?? undefined);
   o.onResolved?.(firstRun);
+  o.onSecrets?.(firstRun.secrets);
   for (const s of firstRun.secrets) log?.addSecret(s);
   for (const w of firstRun.warnings) notice(w);
   const host = createNodeHost({ log: log ?? null });
@@ -129,8 +133,8 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   const sessions = new SessionLog({ resumeId: o.resumeId, secrets: firstRun.secrets, env, notice, meta: meta(firstRun) });
 
   let closed = false;
-  let sessionClosed: { sessionKept: boolean } | null = null;
-  const closeSession = () => (sessionClosed ??= { sessionKept: sessions.close() });
+  let sessionClosed: SessionOutcome | null = null;
+  const closeSession = (): SessionOutcome => (sessionClosed ??= sessions.close());
 
   const start = (run: ResolvedRun): Generation => {
     const agent = createAgent(agentConfig(run, { stream: !args.noStream, builtinTools: builtinTools().map(wrap), autocompactAtTurnEnd: o.autocompactAtTurnEnd }), host, {
@@ -202,6 +206,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
     switchAgent: async (name, so = {}) => {
       if (gen.agent.busy) throw new CliError('busy; try again when idle', 1);
       const run = await resolveRun({ ...args, agent: name }, env, log ?? undefined);
+      o.onSecrets?.(run.secrets);
       for (const s of run.secrets) { log?.addSecret(s); sessions.addSecret(s); }
       for (const w of run.warnings) notice(w);
       const history = so.keepHistory ? gen.agent.messages : [];

@@ -19,6 +19,12 @@ export function onTerminate(fn: ((signal: 'SIGTERM' | 'SIGHUP', code: number) =>
 
 export function installSignalHandlers(): void {
   process.on('SIGINT', () => (interrupt ? interrupt() : process.exit(130)));
-  process.on('SIGTERM', () => (terminate ? terminate('SIGTERM', 143) : process.exit(143)));
-  process.on('SIGHUP', () => (terminate ? terminate('SIGHUP', 129) : process.exit(129)));
+  // Without a handler it is said on stderr, so a log of the run shows why it stopped where it did.
+  const ended = (signal: 'SIGTERM' | 'SIGHUP', code: number) => {
+    if (terminate) { terminate(signal, code); return; }
+    process.stderr.write(`clm: ended by ${signal}\n`);
+    process.exit(code);
+  };
+  process.on('SIGTERM', () => ended('SIGTERM', 143));
+  process.on('SIGHUP', () => ended('SIGHUP', 129));
 }

@@ -59,7 +59,7 @@ export class Agent {
     validateConfig(cfg);
     if (!host || typeof host.http !== 'function') throw new ClmError('EINVAL', 'host must implement http()');
     this.listeners = new Listeners(callbacks ?? {});
-    this.probes = new Probes(host);
+    this.probes = new Probes(host, () => this.cfg.probeTimeoutMs);
     this.retryBaseMs = opts.retryBaseMs ?? 1000;
     this.conn = connect({ ...cfg }, this.now);
     this.toolLimiter = toolLimiter(cfg, this.now);

@@ -9,7 +9,7 @@ import type { ParsedReply } from './providers/adapter.js';
 import { withoutReasoning } from './reasoning.js';
 import type { Emit, TurnContext } from './turn.js';
 import type { CompactionRecord, Message } from './types.js';
-import { DEFAULT_MAX_TOKENS, DEFAULT_MAX_TRIES } from './config.js';
+import { DEFAULT_MAX_TOKENS, DEFAULT_MAX_TRIES, replyLimits } from './config.js';
 
 export type CompactionOutcome =
   | { ok: true }
@@ -35,7 +35,7 @@ export async function compactHistory(ctx: TurnContext, kind: CompactionKind, emi
   // The summary request bypasses the request limiter and retries without notices.
   const r = await requestReply({
     host: ctx.host, adapter, url: cfg.baseUrl, headers: adapter.headers(cfg.apiKey ?? ''), body, stream: false,
-    maxTries: cfg.maxTries ?? DEFAULT_MAX_TRIES, retryBaseMs: ctx.retryBaseMs,
+    maxTries: cfg.maxTries ?? DEFAULT_MAX_TRIES, retryBaseMs: ctx.retryBaseMs, ...replyLimits(cfg),
     onRetryWait: () => ctx.emit({ type: 'state', state: 'rate_limited' }),
     onRetrySend: () => ctx.emit({ type: 'state', state: 'thinking' }),
   }, signal);

@@ -1,9 +1,13 @@
 // Shell commands in their own process group (setsid via `detached: true`), so that stopping one
 // reaches everything it started — also jobs it backgrounded with "&", which would otherwise keep
 // the output pipes open and the call hanging. Every live group is tracked so the program can stop
-// them all when it exits.
+// them all when it exits, and registered with the group reaper, which kills them when clm dies
+// without exiting (kill -9).
 
 import { spawn, type ChildProcess } from 'node:child_process';
+import { accessSync, constants } from 'node:fs';
+import type { Writable } from 'node:stream';
+import { forgetGroup, reapWithUs, startReaper } from './group-reaper.js';
 
 export interface GroupExit {
   /** Exit code, or null when killed by a signal or not started. */
@@ -47,12 +51,38 @@ interface LiveGroup extends GroupChild {
   readonly child: ChildProcess;
 }
 
-/** `$SHELL -c command` (fallback /bin/sh), inheriting environment and working directory. */
+/** Variables of clm's own that hold credentials: a command the model runs has no business with them. */
+const PRIVATE_VARIABLES = ['CLM_API_KEY'];
+
+/** clm's environment for a tool process, without its own credentials. */
+export function toolEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const out = { ...env };
+  for (const k of PRIVATE_VARIABLES) delete out[k];
+  return out;
+}
+
+/**
+ * The command starts only once its group is registered with the reaper: a /bin/sh gate waits
+ * for one line on fd 3, then execs `$SHELL -c command` in place (same pid, same group, fd 3
+ * closed). Were clm killed between the spawn and the registration, the gate reads end-of-file
+ * and exits without running anything, so no group can escape the reaper.
+ */
+const GATE = 'IFS= read -r _ <&3 || exit 125; exec 3<&-; exec "$0" -c "$1"';
+
+function executable(path: string): boolean {
+  try { accessSync(path, constants.X_OK); return true; } catch { return false; }
+}
+
+/** `$SHELL -c command` (fallback /bin/sh), inheriting the environment (less clm's key) and working directory. */
 export function spawnShellGroup(command: string, opts: SpawnOptions): GroupChild {
   const shell = process.env.SHELL || '/bin/sh';
-  const child = spawn(shell, ['-c', command], {
+  startReaper();
+  // A shell path that cannot run is spawned directly, so the failure is Node's spawn error as it always was.
+  const gated = !shell.includes('/') || executable(shell);
+  const child = spawn(gated ? '/bin/sh' : shell, gated ? ['-c', GATE, shell, command] : ['-c', command], {
     detached: true, // new session ⇒ own process group, and no controlling terminal to scribble on
-    stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe', ...(gated ? ['pipe' as const] : [])],
+    env: toolEnv(),
   });
   let stopping = false;
   let closed = false;
@@ -71,7 +101,7 @@ export function spawnShellGroup(command: string, opts: SpawnOptions): GroupChild
       closed = true;
       // A job the command backgrounded may live on in the group: keep tracking it, so stopping
       // every group at exit reaches it too.
-      if (!groupAlive(child.pid)) live.delete(group);
+      if (!groupAlive(child.pid)) { live.delete(group); if (child.pid !== undefined) forgetGroup(child.pid); }
       // Keep the SIGKILL pending while stragglers of a stopped group survive (they ignored SIGTERM).
       if (killTimer && !groupAlive(child.pid)) clearTimeout(killTimer);
       resolve(spawnError ? { code: null, signal: null, spawnError } : { code, signal });
@@ -107,7 +137,15 @@ export function spawnShellGroup(command: string, opts: SpawnOptions): GroupChild
       killTimer.unref();
     },
   };
-  if (child.pid !== undefined) live.add(group);
+  if (child.pid !== undefined) {
+    live.add(group);
+    reapWithUs(child.pid);
+  }
+  const gate = child.stdio[3] as Writable | null | undefined;
+  if (gate) {
+    gate.on('error', () => {}); // the child died before reading it: its exit is reported as usual
+    gate.end('\n');
+  }
   return group;
 }
 

@@ -45,6 +45,6 @@ test('from_json rejects garbage and appends nothing', () => {
   }
   assert.equal(h.length, 0);
   // In a session file the same garbage is skipped rather than fatal.
-  assert.deepEqual(parseSessionLine('{"role":"emperor","type":"msg"}'), { kind: 'skip' });
-  assert.deepEqual(parseSessionLine('{"role":"assistant","tool_calls":{},"type":"msg"}'), { kind: 'skip' });
+  assert.deepEqual(parseSessionLine('{"role":"emperor","type":"msg"}'), { kind: 'skip', damaged: true });
+  assert.deepEqual(parseSessionLine('{"role":"assistant","tool_calls":{},"type":"msg"}'), { kind: 'skip', damaged: true });
 });
