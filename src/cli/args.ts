@@ -12,7 +12,11 @@ export interface CliArgs {
   url?: string;
   plugins?: string;
   oneshot?: string;
+  /** -f/--forever: the interactive UI submits this prompt, and again after every turn that ends ok or cancelled. */
+  forever?: string;
   headless: boolean;
+  /** --no-alt-screen: the interactive UI draws inline, on the normal screen. */
+  noAltScreen: boolean;
   noStream: boolean;
   /** undefined = no -r; '' = -r without id (picker). */
   resume?: string;
@@ -32,6 +36,9 @@ export const USAGE = `usage: clm [options]
 
   -o, --oneshot PROMPT     answer one prompt and exit (headless)
   -H, --headless           plain line-based REPL even on a terminal
+  -f, --forever PROMPT     interactive UI: send PROMPT, and again after every turn that ends
+      --no-alt-screen      interactive UI inline on the normal screen (keeps the terminal's
+                           scrollback), not on the alternate screen
   -a, --agent NAME         agent profile from config.lua or agents/NAME.lua
   -m, --model SPEC         provider/model-id from config.lua, or a bare model id
       --provider NAME      take the connection from providers[NAME]
@@ -63,6 +70,7 @@ const WITH_VALUE: Record<string, keyof CliArgs> = {
   '-u': 'url', '--url': 'url',
   '-p': 'plugins', '--plugins': 'plugins',
   '-o': 'oneshot', '--oneshot': 'oneshot',
+  '-f': 'forever', '--forever': 'forever',
   '--output-format': 'outputFormat',
   '--allow-tools': 'allowTools',
   '--deny-tools': 'denyTools',
@@ -80,7 +88,7 @@ function patterns(v: string): string[] {
 const SHORT_BOOL: Record<string, 'headless' | 'noStream' | 'help' | 'version'> = { H: 'headless', S: 'noStream', h: 'help', V: 'version' };
 
 export function parseArgs(argv: readonly string[]): CliArgs {
-  const a: CliArgs = { command: 'run', headless: false, noStream: false, outputFormat: 'text' };
+  const a: CliArgs = { command: 'run', headless: false, noStream: false, noAltScreen: false, outputFormat: 'text' };
   let i = 0;
   if (argv[0] === 'setup') { a.command = 'setup'; i = 1; }
   const set = (key: keyof CliArgs, v: string, flag: string) => {
@@ -114,6 +122,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     if (arg === '--version') { flag('version'); continue; }
     if (arg === '--headless') { flag('headless'); continue; }
     if (arg === '--no-stream') { flag('noStream'); continue; }
+    if (arg === '--no-alt-screen') { a.noAltScreen = true; continue; }
     if (arg === '--resume') { resume(''); continue; }
     if (arg.startsWith('--resume=')) { a.resume = arg.slice(9); continue; }
     if (arg.startsWith('--')) {
@@ -150,6 +159,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     if (arg === 'setup') throw new UsageError("'setup' must be the first argument");
     throw new UsageError(`unexpected argument '${arg}'`);
   }
-  if (a.command === 'setup' && (a.oneshot !== undefined || a.resume !== undefined)) throw new UsageError('setup takes no other options');
+  if (a.command === 'setup' && (a.oneshot !== undefined || a.resume !== undefined || a.forever !== undefined)) throw new UsageError('setup takes no other options');
+  if (a.forever !== undefined && (a.oneshot !== undefined || a.headless)) throw new UsageError('-f/--forever needs the interactive UI (not -o or -H)');
   return a;
 }

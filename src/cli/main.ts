@@ -38,9 +38,10 @@ async function main(argv: string[]): Promise<number> {
       return await runOneshot(args, { stdout: process.stdout, stderr: process.stderr, color, stdin: process.stdin });
     }
     if (!args.headless && process.stdin.isTTY && process.stdout.isTTY) {
-      // The full-screen UI is a later piece of work; until then the REPL serves terminals too.
-      process.stderr.write('notice: the interactive UI is not available yet; using the line REPL\n');
+      const { runUi } = await import('./ui/app.js');
+      return await runUi(args);
     }
+    if (args.forever !== undefined) throw new UsageError('-f/--forever needs the interactive UI (stdin and stdout a terminal)');
     const { runRepl } = await import('./repl.js');
     return await runRepl(args, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, color: !!process.stdout.isTTY && !process.env.NO_COLOR });
   } catch (e) {

@@ -3,7 +3,8 @@
 // only when a config.lua exists, so a run without one stays cheap.
 
 import { existsSync } from 'node:fs';
-import { configDir, loadConfig, resolveConnection, type ConfigValues, type Connection } from '../config/index.js';
+import { configDir, loadConfig, resolveConnection, type ClmConfig, type ConfigValues, type Connection } from '../config/index.js';
+import type { UiMode } from '../config/types.js';
 import type { CliArgs } from './args.js';
 
 export { configDir };
@@ -27,6 +28,12 @@ export interface ResolvedRun extends Connection {
   limits: Pick<ConfigValues, 'probeTimeoutMs' | 'firstByteTimeoutMs' | 'streamIdleTimeoutMs' | 'maxReplyBytes' | 'maxParallelTools'>;
   /** Non-fatal problems found while loading the configuration. */
   warnings: string[];
+  /** The interactive UI's settings from config.lua (`ui`, `show_thinking`, `expand_output`). */
+  ui?: UiMode;
+  showThinking: boolean;
+  expandOutput: boolean;
+  /** The loaded configuration with the profile applied (null without config.lua): providers, models, profiles for the UI's switches. */
+  config: ClmConfig | null;
 }
 
 /** A configuration problem: exit status 2 with the message. */
@@ -49,6 +56,10 @@ export async function resolveRun(args: CliArgs, env: NodeJS.ProcessEnv, log?: (l
         streamIdleTimeoutMs: cfg?.streamIdleTimeoutMs, maxReplyBytes: cfg?.maxReplyBytes, maxParallelTools: cfg?.maxParallelTools,
       },
       warnings: cfg?.warnings ?? [],
+      ui: cfg?.ui,
+      showThinking: cfg?.showThinking ?? false,
+      expandOutput: cfg?.expandOutput ?? false,
+      config: cfg,
     };
   } catch (e) {
     // Messages start with the file's short name (config.lua:4: …); add where that file is.

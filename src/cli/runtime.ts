@@ -7,6 +7,7 @@
 import { createAgent, type Agent } from '../core/agent.js';
 import type { AgentEvent } from '../core/events.js';
 import type { PermissionRequest, ProviderKind, ToolDef } from '../core/types.js';
+import { resolveConnection, type Connection, type ConnectionFlags } from '../config/index.js';
 import { createNodeHost, type NodeHost } from '../host/node.js';
 import { createDebugLog } from '../host/debug-log.js';
 import { builtinTools, stopBackgroundJobs } from '../builtin-tools/index.js';
@@ -26,6 +27,12 @@ export { sessionLine } from './session-log.js';
 
 /** Everything a run reports: the current agent's events and the runtime's own. */
 export type RunEvent = AgentEvent | RuntimeEvent;
+
+/** The optional settings of a Connection, cleared before another connection is put in. */
+const NO_CONNECTION = {
+  providerName: undefined, contextSize: undefined, autocompactPct: undefined, rateTokensPerSec: undefined, rateBurst: undefined,
+  disableParallelToolCalls: undefined, maxTokens: undefined, reasoningEffort: undefined,
+} satisfies Partial<Connection>;
 
 /** How long a resumed run waits for the probe's context size before going on without it. */
 const RESUME_PROBE_WAIT_MS = 5000;
@@ -52,10 +59,26 @@ export interface Runtime {
   subscribe(fn: (e: RunEvent) => void): () => void;
   /** A fresh session file from here on; the old one is deleted when it holds no conversation. */
   rotateSession(): Session | null;
-  /** Replace the agent by one for the profile `name` (empty history; the session goes on), with its own plugins and MCP servers; resolves when its start-up is over. */
-  switchAgent(name: string): Promise<void>;
+  /**
+   * Replace the agent by one for the profile `name` (empty history unless `keepHistory`: then the
+   * conversation so far goes on under the new profile; the session goes on either way), with its
+   * own plugins and MCP servers; resolves when its start-up is over.
+   */
+  switchAgent(name: string, o?: { keepHistory?: boolean }): Promise<void>;
+  /**
+   * The connection `flags` name, resolved as at start-up over the current profile's config.lua:
+   * CLM_API_KEY (set and non-empty) is the key, --reasoning-effort wins. Throws ConfigError.
+   */
+  connectionFor(flags: ConnectionFlags): Connection;
+  /** Move the current agent to another connection (model, endpoint, dialect, key, limits); the history is kept. */
+  setConnection(conn: Connection): void;
   /** Close everything; whether the session file was kept and what it lacks (sessionLine says it). */
   close(): Promise<SessionOutcome>;
+  /**
+   * Close the session file now, synchronously (an exit path that cannot wait for close(): a
+   * crash, a signal); an empty one is deleted. Whether it was kept; close() later says the same.
+   */
+  closeSessionNow(): SessionOutcome;
 }
 
 export interface RuntimeOptions {
@@ -71,6 +94,8 @@ export interface RuntimeOptions {
   resumeId?: string;
   /** The connection and settings are known (start-up goes on). */
   onResolved?(run: ResolvedRun): void;
+  /** Compact at the end of a turn that leaves the context over the threshold (the interactive UI). */
+  autocompactAtTurnEnd?: boolean;
   /** Values to mask in everything shown (API keys, secrets.lua values), as soon as they are known, before any notice; again with more after a profile switch. */
   onSecrets?(secrets: readonly string[]): void;
 }
@@ -108,9 +133,11 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   const sessions = new SessionLog({ resumeId: o.resumeId, secrets: firstRun.secrets, env, notice, meta: meta(firstRun) });
 
   let closed = false;
+  let sessionClosed: SessionOutcome | null = null;
+  const closeSession = (): SessionOutcome => (sessionClosed ??= sessions.close());
 
   const start = (run: ResolvedRun): Generation => {
-    const agent = createAgent(agentConfig(run, { stream: !args.noStream, builtinTools: builtinTools().map(wrap) }), host, {
+    const agent = createAgent(agentConfig(run, { stream: !args.noStream, builtinTools: builtinTools().map(wrap), autocompactAtTurnEnd: o.autocompactAtTurnEnd }), host, {
       onPermission: o.onPermission ?? ((req) => req.respond('allow_once')),
     });
     const unsubscribe = [agent.subscribe(emit), sessions.follow(agent)];
@@ -176,18 +203,32 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
       emit({ type: 'session', id: s?.id ?? null });
       return s;
     },
-    switchAgent: async (name) => {
+    switchAgent: async (name, so = {}) => {
       if (gen.agent.busy) throw new CliError('busy; try again when idle', 1);
       const run = await resolveRun({ ...args, agent: name }, env, log ?? undefined);
       o.onSecrets?.(run.secrets);
       for (const s of run.secrets) { log?.addSecret(s); sessions.addSecret(s); }
       for (const w of run.warnings) notice(w);
+      const history = so.keepHistory ? gen.agent.messages : [];
       await stop(gen);
       profile = name;
       gen = start(run);
+      // Already in the session file; restoring does not log them again.
+      if (history.length) gen.agent.restoreHistory(history);
       await gen.sources.ready;
       judgePolicy(gen);
       emit({ type: 'ready' });
+    },
+    connectionFor: (flags) => resolveConnection(gen.run.config, { reasoningEffort: args.reasoningEffort, ...flags }, { CLM_API_KEY: env.CLM_API_KEY }),
+    setConnection: (conn) => {
+      if (gen.agent.busy) throw new CliError('busy; try again when idle', 1);
+      // The profile's part of the run stays (its system prompt and volatile tools included); the
+      // connection's is replaced whole, so nothing of the previous model's settings is left over.
+      const { systemPrompt, volatileTools } = gen.run;
+      const run: ResolvedRun = { ...gen.run, ...NO_CONNECTION, ...conn, systemPrompt, volatileTools };
+      gen.agent.setProvider(agentConfig(run, { stream: !args.noStream, builtinTools: [] }));
+      gen.run = run;
+      for (const s of conn.secrets) { log?.addSecret(s); sessions.addSecret(s); }
     },
     close: async () => {
       closed = true;
@@ -195,8 +236,9 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
       await Promise.allSettled([gen.sources.close(), stopBackgroundJobs()]);
       gen.detach();
       host.close();
-      return sessions.close();
+      return closeSession();
     },
+    closeSessionNow: () => closeSession(),
   };
 }
 

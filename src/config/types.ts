@@ -8,6 +8,9 @@ export type { ProviderKind, ReasoningEffort };
 /** A configured reasoning effort; "off" sends no reasoning parameter even where a model's entry sets one. */
 export type ReasoningSetting = ReasoningEffort | 'off';
 
+/** How the interactive UI uses the terminal: the alternate screen, or the normal one with its scrollback. */
+export type UiMode = 'fullscreen' | 'inline';
+
 /** providers[name].models[id] */
 export interface ModelSettings {
   /** Context window in tokens (0 = learn from the server). */
@@ -51,6 +54,8 @@ export interface ConfigValues {
   mcpServers: unknown[];
   showThinking: boolean;
   expandOutput: boolean;
+  /** The interactive UI's screen mode (`ui`); undefined = full screen. */
+  ui?: UiMode;
   /** How long the first request waits for MCP servers to be ready. */
   mcpReadyTimeoutMs?: number;
   /** Tool rounds per turn (0 = unlimited); undefined = the program's default. */

@@ -12,19 +12,21 @@ import type { ProviderKind } from '../core/types.js';
 import { ConfigError } from './errors.js';
 import { childPath } from './key-path.js';
 import { modelSpecProblem } from './model-spec.js';
-import type { ConfigValues, ModelSettings, ProviderSettings, ReasoningSetting } from './types.js';
+import type { ConfigValues, ModelSettings, ProviderSettings, ReasoningSetting, UiMode } from './types.js';
 
 export const PROVIDER_KINDS: readonly ProviderKind[] = ['openai', 'anthropic', 'ollama', 'openai-responses'];
 
 const TOP_KEYS = new Set([
   'agent', 'agents', 'model', 'providers', 'system_prompt', 'tools', 'volatile_tools', 'mcp_servers',
-  'show_thinking', 'expand_output', 'mcp_ready_timeout_ms', 'max_iterations', 'reasoning_effort',
+  'show_thinking', 'expand_output', 'mcp_ready_timeout_ms', 'max_iterations', 'reasoning_effort', 'ui',
   'probe_timeout_ms', 'first_byte_timeout_ms', 'stream_idle_timeout_ms', 'max_reply_bytes', 'max_parallel_tools',
 ]);
 const PROVIDER_KEYS = new Set([
   'kind', 'url', 'api_key', 'rate_tokens_per_sec', 'rate_burst', 'disable_parallel_tool_calls', 'max_tokens', 'models',
 ]);
 const MODEL_KEYS = new Set(['context_size', 'autocompact_pct', 'system_prompt', 'reasoning_effort']);
+
+export const UI_MODES: readonly UiMode[] = ['fullscreen', 'inline'];
 
 export const REASONING_SETTINGS: readonly ReasoningSetting[] = ['low', 'medium', 'high', 'off'];
 
@@ -246,6 +248,11 @@ export function validateValues(raw: Table, ctx: ValidateContext): ConfigValues {
   if (mi !== undefined) out.maxIterations = mi;
   const re = effort(ctx, raw.reasoning_effort, P('reasoning_effort'));
   if (re !== undefined) out.reasoningEffort = re;
+  const ui = str(ctx, raw.ui, P('ui'));
+  if (ui !== undefined) {
+    if (!(UI_MODES as readonly string[]).includes(ui)) fail(ctx, P('ui'), `must be one of ${UI_MODES.map((m) => `"${m}"`).join(', ')} (got ${show(ui)})`);
+    out.ui = ui as UiMode;
+  }
   // Limits of the connection and the tool batch; 0 means no limit.
   for (const [key, field] of LIMIT_KEYS) {
     const v = num(ctx, raw[key], P(key), { min: 0, integer: true });

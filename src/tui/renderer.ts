@@ -47,6 +47,8 @@ export interface RendererOptions {
   /** modifyOtherKeys, for Shift/Alt+Enter (default true). */
   modifyOtherKeys?: boolean;
   clock?: Clock;
+  /** The transcript to draw (default: a new one); lets a screen fill it before it starts, or move it to another renderer. */
+  transcript?: Transcript;
 }
 
 export interface RenderStats {
@@ -71,11 +73,11 @@ const countInk = (rows: readonly Row[]): number => {
 };
 
 export class Renderer {
-  readonly transcript = new Transcript();
+  readonly transcript: Transcript;
   readonly mode: ScreenMode;
   readonly stats: RenderStats = { frames: 0, bytes: 0, fullRepaints: 0, scrolls: 0, renderMs: 0 };
   private footer: Component[] = [];
-  private readonly opts: Required<Omit<RendererOptions, 'clock'>>;
+  private readonly opts: Required<Omit<RendererOptions, 'clock' | 'transcript'>>;
   private readonly clock: Clock;
   private running = false;
   private timer: unknown = null;
@@ -119,6 +121,7 @@ export class Renderer {
 
   constructor(private readonly terminal: Terminal, options: RendererOptions) {
     this.mode = options.mode;
+    this.transcript = options.transcript ?? new Transcript();
     this.clock = options.clock ?? realClock;
     this.opts = {
       mode: options.mode,
@@ -144,6 +147,14 @@ export class Renderer {
     return this.following;
   }
 
+  /** Full screen, scrolled up: transcript lines below the view (0 while following the end). */
+  get linesBelow(): number {
+    if (this.mode !== 'fullscreen' || this.following) return 0;
+    const W = this.width || this.terminal.columns;
+    const vh = this.prevVh || Math.max(1, this.terminal.rows - 1);
+    return Math.max(0, this.transcript.lineCount(W) - this.anchorTop - vh);
+  }
+
   /** Rows of the transcript viewport in the last frame (full screen). */
   get viewportHeight(): number {
     return this.prevVh;
@@ -164,7 +175,11 @@ export class Renderer {
     this.width = this.terminal.columns;
     this.height = this.terminal.rows;
     if (inline) {
-      const pos = await this.terminal.queryCursorPosition();
+      // No frame until the region's place is known (one asked for meanwhile is drawn after).
+      this.resizing = true;
+      let pos: { row: number; col: number } | null;
+      try { pos = await this.terminal.queryCursorPosition(); } finally { this.resizing = false; }
+      if (!this.running) return;
       let pre = '';
       if (pos) {
         this.regionTop = pos.row - 1;

@@ -41,6 +41,20 @@ test('wrong types name the key path', () => {
   bad({ expand_output: 1 }, 'config.lua: expand_output must be true or false (got 1)');
   bad({ mcp_ready_timeout_ms: 'soon' }, 'config.lua: mcp_ready_timeout_ms must be a number (got "soon")');
   bad({ agents: { a: 'b' } }, 'config.lua: agents.a must be a table (got "b")');
+  bad({ ui: 'tmux' }, 'config.lua: ui must be one of "fullscreen", "inline" (got "tmux")', 'ui');
+  bad({ ui: true }, 'config.lua: ui must be a string (got true)');
+});
+
+test('ui: "inline" or "fullscreen", absent by default; a profile sets it too, with file:line errors', async (t) => {
+  assert.equal(validateValues({ ui: 'inline' }, ctx).ui, 'inline');
+  assert.equal(validateValues({ ui: 'fullscreen' }, ctx).ui, 'fullscreen');
+  assert.equal(validateValues({}, ctx).ui, undefined);
+  const c = tempFor(t, { 'config.lua': 'return {\n  ui = "inline",\n  agents = { full = { ui = "fullscreen" } },\n}\n', 'agents/odd.lua': 'return {\n\n  ui = "split",\n}\n' });
+  assert.equal((await loadConfig({ dir: c.dir }))!.ui, 'inline');
+  assert.equal((await loadConfig({ dir: c.dir, agent: 'full' }))!.ui, 'fullscreen');
+  await assert.rejects(loadConfig({ dir: c.dir, agent: 'odd' }), { message: 'agents/odd.lua:3: ui must be one of "fullscreen", "inline" (got "split")' });
+  c.write('config.lua', 'return {\n  model = "a/b",\n  ui = 1,\n}\n');
+  await assert.rejects(loadConfig({ dir: c.dir }), { message: 'config.lua:3: ui must be a string (got 1)' });
 });
 
 test('accepted forms: true or nonzero numbers, "true"/true, {} as an empty list, kind default openai', () => {

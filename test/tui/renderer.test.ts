@@ -286,6 +286,27 @@ test('inline: starts below what is already on the screen and leaves it alone', a
   assert.deepEqual(vt.viewport().slice(0, 4), ['$ ls', 'file1 file2', '$ clm', 'hello']);
 });
 
+test('inline: a frame asked for while the start waits for the cursor report is drawn after it, where the region is', async () => {
+  const vt = new VirtualTerminal(40, 10);
+  vt.write('$ ls\r\nfile1 file2\r\n');
+  await vt.flush();
+  const r = new Renderer(vt, { mode: 'inline' });
+  const footer = new Footer();
+  r.setFooter([footer]);
+  const started = r.start();
+  // What a screen does as its configuration arrives: new content and a frame, before the answer.
+  r.transcript.add(done('hello'));
+  footer.status = 'ready';
+  r.requestRender(true);
+  r.renderNow();
+  await new Promise((res) => setTimeout(res, 20));
+  await started;
+  await vt.flush();
+  assert.deepEqual(vt.viewport().slice(0, 5), ['$ ls', 'file1 file2', 'hello', ' clm [mock] ready', '>']);
+  assert.deepEqual(vt.viewport().slice(5).filter((l) => l.trim()), []);
+  r.stop();
+});
+
 test('inline: a 500-line reply streams with few bytes per chunk; its first lines are in the scrollback exactly once', async () => {
   const { vt, r, footer } = await setup('inline', 80, 24);
   for (let i = 0; i < 50; i++) r.transcript.add(done(`earlier ${i}`));

@@ -1,0 +1,529 @@
+// The interactive screen of clm: the runtime's events drawn as a transcript above a status bar
+// and an input box, keys bound as the original's (and today's agent CLIs'), slash commands and
+// completion through the CommandContext seam, permission questions, prompts queued while a turn
+// runs, the connection probe schedule, -f/--forever, -r/--resume with the transcript replayed.
+//
+// The first frame is drawn before the configuration is loaded when the screen mode is known
+// without it; start-up (plugins, MCP servers) goes on behind a usable screen, and prompts typed
+// meanwhile wait for it. However the program ends — /quit, Ctrl-C, Ctrl-D, SIGTERM, SIGHUP, a
+// crash — the terminal is restored exactly, then `session: <id> (resume with clm -r <id>)` is
+// printed (an empty session is deleted).
+
+import { writeSync } from 'node:fs';
+import { ClmError, ECANCELED } from '../../core/errors.js';
+import type { AgentState, PermissionRequest } from '../../core/types.js';
+import type { UiMode } from '../../config/types.js';
+import {
+  type InputEvent, keyId, loadEmoji, NodeTerminal, onHighlighterReady, Renderer, shortcodeBefore, Transcript, warmUpMarkdown,
+} from '../../tui/index.js';
+import type { CliArgs } from '../args.js';
+import { onProcessExit } from '../exit-hooks.js';
+import type { ResolvedRun } from '../resolve.js';
+import { createRuntime, type RunEvent, type Runtime } from '../runtime.js';
+import { isRuntimeEvent } from '../runtime-events.js';
+import { onInterrupt, onTerminate } from '../signals.js';
+import { markdownSettings, type ViewSettings } from './blocks.js';
+import type { CommandContext, CompletionResult } from './command-context.js';
+import { runCommand } from './commands.js';
+import { complete } from './completion.js';
+import { CompletionList } from './completion-list.js';
+import { ConnectionProbe } from './connection-probe.js';
+import { InputBox } from './input-box.js';
+import { PermissionQueue } from './permission-queue.js';
+import { PromptQueue } from './prompt-queue.js';
+import { pickSession } from './resume-picker.js';
+import { modeBeforeConfig, modeOf } from './screen-mode.js';
+import { SecretList } from './secret-mask.js';
+import { type ConnectionView, statusLine } from './status-bar.js';
+import { TranscriptView } from './transcript-view.js';
+
+const SPINNER_MS = 100;
+const HINTS_FULLSCREEN = '^R reasoning  ^O output  ^L redraw  PgUp/PgDn/End scroll ';
+const HINTS_INLINE = '^R reasoning  ^O output  ^L redraw ';
+const WHEEL_ROWS = 3;
+
+/** The states between which the original takes a queued prompt (its "decision points"). */
+const DECISION_POINTS = new Set(['calling_tool>thinking', 'thinking>calling_tool', 'thinking>complete']);
+
+export interface UiOptions {
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Run the interactive UI until the person leaves; the exit status. */
+export async function runUi(args: CliArgs, o: UiOptions = {}): Promise<number> {
+  const env = o.env ?? process.env;
+  let resumeId = args.resume || undefined;
+  if (args.resume === '') resumeId = await pickSession({ stdin: process.stdin, stdout: process.stdout }, env);
+  return new UiApp(args, env, resumeId).run();
+}
+
+class UiApp {
+  private readonly term = new NodeTerminal();
+  private readonly transcript = new Transcript();
+  private screen: Renderer | null = null;
+  private started: Promise<void> | null = null;
+  private mode: UiMode = 'fullscreen';
+  private readonly settings: ViewSettings = { showReasoning: false, expandOutput: false };
+  /** The person toggled a setting before config.lua was read: its default does not override that. */
+  private settingsTouched = false;
+  private readonly secrets = new SecretList();
+  private readonly view: TranscriptView;
+  private readonly input: InputBox;
+  private readonly completions: CompletionList;
+  private readonly queue: PromptQueue;
+  private readonly perms: PermissionQueue;
+  private readonly probe: ConnectionProbe;
+  private rt: Runtime | null = null;
+  private ready = false;
+  private quitting = false;
+  private exitCode = 0;
+  private finished!: (code: number) => void;
+  private readonly done = new Promise<number>((r) => { this.finished = r; });
+  private sessionPrinted = false;
+
+  // What the status bar shows.
+  private connection: ConnectionView = 'connecting';
+  private connDetail: string | null = null;
+  private state: AgentState = 'idle';
+  private busy = false;
+  private tick = 0;
+  private spinner: NodeJS.Timeout | null = null;
+  private batch: { completed: number; total: number } | null = null;
+  private tokensPerSec = 0;
+
+  /** -f: the prompt sent again after every turn that ends ok or cancelled (until Ctrl-C). */
+  private forever: string | null;
+  private lastStatus: number | null = null;
+  private completionGen = 0;
+  private readonly ctx: CommandContext;
+
+  constructor(private readonly args: CliArgs, private readonly env: NodeJS.ProcessEnv, private readonly resumeId: string | undefined) {
+    this.forever = args.forever ?? null;
+    const rows = () => this.term.rows;
+    this.input = new InputBox(rows);
+    this.completions = new CompletionList(rows);
+    this.queue = new PromptQueue((s) => this.secrets.mask(s));
+    this.perms = new PermissionQueue({
+      answered: (q, echo) => this.view.permissionAnswered(q, echo),
+      cancelTurn: () => this.cancelTurn(),
+      changed: () => this.render(true),
+      mask: (s) => this.secrets.mask(s),
+      rows,
+    });
+    this.probe = new ConnectionProbe(() => { void this.rt?.agent.checkConnection().catch(() => {}); });
+    this.view = this.makeView();
+    const self = this;
+    this.ctx = {
+      get runtime() { return self.rt!; },
+      busy: () => !!self.rt?.agent.busy,
+      print: (text, kind) => this.view.print(text, kind),
+      clearTranscript: () => { this.view.clear(); this.screen?.scrollToBottom(); },
+      settings: this.settings,
+      settingsChanged: () => { this.settingsTouched = true; this.view.settingsChanged(); },
+      probeConnection: () => this.probe.now(),
+      quit: () => this.quit(),
+    };
+  }
+
+  private makeView(): TranscriptView {
+    const host = { transcript: this.transcript, changed: () => this.render() };
+    return new TranscriptView(host, this.settings, markdownSettings(this.env), this.secrets, () => this.mode === 'fullscreen');
+  }
+
+  // ---- life cycle --------------------------------------------------------------------------
+
+  async run(): Promise<number> {
+    const early = modeBeforeConfig(this.args.noAltScreen, this.env);
+    this.view.banner();
+    this.term.onInput((ev) => this.guard(() => this.onInput(ev)));
+    // However the process ends from here on, the terminal comes back and the session is closed.
+    const offExit = onProcessExit(() => this.exitNow());
+    onInterrupt(() => this.guard(() => this.interrupt()));
+    onTerminate((_sig, code) => this.quit(code));
+    if (early) this.startScreen(early);
+    try {
+      this.rt = await createRuntime({
+        args: this.args, env: this.env, resumeId: this.resumeId, autocompactAtTurnEnd: true,
+        policy: { allow: this.args.allowTools, deny: this.args.denyTools },
+        onEvent: (e) => this.guard(() => this.event(e)),
+        onPermission: (req: PermissionRequest) => this.perms.request(req),
+        onResolved: (r) => this.resolved(r, early),
+      });
+    } catch (e) {
+      onInterrupt(null);
+      onTerminate(null);
+      offExit();
+      this.screen?.stop();
+      this.term.restore();
+      throw e;
+    }
+    await this.started;
+    const rt = this.rt;
+    if (rt.resumed) {
+      this.view.replay(rt.resumed.transcript);
+      this.view.print(`[resumed session ${rt.resumed.id}]`, 'notice');
+    }
+    this.render(true);
+    void rt.ready.then(() => this.onReady(), (e: unknown) => this.view.print(`error: start-up failed: ${this.secrets.mask((e as Error)?.message ?? String(e))}`, 'error'));
+    const code = await this.done;
+    offExit();
+    return code;
+  }
+
+  /** The configuration is known: the status bar's identity, secrets, the settings' defaults, the screen. */
+  private resolved(run: ResolvedRun, early: UiMode | null): void {
+    this.secrets.add(run.secrets);
+    if (!this.settingsTouched) {
+      this.settings.showReasoning = run.showThinking;
+      this.settings.expandOutput = run.expandOutput;
+    }
+    const mode = modeOf(this.args.noAltScreen, run.ui);
+    if (!this.screen) this.startScreen(mode);
+    else if (early && mode !== this.mode) {
+      // The key was made by code (no file mentions it): start again in the configured mode.
+      const prev = this.started;
+      this.started = (async () => {
+        await prev;
+        this.screen?.stop();
+        this.screen = null;
+        this.startScreen(mode);
+        await this.started;
+      })();
+    }
+    this.render();
+  }
+
+  private startScreen(mode: UiMode): void {
+    this.mode = mode;
+    const screen = new Renderer(this.term, { mode, transcript: this.transcript });
+    screen.setFooter([this.completions, this.queue, this.perms, { render: (w: number) => [this.statusBar(w)] }, this.input]);
+    this.screen = screen;
+    this.started = screen.start().then(() => {
+      // First-use costs (the lexer, the segmenter, the emoji table) after the first frame, not before it.
+      setTimeout(() => {
+        warmUpMarkdown();
+        void loadEmoji().catch(() => {});
+      }, 0).unref();
+      onHighlighterReady(() => { this.transcript.changedAll(); this.render(); });
+    });
+  }
+
+  private onReady(): void {
+    if (this.quitting || !this.rt) return;
+    this.ready = true;
+    this.secrets.add(this.rt.run.secrets);
+    this.probe.start();
+    if (this.forever && this.queue.isEmpty) this.startTurn(this.forever, false);
+    this.drain();
+  }
+
+  /** Leave: the terminal back, the runtime closed, the session line. */
+  quit(code = 0): void {
+    if (this.quitting) return;
+    this.quitting = true;
+    this.exitCode = code;
+    void this.shutdown();
+  }
+
+  private async shutdown(): Promise<void> {
+    this.stopSpinner();
+    this.probe.stop();
+    onInterrupt(null);
+    onTerminate(null);
+    await this.started?.catch(() => {});
+    this.screen?.stop();
+    this.term.restore();
+    const rt = this.rt;
+    if (rt) {
+      const { sessionKept } = await rt.close();
+      this.printSession(sessionKept, (s) => process.stderr.write(s));
+    }
+    this.finished(this.exitCode);
+  }
+
+  /** The process is ending without shutdown() (a crash, a signal before the screen was up). */
+  private exitNow(): void {
+    this.term.restore();
+    if (this.sessionPrinted || !this.rt) return;
+    const { sessionKept } = this.rt.closeSessionNow();
+    this.printSession(sessionKept, (s) => { try { writeSync(2, s); } catch { /* the terminal is gone */ } });
+  }
+
+  private printSession(kept: boolean, write: (s: string) => void): void {
+    if (this.sessionPrinted) return;
+    this.sessionPrinted = true;
+    const id = this.rt?.session?.id;
+    if (kept && id) write(`session: ${id} (resume with clm -r ${id})\n`);
+  }
+
+  /** A fault in the screen's own code shows in the transcript; the session goes on. */
+  private guard(fn: () => void): void {
+    try { fn(); } catch (e) {
+      try { this.view.print(`internal error: ${(e as Error)?.message ?? String(e)}`, 'error'); } catch { /* nothing more to do */ }
+    }
+  }
+
+  private render(urgent = false): void {
+    this.screen?.requestRender(urgent);
+  }
+
+  // ---- the status bar ----------------------------------------------------------------------
+
+  private statusBar(width: number): string {
+    const rt = this.rt;
+    const agent = rt?.agent;
+    return statusLine({
+      provider: rt?.run.providerName,
+      model: agent?.model,
+      agent: rt?.run.agentName,
+      connection: this.connection,
+      detail: this.connDetail,
+      busy: this.busy,
+      tick: this.tick,
+      state: this.state,
+      batch: this.batch,
+      tokensPerSec: this.tokensPerSec,
+      ctxUsed: agent?.ctxUsed ?? 0,
+      ctxMax: agent?.ctxMax ?? 0,
+      hints: this.mode === 'fullscreen' ? HINTS_FULLSCREEN : HINTS_INLINE,
+      linesBelow: this.screen?.linesBelow ?? 0,
+      unicode: markdownSettings(this.env).unicode,
+    }, width);
+  }
+
+  private setBusy(b: boolean): void {
+    if (this.busy === b) return;
+    this.busy = b;
+    if (b && !this.spinner) {
+      this.spinner = setInterval(() => { this.tick++; this.render(); }, SPINNER_MS);
+    } else if (!b) this.stopSpinner();
+  }
+
+  private stopSpinner(): void {
+    if (this.spinner) { clearInterval(this.spinner); this.spinner = null; }
+  }
+
+  // ---- events ------------------------------------------------------------------------------
+
+  private event(e: RunEvent): void {
+    if (isRuntimeEvent(e)) {
+      if (e.type === 'ready' && this.rt) { this.secrets.add(this.rt.run.secrets); this.render(); }
+      return;
+    }
+    switch (e.type) {
+      case 'turn_start':
+        this.setBusy(true);
+        this.batch = null;
+        this.tokensPerSec = 0;
+        break;
+      case 'state': {
+        const from = this.state;
+        this.state = e.state;
+        if (DECISION_POINTS.has(`${from}>${e.state}`)) {
+          const t = this.queue.take();
+          if (t !== null) this.view.echo(t);
+        }
+        break;
+      }
+      case 'tool_batch':
+        this.batch = e.completed < e.total ? { completed: e.completed, total: e.total } : null;
+        break;
+      case 'usage':
+        if (e.tokensPerSec > 0) this.tokensPerSec = e.tokensPerSec;
+        break;
+      case 'connection':
+        if (e.status === 'checking') { if (this.connection === 'connecting') this.connDetail = null; }
+        else { this.connection = e.status; this.connDetail = e.detail; }
+        break;
+      case 'turn_done':
+        this.batch = null;
+        this.setBusy(false);
+        this.perms.turnEnded();
+        this.lastStatus = e.status;
+        if (e.status !== 0 && e.status !== ECANCELED) this.probe.now();
+        break;
+      default:
+    }
+    this.view.event(e);
+    this.render();
+    // After the agent has decided what follows the turn (a compaction, a notification), the queue.
+    if (e.type === 'turn_done') setImmediate(() => this.guard(() => this.drain()));
+  }
+
+  /** The agent is idle: the next queued prompt, else -f's prompt again. */
+  private drain(): void {
+    const rt = this.rt;
+    if (!rt || !this.ready || this.quitting || rt.agent.busy) return;
+    const next = this.queue.next();
+    if (next) { this.startTurn(next.text, next.echoed); return; }
+    if (this.forever && (this.lastStatus === 0 || this.lastStatus === ECANCELED)) this.startTurn(this.forever, false);
+  }
+
+  private startTurn(text: string, echoed: boolean): void {
+    const rt = this.rt!;
+    if (!echoed) this.view.echo(text);
+    try {
+      rt.agent.submit(text);
+    } catch (e) {
+      if (e instanceof ClmError && e.code === 'EBUSY') { this.queue.unshift(text, true); return; }
+      this.view.print(`error: ${e instanceof Error ? e.message : String(e)}`, 'error');
+    }
+    this.render();
+  }
+
+  /** A line the person entered: a command, or a prompt (now, or queued behind the running turn). */
+  private submitLine(line: string): void {
+    const trimmed = line.trim();
+    if (!trimmed) return;
+    const isCommand = trimmed.startsWith('/') || trimmed === 'quit' || trimmed === 'exit';
+    if (isCommand) {
+      if (!this.rt || !this.ready) {
+        if (/^(\/(quit|exit|q)|quit|exit)$/.test(trimmed)) { this.quit(); return; }
+        this.view.print('starting up; try the command again in a moment', 'error');
+        return;
+      }
+      runCommand(line, this.ctx).then(
+        (handled) => { if (!handled) this.prompt(line); },
+        (e: unknown) => this.view.print(`error: ${this.secrets.mask((e as Error)?.message ?? String(e))}`, 'error'),
+      );
+      return;
+    }
+    this.prompt(line);
+  }
+
+  private prompt(text: string): void {
+    if (!this.rt || !this.ready || this.rt.agent.busy || !this.queue.isEmpty) {
+      this.queue.add(text);
+      this.render(true);
+      return;
+    }
+    this.startTurn(text, false);
+  }
+
+  private cancelTurn(): boolean {
+    try {
+      this.rt?.agent.cancel();
+      return true;
+    } catch {
+      // Nothing in flight, or a cancel already under way.
+      return false;
+    }
+  }
+
+  /** SIGINT from outside (kill -INT): what Ctrl-C does. */
+  private interrupt(): void {
+    this.onInput({ type: 'key', key: { name: 'c', ctrl: true, alt: false, shift: false, meta: false, sequence: '\x03' } });
+  }
+
+  // ---- keys --------------------------------------------------------------------------------
+
+  private onInput(ev: InputEvent): void {
+    if (this.quitting) return;
+    const screen = this.screen;
+    const full = this.mode === 'fullscreen';
+    const editor = this.input.editor;
+    if (ev.type === 'focus' || ev.type === 'cursor') return;
+    if (ev.type !== 'key' || ev.key.name !== 'tab') {
+      this.completionGen++;
+      if (this.completions.clear()) this.render(true);
+    }
+    if (ev.type === 'wheel') { if (full) screen?.scrollBy(ev.delta * WHEEL_ROWS); return; }
+    if (this.perms.active) {
+      // A question is asked: y/n/a/d/Esc answer it, other printable keys are ignored.
+      if (ev.type === 'text') { this.perms.answer(ev.text[0] ?? ''); return; }
+      if (ev.type === 'paste') return;
+      const id = keyId(ev.key);
+      if (id === 'escape' || id === 'ctrl+c') { this.perms.cancel(); if (id === 'ctrl+c') this.stopForever(); return; }
+      if (/^(shift\+)?[a-z]$/.test(id)) { this.perms.answer(ev.key.name); return; }
+    }
+    if (ev.type === 'paste') { editor.insertLiteral(ev.text); this.render(true); return; }
+    if (ev.type === 'key') {
+      const id = keyId(ev.key);
+      switch (id) {
+        case 'ctrl+c':
+          if (this.busy && this.cancelTurn()) { this.stopForever(); return; }
+          if (this.busy) { this.stopForever(); return; }
+          if (!editor.isEmpty) { editor.clear(); this.render(true); return; }
+          this.quit();
+          return;
+        case 'escape':
+          if (this.busy) { this.cancelTurn(); return; }
+          if (!editor.isEmpty) { editor.clear(); this.render(true); }
+          return;
+        case 'ctrl+d':
+          if (editor.isEmpty) { this.quit(); return; }
+          break;
+        case 'ctrl+l': screen?.redraw(); return;
+        case 'ctrl+o': this.toggle('expandOutput'); return;
+        case 'ctrl+r': this.toggle('showReasoning'); return;
+        case 'ctrl+z': this.term.suspend(() => { void screen?.resume(); }); return;
+        case 'pageup': if (full) screen?.pageUp(); return;
+        case 'pagedown': if (full) screen?.pageDown(); return;
+        case 'end':
+          if (editor.isEmpty) { if (full) screen?.scrollToBottom(); return; }
+          break;
+        case 'tab': this.completeAtCursor(); return;
+        case 'enter': {
+          const line = editor.text;
+          if (!line.trim()) return;
+          editor.submit();
+          this.submitLine(line);
+          this.render(true);
+          return;
+        }
+        default:
+      }
+    }
+    const r = editor.handle(ev);
+    if (r === 'eof') { this.quit(); return; }
+    if (ev.type === 'text' && ev.text.endsWith(':')) {
+      // `:name:` just closed: the emoji instead.
+      const before = editor.textBeforeCursor;
+      const sc = shortcodeBefore(before, before.length - 1);
+      if (sc) editor.replaceBeforeCursor(before.length - sc.start, sc.emoji);
+    }
+    if (r !== 'ignored') this.render(true);
+  }
+
+  private stopForever(): void {
+    if (!this.forever) return;
+    this.forever = null;
+    this.view.print('[--forever stopped]', 'notice');
+  }
+
+  private toggle(which: keyof ViewSettings): void {
+    this.settings[which] = !this.settings[which];
+    this.settingsTouched = true;
+    this.view.settingsChanged();
+    // Inline, what went into the scrollback stays as it was written.
+    if (this.mode === 'inline') {
+      const what = which === 'expandOutput' ? (this.settings.expandOutput ? 'output: full' : 'output: short') : (this.settings.showReasoning ? 'reasoning shown' : 'reasoning hidden');
+      this.view.print(`[${what}; what is already in the scrollback stays as written]`, 'notice');
+    }
+    this.render(true);
+  }
+
+  private completeAtCursor(): void {
+    const rt = this.rt;
+    if (!rt) return;
+    const editor = this.input.editor;
+    const gen = ++this.completionGen;
+    let result: CompletionResult;
+    try { result = complete(editor.textBeforeCursor, this.ctx); } catch { return; }
+    const apply = (c: CompletionResult['now']) => {
+      if (!c) return;
+      if (c.replace || c.insert) editor.replaceBeforeCursor(c.replace, c.insert);
+      if (c.candidates.length) this.completions.show(c.candidates, c.heading);
+      this.render(true);
+    };
+    apply(result.now);
+    result.later?.then(
+      (c) => { if (gen === this.completionGen && !this.quitting) apply(c); },
+      (e: unknown) => {
+        if (gen !== this.completionGen || this.quitting) return;
+        this.completions.say(`(live model fetch failed: ${this.secrets.mask((e as Error)?.message ?? String(e))})`);
+        this.render(true);
+      },
+    );
+  }
+}

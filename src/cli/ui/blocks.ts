@@ -1,0 +1,171 @@
+// Transcript blocks of the clm screen that are not about tools: the banner, the user's echo
+// (`you> …`), notices (`[…]`), errors, finish notes, a reply (the `clm>` label and streamed
+// markdown), reasoning. Each renders lines for a width and caches them; the screen calls
+// transcript.changed(block) when one changes. A blank line before a block separates it from the
+// one above, as the original spaces its transcript.
+
+import {
+  type Block, isUnicodeLocale, MarkdownBlock, paint, sanitize, type Style, supportsHyperlinks, wrapText,
+} from '../../tui/index.js';
+import { THEME } from './theme.js';
+
+/** The settings blocks read when they render (changing one re-renders every block). */
+export interface ViewSettings {
+  showReasoning: boolean;
+  expandOutput: boolean;
+}
+
+/** The echo of a prompt shows at most this many lines; the rest is counted (the session has it all). */
+export const ECHO_MAX_LINES = 40;
+
+/** Lines cut from `text` for display: at most `max`, and what was left out. */
+export function headLines(text: string, max: number): { lines: string[]; more: number } {
+  const lines: string[] = [];
+  let at = 0;
+  while (lines.length < max) {
+    const nl = text.indexOf('\n', at);
+    if (nl < 0) { lines.push(text.slice(at)); at = text.length + 1; break; }
+    lines.push(text.slice(at, nl));
+    at = nl + 1;
+  }
+  let more = 0;
+  if (at <= text.length) {
+    more = 1;
+    for (let i = text.indexOf('\n', at); i >= 0; i = text.indexOf('\n', i + 1)) more++;
+  }
+  return { lines, more };
+}
+
+/** Text in one style, wrapped to the width, with a blank line above unless `tight`. */
+export class TextBlock implements Block {
+  final = true;
+  private cache: { width: number; lines: string[] } | null = null;
+
+  constructor(
+    private readonly text: string,
+    private readonly st: Style,
+    private readonly o: { tight?: boolean; prefix?: string; restPrefix?: string } = {},
+  ) {}
+
+  render(width: number): string[] {
+    if (this.cache?.width === width) return this.cache.lines;
+    const lines = this.o.tight ? [] : [''];
+    for (const l of wrapText(paint(this.text, this.st), width, { prefix: this.o.prefix, restPrefix: this.o.restPrefix })) lines.push(l);
+    this.cache = { width, lines };
+    return lines;
+  }
+}
+
+export const BANNER = 'clm -- type a prompt, /help for commands, /quit to exit.';
+
+export function bannerBlock(): Block {
+  return new TextBlock(BANNER, THEME.notice, { tight: true });
+}
+
+/** `you> <text>` in the user's colour; continuation lines indented under the text. */
+export function userEcho(text: string): Block {
+  const { lines, more } = headLines(sanitize(text), ECHO_MAX_LINES);
+  let shown = lines.join('\n');
+  if (more) shown += `\n(+${more} more line${more === 1 ? '' : 's'})`;
+  return new TextBlock(shown, THEME.user, { prefix: paint('you> ', THEME.user), restPrefix: '     ' });
+}
+
+/** A bracketed notice (`[cancelled]`, `[switched to model: x]`): the text is given with its brackets. */
+export function noticeBlock(text: string, st: Style = THEME.notice): Block {
+  return new TextBlock(sanitize(text), st);
+}
+
+export function errorBlock(text: string): Block {
+  return new TextBlock(sanitize(text), THEME.error);
+}
+
+export interface MarkdownSettings {
+  unicode: boolean;
+  hyperlinks: boolean;
+}
+
+export function markdownSettings(env: NodeJS.ProcessEnv = process.env): MarkdownSettings {
+  return { unicode: isUnicodeLocale(env), hyperlinks: supportsHyperlinks(env) };
+}
+
+/** A reply of the model: `clm>` above the first text of a turn, then the markdown as it streams. */
+export class ReplyBlock implements Block {
+  final = false;
+  readonly md: MarkdownBlock;
+  private readonly head: string[];
+  private cache: { width: number; body: string[]; lines: string[] } | null = null;
+
+  constructor(md: MarkdownSettings, label: boolean) {
+    this.md = new MarkdownBlock({ unicode: md.unicode, hyperlinks: md.hyperlinks });
+    this.head = label ? ['', paint('clm>', THEME.label)] : [''];
+  }
+
+  get text(): string {
+    return this.md.stream.text;
+  }
+
+  append(delta: string): void {
+    if (delta) this.md.append(delta);
+  }
+
+  finish(): void {
+    this.md.finish();
+    this.final = true;
+  }
+
+  render(width: number): string[] {
+    const body = this.md.render(width);
+    if (this.cache?.width === width && this.cache.body === body) return this.cache.lines;
+    const lines = this.head.concat(body);
+    this.cache = { width, body, lines };
+    return lines;
+  }
+}
+
+/** The model's reasoning, dim, shown only while `showReasoning` is on. */
+export class ReasoningBlock implements Block {
+  final = false;
+  private done = '';
+  private tail = '';
+  /** Wrapped lines of the complete lines of `done`, per width. */
+  private doneCache: { width: number; lines: string[] } | null = null;
+
+  constructor(private readonly settings: ViewSettings) {}
+
+  get hasText(): boolean {
+    return (this.done + this.tail).trim() !== '';
+  }
+
+  get text(): string {
+    return this.done + this.tail;
+  }
+
+  append(delta: string): void {
+    const t = this.tail + delta;
+    const nl = t.lastIndexOf('\n');
+    if (nl < 0) { this.tail = t; return; }
+    this.done += t.slice(0, nl + 1);
+    this.tail = t.slice(nl + 1);
+    this.doneCache = null;
+  }
+
+  finish(): void {
+    this.final = true;
+  }
+
+  private wrap(text: string, width: number): string[] {
+    return wrapText(paint(sanitize(text), THEME.reasoning), width);
+  }
+
+  render(width: number): string[] {
+    if (!this.settings.showReasoning || !this.hasText) return [];
+    // The complete lines are wrapped once; only the line still growing is wrapped again.
+    if (this.doneCache?.width !== width) {
+      const d = this.done.replace(/^\n+/, '').replace(/\n$/, '');
+      this.doneCache = { width, lines: d || this.done.trim() ? this.wrap(d, width) : [] };
+    }
+    const lines = [''].concat(this.doneCache.lines);
+    if (this.tail) for (const l of this.wrap(this.doneCache.lines.length ? this.tail : this.tail.replace(/^\n+/, ''), width)) lines.push(l);
+    return lines;
+  }
+}

@@ -1,0 +1,91 @@
+// The one-row status bar, as the original draws it:
+//
+//    clm [provider/model:agent] [online]  | thinking       [██████░░░░] 60%    ^R reasoning  ^O output …
+//
+// connection state, a spinner while busy, one piece of information (rate-limit wait > tool
+// progress > speed > state), the context gauge when the context size is known, and the key hints
+// right-aligned when they fit. Black on blue.
+
+import type { AgentState } from '../../core/types.js';
+import { padEnd, paint, textWidth, truncate } from '../../tui/index.js';
+import { THEME } from './theme.js';
+
+export type ConnectionView = 'connecting' | 'online' | 'offline';
+
+export interface StatusState {
+  provider?: string;
+  model?: string;
+  agent?: string;
+  connection: ConnectionView;
+  detail: string | null;
+  busy: boolean;
+  /** Spinner ticks (advanced only while busy). */
+  tick: number;
+  state: AgentState;
+  /** The tool round in progress, if any. */
+  batch: { completed: number; total: number } | null;
+  /** The speed of the last reply (0: unknown). */
+  tokensPerSec: number;
+  ctxUsed: number;
+  ctxMax: number;
+  /** Key hints for the right end (they differ between the screen modes). */
+  hints: string;
+  /** Full screen, scrolled up: transcript lines below the view. */
+  linesBelow: number;
+  unicode: boolean;
+}
+
+const SPINNER = ['|', '/', '-', '\\'];
+const LABELS: Record<AgentState, string> = {
+  idle: 'idle', thinking: 'thinking', calling_tool: 'tool', rate_limited: 'waiting', complete: 'done', error: 'error',
+};
+
+/** `[provider/model:agent]` with the missing parts left out ('' when all are). */
+export function identity(s: Pick<StatusState, 'provider' | 'model' | 'agent'>): string {
+  let id = s.provider ?? '';
+  if (s.model) id += id ? `/${s.model}` : s.model;
+  if (s.agent) id += id ? `:${s.agent}` : s.agent;
+  return id ? `[${id}]` : '';
+}
+
+export function connectionText(s: Pick<StatusState, 'connection' | 'detail'>): string {
+  if (s.connection === 'offline') return s.detail ? `[offline: ${s.detail.replace(/[\r\n\t]+/g, ' ')}]` : '[offline]';
+  return `[${s.connection}]`;
+}
+
+/** The information slot: rate-limit wait, tools i/n, N tok/s, or the state. */
+export function infoText(s: Pick<StatusState, 'state' | 'tick' | 'batch' | 'tokensPerSec'>): string {
+  if (s.state === 'rate_limited') return `waiting${'.'.repeat(1 + (Math.floor(s.tick / 4) % 3))}`;
+  if (s.batch && s.batch.completed < s.batch.total) return `tools ${s.batch.completed}/${s.batch.total}`;
+  if (s.tokensPerSec > 0) return `${s.tokensPerSec.toFixed(1)} tok/s`;
+  return LABELS[s.state] ?? s.state;
+}
+
+/** `[██████░░░░] 60%` (ASCII `[######....]` off UTF-8), or '' while the context use is unknown. */
+export function gauge(used: number, max: number, unicode: boolean): string {
+  if (!(max > 0) || !(used > 0)) return '';
+  const pct = Math.min(100, Math.round((used * 100) / max));
+  const cells = Math.min(10, Math.round(pct / 10));
+  const [full, empty] = unicode ? ['\u2588', '\u2591'] : ['#', '.'];
+  return `[${full.repeat(cells)}${empty.repeat(10 - cells)}] ${pct}%`;
+}
+
+/** The bar's text, exactly `width` columns, unstyled. */
+export function statusText(s: StatusState, width: number): string {
+  const spin = s.busy ? SPINNER[s.tick % 4]! : ' ';
+  let left = ' clm';
+  const id = identity(s);
+  if (id) left += ` ${id}`;
+  left += ` ${connectionText(s)}`;
+  left += `  ${spin} ${infoText(s).padEnd(14)}`;
+  const g = gauge(s.ctxUsed, s.ctxMax, s.unicode);
+  if (g) left += ` ${g}`;
+  const right = s.linesBelow > 0 ? `${s.linesBelow} more below: End ` : s.hints;
+  const lw = textWidth(left);
+  if (right && lw + 2 + textWidth(right) <= width) return left + ' '.repeat(width - lw - textWidth(right)) + right;
+  return padEnd(truncate(left, width), width);
+}
+
+export function statusLine(s: StatusState, width: number): string {
+  return paint(statusText(s, width), THEME.status);
+}

@@ -1,0 +1,173 @@
+// Tool calls in the transcript: the summary line of each call, its output, the tally of a
+// finished batch; and the collapsing the original does so tool work does not bury the
+// conversation:
+//
+//   - the latest output shows up to 6 lines, then `  ... (+N lines, ^O to expand)`;
+//   - older outputs show `  ... (N lines, ^O to expand)`;
+//   - batches older than the latest one fold: each run of batches with nothing but (hidden)
+//     reasoning between them becomes one line `  -- ran 2 commands, read 3 files (^O to expand)`.
+//
+// ^O (expandOutput) shows everything. Folding needs blocks that can still change, so only the
+// full screen folds batches; inline, a batch is written into the scrollback as it ends.
+
+import { type Block, paint, sanitize, type Style, wrapText } from '../../tui/index.js';
+import type { ToolOutcome } from '../../core/types.js';
+import type { ReasoningBlock, ViewSettings } from './blocks.js';
+import { THEME } from './theme.js';
+import { addTally, countCall, emptyTally, type Tally, tallyText, toolSummary } from './tool-summary.js';
+
+/** Lines of the latest output shown while collapsed. */
+export const LATEST_OUTPUT_LINES = 6;
+
+/** What the tool blocks read: the settings, which batch and output are the latest, whether batches fold. */
+export interface ToolView {
+  readonly settings: ViewSettings;
+  /** Older batches fold (full screen). */
+  readonly folding: boolean;
+  latestBatch: ToolBatch | null;
+  latestOutput: ToolOutputBlock | null;
+}
+
+/** One round of tool calls: its blocks in transcript order and what it did. */
+export class ToolBatch {
+  readonly blocks: (ToolLineBlock | ToolOutputBlock | TallyBlock)[] = [];
+  readonly tally: Tally = emptyTally();
+  next: ToolBatch | null = null;
+  done = false;
+
+  /**
+   * `prev`: the batch before it when nothing but reasoning came between them (they fold into one
+   * line together); `reasoningBefore`: that reasoning (shown, it separates them).
+   */
+  constructor(readonly view: ToolView, readonly prev: ToolBatch | null, readonly reasoningBefore: readonly ReasoningBlock[] = []) {
+    if (prev) prev.next = this;
+  }
+
+  get folded(): boolean {
+    const v = this.view;
+    return v.folding && this.done && !v.settings.expandOutput && v.latestBatch !== this;
+  }
+
+  /** Whether this batch starts a folded line of its own (rather than joining the one above). */
+  get startsRun(): boolean {
+    const p = this.prev;
+    return !p || !p.folded || (this.view.settings.showReasoning && this.reasoningBefore.some((r) => r.hasText));
+  }
+
+  /** The folded line: this batch's tally and those of the batches folded with it. */
+  foldedLine(): string {
+    const t = emptyTally();
+    for (let b: ToolBatch | null = this; b; b = b.next) {
+      if (b !== this && (!b.folded || b.startsRun)) break;
+      addTally(t, b.tally);
+    }
+    const what = tallyText(t) || 'ran no tools';
+    return paint(`  -- ${what} (^O to expand)`, THEME.meta);
+  }
+
+  /** The lines of `block` when the batch is folded: the folded line for its first block, else none. */
+  foldedLines(block: Block): string[] | null {
+    if (!this.folded) return null;
+    return this.blocks[0] === block && this.startsRun ? ['', this.foldedLine()] : [];
+  }
+
+  /** Every block whose lines may change when this batch folds or unfolds (those of its run too). */
+  runBlocks(): Block[] {
+    let head: ToolBatch = this;
+    while (head.prev && head.prev.done) head = head.prev;
+    const out: Block[] = [];
+    for (let b: ToolBatch | null = head; b; b = b.next) out.push(...b.blocks);
+    return out;
+  }
+}
+
+/** `  executing shell command: ls -la` */
+export class ToolLineBlock implements Block {
+  final = true;
+  readonly summary: string;
+  private cache: { width: number; lines: string[] } | null = null;
+
+  constructor(readonly batch: ToolBatch, readonly id: string, readonly name: string, args: string) {
+    this.summary = sanitize(toolSummary(name, args));
+    countCall(batch.tally, name);
+  }
+
+  render(width: number): string[] {
+    const folded = this.batch.foldedLines(this);
+    if (folded) return folded;
+    if (this.cache?.width === width) return this.cache.lines;
+    const lines = this.batch.blocks[0] === this ? [''] : [];
+    for (const l of wrapText(paint(`  ${this.summary}`, THEME.tool), width, { restPrefix: '    ' })) lines.push(l);
+    this.cache = { width, lines };
+    return lines;
+  }
+}
+
+/** What a call returned: its output (dim), or `[x name] …` / `[timeout name] …`. */
+export class ToolOutputBlock implements Block {
+  final = false;
+  private readonly lines: string[];
+  private cache: { key: string; lines: string[] } | null = null;
+
+  constructor(readonly batch: ToolBatch, readonly name: string, content: string, readonly outcome: ToolOutcome) {
+    const body = content.endsWith('\n') ? content.slice(0, -1) : content;
+    this.lines = body === '' ? [] : body.split('\n');
+  }
+
+  get lineCount(): number {
+    return this.lines.length;
+  }
+
+  private get failure(): { prefix: string; st: Style } | null {
+    if (this.outcome === 'ok') return null;
+    return this.outcome === 'timedout' ? { prefix: `[timeout ${this.name}] `, st: THEME.timeout } : { prefix: `[x ${this.name}] `, st: THEME.error };
+  }
+
+  render(width: number): string[] {
+    const folded = this.batch.foldedLines(this);
+    if (folded) return folded;
+    const v = this.batch.view;
+    const latest = v.latestOutput === this;
+    const mode = v.settings.expandOutput ? 'all' : latest ? 'latest' : 'older';
+    const key = `${width}:${mode}`;
+    if (this.cache?.key === key) return this.cache.lines;
+    const n = this.lines.length;
+    const fail = this.failure;
+    const out: string[] = [];
+    const push = (text: string, st: Style, prefix: string) => {
+      for (const l of wrapText(paint(text, st), width, { hard: true, prefix, restPrefix: '    ' })) out.push(l);
+    };
+    const line = (i: number) => sanitize(this.lines[i]!, { keepStyles: !fail });
+    let shown: number;
+    if (fail) {
+      // A failure always shows its first line, with the tool's name.
+      push(n ? line(0) : '', fail.st, paint(fail.prefix, fail.st));
+      shown = mode === 'all' ? n : mode === 'latest' ? Math.min(n, LATEST_OUTPUT_LINES) : Math.min(n, 1);
+      for (let i = 1; i < shown; i++) push(line(i), fail.st, '    ');
+    } else {
+      shown = mode === 'all' ? n : mode === 'latest' ? Math.min(n, LATEST_OUTPUT_LINES) : 0;
+      for (let i = 0; i < shown; i++) push(line(i), THEME.output, '    ');
+    }
+    const rest = n - Math.max(shown, fail ? 1 : 0);
+    if (rest > 0) {
+      const what = shown > 0 || fail ? `+${rest}` : `${rest}`;
+      out.push(paint(`  ... (${what} line${rest === 1 ? '' : 's'}, ^O to expand)`, THEME.meta));
+    }
+    this.cache = { key, lines: out };
+    return out;
+  }
+}
+
+/** `  -- ran 1 command, read 2 files` once the batch is done. */
+export class TallyBlock implements Block {
+  final = true;
+
+  constructor(readonly batch: ToolBatch) {}
+
+  render(): string[] {
+    const folded = this.batch.foldedLines(this);
+    if (folded) return folded;
+    const t = tallyText(this.batch.tally);
+    return t ? [paint(`  -- ${t}`, THEME.meta)] : [];
+  }
+}
