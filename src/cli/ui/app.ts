@@ -18,10 +18,10 @@ import {
 } from '../../tui/index.js';
 import type { CliArgs } from '../args.js';
 import { onProcessExit } from '../exit-hooks.js';
-import type { ResolvedRun } from '../resolve.js';
+import type { ResolvedRun } from '../resolve-run.js';
 import { createRuntime, type RunEvent, type Runtime } from '../runtime.js';
 import { isRuntimeEvent } from '../runtime-events.js';
-import { onInterrupt, onTerminate } from '../signals.js';
+import { onInterrupt, onTerminate } from '../signal-handlers.js';
 import { markdownSettings, type ViewSettings } from './blocks.js';
 import type { CommandContext, CompletionResult } from './command-context.js';
 import { runCommand } from './commands.js';
