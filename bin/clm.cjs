@@ -7,7 +7,7 @@ if (args.length === 1 && (args[0] === '-V' || args[0] === '--version')) {
   process.stdout.write(`clm ${require('../package.json').version}\n`);
 } else {
   import('../dist/cli.js').catch((e) => {
-    process.stderr.write(`clm: cannot start: ${e && e.message ? e.message : e}\n(run \`npm ci\` or \`npm run build\` first?)\n`);
+    process.stderr.write(`clm: cannot start: ${e?.message ? e.message : e}\n(run \`npm ci\` or \`npm run build\` first?)\n`);
     process.exit(1);
   });
 }

@@ -16,6 +16,7 @@ const esbuild = await import('esbuild');
 // cli.js so relative URLs (the Lua worker script) resolve the same from any of them.
 const entryPoints = { cli: join(root, 'src/cli/main.ts') };
 if (existsSync(join(root, 'src/lua/worker.ts'))) entryPoints['lua-worker'] = join(root, 'src/lua/worker.ts');
+if (existsSync(join(root, 'src/config/eval-worker.ts'))) entryPoints['config-worker'] = join(root, 'src/config/eval-worker.ts');
 await esbuild.build({
   entryPoints, outdir: join(root, 'dist'), splitting: true, chunkNames: 'chunk-[hash]',
   bundle: true, platform: 'node', format: 'esm', target: 'node20', minify: true, legalComments: 'none',

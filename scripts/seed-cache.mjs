@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (p) => new URL(`file://${join(root, 'dist', p)}`).href;
 const { loadPlugins, seedPluginDir } = await import(dist('lua/index.js'));
-const { builtinTools } = await import(dist('tools/index.js'));
+const { builtinTools } = await import(dist('builtin-tools/index.js'));
 const { fingerprint, describe, SHIPPED_CACHE } = await import(dist('cli/plugin-tools.js'));
 
 const opts = { dirs: [seedPluginDir()], reservedNames: builtinTools().map((t) => t.name), toolsConfig: {} };

@@ -14,6 +14,7 @@ export type { ClmErrorCode } from './core/errors.js';
 export { parseProps, parseModelsList } from './core/server-info.js';
 export { foldHistory, supersede, DEFAULT_SYSTEM_PROMPT, SUMMARY_PROMPT } from './core/history.js';
 export { fnmatch } from './core/fnmatch.js';
+export { forTerminal } from './core/terminal-text.js';
 export type * from './core/types.js';
 export type * from './core/events.js';
 export type { Host, HttpRequest, HttpResponse, HttpHandlers, HostError, Cancelable } from './core/host.js';

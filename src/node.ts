@@ -4,10 +4,10 @@
 
 export { createNodeHost, type NodeHost, type NodeHostOptions } from './host/node.js';
 export { createDebugLog, type DebugLog } from './host/debug-log.js';
-export { redact } from './host/redact.js';
+export { redact, maskSecrets, SecretStream } from './host/redact.js';
 export {
   builtinTools, readFileTool, writeFileTool, listDirTool, shellExecTool, bgExecTool, stopBackgroundJobs, BUILTIN_TOOLS_SYSTEM_PROMPT,
-} from './tools/index.js';
+} from './builtin-tools/index.js';
 export * from './session/index.js';
 
 export type { LoadOptions, PluginHost, LoadError } from './lua/index.js';

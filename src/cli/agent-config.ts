@@ -1,8 +1,8 @@
 // A resolved run (flags, environment, config.lua) as the agent's configuration.
 
 import type { AgentConfig, ToolDef } from '../core/types.js';
-import { BUILTIN_TOOLS_SYSTEM_PROMPT } from '../tools/index.js';
-import type { ResolvedRun } from './resolve.js';
+import { BUILTIN_TOOLS_SYSTEM_PROMPT } from '../builtin-tools/index.js';
+import type { ResolvedRun } from './resolve-run.js';
 
 export function agentConfig(run: ResolvedRun, o: { stream: boolean; builtinTools: ToolDef[]; autocompactAtTurnEnd?: boolean }): AgentConfig {
   return {
@@ -21,8 +21,14 @@ export function agentConfig(run: ResolvedRun, o: { stream: boolean; builtinTools
     maxTokens: run.maxTokens,
     reasoningEffort: run.reasoningEffort,
     maxIterations: run.maxIterations,
+    ...definedOnly(run.limits),
     providerName: run.providerName,
     builtinTools: o.builtinTools,
     autocompactAtTurnEnd: o.autocompactAtTurnEnd,
   };
+}
+
+/** The limits config.lua sets; one it leaves out keeps the library default. */
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -2,7 +2,7 @@
 // anywhere: kill what would outlive it (tool process groups, MCP server children). One 'exit'
 // listener for the process, whatever number of runtimes and rebuilds come and go.
 
-import { killAllGroupsNow } from '../tools/process-group.js';
+import { killAllGroupsNow } from '../builtin-tools/process-group.js';
 
 const hooks = new Set<() => void>();
 let installed = false;

@@ -1,13 +1,15 @@
 // clm(1): dispatch on flags. Heavy modules (Lua, MCP, config) are imported only by the paths
 // that need them, so `clm -V` and a plain one-shot start fast.
 
+import { hasConfigFile } from '../config/paths.js';
+import { forTerminal } from '../core/terminal-text.js';
 import { CLM_VERSION } from '../host/version.js';
 import { parseArgs, USAGE, UsageError } from './args.js';
-import { installSignalHandlers } from './signals.js';
+import { installSignalHandlers } from './signal-handlers.js';
 
 async function main(argv: string[]): Promise<number> {
   installSignalHandlers();
-  let args;
+  let args: ReturnType<typeof parseArgs>;
   try {
     args = parseArgs(argv);
   } catch (e) {
@@ -19,9 +21,11 @@ async function main(argv: string[]): Promise<number> {
   }
   if (args.command === 'version') { process.stdout.write(`clm ${CLM_VERSION}\n`); return 0; }
   if (args.command === 'help') { process.stdout.write(USAGE); return 0; }
+  // config.lua is evaluated in a worker thread: start it now, so it boots while the rest loads.
+  if (args.command !== 'setup' && hasConfigFile()) void import('../config/evaluator.js').then((m) => m.prestartConfigEvaluator(), () => {});
   const color = !!process.stderr.isTTY && !process.env.NO_COLOR;
   const { CliError } = await import('./runtime.js');
-  const { ConfigProblem } = await import('./resolve.js');
+  const { ConfigProblem } = await import('./resolve-run.js');
   try {
     if (args.command === 'setup') {
       const { runSetupCommand } = await import('./setup.js');
@@ -31,7 +35,7 @@ async function main(argv: string[]): Promise<number> {
     if (args.oneshot !== undefined) {
       if (args.resume === '') throw new UsageError('-r without an id needs the REPL; give the session id with -o');
       const { runOneshot } = await import('./oneshot.js');
-      return await runOneshot(args, { stdout: process.stdout, stderr: process.stderr, color });
+      return await runOneshot(args, { stdout: process.stdout, stderr: process.stderr, color, stdin: process.stdin });
     }
     if (!args.headless && process.stdin.isTTY && process.stdout.isTTY) {
       const { runUi } = await import('./ui/app.js');
@@ -41,19 +45,30 @@ async function main(argv: string[]): Promise<number> {
     const { runRepl } = await import('./repl.js');
     return await runRepl(args, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, color: !!process.stdout.isTTY && !process.env.NO_COLOR });
   } catch (e) {
-    if (e instanceof UsageError) { process.stderr.write(`clm: ${e.message}\n${USAGE}`); return 2; }
-    if (e instanceof ConfigProblem) { process.stderr.write(`clm: ${e.message}\n`); return 2; }
-    if (e instanceof CliError) { process.stderr.write(`clm: ${e.message}\n`); return e.exitCode; }
+    // Messages can quote a file or a server: shown, not obeyed, on a terminal.
+    const say = (m: string) => process.stderr.write(`clm: ${forTerminal(m)}\n`);
+    if (e instanceof UsageError) { process.stderr.write(`clm: ${forTerminal(e.message)}\n${USAGE}`); return 2; }
+    if (e instanceof ConfigProblem) { say(e.message); return 2; }
+    if (e instanceof CliError) { say(e.message); return e.exitCode; }
     const name = (e as { name?: string })?.name;
-    if (name === 'SessionError') { process.stderr.write(`clm: ${(e as Error).message}\n`); return 1; }
-    process.stderr.write(`clm: ${(e as Error)?.stack ?? String(e)}\n`);
+    if (name === 'SessionError') { say((e as Error).message); return 1; }
+    say((e as Error)?.stack ?? String(e));
     return 1;
   }
 }
 
 // A reader that goes away (`clm -o … | head`) must not crash the run with an EPIPE stack trace:
-// the turn finishes, the session is written, the output is simply lost.
-for (const s of [process.stdout, process.stderr]) s.on('error', () => {});
+// the turn finishes, the session is written, the output is simply lost. Any other failure to
+// write the output (a full disk, an I/O error) makes the run fail: the result did not arrive.
+let outputError: NodeJS.ErrnoException | undefined;
+process.stdout.on('error', (e: NodeJS.ErrnoException) => { if (e.code !== 'EPIPE') outputError ??= e; });
+process.stderr.on('error', () => {});
+
+/** "ENOSPC (no space left on device)". */
+function describeWriteError(e: NodeJS.ErrnoException): string {
+  const text = e.message.replace(/^[A-Z0-9]+: /, '').replace(/, write$/, '');
+  return e.code ? `${e.code} (${text})` : text;
+}
 
 /** Resolves once everything written to `s` so far has been handed to the OS (or `s` failed). */
 function flushed(s: NodeJS.WriteStream): Promise<void> {
@@ -64,10 +79,18 @@ function flushed(s: NodeJS.WriteStream): Promise<void> {
 }
 
 main(process.argv.slice(2)).then(
-  async (code) => {
+  async (result) => {
+    let code = result;
     process.exitCode = code;
     // A pipe takes 64 KiB at once; exiting before the rest is written would cut the reply short.
     await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+    // A file's write fails synchronously but reports the error a tick later.
+    await new Promise((r) => setImmediate(r));
+    if (outputError) {
+      process.stderr.write(`clm: cannot write the output: ${describeWriteError(outputError)}\n`);
+      if (code === 0) code = 1;
+      await flushed(process.stderr);
+    }
     // Everything was closed above; stray handles (a keep-alive socket, a plugin worker still
     // starting) must not keep a finished run alive.
     process.exit(code);

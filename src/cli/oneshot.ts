@@ -1,21 +1,54 @@
 // One-shot mode (-o PROMPT): one turn, printed as text, json or stream-json; exit 0 when the turn
-// succeeded, 1 when it failed, 130 when interrupted.
+// succeeded, 1 when it failed, 130 when interrupted. With a person at the terminal (stdin a TTY)
+// a gated tool runs only after they allow it, asked on stderr so stdout keeps only the result;
+// with stdin redirected (scripts, CI) tools run unasked, restricted by --allow-tools/--deny-tools.
 
 import { ECANCELED, EIO } from '../core/errors.js';
 import type { AgentEvent } from '../core/events.js';
+import { forTerminal } from '../core/terminal-text.js';
 import type { CliArgs } from './args.js';
+import { guardEvents, guardSummary, Masker } from './guard.js';
 import { hideResumeCompaction, streamJsonRenderer, textRenderer, type Out } from './render.js';
 import { summaryJson, Tally, type RunSummary } from './run-summary.js';
-import type { ResolvedRun } from './resolve.js';
-import { createRuntime, type RunEvent } from './runtime.js';
+import type { ResolvedRun } from './resolve-run.js';
+import { createRuntime, sessionLine, type RunEvent, type Runtime } from './runtime.js';
+import { PermissionPrompt, type Key } from './permission-prompt.js';
+import { emitKeypressEvents } from 'node:readline';
 import { isRuntimeEvent } from './runtime-events.js';
-import { onInterrupt } from './signals.js';
+import { onInterrupt } from './signal-handlers.js';
 import { turnError } from './turn-error.js';
 
 export interface Io {
   stdout: Out;
   stderr: Out;
   color: boolean;
+  /** Where a person answers permission questions; absent or not a TTY ⇒ tools run unasked. */
+  stdin?: NodeJS.ReadableStream;
+}
+
+/** The permission question on a terminal: one keypress on stdin (raw), the question on stderr. */
+function terminalPrompt(io: Io, runtime: () => Runtime | null): PermissionPrompt | null {
+  const input = io.stdin as NodeJS.ReadStream | undefined;
+  if (!input?.isTTY || typeof input.setRawMode !== 'function') return null;
+  let handler: ((s: string | undefined, k: Key | undefined) => void) | null = null;
+  return new PermissionPrompt({
+    write: (t) => io.stderr.write(t),
+    listen: (onKey) => {
+      emitKeypressEvents(input);
+      input.setRawMode(true);
+      handler = (s, k) => onKey(k ?? { sequence: s });
+      input.on('keypress', handler);
+      input.resume();
+    },
+    unlisten: () => {
+      if (handler) input.off('keypress', handler);
+      handler = null;
+      input.setRawMode(false);
+      input.pause();
+    },
+    cancelTurn: () => { try { runtime()?.agent.cancel(); } catch { /* already over */ } },
+    interrupt: () => { process.emit('SIGINT' as never); },
+  });
 }
 
 export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
@@ -28,13 +61,20 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
   // holds the events of start-up (config, plugins, MCP notices) until its `start` event is out,
   // so `start` is always the first event.
   let held: AgentEvent[] | null = stream ? [] : null;
-  const show = (e: AgentEvent) => {
+  // Secrets are masked on every output path; the text format is for a terminal, so its controls
+  // are shown, not obeyed (json's notices on stderr too).
+  const masker = new Masker();
+  const forStderr = (t: string) => forTerminal(masker.mask(t));
+  const display = (e: AgentEvent) => {
     if (held) held.push(e);
     else if (text) text.event(e);
     else if (stream) stream.event(e);
-    else if (e.type === 'notice') io.stderr.write(`notice: ${e.text}\n`);
+    else if (e.type === 'notice') io.stderr.write(`notice: ${forTerminal(e.text)}\n`);
   };
+  const show = guardEvents(display, { masker, terminal: args.outputFormat === 'text' });
 
+  let rt: Runtime | null = null;
+  const asker = terminalPrompt(io, () => rt);
   let resolveDone!: (s: number) => void;
   const done = new Promise<number>((r) => { resolveDone = r; });
   let finished = false;
@@ -42,6 +82,7 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
     if (isRuntimeEvent(e)) return;
     tally.event(e);
     show(e);
+    if (e.type === 'turn_done') asker?.turnEnded();
     if (e.type === 'turn_done' && !finished) { finished = true; resolveDone(e.status); }
   });
 
@@ -63,15 +104,18 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
   }
   const runtime = await createRuntime({
     args, onEvent,
+    ...(asker ? { onPermission: (req) => asker.request(req) } : {}),
     policy: { allow: args.allowTools, deny: args.denyTools },
     resumeId: args.resume || undefined,
     onResolved: (r) => { resolved = r; },
+    onSecrets: (list) => masker.add(list),
   });
+  rt = runtime;
   await runtime.ready;
-  stream?.line({ type: 'start', session_id: runtime.session?.id ?? null, model: runtime.run.model, provider: runtime.run.providerName ?? runtime.run.provider, base_url: runtime.run.baseUrl, tools: runtime.advertisedTools() });
+  stream?.line({ type: 'start', session_id: runtime.session?.id ?? null, model: runtime.run.model, provider: runtime.run.providerName ?? runtime.run.provider, base_url: masker.mask(runtime.run.baseUrl), tools: runtime.advertisedTools() });
   const startup = held ?? [];
   held = null;
-  for (const e of startup) show(e);
+  for (const e of startup) display(e); // already through the guard
 
   let interrupted = false;
   const onSigint = () => {
@@ -85,7 +129,7 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
   } catch (e) {
     if (!finished) { finished = true; resolveDone(EIO); }
     text?.event({ type: 'turn_done', status: EIO });
-    io.stderr.write(`error: ${(e as Error).message}\n`);
+    io.stderr.write(`error: ${forStderr((e as Error).message)}\n`);
   }
   const status = await done;
   // From here a Ctrl-C ends the program at once (the exit hooks still stop tool processes).
@@ -93,18 +137,19 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
   text?.endText();
 
   const exitCode = interrupted || status === ECANCELED ? 130 : status === 0 ? 0 : 1;
-  const summary: RunSummary = {
+  const summary: RunSummary = guardSummary({
     status: status === 0 ? 'ok' : status === ECANCELED ? 'cancelled' : 'error',
     exitCode, result: tally.text,
     error: status !== 0 ? turnError(status, runtime.agent.lastError) || undefined : undefined,
     usage: tally.usage, toolCalls: tally.toolCalls, sessionId: runtime.session?.id,
     model: runtime.run.model, provider: runtime.run.providerName ?? runtime.run.provider,
     durationMs: Date.now() - started,
-  };
-  const { sessionKept } = await runtime.close();
-  if (!sessionKept) summary.sessionId = undefined;
+  }, masker);
+  const outcome = await runtime.close();
+  if (!outcome.sessionKept) summary.sessionId = undefined;
   // The same object, key for key, in both formats.
   if (args.outputFormat !== 'text') io.stdout.write(JSON.stringify(summaryJson(summary)) + '\n');
-  if (sessionKept && runtime.session) io.stderr.write(`session: ${runtime.session.id} (resume with clm -r ${runtime.session.id})\n`);
+  const line = sessionLine(runtime.session, outcome);
+  if (line) io.stderr.write(line);
   return exitCode;
 }

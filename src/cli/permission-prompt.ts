@@ -1,4 +1,4 @@
-// The permission question of the line REPL on a terminal, as the original's UI asks it:
+// The permission question of the line REPL and one-shot runs on a terminal, worded as the UI asks it:
 //
 //   allow tool shell_exec: echo hi
 //   (y) once  (n) deny  (a) always  (d) never  [esc = deny+cancel]

@@ -6,9 +6,10 @@
 // set replaces any difference and the cache is refreshed.
 
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ToolDef } from '../core/types.js';
+import { readRegularFileSync } from '../host/regular-file.js';
 import type { PluginHost } from '../lua/index.js';
 import { makeDirs } from '../session/paths.js';
 import { packageRoot, seedPluginDir } from '../lua/paths.js';
@@ -81,12 +82,16 @@ export function fingerprint(o: Pick<PluginToolsOptions, 'dirs' | 'reservedNames'
     let names: string[];
     try { names = readdirSync(d).filter((n) => n.endsWith('.lua')).sort(); } catch { continue; }
     for (const n of names) {
+      let body: Buffer;
       try {
         // Only regular files (discovery skips the rest): reading a FIFO named x.lua would block.
-        if (!statSync(join(d, n)).isFile()) continue;
-        const body = readFileSync(join(d, n));
-        h.update(`\0${i}\0${n}\0${body.length}\0`).update(body);
-      } catch { return null; }
+        body = readRegularFileSync(join(d, n), MAX_PLUGIN_BYTES);
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'ENOTREG' || code === 'EISDIR' || code === 'ENOENT') continue;
+        return null;
+      }
+      h.update(`\0${i}\0${n}\0${body.length}\0`).update(body);
     }
   }
   return h.digest('hex');
@@ -97,16 +102,21 @@ function shippedEntry(key: string): CacheEntry | undefined {
   const root = packageRoot();
   if (!root) return undefined;
   try {
-    const c = JSON.parse(readFileSync(join(root, 'dist', SHIPPED_CACHE), 'utf8')) as CacheFile;
+    const c = JSON.parse(readRegularFileSync(join(root, 'dist', SHIPPED_CACHE), MAX_CACHE_BYTES).toString('utf8')) as CacheFile;
     return c.version === 2 ? c.entries[key] : undefined;
   } catch { return undefined; }
 }
 
 export const SHIPPED_CACHE = 'seed-plugin-tools.json';
+/** A cache file above this size is ignored (it holds tool schemas, a few KiB). */
+const MAX_CACHE_BYTES = 16 * 1024 * 1024;
+/** As the plugin runtime's limit: a larger file is not a plugin. */
+const MAX_PLUGIN_BYTES = 1024 * 1024;
 
 function readCache(path: string): CacheFile {
   try {
-    const c = JSON.parse(readFileSync(path, 'utf8')) as CacheFile;
+    // A FIFO or device in its place is refused at once (the cache is optional), never waited on.
+    const c = JSON.parse(readRegularFileSync(path, MAX_CACHE_BYTES).toString('utf8')) as CacheFile;
     if (c && c.version === 2 && c.entries && typeof c.entries === 'object') return c;
   } catch { /* missing or damaged: start over */ }
   return { version: 2, entries: {} };

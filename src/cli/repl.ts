@@ -2,20 +2,22 @@
 // replies, tool and usage lines. Every input line is processed in order (lines typed or piped
 // while a turn runs wait their turn); quit, exit or EOF end the session after the last turn.
 // With a person at a terminal (stdin a TTY) a gated tool runs only after they allow it
-// (permission-prompt.ts); piped input runs tools without asking, as the original did.
+// (permission-prompt.ts); piped input runs tools without asking (nobody is there to answer).
 
 import { createInterface, emitKeypressEvents, type Interface } from 'node:readline';
 import { CONTEXT_UPDATE_PREFIX } from '../core/history.js';
 import { ClmError, ECANCELED } from '../core/errors.js';
 import type { AgentEvent } from '../core/events.js';
+import { forTerminal } from '../core/terminal-text.js';
 import type { Message } from '../core/types.js';
 import { listSessions, formatSessionList } from '../session/index.js';
 import type { CliArgs } from './args.js';
+import { guardEvents, Masker } from './guard.js';
 import { PermissionPrompt, type Key } from './permission-prompt.js';
 import { hideResumeCompaction, oneLine, type Out } from './render.js';
-import { CliError, createRuntime, type RunEvent, type Runtime } from './runtime.js';
+import { CliError, createRuntime, sessionLine, type RunEvent, type Runtime } from './runtime.js';
 import { isRuntimeEvent } from './runtime-events.js';
-import { onInterrupt } from './signals.js';
+import { onInterrupt } from './signal-handlers.js';
 import { turnError } from './turn-error.js';
 
 const DIM = '\x1b[2m', RED = '\x1b[31m', YELLOW = '\x1b[33m', RESET = '\x1b[0m';
@@ -137,18 +139,23 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
       default:
     }
   };
+  // Everything shown passes the guard: secrets masked, terminal controls shown instead of obeyed.
+  const masker = new Masker();
+  const clean = (t: string) => forTerminal(masker.mask(t));
+  const guarded = guardEvents(show, { masker, terminal: true });
   rt = await createRuntime({
-    args, onEvent: hideResumeCompaction((e: RunEvent) => { if (!isRuntimeEvent(e)) show(e); }),
+    args, onEvent: hideResumeCompaction((e: RunEvent) => { if (!isRuntimeEvent(e)) guarded(e); }),
     onPermission: prompt ? (req) => prompt.request(req) : undefined,
+    onSecrets: (list) => masker.add(list),
     policy: { allow: args.allowTools, deny: args.denyTools }, resumeId,
   });
   const runtime = rt;
   await runtime.ready;
   if (resumeId) {
-    replay(runtime.agent.messages, w);
+    replay(runtime.agent.messages, (s) => w(clean(s)));
     w(`[resumed session ${resumeId}]\n`);
   }
-  w(`clm agent. api: ${runtime.run.baseUrl}\ntype 'quit' or 'exit' to stop.\n`);
+  w(`clm agent. api: ${clean(runtime.run.baseUrl)}\ntype 'quit' or 'exit' to stop.\n`);
 
   // Ctrl-C cancels a running turn; at the prompt it ends the REPL (status 130) the normal way,
   // so the session is closed (an empty one deleted). A second one while ending exits at once.
@@ -161,11 +168,11 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
     wake?.();
   };
   onInterrupt(onSigint);
-  // The reader of our output went away (`clm -H < prompts | head`): stop after the current turn
-  // instead of running every remaining line (and its tools) for nobody.
+  // The reader of our output went away (`clm -H < prompts | head`), or the output cannot be
+  // written at all: stop after the current turn instead of running every remaining line (and
+  // its tools) for nobody.
   const out = io.stdout as { on?(ev: 'error', fn: (e: NodeJS.ErrnoException) => void): unknown };
-  out.on?.('error', (e) => {
-    if (e.code !== 'EPIPE') return;
+  out.on?.('error', () => {
     stopped = true;
     try { runtime.agent.cancel(); } catch { /* idle */ }
     wake?.();
@@ -190,7 +197,7 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
     try {
       runtime.agent.submit(line);
     } catch (e) {
-      io.stderr.write(`error: ${e instanceof ClmError ? e.message : String(e)}\n`);
+      io.stderr.write(`error: ${clean(e instanceof ClmError ? e.message : String(e))}\n`);
       continue;
     }
     await ended;
@@ -200,8 +207,8 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
   }
   onInterrupt(null);
   rl.close();
-  const { sessionKept } = await runtime.close();
-  if (sessionKept && runtime.session) io.stderr.write(`session: ${runtime.session.id} (resume with clm -r ${runtime.session.id})\n`);
+  const line = sessionLine(runtime.session, await runtime.close());
+  if (line) io.stderr.write(line);
   void status;
   return interrupted ? 130 : 0;
 }

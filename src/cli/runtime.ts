@@ -7,24 +7,32 @@
 import { createAgent, type Agent } from '../core/agent.js';
 import type { AgentEvent } from '../core/events.js';
 import type { PermissionRequest, ProviderKind, ToolDef } from '../core/types.js';
+import { resolveConnection, type Connection, type ConnectionFlags } from '../config/index.js';
 import { createNodeHost, type NodeHost } from '../host/node.js';
 import { createDebugLog } from '../host/debug-log.js';
-import { builtinTools, stopBackgroundJobs } from '../tools/index.js';
+import { builtinTools, stopBackgroundJobs } from '../builtin-tools/index.js';
 import { sessionDir, type Session } from '../session/index.js';
 import type { CliArgs } from './args.js';
 import { agentConfig } from './agent-config.js';
 import { killToolGroupsOnExit } from './exit-hooks.js';
 import { advertised, applyPolicy, unmatchedPatterns, type ToolPolicy } from './tool-policy.js';
-import { resolveRun, type ResolvedRun } from './resolve.js';
+import { resolveRun, type ResolvedRun } from './resolve-run.js';
 import type { RuntimeEvent } from './runtime-events.js';
-import { SessionLog, type ResumedSession } from './session-log.js';
+import { SessionLog, type ResumedSession, type SessionOutcome } from './session-log.js';
 import { startToolSources, type ToolSources } from './tool-sources.js';
 
 export type { RuntimeEvent } from './runtime-events.js';
-export type { ResumedSession } from './session-log.js';
+export type { ResumedSession, SessionOutcome } from './session-log.js';
+export { sessionLine } from './session-log.js';
 
 /** Everything a run reports: the current agent's events and the runtime's own. */
 export type RunEvent = AgentEvent | RuntimeEvent;
+
+/** The optional settings of a Connection, cleared before another connection is put in. */
+const NO_CONNECTION = {
+  providerName: undefined, contextSize: undefined, autocompactPct: undefined, rateTokensPerSec: undefined, rateBurst: undefined,
+  disableParallelToolCalls: undefined, maxTokens: undefined, reasoningEffort: undefined,
+} satisfies Partial<Connection>;
 
 /** How long a resumed run waits for the probe's context size before going on without it. */
 const RESUME_PROBE_WAIT_MS = 5000;
@@ -51,15 +59,26 @@ export interface Runtime {
   subscribe(fn: (e: RunEvent) => void): () => void;
   /** A fresh session file from here on; the old one is deleted when it holds no conversation. */
   rotateSession(): Session | null;
-  /** Replace the agent by one for the profile `name` (empty history; the session goes on), with its own plugins and MCP servers; resolves when its start-up is over. */
-  switchAgent(name: string): Promise<void>;
-  /** Close everything; whether the session file was kept (print "session: <id> …" then). */
-  close(): Promise<{ sessionKept: boolean }>;
+  /**
+   * Replace the agent by one for the profile `name` (empty history unless `keepHistory`: then the
+   * conversation so far goes on under the new profile; the session goes on either way), with its
+   * own plugins and MCP servers; resolves when its start-up is over.
+   */
+  switchAgent(name: string, o?: { keepHistory?: boolean }): Promise<void>;
+  /**
+   * The connection `flags` name, resolved as at start-up over the current profile's config.lua:
+   * CLM_API_KEY (set and non-empty) is the key, --reasoning-effort wins. Throws ConfigError.
+   */
+  connectionFor(flags: ConnectionFlags): Connection;
+  /** Move the current agent to another connection (model, endpoint, dialect, key, limits); the history is kept. */
+  setConnection(conn: Connection): void;
+  /** Close everything; whether the session file was kept and what it lacks (sessionLine says it). */
+  close(): Promise<SessionOutcome>;
   /**
    * Close the session file now, synchronously (an exit path that cannot wait for close(): a
    * crash, a signal); an empty one is deleted. Whether it was kept; close() later says the same.
    */
-  closeSessionNow(): { sessionKept: boolean };
+  closeSessionNow(): SessionOutcome;
 }
 
 export interface RuntimeOptions {
@@ -77,6 +96,8 @@ export interface RuntimeOptions {
   onResolved?(run: ResolvedRun): void;
   /** Compact at the end of a turn that leaves the context over the threshold (the interactive UI). */
   autocompactAtTurnEnd?: boolean;
+  /** Values to mask in everything shown (API keys, secrets.lua values), as soon as they are known, before any notice; again with more after a profile switch. */
+  onSecrets?(secrets: readonly string[]): void;
 }
 
 /** One agent with its tool sources; a switch of profile makes a new one. */
@@ -100,6 +121,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   const log = createDebugLog(env.CLM_DEBUG_LOG);
   const firstRun = await resolveRun(args, env, log ?? undefined);
   o.onResolved?.(firstRun);
+  o.onSecrets?.(firstRun.secrets);
   for (const s of firstRun.secrets) log?.addSecret(s);
   for (const w of firstRun.warnings) notice(w);
   const host = createNodeHost({ log: log ?? null });
@@ -111,8 +133,8 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   const sessions = new SessionLog({ resumeId: o.resumeId, secrets: firstRun.secrets, env, notice, meta: meta(firstRun) });
 
   let closed = false;
-  let sessionClosed: { sessionKept: boolean } | null = null;
-  const closeSession = () => (sessionClosed ??= { sessionKept: sessions.close() });
+  let sessionClosed: SessionOutcome | null = null;
+  const closeSession = (): SessionOutcome => (sessionClosed ??= sessions.close());
 
   const start = (run: ResolvedRun): Generation => {
     const agent = createAgent(agentConfig(run, { stream: !args.noStream, builtinTools: builtinTools().map(wrap), autocompactAtTurnEnd: o.autocompactAtTurnEnd }), host, {
@@ -181,17 +203,32 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
       emit({ type: 'session', id: s?.id ?? null });
       return s;
     },
-    switchAgent: async (name) => {
+    switchAgent: async (name, so = {}) => {
       if (gen.agent.busy) throw new CliError('busy; try again when idle', 1);
       const run = await resolveRun({ ...args, agent: name }, env, log ?? undefined);
+      o.onSecrets?.(run.secrets);
       for (const s of run.secrets) { log?.addSecret(s); sessions.addSecret(s); }
       for (const w of run.warnings) notice(w);
+      const history = so.keepHistory ? gen.agent.messages : [];
       await stop(gen);
       profile = name;
       gen = start(run);
+      // Already in the session file; restoring does not log them again.
+      if (history.length) gen.agent.restoreHistory(history);
       await gen.sources.ready;
       judgePolicy(gen);
       emit({ type: 'ready' });
+    },
+    connectionFor: (flags) => resolveConnection(gen.run.config, { reasoningEffort: args.reasoningEffort, ...flags }, { CLM_API_KEY: env.CLM_API_KEY }),
+    setConnection: (conn) => {
+      if (gen.agent.busy) throw new CliError('busy; try again when idle', 1);
+      // The profile's part of the run stays (its system prompt and volatile tools included); the
+      // connection's is replaced whole, so nothing of the previous model's settings is left over.
+      const { systemPrompt, volatileTools } = gen.run;
+      const run: ResolvedRun = { ...gen.run, ...NO_CONNECTION, ...conn, systemPrompt, volatileTools };
+      gen.agent.setProvider(agentConfig(run, { stream: !args.noStream, builtinTools: [] }));
+      gen.run = run;
+      for (const s of conn.secrets) { log?.addSecret(s); sessions.addSecret(s); }
     },
     close: async () => {
       closed = true;

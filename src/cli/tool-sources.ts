@@ -7,7 +7,7 @@ import type { McpManager } from '../mcp/index.js';
 import type { CliArgs } from './args.js';
 import { onProcessExit } from './exit-hooks.js';
 import { pluginDirs, startPluginTools, type ToolTarget } from './plugin-tools.js';
-import type { ResolvedRun } from './resolve.js';
+import type { ResolvedRun } from './resolve-run.js';
 import type { RuntimeEvent } from './runtime-events.js';
 
 export interface ToolSourcesOptions {

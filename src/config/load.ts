@@ -1,23 +1,29 @@
-// loadConfig: secrets.lua, then config.lua, then the agent profile, all in one long-lived Lua
-// state; selectAgent re-applies another profile over the same top level (the TUI's /agent).
+// loadConfig: secrets.lua, then config.lua, then the agent profile, in one Lua state that lives
+// in a worker thread for the length of the load (evaluator.ts); selectAgent re-applies another
+// profile over the same top level (the TUI's /agent), replaying the same secrets.lua and
+// config.lua sources in a fresh state first when the profile is a file.
 //
 // Decisions (for clm-config(5)):
-// - No config.lua ⇒ null (the program runs on flags and defaults). The Lua runtime is imported
+// - No config.lua ⇒ null (the program runs on flags and defaults). The Lua runtime is started
 //   only after config.lua is found, so a run without config never loads wasm.
 // - secrets.lua missing ⇒ clm.secrets = {}; broken or not returning a table ⇒ {} as well, but
 //   the problem is logged and returned in `warnings` (config.lua still loads; providers using a
-//   secret just have no key). Group/other permission bits ⇒ a debug-log warning only.
+//   secret just have no key). Group/other permission bits ⇒ a debug-log warning only. Lua's
+//   `near '…'` excerpt of a syntax error is left out of those messages: it may be the secret.
 // - config.lua failing to load, failing at run time, not returning a table, or holding a value
 //   of the wrong type ⇒ ConfigError naming the file, the line (when Lua knows it) and the problem.
 // - An agent named by -a OR by the config's `agent` key that exists neither inline
-//   (agents[name]) nor as agents/<name>.lua ⇒ ConfigError (the original silently ignored it).
-// - A chunk running longer than 2 s ⇒ ConfigError (endless loop guard).
+//   (agents[name]) nor as agents/<name>.lua ⇒ ConfigError (a typo in a profile name must not go unnoticed).
+// - A chunk running longer than 2 s ⇒ ConfigError (endless loop guard), also when it is stuck in
+//   one C-level call (the worker is stopped from outside then).
+// - Files are read with the regular-file reader: a FIFO or device is an error, never a hang.
 
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { readRegularFileSync } from '../host/regular-file.js';
 import { ConfigError, ConvertError } from './errors.js';
 import { childPath } from './key-path.js';
-import type { ConfigLua } from './lua-state.js';
+import type { ConfigEvaluator } from './evaluator.js';
 import { mergeProfile } from './merge.js';
 import { configDir, configPaths, type ConfigPaths } from './paths.js';
 import type { ClmConfig } from './types.js';
@@ -41,7 +47,9 @@ export interface LoadConfigOptions {
 
 /** What selectAgent needs to apply another profile later. Kept out of the plain ClmConfig. */
 interface Loaded {
-  lua: ConfigLua;
+  /** The sources the top level came from, replayed before a profile file is evaluated. */
+  secretsSrc: Uint8Array | null;
+  configSrc: Uint8Array;
   paths: ConfigPaths;
   top: Table;
   secrets: Record<string, unknown>;
@@ -55,12 +63,13 @@ const internals = new WeakMap<ClmConfig, Loaded>();
 function readSource(path: string, label: string): Uint8Array | null {
   let buf: Buffer;
   try {
-    if (statSync(path).size > MAX_CONFIG_BYTES) throw new ConfigError(`${label}: ${path} is larger than ${MAX_CONFIG_BYTES >> 20} MiB`, { file: path });
-    buf = readFileSync(path);
+    // Not a plain readFileSync: a FIFO or device in place of the file would block start-up forever.
+    buf = readRegularFileSync(path, MAX_CONFIG_BYTES);
   } catch (e) {
-    if (e instanceof ConfigError) throw e;
     const err = e as NodeJS.ErrnoException;
     if (err.code === 'ENOENT') return null;
+    if (err.code === 'EFBIG') throw new ConfigError(`${label}: ${path} is larger than ${MAX_CONFIG_BYTES >> 20} MiB`, { file: path });
+    if (err.code === 'ENOTREG') throw new ConfigError(`${label}: ${path} is not a regular file (a FIFO or device is never read)`, { file: path });
     throw new ConfigError(`${label}: cannot read ${path}: ${err.code ?? err.message}`, { file: path });
   }
   let start = 0;
@@ -84,10 +93,10 @@ function convertError(label: string, file: string, e: unknown): unknown {
 }
 
 /** Run one file that must return a table. */
-function evalTable(lua: ConfigLua, src: Uint8Array, label: string, file: string, budgetMs?: number): Table {
-  let r;
+async function evalTable(lua: ConfigEvaluator, src: Uint8Array, label: string, file: string, budgetMs?: number): Promise<Table> {
+  let r: Awaited<ReturnType<ConfigEvaluator['run']>>;
   try {
-    r = lua.run(src, `=${label}`, { budgetMs });
+    r = await lua.run(src, `=${label}`, { budgetMs });
   } catch (e) {
     throw convertError(label, file, e);
   }
@@ -97,27 +106,36 @@ function evalTable(lua: ConfigLua, src: Uint8Array, label: string, file: string,
   return r.value;
 }
 
-function loadSecrets(lua: ConfigLua, path: string, log: (l: string) => void, warnings: string[], budgetMs?: number): Record<string, unknown> {
-  const warn = (msg: string) => { warnings.push(msg); log(msg); };
-  let st;
+/** secrets.lua's source, or null when there is none (or it cannot be read: a warning then). */
+function readSecrets(path: string, log: (l: string) => void, warnings: string[]): Uint8Array | null {
+  let st: ReturnType<typeof statSync>;
   try {
     st = statSync(path);
   } catch {
-    return {}; // no secrets.lua: fine
+    return null; // no secrets.lua: fine
   }
   if (process.platform !== 'win32' && (st.mode & 0o077) !== 0) log(`secrets: ${path} is readable by group/other; consider chmod 600`);
-  let src: Uint8Array | null;
   try {
-    src = readSource(path, 'secrets.lua');
+    return readSource(path, 'secrets.lua');
   } catch (e) {
-    warn(`${(e as Error).message}; clm.secrets is empty`);
-    return {};
+    const msg = `${(e as Error).message}; clm.secrets is empty`;
+    warnings.push(msg);
+    log(msg);
+    return null;
   }
-  if (!src) return {};
+}
+
+/** Lua quotes the source at a syntax error (`near '"sk-live-…'`): in secrets.lua that may be a secret. */
+function withoutExcerpt(message: string): string {
+  return message.replace(/ near '[\s\S]*'(?=[^']*$)/, ' (the text there is not shown: it may hold a secret)');
+}
+
+async function runSecrets(lua: ConfigEvaluator, src: Uint8Array, path: string, log: (l: string) => void, warnings: string[], budgetMs?: number): Promise<Record<string, unknown>> {
+  const warn = (msg: string) => { warnings.push(msg); log(msg); };
   try {
-    const r = lua.run(src, '=secrets.lua', { budgetMs, lenient: true, publishAsSecrets: true });
+    const r = await lua.run(src, '=secrets.lua', { budgetMs, lenient: true, publishAsSecrets: true });
     if (!r.ok) {
-      warn(`${luaError('secrets.lua', path, r.message).message}; clm.secrets is empty`);
+      warn(`${withoutExcerpt(luaError('secrets.lua', path, r.message).message)}; clm.secrets is empty`);
       return {};
     }
     if (r.luaType !== 'table') {
@@ -134,7 +152,7 @@ function loadSecrets(lua: ConfigLua, path: string, log: (l: string) => void, war
 /** File names cannot escape agents/: a name with a path separator or a leading dot has no file. */
 const fileableName = (name: string) => name !== '' && !/[/\\\0]/.test(name) && !name.startsWith('.');
 
-function build(ld: Loaded, agentName: string | undefined): ClmConfig {
+async function build(ld: Loaded, agentName: string | undefined, lua?: ConfigEvaluator): Promise<ClmConfig> {
   const { paths, top } = ld;
   const warnings = [...ld.baseWarnings];
   let effective = top;
@@ -153,7 +171,7 @@ function build(ld: Loaded, agentName: string | undefined): ClmConfig {
       if (!src) {
         throw new ConfigError(`agent '${agentName}' not found (looked for ${childPath('agents', agentName)} in config.lua and ${file})`, { file });
       }
-      const profile = evalTable(ld.lua, src, label, file, ld.budgetMs);
+      const profile = lua ? await evalTable(lua, src, label, file, ld.budgetMs) : await replayAndEval(ld, src, label, file);
       validateValues(profile, { label, file, prefix: '', warnings });
       effective = mergeProfile(top, profile);
       profilePath = file;
@@ -190,26 +208,47 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<ClmConfi
   if (!src) return null;
   const log = opts.log ?? (() => {});
 
-  const { ConfigLua } = await import('./lua-state.js');
-  const lua = await ConfigLua.create();
   const warnings: string[] = [];
-  const secrets = loadSecrets(lua, paths.secrets, log, warnings, opts.budgetMs);
-  const top = evalTable(lua, src, 'config.lua', paths.config, opts.budgetMs);
-  const topWarnings: string[] = [];
-  validateValues(top, { label: 'config.lua', file: paths.config, prefix: '', warnings: topWarnings });
-  for (const w of topWarnings) log(w);
-  warnings.push(...topWarnings);
+  const secretsSrc = readSecrets(paths.secrets, log, warnings);
+  const lua = await startEvaluator(log);
+  try {
+    const secrets = secretsSrc ? await runSecrets(lua, secretsSrc, paths.secrets, log, warnings, opts.budgetMs) : {};
+    const top = await evalTable(lua, src, 'config.lua', paths.config, opts.budgetMs);
+    const topWarnings: string[] = [];
+    validateValues(top, { label: 'config.lua', file: paths.config, prefix: '', warnings: topWarnings });
+    for (const w of topWarnings) log(w);
+    warnings.push(...topWarnings);
 
-  const ld: Loaded = { lua, paths, top, secrets, baseWarnings: warnings, budgetMs: opts.budgetMs, log };
-  const name = opts.agent || (typeof top.agent === 'string' && top.agent !== '' ? top.agent : undefined);
-  return build(ld, name);
+    const ld: Loaded = { secretsSrc, configSrc: src, paths, top, secrets, baseWarnings: warnings, budgetMs: opts.budgetMs, log };
+    const name = opts.agent || (typeof top.agent === 'string' && top.agent !== '' ? top.agent : undefined);
+    return await build(ld, name, lua);
+  } finally {
+    lua.close();
+  }
+}
+
+async function startEvaluator(log: (l: string) => void): Promise<ConfigEvaluator> {
+  const { createConfigEvaluator } = await import('./evaluator.js');
+  return createConfigEvaluator(log);
+}
+
+/** A profile file evaluated later (selectAgent): a fresh state gets the same secrets.lua and config.lua first. */
+async function replayAndEval(ld: Loaded, src: Uint8Array, label: string, file: string): Promise<Table> {
+  const lua = await startEvaluator(ld.log);
+  try {
+    if (ld.secretsSrc) await runSecrets(lua, ld.secretsSrc, ld.paths.secrets, () => {}, [], ld.budgetMs);
+    await evalTable(lua, ld.configSrc, 'config.lua', ld.paths.config, ld.budgetMs);
+    return await evalTable(lua, src, label, file, ld.budgetMs);
+  } finally {
+    lua.close();
+  }
 }
 
 /**
  * The same configuration with another profile applied over the top level (undefined = none).
  * Re-reads agents/<name>.lua, so edits show up. Throws ConfigError like loadConfig.
  */
-export function selectAgent(cfg: ClmConfig, agent: string | undefined): ClmConfig {
+export async function selectAgent(cfg: ClmConfig, agent: string | undefined): Promise<ClmConfig> {
   const ld = internals.get(cfg);
   if (!ld) throw new ConfigError('selectAgent: not a configuration returned by loadConfig');
   return build(ld, agent || undefined);

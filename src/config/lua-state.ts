@@ -1,23 +1,24 @@
 // The one long-lived Lua state that evaluates secrets.lua, config.lua and agent profiles.
 //
-// Unlike plugin states this runs on the main thread and trusts its input (it is the user's own
-// config), so it only needs: the base, string, table, math and utf8 libraries (no os, io, debug,
-// package, coroutine; load/loadfile/dofile/require removed; print/warn removed because they would
+// Unlike plugin states this trusts its input (it is the user's own config), so it only needs:
+// the base, string, table, math and utf8 libraries (no os, io, debug, package, coroutine; load/loadfile/dofile/require removed; print/warn removed because they would
 // write straight to stdout/stderr), a memory cap so `string.rep` cannot eat the process, and a
 // deadline so an endless loop is a clear error rather than a hang. Chunks run in a coroutine
 // whose count hook *yields* at the deadline: a yield cannot be caught by pcall, an error could.
-// Loaded only when a config.lua exists (the wasm instance costs ~16 MiB and a few ms).
+// It runs in the config evaluator's worker thread (eval-worker.ts), whose watchdog covers what
+// the hook cannot: one C-level call that never returns. Loaded only when a config.lua exists.
 
 import {
   LuaMem, newLuaModule, LUA_OK, LUA_YIELD, LUA_MASKCOUNT, LUA_TTABLE, TYPE_NAMES, type LuaModule, type LuaPtr,
 } from '../lua/wasm.js';
 import { newCappedState, openSafeLibraries, removeUnsafeGlobals, type MemoryAccount } from '../lua/base-state.js';
 import { luaToJs } from './lua-value.js';
+import { CONFIG_BUDGET_MS } from './eval-protocol.js';
+
+export { CONFIG_BUDGET_MS };
 
 /** Default cap on Lua memory for the config state. */
 export const CONFIG_MEMORY_LIMIT = 64 * 1024 * 1024;
-/** Default time one chunk (config.lua, secrets.lua, one profile) may run. */
-export const CONFIG_BUDGET_MS = 2000;
 const HOOK_COUNT = 10_000;
 /** After the deadline, this long of failed attempts to stop a chunk politely ends it by force. */
 const HARD_KILL_GRACE_MS = 1000;

@@ -1,5 +1,4 @@
-// Agent profile over the top level, as clm-config(5) documents (the original C code only let
-// five keys through). Every key except `agent` is taken from the profile when it sets it:
+// Agent profile over the top level, as clm-config(5) documents. Every key except `agent` is taken from the profile when it sets it:
 // - tables with named keys (providers, tools, providers.x.models, ...) are merged key by key,
 //   recursively, so a profile can change one provider's url or add one plugin's config;
 // - lists (volatile_tools, mcp_servers, a stdio command) and plain values replace the top-level
@@ -13,7 +12,7 @@ function deepMerge(base: Table, over: Table): Table {
   for (const k of Object.keys(over)) {
     const b = out[k];
     const o = over[k];
-    const bothTables = isTable(b) && isTable(o) && Object.prototype.hasOwnProperty.call(out, k);
+    const bothTables = isTable(b) && isTable(o) && Object.hasOwn(out, k);
     setKey(out, k, bothTables ? deepMerge(b, o) : o);
   }
   return out;

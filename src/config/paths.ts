@@ -1,5 +1,6 @@
 // Where clm keeps its configuration: $XDG_CONFIG_HOME/clm, else $HOME/.config/clm (src/xdg.c).
 
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The clm config directory, or null when neither variable is set (empty counts as unset). */
@@ -25,4 +26,10 @@ export function configPaths(dir: string): ConfigPaths {
     plugins: join(dir, 'plugins'),
     agents: join(dir, 'agents'),
   };
+}
+
+/** Whether a config.lua exists where loadConfig would look (a cheap check, nothing is read). */
+export function hasConfigFile(env: NodeJS.ProcessEnv = process.env): boolean {
+  const dir = configDir(env);
+  return dir !== null && existsSync(join(dir, 'config.lua'));
 }

@@ -6,7 +6,7 @@
 // (print it to stderr and exit 1), and `error` holds it too.
 
 import { makeDirs } from '../session/paths.js';
-import { closeSync, constants, mkdirSync, openSync, readFileSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configDir, configPaths } from './paths.js';
 import { CONFIG_TEMPLATE, SECRETS_TEMPLATE } from './templates.js';

@@ -1,6 +1,5 @@
-// The starter files `clm setup` writes. Same providers, kinds and URLs as the original's
-// config.lua.tpl; secrets.lua has a slot for every provider that reads one, including `openai`
-// (the original template forgot it, so clm.secrets.openai was always nil).
+// The starter files `clm setup` writes: the common providers with their kinds and URLs, and in
+// secrets.lua a slot for every provider that reads one.
 
 /** [name, kind, url, where to get a key] — the order they appear in config.lua. */
 export const TEMPLATE_PROVIDERS: readonly (readonly [string, string, string, string])[] = [

@@ -62,6 +62,13 @@ export interface ConfigValues {
   maxIterations?: number;
   /** Reasoning effort for every model (wins over a model's own). */
   reasoningEffort?: ReasoningSetting;
+  /** Connection limits (ms / bytes; 0 = none): the probe, the wait for a reply's first byte, the gap between stream events, a reply's size. */
+  probeTimeoutMs?: number;
+  firstByteTimeoutMs?: number;
+  streamIdleTimeoutMs?: number;
+  maxReplyBytes?: number;
+  /** Tool calls of one batch running at once (0 = no limit). */
+  maxParallelTools?: number;
 }
 
 export interface ClmConfig extends ConfigValues {

@@ -3,11 +3,11 @@
 // `config.lua: providers.groq.url must be a string`. Unknown keys only warn (typos such as
 // `api-key` are the common mistake, but extra keys are not worth refusing to start over).
 //
-// Leniencies over the original, deliberately: disable_parallel_tool_calls accepts true as well as
+// Deliberately lenient: disable_parallel_tool_calls accepts true as well as
 // a nonzero number; show_thinking/expand_output accept booleans as well as "true"/"false"; an
 // empty table is accepted wherever a list is expected (Lua cannot tell {} from an empty list).
 
-import { readFileSync } from 'node:fs';
+import { readRegularFileSync } from '../host/regular-file.js';
 import type { ProviderKind } from '../core/types.js';
 import { ConfigError } from './errors.js';
 import { childPath } from './key-path.js';
@@ -19,6 +19,7 @@ export const PROVIDER_KINDS: readonly ProviderKind[] = ['openai', 'anthropic', '
 const TOP_KEYS = new Set([
   'agent', 'agents', 'model', 'providers', 'system_prompt', 'tools', 'volatile_tools', 'mcp_servers',
   'show_thinking', 'expand_output', 'mcp_ready_timeout_ms', 'max_iterations', 'reasoning_effort', 'ui',
+  'probe_timeout_ms', 'first_byte_timeout_ms', 'stream_idle_timeout_ms', 'max_reply_bytes', 'max_parallel_tools',
 ]);
 const PROVIDER_KEYS = new Set([
   'kind', 'url', 'api_key', 'rate_tokens_per_sec', 'rate_burst', 'disable_parallel_tool_calls', 'max_tokens', 'models',
@@ -31,8 +32,14 @@ export const REASONING_SETTINGS: readonly ReasoningSetting[] = ['low', 'medium',
 
 export type Table = Record<string, unknown>;
 
+const LIMIT_KEYS = [
+  ['probe_timeout_ms', 'probeTimeoutMs'], ['first_byte_timeout_ms', 'firstByteTimeoutMs'],
+  ['stream_idle_timeout_ms', 'streamIdleTimeoutMs'], ['max_reply_bytes', 'maxReplyBytes'],
+  ['max_parallel_tools', 'maxParallelTools'],
+] as const;
+
 export const isTable = (v: unknown): v is Table => typeof v === 'object' && v !== null && !Array.isArray(v);
-export const own = (t: object, k: string): boolean => Object.prototype.hasOwnProperty.call(t, k);
+export const own = (t: object, k: string): boolean => Object.hasOwn(t, k);
 const isEmptyTable = (v: unknown) => isTable(v) && Object.keys(v).length === 0;
 
 /** Set a key without "__proto__" turning into a prototype change. */
@@ -64,7 +71,7 @@ function fail(ctx: ValidateContext, path: string, problem: string): never {
  */
 export function lineOfKey(file: string, path: string): number | undefined {
   let src: string;
-  try { src = readFileSync(file, 'utf8'); } catch { return undefined; }
+  try { src = readRegularFileSync(file, 4 * 1024 * 1024).toString('utf8'); } catch { return undefined; }
   let pos = 0;
   for (const raw of path.split('.')) {
     const seg = raw.replace(/^\[?["']?|["']?\]?$/g, '');
@@ -101,7 +108,7 @@ function num(ctx: ValidateContext, v: unknown, path: string, o: { min?: number; 
   return v;
 }
 
-/** true/false, or the strings "true"/"false" (the original only understood the string "true"). */
+/** true/false, or the strings "true"/"false". */
 function flag(ctx: ValidateContext, v: unknown, path: string): boolean | undefined {
   if (v === undefined) return undefined;
   if (typeof v === 'boolean') return v;
@@ -245,6 +252,11 @@ export function validateValues(raw: Table, ctx: ValidateContext): ConfigValues {
   if (ui !== undefined) {
     if (!(UI_MODES as readonly string[]).includes(ui)) fail(ctx, P('ui'), `must be one of ${UI_MODES.map((m) => `"${m}"`).join(', ')} (got ${show(ui)})`);
     out.ui = ui as UiMode;
+  }
+  // Limits of the connection and the tool batch; 0 means no limit.
+  for (const [key, field] of LIMIT_KEYS) {
+    const v = num(ctx, raw[key], P(key), { min: 0, integer: true });
+    if (v !== undefined) out[field] = v;
   }
   return out;
 }

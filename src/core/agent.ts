@@ -6,7 +6,8 @@ import { connect, overCompactionThreshold, toolLimiter, validateConfig, withConn
 import { addDispose, type Disposal } from './disposal.js';
 import { ClmError, ECANCELED, EIO } from './errors.js';
 import type { AgentEvent, TurnOrigin } from './events.js';
-import { contextUpdateMessage, estimateTokens, systemMessage, TIME_REFRESH_S } from './history.js';
+import { MidChainFlags } from './compaction.js';
+import { estimateTokens, TimeStamps } from './history.js';
 import type { Host } from './host.js';
 import { Listeners } from './listeners.js';
 import { validNonSystemCopies } from './message-json.js';
@@ -16,7 +17,7 @@ import { dropForeignReasoning, foreignReasoningCount } from './reasoning.js';
 import { ToolRegistry } from './tool-registry.js';
 import { runCompactionTurn, runTurn, TurnAborted, type TurnContext, type TurnEnd } from './turn.js';
 import { turnEvents, turnResult, type TurnResult } from './turn-waiters.js';
-import type { AgentCallbacks, AgentConfig, AgentState, Message, ProviderKind, ToolDef } from './types.js';
+import type { AgentCallbacks, AgentConfig, AgentState, Message, ProviderKind, ToolDef, TurnStatus } from './types.js';
 
 export { DEFAULT_MODEL, DEFAULT_AUTOCOMPACT_PCT, UNKNOWN_CTX_THRESHOLD, DEFAULT_MAX_TOKENS } from './config.js';
 export { TOOLS_UNSUPPORTED_NOTICE } from './turn.js';
@@ -31,11 +32,9 @@ export interface AgentOptions {
 // Declared beside the class, not in it, so the published types do not need Symbol.dispose.
 export interface Agent extends Disposal {}
 
-interface Turn {
-  readonly origin: TurnOrigin;
-  readonly controller: AbortController;
-}
+interface Turn { readonly origin: TurnOrigin; readonly controller: AbortController }
 
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface only adds [Symbol.dispose], which addDispose(Agent) defines
 export class Agent {
   private readonly history: Message[] = [];
   private readonly registry = new ToolRegistry();
@@ -53,21 +52,20 @@ export class Agent {
   private ending = false;
   private cancelling = false;
   private used = 0;
-  private lastStamp: number;
+  private readonly stamps: TimeStamps;
   private notifyQueue: string[] = [];
-  private readonly midChain = { started: false, succeeded: false, error: false };
+  private readonly midChain = new MidChainFlags();
 
   constructor(cfg: AgentConfig, private readonly host: Host, callbacks: AgentCallbacks = {}, opts: AgentOptions = {}) {
     validateConfig(cfg);
     if (!host || typeof host.http !== 'function') throw new ClmError('EINVAL', 'host must implement http()');
     this.listeners = new Listeners(callbacks ?? {});
-    this.probes = new Probes(host);
+    this.probes = new Probes(host, () => this.cfg.probeTimeoutMs);
     this.retryBaseMs = opts.retryBaseMs ?? 1000;
     this.conn = connect({ ...cfg }, this.now);
     this.toolLimiter = toolLimiter(cfg, this.now);
-    const now = this.clock();
-    this.lastStamp = now.getTime();
-    this.append(systemMessage(cfg.systemPrompt, now));
+    this.stamps = new TimeStamps(cfg.clock ?? (() => new Date()));
+    this.append(this.stamps.system(cfg.systemPrompt));
     for (const t of cfg.builtinTools ?? []) this.registry.add(t);
   }
 
@@ -94,9 +92,9 @@ export class Agent {
 
   overAutocompactThreshold(): boolean { return overCompactionThreshold(this.used, this.ctxMax, this.cfg.autocompactPct); }
 
-  takeMidChainCompactStarted(): boolean { const v = this.midChain.started; this.midChain.started = false; return v; }
-  takeMidChainCompactSucceeded(): boolean { const v = this.midChain.succeeded; this.midChain.succeeded = false; return v; }
-  takeMidChainCompactError(): boolean { const v = this.midChain.error; this.midChain.error = false; return v; }
+  takeMidChainCompactStarted(): boolean { return this.midChain.take('started'); }
+  takeMidChainCompactSucceeded(): boolean { return this.midChain.take('succeeded'); }
+  takeMidChainCompactError(): boolean { return this.midChain.take('error'); }
 
   /** Every event from now on, until the returned function is called. */
   readonly subscribe = (fn: (e: AgentEvent) => void): (() => void) => this.listeners.subscribe(fn);
@@ -163,10 +161,8 @@ export class Agent {
     this.checkOpen();
     this.checkIdle();
     this.history.length = 0;
-    const now = this.clock();
-    this.lastStamp = now.getTime();
     this.used = 0;
-    this.append(systemMessage(this.cfg.systemPrompt, now));
+    this.append(this.stamps.system(this.cfg.systemPrompt));
   }
 
   /**
@@ -225,7 +221,6 @@ export class Agent {
 
   private get cfg(): AgentConfig { return this.conn.cfg; }
   private readonly now = (): number => (this.host.now ? this.host.now() : Date.now());
-  private clock(): Date { return this.cfg.clock ? this.cfg.clock() : new Date(); }
 
   private prompt(origin: 'submit' | 'notify', text: string): void {
     this.checkOpen();
@@ -243,7 +238,7 @@ export class Agent {
       host: this.host, history: this.history, registry: this.registry, conn: this.conn,
       toolLimiter: this.toolLimiter, retryBaseMs: this.retryBaseMs, emit: this.emit,
       overThreshold: () => this.overAutocompactThreshold(),
-      contextUpdate: () => this.contextUpdate(),
+      contextUpdate: () => this.stamps.update(),
       notify: (text) => { if (!this.closed) this.notify(text); },
       permission: () => this.listeners.callbacks.onPermission,
     };
@@ -262,15 +257,18 @@ export class Agent {
     if (end.error !== undefined) this.err = end.error;
     // Still busy during the final state change, so a turn started from onState waits for turn_done.
     this.ending = true;
-    this.emit({ type: 'state', state: end.state });
-    this.ending = false;
+    try { this.emit({ type: 'state', state: end.state }); } finally { this.ending = false; }
     if (this.turn !== turn) return;
     this.turn = null;
     this.emit(end.status !== 0 && this.err ? { type: 'turn_done', status: end.status, error: this.err } : { type: 'turn_done', status: end.status });
-    // If a callback started a turn (or closed the agent), the queue waits for it.
+    this.afterTurn(turn.origin, end.status);
+  }
+
+  /** After a turn_done: the end-of-turn compaction, else queued notifications — unless a callback started a turn (or closed the agent); then they wait. */
+  private afterTurn(origin: TurnOrigin, status: TurnStatus): void {
     if (this.closed || this.turn) return;
-    const compacting = turn.origin !== 'submit' && turn.origin !== 'notify';
-    if (this.cfg.autocompactAtTurnEnd && !compacting && (end.status === 0 || end.status === ECANCELED) && this.overAutocompactThreshold()) {
+    const compacting = origin !== 'submit' && origin !== 'notify';
+    if (this.cfg.autocompactAtTurnEnd && !compacting && (status === 0 || status === ECANCELED) && this.overAutocompactThreshold()) {
       this.start('autocompact', (ctx, signal) => runCompactionTurn(ctx, 'autocompact', signal));
       return;
     }
@@ -291,29 +289,16 @@ export class Agent {
     if (e.type === 'state') this.st = e.state;
     else if (e.type === 'usage') this.used = e.usage.promptTokens + e.usage.completionTokens;
     else if (e.type === 'compaction') {
-      const mid = e.kind === 'mid_chain';
-      if (e.phase === 'started') {
-        if (mid) { this.midChain.started = true; this.used = 0; }
-      } else if (e.phase === 'succeeded') {
-        this.used = 0;
-        if (mid) { this.midChain.succeeded = true; this.midChain.error = false; }
-      } else {
-        this.err = e.error;
-        if (mid) this.midChain.error = true;
-      }
+      this.midChain.observe(e);
+      // A mid-chain compaction starts from nothing used; any fold leaves nothing used.
+      if (e.phase === 'succeeded' || (e.phase === 'started' && e.kind === 'mid_chain')) this.used = 0;
+      else if (e.phase === 'failed') this.err = e.error;
     }
   }
 
   private append(m: Message): void {
     this.history.push(m);
     this.emit({ type: 'message', message: m });
-  }
-
-  private contextUpdate(): Message | null {
-    const now = this.clock();
-    if (now.getTime() - this.lastStamp < TIME_REFRESH_S * 1000) return null;
-    this.lastStamp = now.getTime();
-    return contextUpdateMessage(now);
   }
 
   private checkOpen(): void {

@@ -2,14 +2,14 @@
 // fold the older history into it, and report what was folded — or why nothing was.
 
 import { EAGAIN, EIO } from './errors.js';
-import type { CompactionKind } from './events.js';
+import type { CompactionEvent, CompactionKind } from './events.js';
 import { estimateTokens, foldHistory, SUMMARY_PROMPT } from './history.js';
 import { requestReply } from './llm-call.js';
 import type { ParsedReply } from './providers/adapter.js';
 import { withoutReasoning } from './reasoning.js';
 import type { Emit, TurnContext } from './turn.js';
 import type { CompactionRecord, Message } from './types.js';
-import { DEFAULT_MAX_TOKENS, DEFAULT_MAX_TRIES } from './config.js';
+import { DEFAULT_MAX_TOKENS, DEFAULT_MAX_TRIES, replyLimits } from './config.js';
 
 export type CompactionOutcome =
   | { ok: true }
@@ -35,7 +35,7 @@ export async function compactHistory(ctx: TurnContext, kind: CompactionKind, emi
   // The summary request bypasses the request limiter and retries without notices.
   const r = await requestReply({
     host: ctx.host, adapter, url: cfg.baseUrl, headers: adapter.headers(cfg.apiKey ?? ''), body, stream: false,
-    maxTries: cfg.maxTries ?? DEFAULT_MAX_TRIES, retryBaseMs: ctx.retryBaseMs,
+    maxTries: cfg.maxTries ?? DEFAULT_MAX_TRIES, retryBaseMs: ctx.retryBaseMs, ...replyLimits(cfg),
     onRetryWait: () => ctx.emit({ type: 'state', state: 'rate_limited' }),
     onRetrySend: () => ctx.emit({ type: 'state', state: 'thinking' }),
   }, signal);
@@ -61,11 +61,33 @@ export async function compactHistory(ctx: TurnContext, kind: CompactionKind, emi
 
 /** Fold the history into the reply's summary (its text, else its reasoning). */
 function fold(history: Message[], reply: ParsedReply): CompactionRecord | { status: typeof EIO | typeof EAGAIN; error: string } {
-  const summary = reply.content && reply.content.trim() ? reply.content : reply.reasoning && reply.reasoning.trim() ? reply.reasoning : '';
+  const summary = reply.content?.trim() ? reply.content : reply.reasoning?.trim() ? reply.reasoning : '';
   if (!summary) return { status: EIO, error: 'compaction produced no summary' };
   const text = summary.trim();
   const f = foldHistory(history, text);
   if (f.count === 0) return { status: EAGAIN, error: 'compaction made no progress' };
   const systemBefore = history.slice(0, f.at).filter((m) => m.role === 'system').length;
   return { index: f.at - systemBefore, count: f.count, summary: text };
+}
+
+/**
+ * The seed's consuming mid-chain flags (takeMidChainCompactStarted/Succeeded/Error), set from
+ * the compaction events as they go out, so both always agree.
+ */
+export class MidChainFlags {
+  private flags = { started: false, succeeded: false, error: false };
+
+  observe(e: CompactionEvent): void {
+    if (e.kind !== 'mid_chain') return;
+    if (e.phase === 'started') this.flags.started = true;
+    else if (e.phase === 'succeeded') { this.flags.succeeded = true; this.flags.error = false; }
+    else this.flags.error = true;
+  }
+
+  /** The flag, cleared on read. */
+  take(name: 'started' | 'succeeded' | 'error'): boolean {
+    const v = this.flags[name];
+    this.flags[name] = false;
+    return v;
+  }
 }

@@ -38,10 +38,15 @@ export function validateConfig(cfg: AgentConfig): void {
   if (cfg.reasoningEffort !== undefined && !isReasoningEffort(cfg.reasoningEffort)) {
     throw new ClmError('EINVAL', `reasoningEffort must be one of ${REASONING_EFFORTS.map((e) => `'${e}'`).join(', ')}, got ${JSON.stringify(cfg.reasoningEffort)}`);
   }
-  for (const k of ['contextSize', 'rateTokensPerSec', 'rateBurst', 'maxIterations', 'maxTokens'] as const) {
+  for (const k of ['contextSize', 'rateTokensPerSec', 'rateBurst', 'maxIterations', 'maxTokens', 'probeTimeoutMs', 'firstByteTimeoutMs', 'streamIdleTimeoutMs', 'maxReplyBytes', 'maxParallelTools'] as const) {
     const v = cfg[k];
     if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v < 0)) throw new ClmError('EINVAL', `${k} must be a non-negative number`);
   }
+}
+
+/** The deadlines and the size cap of one model request (absent ⇒ llm-call's defaults, 0 ⇒ none). */
+export function replyLimits(cfg: AgentConfig): { firstByteTimeoutMs?: number; streamIdleTimeoutMs?: number; maxReplyBytes?: number } {
+  return { firstByteTimeoutMs: cfg.firstByteTimeoutMs, streamIdleTimeoutMs: cfg.streamIdleTimeoutMs, maxReplyBytes: cfg.maxReplyBytes };
 }
 
 /** `cfg` switched to the connection of `next` (see CONNECTION_KEYS). */

@@ -21,7 +21,7 @@ const numbers: Record<ClmErrorCode, number> = {
 
 export class ClmError extends Error {
   readonly code: ClmErrorCode;
-  /** The negative errno the C API would have returned. */
+  /** The negative errno of clm_agent(3)'s C API for this failure. */
   readonly errno: number;
   constructor(code: ClmErrorCode, message: string) {
     super(message);

@@ -32,6 +32,27 @@ export function systemMessage(base: string | undefined, now: Date): Message {
   return { role: 'system', content: `${base ?? DEFAULT_SYSTEM_PROMPT}\n\ncurrent time: ${rfc2822(now)}${TIME_NOTE}` };
 }
 
+/** A conversation's time stamps: the system prompt's, then a `[context update]` once TIME_REFRESH_S passed. */
+export class TimeStamps {
+  private last = 0;
+  constructor(private readonly clock: () => Date) {}
+
+  /** A fresh system message, stamped now. */
+  system(base: string | undefined): Message {
+    const now = this.clock();
+    this.last = now.getTime();
+    return systemMessage(base, now);
+  }
+
+  /** The `[context update]` message when one is due (then stamped now), else null. */
+  update(): Message | null {
+    const now = this.clock();
+    if (now.getTime() - this.last < TIME_REFRESH_S * 1000) return null;
+    this.last = now.getTime();
+    return contextUpdateMessage(now);
+  }
+}
+
 export function contextUpdateMessage(now: Date): Message {
   return {
     role: 'user',

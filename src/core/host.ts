@@ -9,6 +9,11 @@ export interface HttpRequest {
   headers?: Record<string, string>;
   /** User-Agent tag, e.g. the tool name for plugin requests. */
   clientSuffix?: string;
+  /**
+   * Fail the request with code 'EFBIG' once the response body passes this many bytes (any
+   * status), instead of holding all of it. Absent ⇒ the host's own limit, if any.
+   */
+  maxBytes?: number;
 }
 
 export interface HttpResponse {
@@ -20,6 +25,7 @@ export interface HttpResponse {
   body: Uint8Array;
 }
 
+/** A handler that throws does not throw out of the host: onData failing fails the request (onError). */
 export interface HttpHandlers {
   /** Body chunks, only for a 2xx response, in order, before onResponse. */
   onData?(chunk: Uint8Array): void;

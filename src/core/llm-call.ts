@@ -3,6 +3,11 @@
 // to a server never reached fails at once), streamed or whole reply decoded through the provider
 // adapter into one ParsedReply, and the stream's pace measured (completion tokens per second
 // between the first and the last content delta).
+//
+// Every request ends: a first-byte deadline (no byte of the reply, or for a stream no event,
+// within firstByteTimeoutMs — keep-alive comments do not count), a stream idle deadline (no
+// event for streamIdleTimeoutMs after the first), and a size cap (maxReplyBytes). Nothing the
+// reply contains can throw out of here: a decoding failure fails the request.
 
 import type { Cancelable, Host, HostError, HttpResponse } from './host.js';
 import type { ParsedReply, ProviderAdapter, StreamDecoder } from './providers/adapter.js';
@@ -11,6 +16,12 @@ import { SseReader } from './sse.js';
 import type { FinishReason, ReasoningPart, ToolCall, Usage } from './types.js';
 
 export const MAX_RETRY_WAIT_MS = 60000;
+/** Default wait for the first byte of a reply (for a stream: its first event). */
+export const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 300_000;
+/** Default longest gap between two events of a streamed reply. */
+export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 120_000;
+/** Default cap on one reply's size in bytes (as received). */
+export const DEFAULT_MAX_REPLY_BYTES = 64 * 1024 * 1024;
 
 export interface LlmFailure {
   message: string;
@@ -46,6 +57,10 @@ export interface LlmCallOptions {
    */
   firstContact?: boolean;
   retryBaseMs: number;
+  /** 0 = no limit; absent = the defaults above. */
+  firstByteTimeoutMs?: number;
+  streamIdleTimeoutMs?: number;
+  maxReplyBytes?: number;
   /** A retry wait begins (the agent shows RATE_LIMITED). */
   onRetryWait?(ms: number, reason: string): void;
   /** The wait ended and the request is sent again. */
@@ -140,9 +155,26 @@ export class LlmCall {
   private attempt = 0;
   private http: Cancelable | null = null;
   private timer: Cancelable | null = null;
+  /** The first-byte or stream-idle deadline of the current attempt. */
+  private deadline: Cancelable | null = null;
   private settled = false;
 
   constructor(private readonly o: LlmCallOptions) {}
+
+  private get maxBytes(): number { return limit(this.o.maxReplyBytes, DEFAULT_MAX_REPLY_BYTES); }
+
+  /** (Re)start the deadline; 0 ms = none. `extend` may put it off (returns true) when it fires. */
+  private arm(ms: number, message: string, extend?: () => boolean): void {
+    this.deadline?.cancel();
+    this.deadline = null;
+    const setTimer = this.o.host.setTimer;
+    if (ms <= 0 || !setTimer || this.settled) return;
+    this.deadline = setTimer(ms, () => {
+      this.deadline = null;
+      if (this.settled || extend?.()) return;
+      this.stop({ message });
+    });
+  }
 
   start(): void {
     this.attempt++;
@@ -150,29 +182,100 @@ export class LlmCall {
     let sse: SseReader | null = null;
     let asm: StreamAssembler | null = null;
     let gotData = false;
+    let received = 0;
+    let events = 0;
     const alive = () => !this.settled;
+    const firstMs = limit(o.firstByteTimeoutMs, DEFAULT_FIRST_BYTE_TIMEOUT_MS);
+    const idleMs = limit(o.streamIdleTimeoutMs, DEFAULT_STREAM_IDLE_TIMEOUT_MS);
+    const maxBytes = this.maxBytes;
     if (o.stream) {
       asm = new StreamAssembler(o.adapter, o, alive);
       const a = asm;
-      sse = new SseReader((ev, data) => a.feed(ev, data));
+      const now = () => (o.host.now ? o.host.now() : Date.now());
+      let lastEvent = 0;
+      const idleMessage = `the stream stalled: no event for ${seconds(idleMs)} (stream_idle_timeout_ms)`;
+      // One timer for the whole stream: when it fires early (events came meanwhile) it waits the rest.
+      const watchIdle = (ms: number) => this.arm(ms, idleMessage, () => {
+        const left = lastEvent + idleMs - now();
+        if (left <= 0) return false;
+        watchIdle(left);
+        return true;
+      });
+      sse = new SseReader((ev, data) => {
+        // Events, not bytes, keep a stream alive: a server sending only comments is stuck.
+        lastEvent = now();
+        if (events++ === 0) watchIdle(idleMs);
+        a.feed(ev, data);
+      });
     }
-    this.http = o.host.http({ url: o.url, body: o.body, headers: o.headers }, {
+    this.arm(firstMs, o.stream
+      ? `no reply within ${seconds(firstMs)} (first_byte_timeout_ms); the server accepted the request but sent no event`
+      : `no reply within ${seconds(firstMs)} (first_byte_timeout_ms)`);
+    this.http = o.host.http({ url: o.url, body: o.body, headers: o.headers, maxBytes: maxBytes > 0 ? maxBytes : undefined }, {
       onData: (chunk) => {
         if (this.settled) return;
         gotData = true;
-        sse?.push(chunk);
+        received += chunk.byteLength;
+        if (maxBytes > 0 && received > maxBytes) { this.stop({ message: tooLarge(maxBytes) }); return; }
+        if (!sse) {
+          // A whole reply: its first byte ends the wait; the host's idle timeout covers the rest.
+          if (received === chunk.byteLength) { this.deadline?.cancel(); this.deadline = null; }
+          return;
+        }
+        try {
+          sse.push(chunk);
+        } catch (e) {
+          this.stop({ message: `the reply could not be read: ${errText(e)}` });
+        }
       },
       onResponse: (res) => {
         this.http = null;
         if (this.settled) return;
-        this.response(res, sse, asm);
+        this.deadline?.cancel();
+        this.deadline = null;
+        try {
+          this.response(res, sse, asm);
+        } catch (e) {
+          this.fail({ message: `the reply could not be read: ${errText(e)}`, status: res.status });
+        }
       },
       onError: (err) => {
         this.http = null;
         if (this.settled) return;
+        // This attempt is over: its deadline must not fire during a retry wait.
+        this.deadline?.cancel();
+        this.deadline = null;
         this.transportError(err, gotData);
       },
     });
+  }
+
+  /** End the request now with a failure: cancel the transfer first (its report is then ignored). */
+  private stop(f: LlmFailure): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.clearTimers();
+    const h = this.http;
+    this.http = null;
+    h?.cancel();
+    this.o.onFail(this.masked(f));
+  }
+
+  private clearTimers(): void {
+    this.deadline?.cancel();
+    this.deadline = null;
+    this.timer?.cancel();
+    this.timer = null;
+  }
+
+  /** The request's own credentials never appear in a failure (an error body may echo the key). */
+  private masked(f: LlmFailure): LlmFailure {
+    const secrets = credentials(this.o.headers);
+    if (!secrets.length) return f;
+    const mask = (t: string) => { for (const s of secrets) t = t.split(s).join('[REDACTED]'); return t; };
+    const out: LlmFailure = { ...f, message: mask(f.message) };
+    if (f.body !== undefined) out.body = mask(f.body);
+    return out;
   }
 
   private response(res: HttpResponse, sse: SseReader | null, asm: StreamAssembler | null): void {
@@ -218,6 +321,7 @@ export class LlmCall {
 
   private transportError(err: HostError, gotData: boolean): void {
     if (err.code === 'ECANCELED') { this.fail({ message: 'cancelled', cancelled: true }); return; }
+    if (err.code === 'EFBIG') { this.fail({ message: tooLarge(this.maxBytes) }); return; }
     if (err.code === 'ECONNREFUSED' && this.o.firstContact) {
       this.fail({ message: `cannot connect to ${this.o.url} (${err.message}): is the server running, and is the URL right?` });
       return;
@@ -250,21 +354,22 @@ export class LlmCall {
   private done(r: ParsedReply, streamed: boolean, tokensPerSec = 0): void {
     if (this.settled) return;
     this.settled = true;
+    this.clearTimers();
     this.o.onDone(r, streamed, tokensPerSec);
   }
 
   private fail(f: LlmFailure): void {
     if (this.settled) return;
     this.settled = true;
-    this.o.onFail(f);
+    this.clearTimers();
+    this.o.onFail(this.masked(f));
   }
 
   /** Abort without reporting (the caller ends the turn itself). */
   abort(): void {
     if (this.settled) return;
     this.settled = true;
-    this.timer?.cancel();
-    this.timer = null;
+    this.clearTimers();
     const h = this.http;
     this.http = null;
     h?.cancel();
@@ -294,4 +399,32 @@ export function requestReply(o: Omit<LlmCallOptions, 'onDone' | 'onFail'>, signa
 
 function errText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
+}
+
+/** A configured limit: absent ⇒ the default, 0 (or less) ⇒ none. */
+function limit(v: number | undefined, dflt: number): number {
+  if (v === undefined || !Number.isFinite(v)) return dflt;
+  return v > 0 ? v : 0;
+}
+
+function seconds(ms: number): string {
+  return ms >= 1000 ? `${+(ms / 1000).toFixed(1)} s` : `${ms} ms`;
+}
+
+function tooLarge(max: number): string {
+  const size = max >= 1024 * 1024 ? `${+(max / (1024 * 1024)).toFixed(1)} MiB` : `${max} bytes`;
+  return `the reply was larger than ${size} (max_reply_bytes); reading it was stopped`;
+}
+
+const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'api-key']);
+
+/** The credential values of a request's headers ("Bearer X": X alone too), long enough to mask. */
+function credentials(headers: Record<string, string>): string[] {
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(headers)) {
+    if (!CREDENTIAL_HEADERS.has(k.toLowerCase()) || typeof v !== 'string') continue;
+    const token = /^\s*\S+\s+(\S+)\s*$/.exec(v)?.[1];
+    for (const s of [v, token]) if (s && s.length >= 4 && !out.includes(s)) out.push(s);
+  }
+  return out.sort((a, b) => b.length - a.length);
 }

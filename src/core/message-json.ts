@@ -70,7 +70,7 @@ export function messageToJson(m: Message): MessageJson {
   else if (m.role === 'assistant') o.content = null;
   if (m.toolCallId !== undefined) o.tool_call_id = m.toolCallId;
   if (m.toolName !== undefined) o.tool_name = m.toolName;
-  if (m.toolCalls && m.toolCalls.length) o.tool_calls = m.toolCalls.map((c) => ({ id: c.id, name: c.name, args: c.args }));
+  if (m.toolCalls?.length) o.tool_calls = m.toolCalls.map((c) => ({ id: c.id, name: c.name, args: c.args }));
   if (m.role === 'assistant' && m.reasoning?.length) o.reasoning = m.reasoning.map(partToJson);
   return o;
 }

@@ -24,30 +24,50 @@ interface GetResult { status?: number; body?: string; error?: string }
 
 const dec = new TextDecoder();
 
-/** The GETs one owner has in flight; close() cancels them, and every later answer is 'agent closed'. */
+export const DEFAULT_PROBE_TIMEOUT_MS = 5000;
+/** A models list or /props answer larger than this is not one. */
+const PROBE_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The GETs one owner has in flight; close() cancels them, and every later answer is 'agent
+ * closed'. Each is bounded in time (probeTimeoutMs, read at each GET) and size, so a server
+ * that accepts and never answers cannot stall start-up.
+ */
 export class Probes {
   private readonly inFlight = new Set<Cancelable>();
   private closed = false;
 
-  constructor(private readonly host: Host) {}
+  constructor(private readonly host: Host, private readonly timeoutMs: () => number | undefined = () => undefined) {}
 
   /** GET `url` with the endpoint's auth headers; `onAnswer` when the server answered (any status). */
   get(url: string, endpoint: Endpoint, onAnswer?: () => void): Promise<GetResult> {
     if (this.closed) return Promise.resolve({ error: 'agent closed' });
     return new Promise((resolve) => {
       let h: Cancelable | null = null;
+      let timer: Cancelable | null = null;
       let settled = false;
       const finish = (r: GetResult) => {
         if (settled) return;
         settled = true;
+        timer?.cancel();
         if (h) this.inFlight.delete(h);
         resolve(this.closed ? { error: 'agent closed' } : r);
       };
-      h = this.host.http({ url, headers: adapterFor(endpoint.provider ?? 'openai').headers(endpoint.apiKey ?? '') }, {
+      h = this.host.http({ url, headers: adapterFor(endpoint.provider ?? 'openai').headers(endpoint.apiKey ?? ''), maxBytes: PROBE_MAX_BYTES }, {
         onResponse: (res) => { onAnswer?.(); finish({ status: res.status, body: dec.decode(res.body) }); },
         onError: (e) => finish({ error: e.message }),
       });
-      if (!settled) this.inFlight.add(h);
+      if (settled) return;
+      this.inFlight.add(h);
+      const ms = this.timeoutMs() ?? DEFAULT_PROBE_TIMEOUT_MS;
+      if (ms > 0 && this.host.setTimer) {
+        const req = h;
+        timer = this.host.setTimer(ms, () => {
+          timer = null;
+          finish({ error: `no answer within ${ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`} (probe_timeout_ms)` });
+          req.cancel();
+        });
+      }
     });
   }
 

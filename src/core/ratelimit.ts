@@ -1,5 +1,5 @@
-// Token bucket (rate tokens/s, burst max; starts full). Fractional refill, unlike the original's
-// integer refill that lost sub-token credit on frequent calls.
+// Token bucket (rate tokens/s, burst max; starts full). The refill is fractional, so frequent
+// calls do not lose sub-token credit.
 
 export class TokenBucket {
   private tokens: number;

@@ -1,6 +1,7 @@
 // One batch of tool calls from one model reply: permission gate, optional dispatch limiter,
-// per-call timeout, exactly-once completion (late completions are dropped), results reported
-// in completion order.
+// a cap on calls running at once (the rest queue, so a reply with 1,000 shell_exec calls does
+// not start 1,000 processes together), per-call timeout, exactly-once completion (late
+// completions are dropped), results reported in completion order.
 
 import type { Cancelable, Host } from './host.js';
 import type { TokenBucket } from './ratelimit.js';
@@ -12,6 +13,8 @@ export interface BatchContext {
   registry: ToolRegistry;
   host: Host;
   toolLimiter: TokenBucket | null;
+  /** Calls running at once (default DEFAULT_MAX_PARALLEL_TOOLS; 0 = no limit). */
+  maxParallel?: number;
   /** A call is dispatched (before the permission gate); `args` is "{}" when the model sent none. */
   onBegin(id: string, name: string, args: string): void;
   /** Who decides gated calls (read at each call); none ⇒ they are denied. */
@@ -26,6 +29,7 @@ export interface BatchContext {
 
 /** After a timeout aborts a call, how long the tool may take to report what it has (partial output). */
 export const TIMEOUT_GRACE_MS = 500;
+export const DEFAULT_MAX_PARALLEL_TOOLS = 16;
 
 class Slot implements ToolInvocation {
   done = false;
@@ -35,6 +39,8 @@ class Slot implements ToolInvocation {
   outputCap = 65536;
   timeoutMs = 0;
   timer: Cancelable | null = null;
+  /** Invoked and not finished yet: holds one of the batch's running places. */
+  running = false;
   /** Set while a permission request waits for its answer; aborted when the answer is no longer needed. */
   asking: AbortController | null = null;
 
@@ -70,11 +76,18 @@ export class ToolBatch {
   private started = false;
   private detached = false;
   private readonly timers = new Set<Cancelable>();
+  /** Allowed to run (permission granted) but waiting for a running place. */
+  private readonly waiting: Slot[] = [];
+  private running = 0;
+  private draining = false;
+  private readonly maxParallel: number;
 
   constructor(calls: ToolCall[], readonly ctx: BatchContext) {
     this.slots = calls.map((c) => new Slot(this, c));
     // Hold one extra so completions during dispatch cannot end the batch early.
     this.remaining = calls.length + 1;
+    const m = ctx.maxParallel ?? DEFAULT_MAX_PARALLEL_TOOLS;
+    this.maxParallel = m > 0 ? Math.floor(m) || 1 : Infinity;
   }
 
   get total(): number { return this.slots.length; }
@@ -129,6 +142,11 @@ export class ToolBatch {
   }
 
   private run(s: Slot): void {
+    if (this.running >= this.maxParallel) { this.waiting.push(s); return; }
+    this.invoke(s);
+  }
+
+  private invoke(s: Slot): void {
     const t = this.ctx.registry.get(s.name);
     if (!t) { s.fail(`unknown tool '${s.name}'`); return; }
     let parsed: unknown;
@@ -136,7 +154,9 @@ export class ToolBatch {
     const lim = callLimits(t.def, parsed);
     s.outputCap = lim.outputCap;
     s.timeoutMs = lim.timeoutMs;
-    // The deadline starts once permission is granted.
+    s.running = true;
+    this.running++;
+    // The deadline starts once the call runs (permission granted, a running place free).
     if (s.timeoutMs > 0 && this.ctx.host.setTimer) {
       const setTimer = this.ctx.host.setTimer;
       s.timer = setTimer(s.timeoutMs, () => {
@@ -169,8 +189,25 @@ export class ToolBatch {
     s.timer = null;
     s.stopAsking('the call ended');
     if (this.detached) return;
+    if (s.running) { s.running = false; this.running--; }
     this.ctx.onResult(s.call, content, outcome);
+    this.startWaiting();
     this.release();
+  }
+
+  /** Fill the running places a finished call freed. */
+  private startWaiting(): void {
+    // A call that completes inside invoke() comes back here: the outer loop goes on instead.
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      while (this.running < this.maxParallel && this.waiting.length && !this.detached) {
+        const next = this.waiting.shift()!;
+        if (!next.done) this.invoke(next);
+      }
+    } finally {
+      this.draining = false;
+    }
   }
 
   private release(): void {
@@ -184,6 +221,7 @@ export class ToolBatch {
   cancel(reason: string): void {
     for (const t of this.timers) t.cancel();
     this.timers.clear();
+    this.waiting.length = 0; // each gets its result below, none is started any more
     for (const s of this.slots) {
       if (s.done) continue;
       s.stopAsking(reason);
@@ -194,18 +232,22 @@ export class ToolBatch {
     if (!this.started) { this.started = true; this.release(); }
   }
 
-  /** Agent closed: abort everything, report nothing more. */
-  detach(): void {
+  /** Agent closed: abort everything, report nothing more. Returns the calls left without a result. */
+  detach(): ToolCall[] {
     this.detached = true;
     for (const t of this.timers) t.cancel();
     this.timers.clear();
+    this.waiting.length = 0;
+    const unfinished: ToolCall[] = [];
     for (const s of this.slots) {
       if (s.done) continue;
       s.done = true;
       s.timer?.cancel();
       s.stopAsking('agent closed');
       s.controller.abort(new Error('agent closed'));
+      unfinished.push(s.call);
     }
+    return unfinished;
   }
 }
 

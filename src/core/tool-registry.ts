@@ -24,7 +24,7 @@ function normaliseParameters(def: ToolDef): Record<string, unknown> {
   }
   if (p === undefined || p === null) p = {};
   if (typeof p !== 'object' || Array.isArray(p)) throw new ClmError('EINVAL', `tool '${def.name}': parameters must be a JSON Schema object`);
-  // Unlike the original, a schema without a top-level "type" keeps its properties.
+  // A schema without a top-level "type" keeps its properties (it is an object schema all the same).
   const out: Record<string, unknown> = { type: 'object', ...(p as Record<string, unknown>) };
   const props: Record<string, unknown> = { ...((out.properties as Record<string, unknown>) ?? {}) };
   if (def.timeoutOverridable && !('timeout_ms' in props)) {

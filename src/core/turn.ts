@@ -7,7 +7,7 @@
 // `emit`, which stops the loop when a callback cancelled or closed the agent from inside.
 
 import { compactHistory } from './compaction.js';
-import { DEFAULT_MAX_TOKENS, DEFAULT_MAX_TRIES, type Connection } from './config.js';
+import { DEFAULT_MAX_TOKENS, DEFAULT_MAX_TRIES, replyLimits, type Connection } from './config.js';
 import { E2BIG, ECANCELED, EIO } from './errors.js';
 import type { AgentEvent, TurnOrigin } from './events.js';
 import { matchesAny } from './fnmatch.js';
@@ -130,7 +130,7 @@ async function modelReply(ctx: TurnContext, emit: Emit, signal: AbortSignal): Pr
     const body = build({
       model: conn.model,
       messages: ctx.history,
-      tools: tools && tools.length ? tools : null,
+      tools: tools?.length ? tools : null,
       stream: cfg.stream ?? false,
       disableParallelToolCalls: !!cfg.disableParallelToolCalls,
       maxTokens: cfg.maxTokens ?? DEFAULT_MAX_TOKENS,
@@ -156,6 +156,7 @@ async function modelReply(ctx: TurnContext, emit: Emit, signal: AbortSignal): Pr
       stream: cfg.stream ?? false,
       maxTries: cfg.maxTries ?? DEFAULT_MAX_TRIES,
       retryBaseMs: ctx.retryBaseMs,
+      ...replyLimits(cfg),
       firstContact: !conn.reached,
       onRetryWait: (ms, why) => {
         host.log?.(`retrying in ${ms} ms after ${why}`);
@@ -192,6 +193,7 @@ async function runTools(ctx: TurnContext, emit: Emit, calls: ToolCall[], content
     registry: ctx.registry,
     host: ctx.host,
     toolLimiter: ctx.toolLimiter,
+    maxParallel: ctx.conn.cfg.maxParallelTools,
     onBegin: (id, name, args) => ctx.emit({ type: 'tool_begin', id, name, args }),
     permission: ctx.permission,
     // Results are recorded even while the turn is being cancelled: that is how calls stay paired.
@@ -209,8 +211,13 @@ async function runTools(ctx: TurnContext, emit: Emit, calls: ToolCall[], content
     log: (l) => ctx.host.log?.(l),
   });
   const onAbort = () => {
-    if (signal.reason instanceof TurnAborted && signal.reason.by === 'close') batch.detach();
-    else batch.cancel('cancelled by user');
+    if (signal.reason instanceof TurnAborted && signal.reason.by === 'close') {
+      // Closed: no more events, but every call still running gets a result in the history, so
+      // it stays one that restoreHistory and the next request accept.
+      for (const c of batch.detach()) ctx.history.push({ role: 'tool', content: '[tool failed: agent closed]', toolCallId: c.id, toolName: c.name });
+    } else {
+      batch.cancel('cancelled by user');
+    }
     stop(signal.reason);
   };
   signal.addEventListener('abort', onAbort, { once: true });

@@ -241,6 +241,16 @@ export interface AgentConfig {
   toolRateBurst?: number;
   /** Retries of 429/5xx/transport failures before the first byte (default 4 tries in all). */
   maxTries?: number;
+  /** How long checkConnection waits for the server (default 5000 ms; 0 = no limit). */
+  probeTimeoutMs?: number;
+  /** How long a request waits for the first byte of the reply, for a stream its first event (default 300000 ms; 0 = no limit). */
+  firstByteTimeoutMs?: number;
+  /** Longest gap between two events of a streamed reply; SSE comments do not count (default 120000 ms; 0 = no limit). */
+  streamIdleTimeoutMs?: number;
+  /** Largest reply accepted, in bytes; a larger one ends the turn with an error (default 64 MiB; 0 = no limit). */
+  maxReplyBytes?: number;
+  /** Tool calls of one batch that run at once; the rest wait their turn (default 16; 0 = no limit). */
+  maxParallelTools?: number;
   /** Tools registered first, e.g. `builtinTools()` from 'clm/node' (they need Node, so the core has none of its own). */
   builtinTools?: ToolDef[];
   /** The provider's configured name (a config's provider table key), for display; absent = unknown. */

@@ -38,7 +38,8 @@ export function createDebugLog(path: string | undefined = process.env.CLM_DEBUG_
   const log = ((line: string) => {
     if (broken) return;
     try {
-      fd ??= openSync(path, 'a');
+      // 0600: the log holds whole requests and tool output (secrets are masked, the rest is private too).
+      fd ??= openSync(path, 'a', 0o600);
       // Mask first, then cut: a secret straddling the cut would otherwise leak its start.
       let text = redact(line, [...secrets]);
       if (text.length > MAX_LINE) text = `${text.slice(0, MAX_LINE)}… (${text.length} chars)`;

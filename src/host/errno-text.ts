@@ -1,4 +1,4 @@
-// strerror(3)-style texts for Node's error codes, so messages read like the C tools'
+// strerror(3)-style texts for Node's error codes, so messages read like a Unix tool's
 // ("cannot open 'x': No such file or directory") instead of Node's "ENOENT: no such file…, open 'x'".
 
 const TEXT: Record<string, string> = {

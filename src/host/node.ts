@@ -16,6 +16,8 @@ export interface NodeHostOptions {
   log?: ((line: string) => void) | null;
   /** Abort a request when no byte arrives for this long (default 300 000 ms). */
   idleTimeoutMs?: number;
+  /** Response bodies larger than this fail with EFBIG unless a request sets its own maxBytes (default 256 MiB). */
+  maxResponseBytes?: number;
   /** Redirects followed per request (default 5). */
   maxRedirects?: number;
   /** Version in the User-Agent (default the package version). */
@@ -33,6 +35,8 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 /** Headers that carry credentials: registered with the log's redactor, dropped on cross-origin redirects. */
 const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'api-key', 'cookie']);
 const MAX_TIMER_MS = 2_147_483_647; // setTimeout's limit; longer values would fire at once
+/** Far below what a Buffer or string can hold: one body must not take the process down. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
 
 const requireBuiltin = createRequire(import.meta.url);
 let httpsModule: typeof httpsNs | undefined;
@@ -44,6 +48,7 @@ function https(): typeof httpsNs {
 export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
   const sink = opts.log === undefined ? createDebugLog() : (opts.log ?? undefined);
   const idleMs = opts.idleTimeoutMs ?? 300_000;
+  const hostMaxBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const maxRedirects = opts.maxRedirects ?? 5;
   const userAgent = `clm/${opts.version ?? CLM_VERSION}`;
   // LIFO scheduling hands out the most recently used socket: sequential requests share one connection.
@@ -82,7 +87,12 @@ export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
     let current: http.ClientRequest | undefined;
     let idle: NodeJS.Timeout | undefined;
     let where = '';
+    const maxBytes = typeof req.maxBytes === 'number' && req.maxBytes >= 0 ? Math.min(req.maxBytes, hostMaxBytes) : hostMaxBytes;
 
+    // The caller's handlers run inside socket events: whatever they throw stays here.
+    const report = (what: string, fn: () => void) => {
+      try { fn(); } catch (e) { log(`http ${method} ${where}: ${what} handler threw: ${(e as Error)?.stack ?? String(e)}`); }
+    };
     /** Mark reported; with abort, tear the request down (a finished one keeps its socket for reuse). */
     const settle = (abort = true): boolean => {
       if (settled) return false;
@@ -96,7 +106,7 @@ export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
     const fail = (err: HostError) => {
       if (!settle()) return;
       log(`http ${method} ${where} failed after ${Math.round(performance.now() - t0)} ms: ${err.code} ${err.message}`);
-      handlers.onError(err);
+      report('onError', () => handlers.onError(err));
     };
     const failFrom = (e: unknown, fallback = 'EIO', retryable?: false) => {
       const err = e as NodeJS.ErrnoException;
@@ -165,12 +175,24 @@ export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
         }
         const streaming = status >= 200 && status < 300 && handlers.onData !== undefined;
         const chunks: Buffer[] = [];
+        let received = 0;
         let ended = false;
         res.on('data', (chunk: Buffer) => {
           if (settled) return;
           touch();
+          received += chunk.length;
+          if (received > maxBytes) {
+            fail({ code: 'EFBIG', message: `response larger than ${maxBytes} bytes` });
+            return;
+          }
           chunks.push(chunk);
-          if (streaming) handlers.onData!(chunk);
+          if (!streaming) return;
+          try {
+            handlers.onData!(chunk);
+          } catch (e) {
+            log(`http ${method} ${where}: onData handler threw: ${(e as Error)?.stack ?? String(e)}`);
+            fail({ code: 'EIO', message: `processing the response failed: ${(e as Error)?.message ?? String(e)}` });
+          }
         });
         res.on('end', () => {
           ended = true;
@@ -178,7 +200,7 @@ export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
           const resBody = Buffer.concat(chunks);
           if (!settle(false)) return;
           log(`http ${method} ${where} -> ${status} (${resBody.length} bytes, ${Math.round(performance.now() - t0)} ms)`);
-          handlers.onResponse({ status, headers: flattenHeaders(res.headers), body: resBody });
+          report('onResponse', () => handlers.onResponse({ status, headers: flattenHeaders(res.headers), body: resBody }));
         });
         res.on('close', () => {
           if (ended || settled) return;
@@ -203,7 +225,7 @@ export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
         // Reports synchronously, inside cancel(), and only if nothing was reported before.
         if (!settle()) return;
         log(`http ${method} ${where} cancelled`);
-        handlers.onError({ code: 'ECANCELED', message: 'cancelled' });
+        report('onError', () => handlers.onError({ code: 'ECANCELED', message: 'cancelled' }));
       },
     };
   }

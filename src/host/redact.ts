@@ -38,3 +38,34 @@ export function redact(text: string, secrets: readonly string[] = []): string {
   for (const re of PATTERNS) out = out.replace(re, (_m, keep: string) => keep + MASK);
   return out;
 }
+
+/**
+ * maskSecrets for text that arrives in pieces (a streamed reply): a secret split across two
+ * pieces is masked too. push() returns what is safe to show now and holds back an ending that
+ * could be the start of a secret; flush() returns the rest when the text is complete.
+ */
+export class SecretStream {
+  private held = '';
+  constructor(private readonly secrets: () => readonly string[]) {}
+
+  push(piece: string): string {
+    const list = usable(this.secrets());
+    if (!list.length) { const out = this.held + piece; this.held = ''; return out; }
+    const text = maskSecrets(this.held + piece, list);
+    // Keep the longest ending that is a proper start of some secret.
+    let keep = 0;
+    for (const s of list) {
+      for (let n = Math.min(s.length - 1, text.length); n > keep; n--) {
+        if (text.endsWith(s.slice(0, n))) { keep = n; break; }
+      }
+    }
+    this.held = keep ? text.slice(text.length - keep) : '';
+    return keep ? text.slice(0, text.length - keep) : text;
+  }
+
+  flush(): string {
+    const out = this.held;
+    this.held = '';
+    return out;
+  }
+}

@@ -1,28 +1,80 @@
-// Opening files named by a model or a plugin without risking a hang: a FIFO or device blocks in
-// open() (no writer/reader) or read() forever, and a thread stuck there keeps the process from
-// exiting even on Ctrl-C. O_NONBLOCK makes open() return at once; then only regular files pass.
+// The one way clm opens files it reads or writes: config and secrets, session files, caches,
+// and files named by a model or a plugin. A FIFO or device blocks in open() (no writer/reader)
+// or read() forever, and a thread stuck there keeps the process from exiting even on Ctrl-C.
+// O_NONBLOCK makes open() return at once; then only regular files pass, and a read stops at a
+// size cap even when the file grows while it is read (or reports size 0, as /proc files do).
 
-import { closeSync, constants, fstatSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, writeFileSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 
 const NONBLOCK = constants.O_NONBLOCK ?? 0;
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const READ = constants.O_RDONLY | NONBLOCK;
 const WRITE = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | NONBLOCK;
+
+export interface ReadOptions {
+  /** Refuse a symbolic link as the last path component (ELOOP) instead of following it. */
+  noFollow?: boolean;
+}
 
 function notRegular(isDir: boolean): Error {
   return isDir ? Object.assign(new Error('Is a directory'), { code: 'EISDIR' }) : Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
 }
 
-/** The whole file, or throws (ENOENT, EISDIR, ENOTREG, EFBIG over maxBytes, …). */
-export function readRegularFileSync(path: string, maxBytes = Infinity): Buffer {
-  const fd = openSync(path, READ);
+/** EFBIG with the size (or, for a file that grew while read, "more than" the limit). */
+function tooLarge(size: number | string, maxBytes: number): Error {
+  return Object.assign(new Error(`file too large (${size} bytes)`), { code: 'EFBIG', size, limit: maxBytes });
+}
+
+/** The whole file, or throws (ENOENT, EISDIR, ENOTREG, ELOOP with noFollow, EFBIG over maxBytes, …). */
+export function readRegularFileSync(path: string, maxBytes = Infinity, opts: ReadOptions = {}): Buffer {
+  const fd = openSync(path, READ | (opts.noFollow ? NOFOLLOW : 0));
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw notRegular(st.isDirectory());
-    if (st.size > maxBytes) throw Object.assign(new Error(`file too large (${st.size} bytes)`), { code: 'EFBIG' });
-    return readFileSync(fd);
+    if (st.size > maxBytes) throw tooLarge(st.size, maxBytes);
+    // Read up to one byte past the cap: more than the cap is an error, not a silent cut.
+    const limit = Number.isFinite(maxBytes) ? maxBytes + 1 : Infinity;
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let buf = Buffer.allocUnsafe(Math.min(limit, Math.max(st.size + 1, 8192)));
+    for (;;) {
+      const n = readSync(fd, buf, 0, Math.min(buf.length, limit - total), null);
+      if (n === 0) break;
+      chunks.push(buf.subarray(0, n));
+      total += n;
+      if (total > maxBytes) throw tooLarge(`more than ${maxBytes}`, maxBytes);
+      if (n === buf.length) buf = Buffer.allocUnsafe(Math.min(limit - total, Math.max(65536, buf.length)));
+      else buf = buf.subarray(n);
+    }
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
   } finally {
     closeSync(fd);
+  }
+}
+
+/** readRegularFileSync's async twin (plugin discovery). */
+export async function readRegularFile(path: string, maxBytes = Infinity, opts: ReadOptions = {}): Promise<Buffer> {
+  const fh = await open(path, READ | (opts.noFollow ? NOFOLLOW : 0));
+  try {
+    const st = await fh.stat();
+    if (!st.isFile()) throw notRegular(st.isDirectory());
+    if (st.size > maxBytes) throw tooLarge(st.size, maxBytes);
+    const limit = Number.isFinite(maxBytes) ? maxBytes + 1 : Infinity;
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const want = Math.min(limit - total, 65536);
+      const buf = Buffer.allocUnsafe(want);
+      const { bytesRead } = await fh.read(buf, 0, want, null);
+      if (bytesRead === 0) break;
+      chunks.push(buf.subarray(0, bytesRead));
+      total += bytesRead;
+      if (total > maxBytes) throw tooLarge(`more than ${maxBytes}`, maxBytes);
+    }
+    return Buffer.concat(chunks, total);
+  } finally {
+    await fh.close();
   }
 }
 

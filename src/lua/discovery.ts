@@ -2,8 +2,9 @@
 // name order, directories in the order given. A missing directory is fine; a file over the size
 // limit or unreadable is reported and skipped.
 
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readRegularFile } from '../host/regular-file.js';
 import { MAX_PLUGIN_BYTES } from './limits.js';
 import type { LoadError, PluginSource } from './protocol.js';
 
@@ -35,26 +36,21 @@ async function scanDir(dir: string): Promise<Found[]> {
     if (code === 'ENOENT' || code === 'ENOTDIR') return [];
     return [{ error: { plugin: dir, file: dir, message: `cannot read plugin directory: ${(e as Error).message}` } }];
   }
-  // Byte order of the names, as the C version's strcmp sort.
+  // Byte order of the names (strcmp order), the same on every machine and locale.
   const files = names.filter((n) => n.length >= 5 && n.endsWith('.lua')).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
   return Promise.all(files.map((n) => readPlugin(join(dir, n), n.slice(0, -4))));
 }
 
 async function readPlugin(file: string, name: string): Promise<Found> {
   try {
-    const st = await stat(file);
-    if (!st.isFile()) return null;
-    if (st.size > MAX_PLUGIN_BYTES) {
-      return { error: { plugin: name, file, message: `plugin file is too large (${st.size} bytes; the limit is ${MAX_PLUGIN_BYTES})` } };
-    }
-    const source = new Uint8Array(await readFile(file));
-    if (source.length > MAX_PLUGIN_BYTES) {
-      return { error: { plugin: name, file, message: `plugin file is too large (${source.length} bytes; the limit is ${MAX_PLUGIN_BYTES})` } };
-    }
+    // Opened without blocking and checked on the descriptor: a FIFO named x.lua is skipped, not waited on.
+    const source = new Uint8Array(await readRegularFile(file, MAX_PLUGIN_BYTES));
     return { source: { name, file, source } };
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return null; // vanished, or a dangling symlink
+    if (code === 'ENOTREG' || code === 'EISDIR') return null;
+    if (code === 'EFBIG') return { error: { plugin: name, file, message: `plugin file is too large (${(e as { size?: unknown }).size} bytes; the limit is ${MAX_PLUGIN_BYTES})` } };
     return { error: { plugin: name, file, message: `cannot read plugin file: ${(e as Error).message}` } };
   }
 }

@@ -252,7 +252,7 @@ export class Invocation implements CoroutineOwner {
   /** Something changed (a task ended, a timer fired): wake the main coroutine if it can go on. */
   poke(): void {
     const w = this.waiter;
-    if (!w || !w.ready()) return;
+    if (!w?.ready()) return;
     this.waiter = null;
     w.dispose?.();
     this.plugin.scheduler.resume(this.main);

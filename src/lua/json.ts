@@ -1,14 +1,14 @@
 // JSON between JS and Lua, and the plugin-visible `json` module.
 //
 // Choices (clm-tool(5) leaves them open; documented in docs for plugin authors):
-// - json.decode(text) returns `value` or `nil, err` (the seed's form; the C version raised).
+// - json.decode(text) returns `value` or `nil, err` (clm-tool(5)'s form).
 //   Input over 2 MiB is rejected the same way. JSON null decodes to the json.null sentinel.
 //   Integral numbers become Lua integers, others floats. Empty objects and empty arrays both
 //   decode to an empty table.
 // - json.encode: nil and json.null give null; a table is an array when its keys are exactly
 //   1..n (n >= 1), otherwise an object with keys sorted (stable output across runs); integer and
 //   float keys become their decimal text, other key types are skipped; an empty table is `{}`;
-//   json.null inside tables encodes as null (the C version dropped it); NaN/inf become null;
+//   json.null inside tables encodes as null; NaN/inf become null;
 //   functions, userdata and threads, and nesting deeper than 64 (e.g. a cycle), raise an error.
 // - For tool schemas (schema mode), an empty table under the keywords "required" or "enum" is
 //   `[]` (they are arrays by definition), so `required = {}` survives; inside "properties" and

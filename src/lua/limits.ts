@@ -1,4 +1,4 @@
-// Every limit of the plugin runtime in one place (clm-tool(5) and the C reference's values).
+// Every limit of the plugin runtime in one place (the values clm-tool(5) gives).
 
 /** Private memory of one plugin state. */
 export const MEMORY_LIMIT = 8 * 1024 * 1024;

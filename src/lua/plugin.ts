@@ -1,7 +1,7 @@
 // One plugin file: its sandboxed state, load-time run (500 ms budget, tools staged and
 // committed only if the whole file runs), and the tool calls it serves.
 
-import { LUA_OK, LUA_REGISTRYINDEX, type LuaPtr } from './wasm.js';
+import { LUA_OK, LUA_REGISTRYINDEX, } from './wasm.js';
 import { Sandbox } from './state.js';
 import { Scheduler, type CoroutineOwner, type Watch } from './scheduler.js';
 import { Invocation, type CallResult, type Task } from './invocation.js';
@@ -78,7 +78,7 @@ export class Plugin {
   configFor(toolName: string | null): unknown {
     const cfg = this.env.toolsConfig;
     const key = toolName ?? this.name;
-    const v = Object.prototype.hasOwnProperty.call(cfg, key) ? cfg[key] : undefined;
+    const v = Object.hasOwn(cfg, key) ? cfg[key] : undefined;
     return typeof v === 'object' && v !== null ? v : undefined; // only a (sub)table counts
   }
 

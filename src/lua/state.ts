@@ -18,8 +18,8 @@ export class LuaError extends Error {
 }
 
 
-// Runs once per state before any plugin code: closes the holes the C API cannot (see
-// lua-engine.md §9); collectgarbage is kept for the host only.
+// Runs once per state before any plugin code: removes the globals a plugin must not reach, which
+// is simpler in Lua than through the C API; collectgarbage is kept for the host only.
 const PRELUDE = `
 local gc = collectgarbage
 ${removeUnsafeGlobals('plugins')}

@@ -42,6 +42,14 @@ function redactUrl(url: string): string {
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+/** Why the call was stopped: the engine's reason ("timed out after 500 ms", "cancelled by user"), else "cancelled". */
+function abortReason(signal: AbortSignal): string {
+  const r: unknown = signal.reason;
+  if (typeof r === 'string' && r) return r;
+  if (r instanceof Error && r.name !== 'AbortError' && r.message) return r.message;
+  return 'cancelled';
+}
+
 export class McpConnection {
   readonly name: string;
   readonly spec: McpServerSpec;
@@ -278,11 +286,13 @@ export class McpConnection {
     let args: Record<string, unknown> = {};
     try {
       const v: unknown = JSON.parse(inv.args || '{}');
-      if (isObject(v)) args = v; // as the C client: anything but an object is sent as {}
+      if (isObject(v)) args = v; // MCP arguments are an object: anything else is sent as {}
     } catch {
       inv.fail('arguments are not valid JSON');
       return;
     }
+    // The engine's deadline timer was set before this one, so with equal delays it fires first:
+    // the call is aborted with its reason ("timed out after N ms"), reported below.
     const timeout = inv.timeoutMs > 0 ? inv.timeoutMs : this.spec.timeoutMs;
     try {
       const result = await client.callTool({ name: toolName, arguments: args }, { signal: inv.signal, timeout });
@@ -294,7 +304,7 @@ export class McpConnection {
       if (inv.done) return;
       // The SDK reports an aborted request as REQUEST_TIMEOUT too, so the signal is checked first.
       if (this.closePromise) inv.fail('MCP client closed');
-      else if (inv.signal.aborted || isAbort(e)) inv.fail('cancelled');
+      else if (inv.signal.aborted || isAbort(e)) inv.fail(abortReason(inv.signal));
       else if (isConnectionClosed(e)) inv.fail('MCP server disconnected');
       else if (isTimeout(e)) inv.fail(`MCP server '${this.name}' did not answer within ${timeout} ms`);
       else inv.fail(errorText(e) || 'failed to reach MCP server');

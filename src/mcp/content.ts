@@ -1,5 +1,4 @@
-// tools/call results as the text the model sees. Every content item is kept (the C client
-// returned only content[0].text): text as is, everything else as a one-line summary, all joined
+// tools/call results as the text the model sees. Every content item is kept: text as is, everything else as a one-line summary, all joined
 // with "\n".
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -1,5 +1,5 @@
-// MCP client adapter (§2.15) over @modelcontextprotocol/client. The CLI imports this lazily
-// (`await import('../mcp/index.js')`) when mcp_servers are configured; the SDK itself is loaded
+// MCP client adapter over @modelcontextprotocol/client. The CLI imports this lazily
+// (`await import('./index.js')`) when mcp_servers are configured; the SDK itself is loaded
 // on the first connect (sdk.ts), so a bundle that inlines this module still starts without it.
 
 export { parseMcpServers, DEFAULT_MCP_TIMEOUT_MS, type McpServerConfig, type McpServerSpec, type ParsedMcpConfig } from './config.js';

@@ -10,7 +10,7 @@ const numbers: Record<SessionErrorCode, number> = {
 
 export class SessionError extends Error {
   readonly code: SessionErrorCode;
-  /** The negative errno the C library would have returned. */
+  /** The negative errno of clm_agent(3)'s C API for this failure. */
   readonly errno: number;
   constructor(code: SessionErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);

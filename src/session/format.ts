@@ -1,10 +1,10 @@
 // The JSONL line format. One meta line first, then one line per message:
 //   {"type":"meta","v":1,"id":…,"created":<unix s>,"model"?,"provider"?,"agent"?}
-//   {<lossless message JSON>,"type":"msg"}      ("type" is the last key, as the C writer emitted it)
+//   {<lossless message JSON>,"type":"msg"}      ("type" is the last key, so files read and written by other clm versions match)
 //   {"type":"compact","index":i,"count":n,"summary":"…"}   messages i..i+n-1 were folded into a
 //       summary; replayed on load so a resumed session continues compacted. Readers that do not
-//       know the line (the C original) skip it and replay the whole transcript.
-// Reading is crash tolerant: anything that is not a well-formed line is skipped.
+//       know the line skip it and replay the whole transcript.
+// Reading is crash tolerant: anything that is not a well-formed line is skipped (and counted).
 
 import { messageToJson, parseMessageJson } from '../core/message-json.js';
 import { applyFold } from '../core/history.js';
@@ -46,7 +46,8 @@ export type ParsedLine =
   | { kind: 'meta'; meta: SessionMeta }
   | { kind: 'msg'; message: Message }
   | ({ kind: 'compact' } & CompactionRecord)
-  | { kind: 'skip' };
+  /** damaged: unreadable (cut by a crash, not JSON, an invalid message); else a line of a kind this version does not know. */
+  | { kind: 'skip'; damaged?: boolean };
 
 /** Parse one line. Throws only for a meta line of a newer format version (EPROTONOSUPPORT). */
 export function parseSessionLine(line: string): ParsedLine {
@@ -54,9 +55,9 @@ export function parseSessionLine(line: string): ParsedLine {
   try {
     obj = JSON.parse(line);
   } catch {
-    return { kind: 'skip' };
+    return { kind: 'skip', damaged: true };
   }
-  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) return { kind: 'skip' };
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) return { kind: 'skip', damaged: true };
   const o = obj as Record<string, unknown>;
   if (o.type === 'meta') {
     const v = typeof o.v === 'number' ? o.v : SESSION_FORMAT_VERSION;
@@ -77,14 +78,14 @@ export function parseSessionLine(line: string): ParsedLine {
     if (Number.isInteger(index) && Number.isInteger(count) && (index as number) >= 0 && (count as number) > 0 && typeof summary === 'string') {
       return { kind: 'compact', index: index as number, count: count as number, summary };
     }
-    return { kind: 'skip' };
+    return { kind: 'skip', damaged: true };
   }
   if (o.type === 'msg') {
     const { type: _type, ...rest } = o;
     try {
       return { kind: 'msg', message: parseMessageJson(rest) };
     } catch {
-      return { kind: 'skip' };
+      return { kind: 'skip', damaged: true };
     }
   }
   return { kind: 'skip' };
@@ -95,22 +96,26 @@ export function parseSessionLine(line: string): ParsedLine {
  * replayed; `transcript` is every message as it was logged (for replay on screen), `firstUser`
  * its first prompt (a compaction may have folded it away).
  */
-export function parseSessionText(text: string): { meta: SessionMeta | null; messages: Message[]; transcript: Message[]; firstUser: Message | null } {
+export function parseSessionText(text: string): { meta: SessionMeta | null; messages: Message[]; transcript: Message[]; firstUser: Message | null; skipped: number } {
   let meta: SessionMeta | null = null;
   let firstUser: Message | null = null;
+  let skipped = 0;
   const messages: Message[] = [];
   const transcript: Message[] = [];
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
     const p = parseSessionLine(line);
-    if (p.kind === 'meta') meta ??= p.meta;
+    if (p.kind === 'skip') { if (p.damaged) skipped++; }
+    else if (p.kind === 'meta') meta ??= p.meta;
     else if (p.kind === 'msg') {
       messages.push(p.message);
       transcript.push(p.message);
       if (!firstUser && p.message.role === 'user' && !p.message.content?.startsWith('[context update]')) firstUser = p.message;
     } else if (p.kind === 'compact' && p.index + p.count <= messages.length) {
       applyFold(messages, { at: p.index, count: p.count }, p.summary);
+    } else if (p.kind === 'compact') {
+      skipped++; // a fold of messages that are not there (lines before it were lost)
     }
   }
-  return { meta, messages, transcript, firstUser };
+  return { meta, messages, transcript, firstUser, skipped };
 }

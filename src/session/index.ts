@@ -1,4 +1,4 @@
-// Session persistence (§2.10): append-only JSONL files under the XDG state directory.
+// Session persistence: append-only JSONL files under the XDG state directory.
 // Light on purpose (node:fs only) so every mode can log without paying for it.
 
 export { SessionError, type SessionErrorCode } from './errors.js';

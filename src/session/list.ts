@@ -22,7 +22,7 @@ export interface SessionListRow {
 
 const SNIPPET_BYTES = 80;
 
-/** Cut to at most `max` UTF-8 bytes without splitting a character (the C code cut raw bytes). */
+/** Cut to at most `max` UTF-8 bytes without splitting a character. */
 function truncateUtf8(s: string, max: number): string {
   const buf = Buffer.from(s, 'utf8');
   if (buf.length <= max) return s;
@@ -55,7 +55,7 @@ export function listSessions(opts: SessionDirOptions = {}): SessionListRow[] {
     if (!name.endsWith('.jsonl')) continue;
     const id = name.slice(0, -'.jsonl'.length);
     if (!isValidSessionId(id)) continue;
-    let loaded;
+    let loaded: ReturnType<typeof loadSession>;
     try {
       loaded = loadSession(id, { ...opts, dir });
     } catch {
@@ -82,7 +82,7 @@ export function formatSessionTime(created: number): string {
   return `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())} ${pad2(d.getHours())}:${pad2(d.getMinutes())}`;
 }
 
-/** The picker's rows, as the C program printed them: "%3zu) %s  %s  %s\n     %s\n" per session. */
+/** The picker's rows: "%3zu) %s  %s  %s\n     %s\n" per session (the layout other clm versions print). */
 export function formatSessionList(rows: readonly SessionListRow[]): string {
   let out = '';
   rows.forEach((r, i) => {

@@ -129,7 +129,7 @@ function inline(tokens: readonly Token[] | undefined, st: Style, ctx: MarkdownCo
     switch (t.type) {
       case 'text': {
         const tt = t as Tokens.Text;
-        if (tt.tokens && tt.tokens.length) inline(tt.tokens, st, ctx, out);
+        if (tt.tokens?.length) inline(tt.tokens, st, ctx, out);
         else out.push({ text: clean(tt.text), style: st });
         break;
       }

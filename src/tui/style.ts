@@ -69,7 +69,7 @@ export function applySgr(s: Style, params: string): Style {
       const head = sub[0];
       if (head === '4') flags = sub[1] === '0' ? flags & ~UNDERLINE : flags | UNDERLINE;
       else if (head === '38' || head === '48') {
-        const c = extendedColor(sub.slice(1).filter((x, k) => !(sub[1] === '2' && k === 1 && sub.length > 5)));
+        const c = extendedColor(sub.slice(1).filter((_x, k) => !(sub[1] === '2' && k === 1 && sub.length > 5)));
         if (c) { if (head === '38') fg = `38;${c}`; else bg = `48;${c}`; }
       }
       continue;

@@ -1,5 +1,4 @@
-// The real `clm` binary with config.lua / secrets.lua / agent profiles (issue 5, reference
-// §2.14): resolution of -m, --provider, -u and -a, the error cases, an Anthropic provider with a
+// The real `clm` binary with config.lua / secrets.lua / agent profiles: resolution of -m, --provider, -u and -a, the error cases, an Anthropic provider with a
 // key from clm.secrets, and `clm setup` run twice.
 
 import { test } from 'node:test';

@@ -8,7 +8,7 @@ import * as oa from '../fixtures/openai-replies.js';
 import { show } from '../fixtures/run-cli.js';
 import { cliSuite, jsonLines } from '../fixtures/cli-suite.js';
 import { parseArgs, USAGE, UsageError } from '../../src/cli/args.js';
-import { DEFAULT_MAX_ITERATIONS, resolveRun } from '../../src/cli/resolve.js';
+import { DEFAULT_MAX_ITERATIONS, resolveRun } from '../../src/cli/resolve-run.js';
 
 // A server that never stops asking for a tool (each call unknown to clm, so it costs nothing).
 const endless = () => oa.toolCall('no_such_tool', {}, 'c');

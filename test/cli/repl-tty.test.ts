@@ -1,4 +1,4 @@
-// The REPL on a real terminal (a pty from script(1)): line editing with history, Ctrl-C cancels
+// The line REPL (-H) on a real terminal (a pty from script(1)): line editing with history, Ctrl-C cancels
 // a running turn and shows [cancelled], `exit` ends it.
 
 import { test } from 'node:test';
@@ -17,7 +17,7 @@ const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 test('on a terminal: history recall with the Up arrow, Ctrl-C cancels the turn, exit ends', { skip: !haveScript && 'script(1) not installed' }, async () => {
   mock.push(oa.text('first answer'), { hang: true }, oa.text('third answer'));
-  const cmd = `${q(process.execPath)} ${q(bin)} -u ${q(mock.base)} -p ${q(dirs.empty)}`;
+  const cmd = `${q(process.execPath)} ${q(bin)} -H -u ${q(mock.base)} -p ${q(dirs.empty)}`;
   const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: dirs.config, XDG_STATE_HOME: dirs.state, HOME: dirs.home, NO_COLOR: '1', TERM: 'xterm' };
   delete env.NODE_OPTIONS;
   delete env.CLM_API_KEY;
@@ -41,7 +41,7 @@ test('on a terminal: history recall with the Up arrow, Ctrl-C cancels the turn, 
 
 /** The REPL on a pty: the child, its output so far, and its exit. */
 function onPty(t: { after(fn: () => void): void }, extra: string[] = []) {
-  const cmd = [process.execPath, bin, '-u', mock.base, '-p', dirs.empty, ...extra].map(q).join(' ');
+  const cmd = [process.execPath, bin, '-H', '-u', mock.base, '-p', dirs.empty, ...extra].map(q).join(' ');
   const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: dirs.config, XDG_STATE_HOME: dirs.state, HOME: dirs.home, NO_COLOR: '1', TERM: 'xterm', SHELL: '/bin/sh' };
   delete env.NODE_OPTIONS;
   delete env.CLM_API_KEY;

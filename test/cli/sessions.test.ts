@@ -1,4 +1,4 @@
-// The real `clm` binary and its session log (issue 5, reference §2.10): the JSONL file a run
+// The real `clm` binary and its session log: the JSONL file a run
 // writes, resuming with -o and with the REPL picker, a corrupt line, a crash (kill -9) mid-run.
 
 import { test } from 'node:test';

@@ -121,14 +121,14 @@ test('selectAgent switches profiles on the loaded config (re-reading the file); 
   const c = tempFor(t, { 'config.lua': TOP, 'agents/research.lua': 'return { model = "a/r1" }' });
   const cfg = (await loadConfig({ dir: c.dir }))!;
   assert.equal(cfg.model, 'b/claude');
-  assert.equal(selectAgent(cfg, 'research').model, 'a/r1');
+  assert.equal((await selectAgent(cfg, 'research')).model, 'a/r1');
   c.write('agents/research.lua', 'return { model = "a/r2" }');
-  const r2 = selectAgent(cfg, 'research');
+  const r2 = await selectAgent(cfg, 'research');
   assert.equal(r2.model, 'a/r2');
-  const none = selectAgent(r2, undefined);
+  const none = await selectAgent(r2, undefined);
   assert.equal(none.model, 'a/top-model');
   assert.equal(none.agent, undefined);
-  assert.throws(() => selectAgent(cfg, 'ghost'), ConfigError);
+  await assert.rejects(selectAgent(cfg, 'ghost'), ConfigError);
   assert.deepEqual(listAgents(cfg), ['coder', 'quiet', 'research']);
 });
 

@@ -1,4 +1,4 @@
-// Startup resolution (§2.14): model spec, --provider, -u, CLM_API_KEY, per-model settings, defaults.
+// Startup resolution: model spec, --provider, -u, CLM_API_KEY, per-model settings, defaults.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError, loadConfig, parseModelSpec, resolveConnection, type ClmConfig } from '../../src/config/index.js';

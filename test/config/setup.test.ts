@@ -91,7 +91,7 @@ test('the generated config.lua and secrets.lua load, with every template provide
 test('the commented local example is valid Lua once uncommented', async (t) => {
   const dir = join(tmp(t), 'clm');
   mkdirSync(dir);
-  const uncommented = CONFIG_TEMPLATE.replace(/-- (\["local"\]|  |\},)/g, '$1').replace(/--\s{3}(\S)/g, '$1');
+  const uncommented = CONFIG_TEMPLATE.replace(/-- (\["local"\]| {2}|\},)/g, '$1').replace(/--\s{3}(\S)/g, '$1');
   writeFileSync(join(dir, 'config.lua'), uncommented);
   const cfg = (await loadConfig({ dir }))!;
   assert.equal(cfg.providers.local?.kind, 'ollama');

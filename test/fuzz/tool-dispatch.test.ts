@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createAgent } from '../../src/core/agent.js';
 import { callLimits } from '../../src/core/tool-registry.js';
 import type { ToolDef } from '../../src/core/types.js';
-import { parseArgs, argInt } from '../../src/tools/args.js';
+import { parseArgs, argInt } from '../../src/builtin-tools/args.js';
 import { scriptedHost } from '../fixtures/scripted-host.js';
 import { anyText, check, checkAsync, fc } from '../fixtures/fuzz.js';
 

@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 
 const src = fileURLToPath(new URL('../../src/', import.meta.url));
 
-test('src/host and src/tools import nothing from src/cli, and only types from src/core', () => {
-  for (const dir of ['host', 'tools']) {
+test('src/host and src/builtin-tools import nothing from src/cli, and only types from src/core', () => {
+  for (const dir of ['host', 'builtin-tools']) {
     for (const f of readdirSync(join(src, dir)).filter((n) => n.endsWith('.ts'))) {
       const text = readFileSync(join(src, dir, f), 'utf8');
       for (const m of text.matchAll(/^\s*(import|export)\s+(type\s+)?[^;]*?from\s+'([^']+)'/gm)) {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { loadPlugins, seedPluginDir, packageRoot, type PluginHost } from '../../src/lua/index.js';
-import { fixtures, ok, failure, pluginDir, tool } from './helpers.js';
+import { fixtures, ok, pluginDir, tool } from './helpers.js';
 
 describe('the reference cases', () => {
   test('plugins/ registers reverse_string with a description and a schema with properties.text', async () => {

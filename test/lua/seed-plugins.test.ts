@@ -1,4 +1,4 @@
-// The five seed plugins shipped in plugins/, as reference-behaviour.md §4 describes them. The
+// The five seed plugins shipped in plugins/. The
 // network ones are pointed at a loopback server through clm.config.base_url.
 
 import { test, describe, before, after } from 'node:test';

@@ -63,13 +63,17 @@ export class ToolsRecorder {
   readonly onToolsChanged = (server: string, tools: ToolDef[]) => {
     const names = tools.map((t) => t.name);
     this.events.push({ server, names });
-    this.waiters = this.waiters.filter((w) => (w.pred(names) ? (w.resolve(names), false) : true));
+    this.waiters = this.waiters.filter((w) => {
+      if (!w.pred(names)) return true;
+      w.resolve(names);
+      return false;
+    });
   };
 
   next(pred: (names: string[]) => boolean, timeoutMs = 5000): Promise<string[]> {
     return new Promise((resolve, reject) => {
       const t = setTimeout(() => reject(new Error(`no matching onToolsChanged within ${timeoutMs} ms; saw ${JSON.stringify(this.events)}`)), timeoutMs);
-      this.waiters.push({ pred, resolve: (n) => (clearTimeout(t), resolve(n)) });
+      this.waiters.push({ pred, resolve: (n) => { clearTimeout(t); resolve(n); } });
     });
   }
 }

@@ -1,4 +1,4 @@
-// §3.3 test_listing, plus the snippet rules and the picker's line format.
+// The original's test_listing, plus the snippet rules and the picker's line format.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

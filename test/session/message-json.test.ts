@@ -1,4 +1,4 @@
-// §3.3 test_message_roundtrip / test_from_json_rejects_garbage, through the session line format.
+// The original's test_message_roundtrip / test_from_json_rejects_garbage, through the session line format.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { messageFromJson, messageToJson } from '../../src/core/message-json.js';
@@ -45,6 +45,6 @@ test('from_json rejects garbage and appends nothing', () => {
   }
   assert.equal(h.length, 0);
   // In a session file the same garbage is skipped rather than fatal.
-  assert.deepEqual(parseSessionLine('{"role":"emperor","type":"msg"}'), { kind: 'skip' });
-  assert.deepEqual(parseSessionLine('{"role":"assistant","tool_calls":{},"type":"msg"}'), { kind: 'skip' });
+  assert.deepEqual(parseSessionLine('{"role":"emperor","type":"msg"}'), { kind: 'skip', damaged: true });
+  assert.deepEqual(parseSessionLine('{"role":"assistant","tool_calls":{},"type":"msg"}'), { kind: 'skip', damaged: true });
 });

@@ -1,4 +1,4 @@
-// §3.3 test_session_file_roundtrip / test_crash_tolerance / test_id_validation, plus file mode,
+// The original's test_session_file_roundtrip / test_crash_tolerance / test_id_validation, plus file mode,
 // exclusive creation, the state-dir rules and a process killed while writing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -18,10 +18,11 @@ import {
 } from '../../tui/index.js';
 import type { CliArgs } from '../args.js';
 import { onProcessExit } from '../exit-hooks.js';
-import type { ResolvedRun } from '../resolve.js';
+import type { ResolvedRun } from '../resolve-run.js';
 import { createRuntime, type RunEvent, type Runtime } from '../runtime.js';
 import { isRuntimeEvent } from '../runtime-events.js';
-import { onInterrupt, onTerminate } from '../signals.js';
+import { sessionLine, type SessionOutcome } from '../session-log.js';
+import { onInterrupt, onTerminate } from '../signal-handlers.js';
 import { markdownSettings, type ViewSettings } from './blocks.js';
 import type { CommandContext, CompletionResult } from './command-context.js';
 import { runCommand } from './commands.js';
@@ -238,8 +239,7 @@ class UiApp {
   private async shutdown(): Promise<void> {
     const rt = this.rt ?? await this.creating?.catch(() => null) ?? null;
     if (rt) {
-      const { sessionKept } = await rt.close();
-      this.printSession(sessionKept, (s) => process.stderr.write(s));
+      this.printSession(await rt.close(), (s) => process.stderr.write(s));
     }
     this.finished(this.exitCode);
   }
@@ -248,15 +248,14 @@ class UiApp {
   private exitNow(): void {
     this.term.restore();
     if (this.sessionPrinted || !this.rt) return;
-    const { sessionKept } = this.rt.closeSessionNow();
-    this.printSession(sessionKept, (s) => { try { writeSync(2, s); } catch { /* the terminal is gone */ } });
+    this.printSession(this.rt.closeSessionNow(), (s) => { try { writeSync(2, s); } catch { /* the terminal is gone */ } });
   }
 
-  private printSession(kept: boolean, write: (s: string) => void): void {
+  private printSession(outcome: SessionOutcome, write: (s: string) => void): void {
     if (this.sessionPrinted) return;
     this.sessionPrinted = true;
-    const id = this.rt?.session?.id;
-    if (kept && id) write(`session: ${id} (resume with clm -r ${id})\n`);
+    const line = sessionLine(this.rt?.session ?? null, outcome);
+    if (line) write(line);
   }
 
   /** What drawing has cost so far, for the debug log (CLM_DEBUG_LOG; the bench reads it). */

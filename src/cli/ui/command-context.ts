@@ -43,7 +43,11 @@ export interface Completion {
   replace: number;
   /** The text that replaces them (the common prefix of the candidates; with a trailing space or `/` when unique). */
   insert: string;
-  /** Every candidate, for a list under the input when there are several (empty when unique). */
+  /**
+   * Every candidate, for a list under the input when there are several (empty when unique; a
+   * list of one is shown too, e.g. the only configured model while the server's list is coming).
+   * At most 128, then a last entry `(+N more)`.
+   */
   candidates: string[];
   /** A heading for the list, e.g. `from config:` / `from server:`. */
   heading?: string;
@@ -53,8 +57,11 @@ export interface CompletionResult {
   /** What can be offered at once (null: nothing). */
   now: Completion | null;
   /**
-   * More that arrives later (the provider's live model list). The screen drops it when anything
-   * was typed since (stale), and shows `(live model fetch failed: <msg>)` when it rejects.
+   * More that arrives later (the provider's live model list, a directory listing, the emoji
+   * table's first load). The screen drops it when a key was typed since (stale), and shows
+   * `(live model fetch failed: <msg>)` when it rejects (only the model list rejects). It applies to
+   * the text as it is after `now` was applied: when `now` inserted something, `later` only lists
+   * (replace 0, insert '').
    */
   later?: Promise<Completion | null>;
 }

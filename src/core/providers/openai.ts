@@ -127,7 +127,7 @@ function tail(o: BuildRequestOptions): string {
   if (o.stream) s += ',"stream_options":{"include_usage":true}';
   // Only when asked for: a server that does not know the field may refuse the request.
   if (o.reasoningEffort) s += `,"reasoning_effort":${JSON.stringify(o.reasoningEffort)}`;
-  if (o.tools && o.tools.length) {
+  if (o.tools?.length) {
     s += `,"tools":[${o.tools.map(wireTool).join(',')}]`;
     if (o.disableParallelToolCalls) s += ',"parallel_tool_calls":false';
   }

@@ -45,7 +45,7 @@ export function needsRepair(messages: readonly Message[], policy: PairingPolicy)
   let open: Set<string> | null = null; // ids of the current block still unanswered
   for (const m of messages) {
     if (m.role === 'tool') {
-      if (!open || !open.delete(m.toolCallId ?? '')) return true;
+      if (!open?.delete(m.toolCallId ?? '')) return true;
       continue;
     }
     if (open && open.size > 0) return true;

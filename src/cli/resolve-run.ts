@@ -1,0 +1,70 @@
+// From flags, environment and (when present) config.lua to one resolved run: the connection,
+// the agent profile's settings, plugin config and MCP servers. src/config loads its Lua runtime
+// only when a config.lua exists, so a run without one stays cheap.
+
+import { existsSync } from 'node:fs';
+import { configDir, loadConfig, resolveConnection, type ClmConfig, type ConfigValues, type Connection } from '../config/index.js';
+import type { UiMode } from '../config/types.js';
+import type { CliArgs } from './args.js';
+
+export { configDir };
+
+/**
+ * Tool rounds per turn unless --max-turns or max_iterations says otherwise: far above what a real
+ * task needs (a few hundred rounds), low enough that a server that never stops asking for tools
+ * ends in a minute or so instead of running up requests without end. The library's own default
+ * stays 0 (unlimited).
+ */
+export const DEFAULT_MAX_ITERATIONS = 1000;
+
+export interface ResolvedRun extends Connection {
+  agentName?: string;
+  toolsConfig?: Record<string, unknown>;
+  mcpServers?: unknown[];
+  mcpReadyTimeoutMs?: number;
+  /** Tool rounds per turn (0 = unlimited). */
+  maxIterations: number;
+  /** config.lua's connection and tool limits, for the agent. */
+  limits: Pick<ConfigValues, 'probeTimeoutMs' | 'firstByteTimeoutMs' | 'streamIdleTimeoutMs' | 'maxReplyBytes' | 'maxParallelTools'>;
+  /** Non-fatal problems found while loading the configuration. */
+  warnings: string[];
+  /** The interactive UI's settings from config.lua (`ui`, `show_thinking`, `expand_output`). */
+  ui?: UiMode;
+  showThinking: boolean;
+  expandOutput: boolean;
+  /** The loaded configuration with the profile applied (null without config.lua): providers, models, profiles for the UI's switches. */
+  config: ClmConfig | null;
+}
+
+/** A configuration problem: exit status 2 with the message. */
+export class ConfigProblem extends Error {}
+
+export async function resolveRun(args: CliArgs, env: NodeJS.ProcessEnv, log?: (l: string) => void): Promise<ResolvedRun> {
+  try {
+    const cfg = await loadConfig({ agent: args.agent, log, env });
+    if (!cfg && args.agent) throw new Error(`agent '${args.agent}' not found (there is no config.lua in ${configDir(env) ?? '~/.config/clm'})`);
+    const conn = resolveConnection(cfg, { model: args.model, provider: args.provider, url: args.url, reasoningEffort: args.reasoningEffort }, { CLM_API_KEY: env.CLM_API_KEY });
+    return {
+      ...conn,
+      agentName: cfg?.agent,
+      toolsConfig: cfg?.tools,
+      mcpServers: cfg?.mcpServers,
+      mcpReadyTimeoutMs: cfg?.mcpReadyTimeoutMs,
+      maxIterations: args.maxTurns ?? cfg?.maxIterations ?? DEFAULT_MAX_ITERATIONS,
+      limits: {
+        probeTimeoutMs: cfg?.probeTimeoutMs, firstByteTimeoutMs: cfg?.firstByteTimeoutMs,
+        streamIdleTimeoutMs: cfg?.streamIdleTimeoutMs, maxReplyBytes: cfg?.maxReplyBytes, maxParallelTools: cfg?.maxParallelTools,
+      },
+      warnings: cfg?.warnings ?? [],
+      ui: cfg?.ui,
+      showThinking: cfg?.showThinking ?? false,
+      expandOutput: cfg?.expandOutput ?? false,
+      config: cfg,
+    };
+  } catch (e) {
+    // Messages start with the file's short name (config.lua:4: …); add where that file is.
+    const file = (e as { file?: unknown }).file;
+    const msg = (e as Error).message;
+    throw new ConfigProblem(typeof file === 'string' && file && !msg.includes(file) && existsSync(file) ? `${msg} (in ${file})` : msg);
+  }
+}

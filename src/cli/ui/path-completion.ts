@@ -1,0 +1,67 @@
+// TAB on a word that is a path (it holds a `/` or starts with `~`): the names in its directory.
+// Only the directory is listed (readdir, asynchronously, given up on after a few seconds), and
+// only the entries offered are stat'ed, to tell a directory behind a symlink: nothing is ever
+// opened, so a FIFO or a device cannot block, and a slow network directory cannot stall the UI.
+
+import { readdir, stat } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import type { Completion } from './command-context.js';
+import { capped, commonPrefix, MAX_CANDIDATES } from './candidates.js';
+
+/** How long a directory may take to list before TAB gives up on it. */
+const LIST_TIMEOUT_MS = 3000;
+
+export interface PathEnv {
+  home?: string;
+  cwd: string;
+}
+
+/** Whether TAB on `word` completes a path. */
+export function isPathWord(word: string): boolean {
+  return word.includes('/') || word === '~';
+}
+
+const withTimeout = <T>(p: Promise<T>, ms: number): Promise<T | null> => new Promise((res) => {
+  const t = setTimeout(() => res(null), ms);
+  t.unref?.();
+  p.then((v) => { clearTimeout(t); res(v); }, () => { clearTimeout(t); res(null); });
+});
+
+async function isDir(path: string): Promise<boolean> {
+  try { return (await stat(path)).isDirectory(); } catch { return false; }
+}
+
+/** The completion of the path `word`, or null when nothing matches (or the directory cannot be read). */
+export async function completePath(word: string, env: PathEnv): Promise<Completion | null> {
+  if (word === '~') return env.home ? { replace: 1, insert: '~/', candidates: [] } : null;
+  const slash = word.lastIndexOf('/');
+  if (slash < 0) return null;
+  const dirPart = word.slice(0, slash + 1);
+  const base = word.slice(slash + 1);
+  let dir: string;
+  if (dirPart.startsWith('~')) {
+    // `~/…` only; `~user/` is a shell's business.
+    if (!dirPart.startsWith('~/') || !env.home) return null;
+    dir = join(env.home, dirPart.slice(2));
+  } else {
+    dir = isAbsolute(dirPart) ? dirPart : resolve(env.cwd, dirPart);
+  }
+  const entries = await withTimeout(readdir(dir, { withFileTypes: true }), LIST_TIMEOUT_MS);
+  if (!entries) return null;
+  const hidden = base.startsWith('.');
+  const matches = entries
+    .filter((e) => e.name.startsWith(base) && (hidden || !e.name.startsWith('.')))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  if (!matches.length) return null;
+  const dirOf = (e: (typeof matches)[number]) => e.isDirectory() ? Promise.resolve(true) : e.isSymbolicLink() ? isDir(join(dir, e.name)) : Promise.resolve(false);
+  if (matches.length === 1) {
+    const e = matches[0]!;
+    const d = await withTimeout(dirOf(e), LIST_TIMEOUT_MS);
+    return { replace: base.length, insert: e.name + (d ? '/' : ' '), candidates: [] };
+  }
+  // Only the listed ones are looked at; the rest are counted.
+  const shown = matches.slice(0, MAX_CANDIDATES);
+  const dirs = await withTimeout(Promise.all(shown.map(dirOf)), LIST_TIMEOUT_MS);
+  const names = matches.map((e, i) => e.name + (dirs?.[i] ? '/' : ''));
+  return { replace: base.length, insert: commonPrefix(matches.map((e) => e.name)), candidates: capped(names) };
+}

@@ -1,0 +1,59 @@
+// One-shot runs with a person at the terminal (stdin a TTY): a gated tool waits for their answer,
+// asked on stderr; with stdin redirected the same run allows it unasked (scripts and CI).
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import * as oa from '../fixtures/openai-replies.js';
+import { cliSuite } from '../fixtures/cli-suite.js';
+import { spawnPty } from '../fixtures/pty-screen.js';
+
+const { mock, dirs, run } = await cliSuite({ dirs: 'each' });
+const QUESTION = '(y) once  (n) deny  (a) always  (d) never  [esc = deny+cancel]';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function oneshot(t: { after(fn: () => Promise<void>): void }, prompt: string) {
+  const s = spawnPty(['-u', mock.base, '-p', dirs.empty, '-o', prompt], { dirs, cols: 120, rows: 30, env: { SHELL: '/bin/sh', NO_COLOR: '1' } });
+  t.after(() => s.dispose());
+  return s;
+}
+
+test('-o on a terminal: the tool waits for y, then runs', async (t) => {
+  const ran = join(dirs.root, 'ran.txt');
+  mock.push(oa.toolCall('shell_exec', { command: `echo RAN > ${ran}` }), oa.text('done'));
+  const s = oneshot(t, 'go');
+  await s.waitFor(QUESTION, 'the question');
+  assert.match(s.text(), new RegExp(`allow tool shell_exec: echo RAN > ${ran.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+  // Asked, and nothing runs until the answer: no second request, no file.
+  await sleep(300);
+  assert.equal(mock.posts.length, 1);
+  assert.ok(!existsSync(ran), 'the command ran before it was allowed');
+  s.type('y');
+  await s.waitFor('done', 'the reply');
+  assert.equal((await s.exited).code, 0);
+  assert.ok(existsSync(ran));
+  assert.match(s.text(), /-> allowed/);
+});
+
+test('-o on a terminal: n denies, the model is told, exit 0', async (t) => {
+  const ran = join(dirs.root, 'ran.txt');
+  mock.push(oa.toolCall('shell_exec', { command: `echo RAN > ${ran}` }), oa.text('understood'));
+  const s = oneshot(t, 'go');
+  await s.waitFor(QUESTION, 'the question');
+  s.type('n');
+  await s.waitFor('understood', 'the reply');
+  assert.equal((await s.exited).code, 0);
+  assert.ok(!existsSync(ran));
+  const tool = mock.posts[1]!.json.messages.find((m: { role: string }) => m.role === 'tool');
+  assert.match(tool.content, /denied/);
+});
+
+test('-o with stdin redirected: the same tool runs unasked', async () => {
+  const ran = join(dirs.root, 'ran.txt');
+  mock.push(oa.toolCall('shell_exec', { command: `echo RAN > ${ran}` }), oa.text('done'));
+  const r = await run(['-o', 'go'], { env: { SHELL: '/bin/sh' } });
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(existsSync(ran));
+  assert.ok(!r.stderr.includes(QUESTION));
+});

@@ -1,0 +1,111 @@
+// Request bodies without reasoning stay byte for byte what they were before reasoning was carried
+// through tool loops: with no reasoning setting and a server that returns none (or, on OpenAI
+// chat, reasoning text that is never sent back), every dialect, streamed and not, sends exactly
+// the recorded bodies — three tool rounds, a second turn, and a compaction's summary request.
+//
+// test/fixtures/request-bodies.json was recorded from the code before reasoning support
+// (commit e56e229) with `RECORD_REQUEST_BODIES=1 npm test -- test/core/providers/request-bytes`.
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { createAgent } from '../../../src/core/agent.js';
+import type { AgentConfig, ProviderKind, ToolDef } from '../../../src/core/types.js';
+import { createNodeHost, type NodeHost } from '../../../src/host/node.js';
+import { startMockLlm, type MockLlm, type Reply } from '../../fixtures/mock-llm.js';
+import * as A from '../../fixtures/anthropic-replies.js';
+import * as O from '../../fixtures/openai-replies.js';
+import * as R from '../../fixtures/responses-replies.js';
+
+const FIXTURE = fileURLToPath(new URL('../../fixtures/request-bodies.json', import.meta.url));
+const RECORD = process.env.RECORD_REQUEST_BODIES === '1';
+
+let mock: MockLlm;
+let host: NodeHost;
+const recorded: Record<string, string[]> = RECORD ? {} : JSON.parse(readFileSync(FIXTURE, 'utf8'));
+
+before(async () => {
+  mock = await startMockLlm();
+  host = createNodeHost({ log: null });
+});
+after(async () => {
+  host.close();
+  await mock.close();
+  if (RECORD) writeFileSync(FIXTURE, JSON.stringify(recorded, null, 1) + '\n');
+});
+
+const echo: ToolDef = {
+  name: 'echo',
+  description: 'Echo the text back',
+  parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  noPrompt: true,
+  invoke(inv) { inv.complete(`echo:${(JSON.parse(inv.args) as { text: string }).text}`); },
+};
+
+const PATH: Record<string, string> = { openai: 'chat/completions', anthropic: 'messages', 'openai-responses': 'responses' };
+
+/** Three tool rounds and a closing text, then a second turn's text, then the summary. */
+function replies(kind: ProviderKind, stream: boolean): Reply[] {
+  const args = (n: number) => `{"text":"r${n}"}`;
+  if (kind === 'anthropic') {
+    return [
+      stream ? A.streamToolCall('echo', args(1), 'toolu_1', { text: 'First.' }) : A.toolCall('echo', args(1), 'toolu_1', { text: 'First.' }),
+      stream ? A.streamToolCall('echo', args(2), 'toolu_2') : A.toolCall('echo', args(2), 'toolu_2'),
+      stream ? A.streamToolCall('echo', args(3), 'toolu_3') : A.toolCalls([{ name: 'echo', args: args(3), id: 'toolu_3' }, { name: 'echo', args: args(4), id: 'toolu_4' }]),
+      stream ? A.streamText(['do', 'ne']) : A.text('done'),
+      stream ? A.streamText(['again']) : A.text('again'),
+      A.text('the summary'),
+    ];
+  }
+  if (kind === 'openai-responses') {
+    return [
+      stream ? R.streamToolCall('echo', args(1), 'call_1', { text: 'First.' }) : R.toolCall('echo', args(1), 'call_1', { text: 'First.' }),
+      stream ? R.streamToolCall('echo', args(2), 'call_2') : R.toolCall('echo', args(2), 'call_2'),
+      stream ? R.streamToolCall('echo', args(3), 'call_3') : R.toolCalls([{ name: 'echo', args: args(3), id: 'call_3' }, { name: 'echo', args: args(4), id: 'call_4' }]),
+      stream ? R.streamText(['do', 'ne']) : R.text('done'),
+      stream ? R.streamText(['again']) : R.text('again'),
+      R.text('the summary'),
+    ];
+  }
+  return [
+    stream ? O.streamToolCall('echo', args(1), 'call_1') : O.toolCall('echo', args(1), 'call_1'),
+    stream ? O.streamToolCall('echo', args(2), 'call_2') : O.toolCall('echo', args(2), 'call_2'),
+    stream ? O.streamToolCall('echo', args(3), 'call_3') : O.toolCalls([{ name: 'echo', args: args(3), id: 'call_3' }, { name: 'echo', args: args(4), id: 'call_4' }]),
+    // Reasoning text on the chat dialect is shown, never sent back.
+    stream ? O.streamText(['do', 'ne'], { reasoning: ['mull', 'ing'] }) : O.text('done', { reasoning: 'mulling' }),
+    stream ? O.streamText(['again']) : O.text('again'),
+    O.text('the summary'),
+  ];
+}
+
+for (const kind of ['openai', 'anthropic', 'openai-responses'] as const) {
+  for (const stream of [false, true]) {
+    const name = `${kind}-${stream ? 'streamed' : 'whole'}`;
+    test(`${name}: request bodies without reasoning are the recorded bytes`, async () => {
+      mock.reset();
+      const cfg: AgentConfig = {
+        baseUrl: `${mock.base}/${PATH[kind]}`, provider: kind, apiKey: 'k', model: `model-${kind}`, stream, maxTries: 1,
+        systemPrompt: 'Be brief.', clock: () => new Date(Date.UTC(2025, 0, 2, 3, 4, 5)),
+      };
+      const a = createAgent(cfg, host);
+      a.addTool(echo);
+      try {
+        mock.push(...replies(kind, stream));
+        const first = await a.run('use the tool three times');
+        assert.equal(first.status, 0, first.error);
+        const second = await a.run('and once more');
+        assert.equal(second.status, 0, second.error);
+        await a.compactAndWait();
+      } finally {
+        a.close();
+      }
+      const bodies = mock.posts.map((p) => p.body);
+      assert.equal(bodies.length, 6);
+      if (RECORD) { recorded[name] = bodies; return; }
+      const want = recorded[name];
+      assert.ok(want, `no recorded bodies for ${name}`);
+      for (let i = 0; i < want.length; i++) assert.equal(bodies[i], want[i], `request ${i + 1} of ${name}`);
+    });
+  }
+}
