@@ -47,8 +47,7 @@ const failures = [];
 const WORDS = 'the renderer writes only what changed since the last frame so a streamed reply costs a few bytes per chunk'.split(' ');
 let plan = { kind: 'short' };
 const server = createServer((req, res) => {
-  let body = '';
-  req.on('data', (c) => { body += c; });
+  req.resume();
   req.on('end', async () => {
     if (req.method === 'GET') {
       res.writeHead(req.url.endsWith('/models') ? 200 : 404, { 'content-type': 'application/json' });
@@ -114,7 +113,7 @@ function open(args, o) {
   });
   term.onData((d) => { try { pty.write(d); } catch { /* exited */ } });
   s.text = () => { const b = term.buffer.active; const out = []; for (let r = 0; r < term.rows; r++) out.push(b.getLine(b.viewportY + r)?.translateToString(true) ?? ''); return out.join('\n'); };
-  s.idle = () => !/\]  [|/\\-] /.test(s.text().split('\n').find((l) => l.startsWith(' clm ')) ?? '');
+  s.idle = () => !/\] {2}[|/\\-] /.test(s.text().split('\n').find((l) => l.startsWith(' clm ')) ?? '');
   s.until = async (pred, what, ms = 60_000) => {
     const end = Date.now() + ms;
     for (;;) {

@@ -14,7 +14,7 @@ const { mock, dirs } = ui;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const statusRow = (s: PtyScreen) => s.screen().find((l) => l.startsWith(' clm ')) ?? '';
-const idle = (s: PtyScreen) => !/\]  [|/\\-] /.test(statusRow(s));
+const idle = (s: PtyScreen) => !/\] {2}[|/\\-] /.test(statusRow(s));
 const MOUSE_ON = /\x1b\[\?(1000|1002|1003|1006|1015)h/;
 const ALT_ON = /\x1b\[\?(1049|1047|47)h/;
 const CLEARS = /\x1b\[[23]J/;

@@ -13,7 +13,7 @@ const { mock, dirs } = ui;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const statusRow = (s: PtyScreen) => s.screen().find((l) => l.startsWith(' clm ')) ?? '';
 /** No spinner in the status bar: the turn is over. */
-const idle = (s: PtyScreen) => !/\]  [|/\\-] /.test(statusRow(s));
+const idle = (s: PtyScreen) => !/\] {2}[|/\\-] /.test(statusRow(s));
 const inputRow = (s: PtyScreen) => (s.screen()[s.cursor().row] ?? '').trimEnd();
 /** Submit a prompt and wait for the end of the scripted reply. */
 async function ask(s: PtyScreen, prompt: string, until = 'Yellow') {

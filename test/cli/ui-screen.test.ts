@@ -9,14 +9,14 @@ import { join } from 'node:path';
 import { KEYS, type PtyScreen } from '../fixtures/pty-screen.js';
 import { writeSession } from '../fixtures/cli-suite.js';
 import * as oa from '../fixtures/openai-replies.js';
-import { fruitReply, linesReply, uiSuite } from '../fixtures/ui-suite.js';
+import { fruitReply, uiSuite } from '../fixtures/ui-suite.js';
 
 const ui = await uiSuite();
 const { mock, dirs } = ui;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const statusRow = (s: PtyScreen) => s.screen().find((l) => l.startsWith(' clm ')) ?? '';
-const idle = (s: PtyScreen) => !/\]  [|/\\-] /.test(statusRow(s));
+const idle = (s: PtyScreen) => !/\] {2}[|/\\-] /.test(statusRow(s));
 const inputRow = (s: PtyScreen) => (s.screen()[s.cursor().row] ?? '').trimEnd();
 const gets = () => mock.requests.filter((r) => r.method === 'GET').length;
 const sessionFiles = () => (existsSync(dirs.sessions) ? readdirSync(dirs.sessions).filter((f) => f.endsWith('.jsonl')) : []);
@@ -275,7 +275,7 @@ test('prompts typed during a tool round wait as (queued) and become turns of the
   await s.waitFor('third reply', 'the last reply', 30_000);
   const users = mock.posts.map((p) => p.json.messages.filter((m: any) => m.role === 'user').at(-1).content);
   assert.deepEqual(users, ['start', 'start', 'second', 'third']);
-  const order = ['you> start', 'first reply', 'you> second', 'second reply', 'you> third', 'third reply'].map((w) => s.lines().findIndex((l) => l === w));
+  const order = ['you> start', 'first reply', 'you> second', 'second reply', 'you> third', 'third reply'].map((w) => s.lines().indexOf(w));
   assert.ok(order.every((i, k) => i >= 0 && (k === 0 || i > order[k - 1]!)), `${order}\n${s.text()}`);
   assert.ok(!s.text().includes('(queued)'));
 });
@@ -364,7 +364,7 @@ test('the status bar: spinner while busy, tok/s, the context gauge, the key hint
   await s.waitFor('PgUp/PgDn/End scroll', 'the hints');
   mock.push(fruitReply(200));
   s.type('fruit\r');
-  await s.waitFor(() => /\]  [|/\\-] thinking/.test(statusRow(s)), 'the spinner');
+  await s.waitFor(() => /\] {2}[|/\\-] thinking/.test(statusRow(s)), 'the spinner');
   await s.waitFor(() => idle(s), 'idle');
   // usage 11 + 42 = 53 of 100.
   assert.match(statusRow(s), /20\.0 tok\/s\s+\[█████░░░░░\] 53%/);
