@@ -121,7 +121,8 @@ class UiApp {
       clearTranscript: () => { this.view.clear(); this.screen?.scrollToBottom(); },
       settings: this.settings,
       settingsChanged: () => { this.settingsTouched = true; this.view.settingsChanged(); },
-      probeConnection: () => this.probe.now(),
+      // After every switch: the new connection's key is a secret too.
+      probeConnection: () => { if (this.rt) this.secrets.add(this.rt.run.secrets); this.probe.now(); },
       quit: () => this.quit(),
     };
   }
