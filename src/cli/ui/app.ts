@@ -13,9 +13,15 @@ import { writeSync } from 'node:fs';
 import { ClmError, ECANCELED } from '../../core/errors.js';
 import type { AgentState, PermissionRequest } from '../../core/types.js';
 import type { UiMode } from '../../config/types.js';
-import {
-  type InputEvent, keyId, loadEmoji, NodeTerminal, onHighlighterReady, Renderer, shortcodeBefore, Transcript, warmUpMarkdown,
-} from '../../tui/index.js';
+// What the first frame needs is imported here; the transcript's blocks (markdown with its
+// lexer) load right after it is on screen.
+import { isUnicodeLocale, supportsHyperlinks } from '../../tui/capabilities.js';
+import { loadEmoji, shortcodeBefore } from '../../tui/emoji.js';
+import { onHighlighterReady } from '../../tui/highlight.js';
+import { type InputEvent, keyId } from '../../tui/keys.js';
+import { Renderer } from '../../tui/renderer.js';
+import { NodeTerminal } from '../../tui/terminal.js';
+import { Transcript } from '../../tui/transcript.js';
 import type { CliArgs } from '../args.js';
 import { onProcessExit } from '../exit-hooks.js';
 import type { ResolvedRun } from '../resolve-run.js';
@@ -23,7 +29,8 @@ import { createRuntime, type RunEvent, type Runtime } from '../runtime.js';
 import { isRuntimeEvent } from '../runtime-events.js';
 import { sessionLine, type SessionOutcome } from '../session-log.js';
 import { onInterrupt, onTerminate } from '../signal-handlers.js';
-import { markdownSettings, type ViewSettings } from './blocks.js';
+import { bannerBlock } from './banner.js';
+import type { ViewSettings } from './blocks.js';
 import type { CommandContext, CompletionResult } from './command-context.js';
 import { runCommand } from './commands.js';
 import { complete } from './completion.js';
@@ -36,7 +43,7 @@ import { pickSession } from './resume-picker.js';
 import { modeBeforeConfig, modeOf } from './screen-mode.js';
 import { SecretList } from './secret-mask.js';
 import { type ConnectionView, statusLine } from './status-bar.js';
-import { TranscriptView } from './transcript-view.js';
+import type { TranscriptView } from './transcript-view.js';
 
 const SPINNER_MS = 100;
 /** Streamed content is drawn at most this often (the original's repaint tick); keys at once. */
@@ -67,7 +74,10 @@ class UiApp {
   /** The person toggled a setting before config.lua was read: its default does not override that. */
   private settingsTouched = false;
   private readonly secrets = new SecretList();
-  private readonly view: TranscriptView;
+  /** The transcript's view, once its module has loaded (after the first frame); until then what is for it waits. */
+  private view: TranscriptView | null = null;
+  private readonly forView: ((v: TranscriptView) => void)[] = [];
+  private viewLoaded: Promise<void> | null = null;
   private readonly input: InputBox;
   private readonly completions: CompletionList;
   private readonly queue: PromptQueue;
@@ -97,52 +107,69 @@ class UiApp {
   private lastStatus: number | null = null;
   private completionGen = 0;
   private readonly ctx: CommandContext;
+  private readonly unicode: boolean;
+  /** When the first frame was on screen, ms after the process started (for the debug log). */
+  private firstFrameMs: number | undefined;
 
   constructor(private readonly args: CliArgs, private readonly env: NodeJS.ProcessEnv, private readonly resumeId: string | undefined) {
     this.forever = args.forever ?? null;
+    this.unicode = isUnicodeLocale(env);
     const rows = () => this.term.rows;
     this.input = new InputBox(rows);
     this.completions = new CompletionList(rows);
     this.queue = new PromptQueue((s) => this.secrets.mask(s));
     this.perms = new PermissionQueue({
-      answered: (q, echo) => this.view.permissionAnswered(q, echo),
+      answered: (q, echo) => this.withView((v) => v.permissionAnswered(q, echo)),
       cancelTurn: () => this.cancelTurn(),
       changed: () => this.render(true),
       mask: (s) => this.secrets.mask(s),
       rows,
     });
     this.probe = new ConnectionProbe(() => { void this.rt?.agent.checkConnection().catch(() => {}); });
-    this.view = this.makeView();
     const self = this;
     this.ctx = {
       get runtime() { return self.rt!; },
       busy: () => !!self.rt?.agent.busy,
-      print: (text, kind) => this.view.print(text, kind),
-      clearTranscript: () => { this.view.clear(); this.screen?.scrollToBottom(); },
+      print: (text, kind) => this.withView((v) => v.print(text, kind)),
+      clearTranscript: () => { this.withView((v) => v.clear()); this.screen?.scrollToBottom(); },
       settings: this.settings,
-      settingsChanged: () => { this.settingsTouched = true; this.view.settingsChanged(); },
+      settingsChanged: () => { this.settingsTouched = true; this.withView((v) => v.settingsChanged()); },
       // After every switch: the new connection's key is a secret too.
       probeConnection: () => { if (this.rt) this.secrets.add(this.rt.run.secrets); this.probe.now(); },
       quit: () => this.quit(),
     };
   }
 
-  private makeView(): TranscriptView {
-    const host = { transcript: this.transcript, changed: () => this.render() };
-    return new TranscriptView(host, this.settings, markdownSettings(this.env), this.secrets, () => this.mode === 'fullscreen');
+  /** Load the transcript's view; what waited for it happens then. */
+  private loadView(): Promise<void> {
+    this.viewLoaded ??= import('./transcript-view.js').then(({ TranscriptView }) => {
+      const host = { transcript: this.transcript, changed: () => this.render() };
+      const md = { unicode: isUnicodeLocale(this.env), hyperlinks: supportsHyperlinks(this.env) };
+      const view = new TranscriptView(host, this.settings, md, this.secrets, () => this.mode === 'fullscreen');
+      this.view = view;
+      for (const fn of this.forView.splice(0)) this.guard(() => fn(view));
+      this.render();
+    });
+    return this.viewLoaded;
+  }
+
+  private withView(fn: (v: TranscriptView) => void): void {
+    if (this.view) fn(this.view);
+    else this.forView.push(fn);
   }
 
   // ---- life cycle --------------------------------------------------------------------------
 
   async run(): Promise<number> {
     const early = modeBeforeConfig(this.args.noAltScreen, this.env);
-    this.view.banner();
+    this.transcript.add(bannerBlock());
     this.term.onInput((ev) => this.guard(() => this.onInput(ev)));
     // However the process ends from here on, the terminal comes back and the session is closed.
     const offExit = onProcessExit(() => this.exitNow());
     onInterrupt(() => this.guard(() => this.interrupt()));
     onTerminate((_sig, code) => this.quit(code));
     if (early) this.startScreen(early);
+    const viewLoaded = this.loadView();
     try {
       this.creating = createRuntime({
         args: this.args, env: this.env, resumeId: this.resumeId, autocompactAtTurnEnd: true,
@@ -161,14 +188,15 @@ class UiApp {
       throw e;
     }
     await this.started;
+    await viewLoaded;
     const rt = this.rt;
     if (this.quitting) { const code = await this.done; offExit(); return code; }
     if (rt.resumed) {
-      this.view.replay(rt.resumed.transcript);
-      this.view.print(`[resumed session ${rt.resumed.id}]`, 'notice');
+      const resumed = rt.resumed;
+      this.withView((v) => { v.replay(resumed.transcript); v.print(`[resumed session ${resumed.id}]`, 'notice'); });
     }
     this.render(true);
-    void rt.ready.then(() => this.onReady(), (e: unknown) => this.view.print(`error: start-up failed: ${this.secrets.mask((e as Error)?.message ?? String(e))}`, 'error'));
+    void rt.ready.then(() => this.onReady(), (e: unknown) => this.withView((v) => v.print(`error: start-up failed: ${this.secrets.mask((e as Error)?.message ?? String(e))}`, 'error')));
     const code = await this.done;
     offExit();
     return code;
@@ -203,9 +231,10 @@ class UiApp {
     screen.setFooter([this.completions, this.queue, this.perms, { render: (w: number) => [this.statusBar(w)] }, this.input]);
     this.screen = screen;
     this.started = screen.start().then(() => {
+      this.firstFrameMs ??= performance.now();
       // First-use costs (the lexer, the segmenter, the emoji table) after the first frame, not before it.
       setTimeout(() => {
-        warmUpMarkdown();
+        void import('../../tui/markdown.js').then((m) => m.warmUpMarkdown(), () => {});
         void loadEmoji().catch(() => {});
       }, 0).unref();
       onHighlighterReady(() => { this.transcript.changedAll(); this.render(); });
@@ -216,6 +245,7 @@ class UiApp {
     if (this.quitting || !this.rt) return;
     this.ready = true;
     this.secrets.add(this.rt.run.secrets);
+    if (this.firstFrameMs !== undefined) this.rt.host.log?.(`ui first frame: ${this.firstFrameMs.toFixed(1)} ms after the process started`);
     this.probe.start();
     if (this.forever && this.queue.isEmpty) this.startTurn(this.forever);
     this.drain();
@@ -270,7 +300,7 @@ class UiApp {
   /** A fault in the screen's own code shows in the transcript; the session goes on. */
   private guard(fn: () => void): void {
     try { fn(); } catch (e) {
-      try { this.view.print(`internal error: ${(e as Error)?.message ?? String(e)}`, 'error'); } catch { /* nothing more to do */ }
+      try { this.view?.print(`internal error: ${(e as Error)?.message ?? String(e)}`, 'error'); } catch { /* nothing more to do */ }
     }
   }
 
@@ -298,7 +328,7 @@ class UiApp {
       ctxMax: agent?.ctxMax ?? 0,
       hints: this.mode === 'fullscreen' ? HINTS_FULLSCREEN : HINTS_INLINE,
       linesBelow: this.screen?.linesBelow ?? 0,
-      unicode: markdownSettings(this.env).unicode,
+      unicode: this.unicode,
     }, width);
   }
 
@@ -351,7 +381,7 @@ class UiApp {
         break;
       default:
     }
-    this.view.event(e);
+    this.withView((v) => v.event(e));
     this.render();
     // After the agent has decided what follows the turn (a compaction, a notification), the queue.
     if (e.type === 'turn_done') setImmediate(() => this.guard(() => this.drain()));
@@ -369,12 +399,12 @@ class UiApp {
   private startTurn(text: string): void {
     const rt = this.rt!;
     if (rt.agent.busy) { this.queue.unshift(text); this.render(); return; }
-    this.view.echo(text);
+    this.withView((v) => v.echo(text));
     try {
       rt.agent.submit(text);
     } catch (e) {
       if (e instanceof ClmError && e.code === 'EBUSY') { this.queue.unshift(text); return; }
-      this.view.print(`error: ${e instanceof Error ? e.message : String(e)}`, 'error');
+      this.withView((v) => v.print(`error: ${e instanceof Error ? e.message : String(e)}`, 'error'));
     }
     this.render();
   }
@@ -387,12 +417,12 @@ class UiApp {
     if (isCommand) {
       if (!this.rt || !this.ready) {
         if (/^(\/(quit|exit|q)|quit|exit)$/.test(trimmed)) { this.quit(); return; }
-        this.view.print('starting up; try the command again in a moment', 'error');
+        this.withView((v) => v.print('starting up; try the command again in a moment', 'error'));
         return;
       }
       runCommand(line, this.ctx).then(
         (handled) => { if (!handled) this.prompt(line); },
-        (e: unknown) => this.view.print(`error: ${this.secrets.mask((e as Error)?.message ?? String(e))}`, 'error'),
+        (e: unknown) => this.withView((v) => v.print(`error: ${this.secrets.mask((e as Error)?.message ?? String(e))}`, 'error')),
       );
       return;
     }
@@ -496,17 +526,17 @@ class UiApp {
   private stopForever(): void {
     if (!this.forever) return;
     this.forever = null;
-    this.view.print('[--forever stopped]', 'notice');
+    this.withView((v) => v.print('[--forever stopped]', 'notice'));
   }
 
   private toggle(which: keyof ViewSettings): void {
     this.settings[which] = !this.settings[which];
     this.settingsTouched = true;
-    this.view.settingsChanged();
+    this.withView((v) => v.settingsChanged());
     // Inline, what went into the scrollback stays as it was written.
     if (this.mode === 'inline') {
       const what = which === 'expandOutput' ? (this.settings.expandOutput ? 'output: full' : 'output: short') : (this.settings.showReasoning ? 'reasoning shown' : 'reasoning hidden');
-      this.view.print(`[${what}; what is already in the scrollback stays as written]`, 'notice');
+      this.withView((v) => v.print(`[${what}; what is already in the scrollback stays as written]`, 'notice'));
     }
     this.render(true);
   }

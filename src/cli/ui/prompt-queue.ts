@@ -2,7 +2,10 @@
 // and each becomes a turn of its own, in order, as soon as the agent is idle again (it is echoed
 // into the transcript as that turn starts).
 
-import { type Component, paint, sanitize, truncate } from '../../tui/index.js';
+import { sanitize } from '../../tui/sanitize.js';
+import { paint } from '../../tui/style.js';
+import type { Component } from '../../tui/transcript.js';
+import { truncate } from '../../tui/wrap.js';
 import { THEME } from './theme.js';
 
 export class PromptQueue implements Component {

@@ -10,7 +10,7 @@ import { CONTEXT_UPDATE_PREFIX } from '../../core/history.js';
 import { type Block, paint, sanitize, type Transcript, wrapText } from '../../tui/index.js';
 import { turnError } from '../turn-error.js';
 import {
-  bannerBlock, errorBlock, headLines, type MarkdownSettings, noticeBlock, ReasoningBlock, ReplyBlock, TextBlock, userEcho, type ViewSettings,
+  errorBlock, headLines, type MarkdownSettings, noticeBlock, ReasoningBlock, ReplyBlock, TextBlock, userEcho, type ViewSettings,
 } from './blocks.js';
 import { MaskedStream, type SecretList } from './secret-mask.js';
 import { THEME } from './theme.js';
@@ -100,10 +100,6 @@ export class TranscriptView implements ToolView {
   private changed(block: Block): void {
     this.transcript.changed(block);
     this.host.changed();
-  }
-
-  banner(): void {
-    this.add(bannerBlock());
   }
 
   /** The user's prompt, as the turn starts. */
