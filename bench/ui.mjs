@@ -157,17 +157,23 @@ async function prompt(s, text, done) {
 // ---- scenarios -----------------------------------------------------------------------------
 
 async function firstFrame(setup) {
-  const out = [];
+  const out = [], inside = [];
   for (let i = 0; i < FIRST_FRAME_RUNS + 1; i++) {
     const h = home();
     if (setup) spawnSync(process.execPath, [CLI, 'setup'], { env: envFor(h), encoding: 'utf8' });
-    const s = open([], { home: h });
+    const log = join(h, 'debug.log');
+    const s = open([], { home: h, env: { CLM_DEBUG_LOG: log } });
     try {
       await s.until(() => s.firstAt >= 0, 'the first frame', 20_000);
-      if (i > 0) out.push(s.firstAt - s.t0); // the first run warms the page cache
+      // The process's own figure (from its start, pty and spawn not counted), logged once it is ready.
+      await s.until(() => existsSync(log) && /ui first frame: [\d.]+ ms/.test(readFileSync(log, 'utf8')), 'the start-up to finish', 20_000);
+      if (i > 0) { // the first run warms the page cache
+        out.push(s.firstAt - s.t0);
+        inside.push(Number(/ui first frame: ([\d.]+) ms/.exec(readFileSync(log, 'utf8'))[1]));
+      }
     } finally { await s.close(); }
   }
-  return { median: median(out), min: Math.min(...out) };
+  return { median: median(out), min: Math.min(...out), inside: median(inside), insideMin: Math.min(...inside) };
 }
 
 async function streaming(mode) {
@@ -284,8 +290,11 @@ const inline = await step('streaming, inline', () => streaming('inline'));
 const pg = await step('PgUp through 10,000 lines', () => pageUp());
 const so = await step(`${SOAK_TURNS} turns`, () => soak());
 
-if (ffSeeds) rows.push(['first frame, seed plugins (packaged)', fmt(ffSeeds.median / 1000, ' s', 3), fmt(ffSeeds.min / 1000, ' s', 3), '≤ 0.150 s', status(ffSeeds.median / 1000, 0.15)]);
-if (ffSetup) rows.push(['first frame, after clm setup (config.lua + plugins)', fmt(ffSetup.median / 1000, ' s', 3), fmt(ffSetup.min / 1000, ' s', 3), '≤ 0.150 s', status(ffSetup.median / 1000, 0.15)]);
+for (const [name, r] of [['seed plugins (packaged)', ffSeeds], ['after clm setup (config.lua + plugins)', ffSetup]]) {
+  if (!r) continue;
+  rows.push([`first frame, ${name}`, fmt(r.median / 1000, ' s', 3), fmt(r.min / 1000, ' s', 3), '≤ 0.150 s', status(r.median / 1000, 0.15)]);
+  rows.push([`  the same, from the process's own clock`, fmt(r.inside / 1000, ' s', 3), fmt(r.insideMin / 1000, ' s', 3), '', '']);
+}
 for (const [name, r] of [['full screen', full], ['inline', inline]]) {
   if (!r) continue;
   rows.push([`bytes per chunk, ${name} (pty)`, fmt(r.ptyPerChunk, ' B', 1), '', '≤ 43 B', status(r.ptyPerChunk, 43)]);
