@@ -18,7 +18,8 @@ import { MaskedStream, SecretList } from '../../src/cli/ui/secret-mask.js';
 import { gauge, infoText, statusText, type StatusState } from '../../src/cli/ui/status-bar.js';
 import { clampLine, countCall, emptyTally, tallyText, toolSummary } from '../../src/cli/ui/tool-summary.js';
 import { TranscriptView } from '../../src/cli/ui/transcript-view.js';
-import { makeDirs } from '../fixtures/run-cli.js';
+import { parseArgs, UsageError } from '../../src/cli/args.js';
+import { makeDirs, runCli } from '../fixtures/run-cli.js';
 
 const plain = (lines: string[]) => lines.map((l) => stripEscapes(l).trimEnd());
 
@@ -318,4 +319,18 @@ test('transcript: a resumed conversation is replayed as it went', () => {
     '', '  executing shell command: ls', '  reading file: a', '  ... (2 lines, ^O to expand)', '[x read_file] [tool failed: nope]', '  -- ran 1 command, read 1 file',
     '', 'clm>', 'Two files.',
   ]);
+});
+
+test('-f and --no-alt-screen: parsed; -f with -o or -H, or without a terminal, is a usage error', async (t) => {
+  assert.equal(parseArgs(['-f', 'go on']).forever, 'go on');
+  assert.equal(parseArgs(['--forever=again']).forever, 'again');
+  assert.equal(parseArgs(['--no-alt-screen']).noAltScreen, true);
+  assert.equal(parseArgs([]).noAltScreen, false);
+  assert.throws(() => parseArgs(['-f', 'x', '-o', 'y']), (e: unknown) => e instanceof UsageError && e.message === '-f/--forever needs the interactive UI (not -o or -H)');
+  assert.throws(() => parseArgs(['-Hf', 'x']), UsageError);
+  const dirs = makeDirs('clm-ui-args-');
+  t.after(() => dirs.cleanup());
+  const r = await runCli(['-u', 'http://127.0.0.1:1/v1', '-p', dirs.empty, '-f', 'x'], { dirs, input: '' });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /^clm: -f\/--forever needs the interactive UI \(stdin and stdout a terminal\)$/m);
 });
