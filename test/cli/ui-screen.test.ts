@@ -120,6 +120,15 @@ test('SIGTERM and SIGHUP restore the terminal; SIGTERM still prints the session 
   assertRestored(s2);
 });
 
+test('a broken config.lua: the terminal back, then the error with its line, exit status 2', async (t) => {
+  dirs.write('config.lua', 'return {\n  model = 42,\n}\n');
+  const s = await ui.open(t, [], { waitFor: false });
+  assert.equal((await exited(s)).code, 2);
+  await s.settle();
+  assertRestored(s);
+  assert.match(s.text(), /clm: config\.lua:2: model must be a string \(got 42\)/);
+});
+
 // ---- tools ----------------------------------------------------------------------------------
 
 test('tool lines: verbs, the tally, 6 lines of the latest output, ^O expands, older batches fold', async (t) => {
