@@ -36,10 +36,22 @@ const PGUP_STEPS = quick ? 60 : 200;
 
 const tmp = mkdtempSync(join(tmpdir(), 'clm-ui-bench-'));
 const ptys = new Set();
-process.on('exit', () => { for (const p of ptys) { try { p.kill('SIGKILL'); } catch { /* gone */ } } rmSync(tmp, { recursive: true, force: true }); });
+process.on('exit', () => {
+  for (const p of ptys) {
+    try {
+      p.kill('SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+  rmSync(tmp, { recursive: true, force: true });
+});
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
 const failures = [];
 
 // ---- the mock LLM --------------------------------------------------------------------------
@@ -88,32 +100,77 @@ function home() {
 function envFor(h, extra = {}) {
   const e = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || k === 'NODE_EXTRA_CA_CERTS' || k === 'NODE_OPTIONS' || k.startsWith('CLM_') || k.startsWith('XDG_') || k === 'NO_COLOR') continue;
+    if (
+      v === undefined ||
+      k === 'NODE_EXTRA_CA_CERTS' ||
+      k === 'NODE_OPTIONS' ||
+      k.startsWith('CLM_') ||
+      k.startsWith('XDG_') ||
+      k === 'NO_COLOR'
+    )
+      continue;
     e[k] = v;
   }
   return {
-    ...e, HOME: h, XDG_CONFIG_HOME: join(h, 'config'), XDG_STATE_HOME: join(h, 'state'), XDG_DATA_HOME: join(h, 'data'), XDG_CACHE_HOME: join(h, 'cache'),
-    TERM: 'xterm-256color', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', ...extra,
+    ...e,
+    HOME: h,
+    XDG_CONFIG_HOME: join(h, 'config'),
+    XDG_STATE_HOME: join(h, 'state'),
+    XDG_DATA_HOME: join(h, 'data'),
+    XDG_CACHE_HOME: join(h, 'cache'),
+    TERM: 'xterm-256color',
+    LANG: 'C.UTF-8',
+    LC_ALL: 'C.UTF-8',
+    ...extra,
   };
 }
 
 function open(args, o) {
-  const cols = o.cols ?? 110, rows = o.rows ?? 32;
+  const cols = o.cols ?? 110,
+    rows = o.rows ?? 32;
   const term = new xterm.Terminal({ cols, rows, scrollback: 1000, allowProposedApi: true });
   const t0 = performance.now();
-  const pty = ptySpawn(process.execPath, [CLI, '-u', base, ...args], { name: 'xterm-256color', cols, rows, cwd: o.home, env: envFor(o.home, o.env) });
+  const pty = ptySpawn(process.execPath, [CLI, '-u', base, ...args], {
+    name: 'xterm-256color',
+    cols,
+    rows,
+    cwd: o.home,
+    env: envFor(o.home, o.env),
+  });
   ptys.add(pty);
   const s = { pty, term, t0, bytes: 0, raw: '', firstAt: -1, exited: null };
-  s.exited = new Promise((r) => pty.onExit((e) => { ptys.delete(pty); r(e); }));
+  s.exited = new Promise((r) =>
+    pty.onExit((e) => {
+      ptys.delete(pty);
+      r(e);
+    }),
+  );
   pty.onData((d) => {
     s.bytes += Buffer.byteLength(d);
     if (s.raw.length < 4_000_000) s.raw += d;
     if (s.firstAt < 0 && s.raw.includes('type a prompt')) s.firstAt = performance.now();
     term.write(d);
   });
-  term.onData((d) => { try { pty.write(d); } catch { /* exited */ } });
-  s.text = () => { const b = term.buffer.active; const out = []; for (let r = 0; r < term.rows; r++) out.push(b.getLine(b.viewportY + r)?.translateToString(true) ?? ''); return out.join('\n'); };
-  s.idle = () => !/\] {2}[|/\\-] /.test(s.text().split('\n').find((l) => l.startsWith(' clm ')) ?? '');
+  term.onData((d) => {
+    try {
+      pty.write(d);
+    } catch {
+      /* exited */
+    }
+  });
+  s.text = () => {
+    const b = term.buffer.active;
+    const out = [];
+    for (let r = 0; r < term.rows; r++) out.push(b.getLine(b.viewportY + r)?.translateToString(true) ?? '');
+    return out.join('\n');
+  };
+  s.idle = () =>
+    !/\] {2}[|/\\-] /.test(
+      s
+        .text()
+        .split('\n')
+        .find((l) => l.startsWith(' clm ')) ?? '',
+    );
   s.until = async (pred, what, ms = 60_000) => {
     const end = Date.now() + ms;
     for (;;) {
@@ -123,17 +180,29 @@ function open(args, o) {
       await sleep(5);
     }
   };
-  s.close = async () => { try { pty.kill('SIGKILL'); } catch { /* gone */ } await Promise.race([s.exited, sleep(2000)]); term.dispose(); };
+  s.close = async () => {
+    try {
+      pty.kill('SIGKILL');
+    } catch {
+      /* gone */
+    }
+    await Promise.race([s.exited, sleep(2000)]);
+    term.dispose();
+  };
   return s;
 }
 
 /** The renderer's counts from the debug log: one record per `ui <when>:` line. */
 function stats(log) {
   if (!existsSync(log)) return [];
-  return readFileSync(log, 'utf8').split('\n').flatMap((l) => {
-    const m = /ui (turn start|turn end|exit): mode=(\S+) frames=(\d+) bytes=(\d+) repaints=(\d+) scrolls=(\d+) render_ms=([\d.]+)/.exec(l);
-    return m ? [{ when: m[1], mode: m[2], frames: +m[3], bytes: +m[4], repaints: +m[5], scrolls: +m[6], renderMs: +m[7] }] : [];
-  });
+  return readFileSync(log, 'utf8')
+    .split('\n')
+    .flatMap((l) => {
+      const m = /ui (turn start|turn end|exit): mode=(\S+) frames=(\d+) bytes=(\d+) repaints=(\d+) scrolls=(\d+) render_ms=([\d.]+)/.exec(
+        l,
+      );
+      return m ? [{ when: m[1], mode: m[2], frames: +m[3], bytes: +m[4], repaints: +m[5], scrolls: +m[6], renderMs: +m[7] }] : [];
+    });
 }
 
 /** A session file of `pairs` exchanges, each reply `replyLines` lines of prose. */
@@ -157,7 +226,8 @@ async function prompt(s, text, done) {
 // ---- scenarios -----------------------------------------------------------------------------
 
 async function firstFrame(setup) {
-  const out = [], inside = [];
+  const out = [],
+    inside = [];
   for (let i = 0; i < FIRST_FRAME_RUNS + 1; i++) {
     const h = home();
     if (setup) spawnSync(process.execPath, [CLI, 'setup'], { env: envFor(h), encoding: 'utf8' });
@@ -167,11 +237,14 @@ async function firstFrame(setup) {
       await s.until(() => s.firstAt >= 0, 'the first frame', 20_000);
       // The process's own figure (from its start, pty and spawn not counted), logged once it is ready.
       await s.until(() => existsSync(log) && /ui first frame: [\d.]+ ms/.test(readFileSync(log, 'utf8')), 'the start-up to finish', 20_000);
-      if (i > 0) { // the first run warms the page cache
+      if (i > 0) {
+        // the first run warms the page cache
         out.push(s.firstAt - s.t0);
         inside.push(Number(/ui first frame: ([\d.]+) ms/.exec(readFileSync(log, 'utf8'))[1]));
       }
-    } finally { await s.close(); }
+    } finally {
+      await s.close();
+    }
   }
   return { median: median(out), min: Math.min(...out), inside: median(inside), insideMin: Math.min(...inside) };
 }
@@ -181,7 +254,10 @@ async function streaming(mode) {
   const id = '20260101-000000-0000beef';
   writeSession(h, id, 50, 20); // ~50 × 41 + 100 lines: over 2,000 transcript lines
   const log = join(h, 'debug.log');
-  const s = open(['-p', join(h, 'no-plugins'), '-r', id, ...(mode === 'inline' ? ['--no-alt-screen'] : [])], { home: h, env: { CLM_DEBUG_LOG: log } });
+  const s = open(['-p', join(h, 'no-plugins'), '-r', id, ...(mode === 'inline' ? ['--no-alt-screen'] : [])], {
+    home: h,
+    env: { CLM_DEBUG_LOG: log },
+  });
   mkdirSync(join(h, 'no-plugins'), { recursive: true });
   try {
     await s.until(() => s.text().includes(`[resumed session ${id}]`), 'the resumed transcript');
@@ -200,7 +276,8 @@ async function streaming(mode) {
     if (process.env.CLM_UI_BENCH_DUMP) writeFileSync(`${process.env.CLM_UI_BENCH_DUMP}.${mode}`, s.raw.slice(s.raw.length - ptyBytes));
     await sleep(200);
     const st = stats(log);
-    const start = st.filter((x) => x.when === 'turn start').at(-1), end = st.filter((x) => x.when === 'turn end').at(-1);
+    const start = st.filter((x) => x.when === 'turn start').at(-1),
+      end = st.filter((x) => x.when === 'turn end').at(-1);
     return {
       ptyPerChunk: ptyBytes / DELTAS,
       rendererPerChunk: (end.bytes - start.bytes) / DELTAS,
@@ -208,7 +285,9 @@ async function streaming(mode) {
       frames: end.frames - start.frames,
       repaints: end.repaints - start.repaints,
     };
-  } finally { await s.close(); }
+  } finally {
+    await s.close();
+  }
 }
 
 async function pageUp() {
@@ -233,9 +312,12 @@ async function pageUp() {
     s.pty.write('\x03');
     await Promise.race([s.exited, sleep(5000)]);
     const st = stats(log);
-    const base = st.filter((x) => x.when === 'turn end').at(-1), end = st.filter((x) => x.when === 'exit').at(-1);
+    const base = st.filter((x) => x.when === 'turn end').at(-1),
+      end = st.filter((x) => x.when === 'exit').at(-1);
     return { renderMsPerStep: (end.renderMs - base.renderMs) / PGUP_STEPS, wallPerStep: wall, lines: '10,000+' };
-  } finally { await s.close(); }
+  } finally {
+    await s.close();
+  }
 }
 
 function rssKiB(pid) {
@@ -263,14 +345,18 @@ async function soak() {
     }
     // Least squares over the second half (after warm-up).
     const half = samples.filter(([t]) => t > SOAK_TURNS / 2);
-    const mx = half.reduce((a, [t]) => a + t, 0) / half.length, my = half.reduce((a, [, r]) => a + r, 0) / half.length;
+    const mx = half.reduce((a, [t]) => a + t, 0) / half.length,
+      my = half.reduce((a, [, r]) => a + r, 0) / half.length;
     const slope = half.reduce((a, [t, r]) => a + (t - mx) * (r - my), 0) / half.reduce((a, [t]) => a + (t - mx) ** 2, 0);
     await sleep(1000);
-    const c0 = cpuTicks(s.pty.pid), w0 = performance.now();
+    const c0 = cpuTicks(s.pty.pid),
+      w0 = performance.now();
     await sleep(5000);
     const idleCpu = ((cpuTicks(s.pty.pid) - c0) * 10) / (performance.now() - w0); // 100 ticks/s ⇒ ×10 ms per tick
     return { slope, rssStart: samples[0]?.[1], rssEnd: samples.at(-1)?.[1], idleCpuPct: idleCpu * 100 };
-  } finally { await s.close(); }
+  } finally {
+    await s.close();
+  }
 }
 
 // ---- main ----------------------------------------------------------------------------------
@@ -280,7 +366,12 @@ const fmt = (v, unit, d = 2) => (Number.isFinite(v) ? `${v.toFixed(d)}${unit}` :
 const status = (v, goal) => (!Number.isFinite(v) ? 'n/a' : v <= goal ? 'PASS' : 'MISS');
 async function step(name, fn) {
   process.stderr.write(`bench/ui: ${name}\n`);
-  try { return await fn(); } catch (e) { failures.push(`${name}: ${e.message}`); return null; }
+  try {
+    return await fn();
+  } catch (e) {
+    failures.push(`${name}: ${e.message}`);
+    return null;
+  }
 }
 
 const ffSeeds = await step('first frame, packaged seed plugins', () => firstFrame(false));
@@ -290,35 +381,70 @@ const inline = await step('streaming, inline', () => streaming('inline'));
 const pg = await step('PgUp through 10,000 lines', () => pageUp());
 const so = await step(`${SOAK_TURNS} turns`, () => soak());
 
-for (const [name, r] of [['seed plugins (packaged)', ffSeeds], ['after clm setup (config.lua + plugins)', ffSetup]]) {
+for (const [name, r] of [
+  ['seed plugins (packaged)', ffSeeds],
+  ['after clm setup (config.lua + plugins)', ffSetup],
+]) {
   if (!r) continue;
-  rows.push([`first frame, ${name}`, fmt(r.median / 1000, ' s', 3), fmt(r.min / 1000, ' s', 3), '≤ 0.150 s', status(r.median / 1000, 0.15)]);
+  rows.push([
+    `first frame, ${name}`,
+    fmt(r.median / 1000, ' s', 3),
+    fmt(r.min / 1000, ' s', 3),
+    '≤ 0.150 s',
+    status(r.median / 1000, 0.15),
+  ]);
   rows.push([`  the same, from the process's own clock`, fmt(r.inside / 1000, ' s', 3), fmt(r.insideMin / 1000, ' s', 3), '', '']);
 }
-for (const [name, r] of [['full screen', full], ['inline', inline]]) {
+for (const [name, r] of [
+  ['full screen', full],
+  ['inline', inline],
+]) {
   if (!r) continue;
   rows.push([`bytes per chunk, ${name} (pty)`, fmt(r.ptyPerChunk, ' B', 1), '', '≤ 43 B', status(r.ptyPerChunk, 43)]);
   rows.push([`bytes per chunk, ${name} (renderer)`, fmt(r.rendererPerChunk, ' B', 1), '', '', '']);
   rows.push([`render work per chunk, ${name}`, fmt(r.renderMsPerChunk, ' ms', 3), '', '≤ 1 ms', status(r.renderMsPerChunk, 1)]);
   rows.push([`frames / full repaints while streaming, ${name}`, `${r.frames} / ${r.repaints}`, '', '', '']);
 }
-if (full && inline) rows.push(['inline bytes per chunk ÷ full screen', fmt(inline.ptyPerChunk / full.ptyPerChunk, '×'), '', '≤ 1.00×', status(inline.ptyPerChunk / full.ptyPerChunk, 1)]);
+if (full && inline)
+  rows.push([
+    'inline bytes per chunk ÷ full screen',
+    fmt(inline.ptyPerChunk / full.ptyPerChunk, '×'),
+    '',
+    '≤ 1.00×',
+    status(inline.ptyPerChunk / full.ptyPerChunk, 1),
+  ]);
 if (pg) {
-  rows.push(['PgUp through 10,000 lines, render work per step', fmt(pg.renderMsPerStep, ' ms', 3), '', '≤ 2 ms', status(pg.renderMsPerStep, 2)]);
+  rows.push([
+    'PgUp through 10,000 lines, render work per step',
+    fmt(pg.renderMsPerStep, ' ms', 3),
+    '',
+    '≤ 2 ms',
+    status(pg.renderMsPerStep, 2),
+  ]);
   rows.push(['PgUp, keypress to frame on the pty (wall)', fmt(pg.wallPerStep, ' ms', 1), '', '', '']);
 }
 if (so) {
   rows.push([`${SOAK_TURNS} turns: RSS slope (second half)`, fmt(so.slope, ' KiB/turn', 2), '', '≤ 20 KiB/turn', status(so.slope, 20)]);
-  rows.push([`${SOAK_TURNS} turns: RSS first / last sample`, `${(so.rssStart / 1024).toFixed(1)} / ${(so.rssEnd / 1024).toFixed(1)} MiB`, '', '', '']);
+  rows.push([
+    `${SOAK_TURNS} turns: RSS first / last sample`,
+    `${(so.rssStart / 1024).toFixed(1)} / ${(so.rssEnd / 1024).toFixed(1)} MiB`,
+    '',
+    '',
+    '',
+  ]);
   rows.push(['CPU while idle afterwards (5 s)', fmt(so.idleCpuPct, ' %', 2), '', '~0', status(so.idleCpuPct, 1)]);
 }
 
 const w = [0, 1, 2, 3, 4].map((i) => Math.max(...[['figure', 'median', 'min', 'goal', 'status'], ...rows].map((r) => String(r[i]).length)));
 const line = (r) => `| ${r.map((c, i) => String(c)[i === 0 ? 'padEnd' : 'padStart'](w[i])).join(' | ')} |`;
-const out = [`Interactive UI (bench/ui.mjs): the real clm on a pty at 110×32; ${DELTAS} deltas of 40 characters every 4 ms into a resumed 2,000-line transcript`,
-  line(['figure', 'median', 'min', 'goal', 'status']), `|${w.map((n) => '-'.repeat(n + 2)).join('|')}|`, ...rows.map(line),
-  '(pty = every byte clm wrote to the terminal while the reply streamed, status bar and spinner included; renderer = the renderer\'s own count;',
-  ' render work = the renderer\'s time composing, diffing and drawing, markdown included, from CLM_DEBUG_LOG)'];
+const out = [
+  `Interactive UI (bench/ui.mjs): the real clm on a pty at 110×32; ${DELTAS} deltas of 40 characters every 4 ms into a resumed 2,000-line transcript`,
+  line(['figure', 'median', 'min', 'goal', 'status']),
+  `|${w.map((n) => '-'.repeat(n + 2)).join('|')}|`,
+  ...rows.map(line),
+  "(pty = every byte clm wrote to the terminal while the reply streamed, status bar and spinner included; renderer = the renderer's own count;",
+  " render work = the renderer's time composing, diffing and drawing, markdown included, from CLM_DEBUG_LOG)",
+];
 if (failures.length) out.push('', 'failures:', ...failures.map((f) => `  ${f}`));
 process.stdout.write(`${out.join('\n')}\n`);
 server.close();

@@ -23,18 +23,20 @@ test('docs/config.md: the unknown-key warning it shows is the one clm prints', a
 });
 
 test('docs/cli.md: the default plugin directory follows $XDG_CONFIG_HOME, as --help says', () => {
-  const row = doc('cli.md').split('\n').find((l) => l.startsWith('| `-p, --plugins DIR`'))!;
+  const row = doc('cli.md')
+    .split('\n')
+    .find((l) => l.startsWith('| `-p, --plugins DIR`'))!;
   assert.match(row, /\$XDG_CONFIG_HOME\/clm\/plugins/, row);
 });
 
-test('docs/differences.md lists the program\'s departures', () => {
+test("docs/differences.md lists the program's departures", () => {
   const d = doc('differences.md');
   for (const [what, re] of [
     ['the full-screen and inline modes', /full-screen mode.*inline mode/],
     ['-f (forever)', /`-f`/],
     ['Ctrl-C cancels before it quits', /Ctrl-C cancels a running turn/],
     ['queued prompts are turns of their own', /Each queued prompt is a turn of its own/],
-    ['the toolkit\'s markdown', /Ordered lists are numbered.*URL follows in parentheses.*strikethrough is drawn as strikethrough/],
+    ["the toolkit's markdown", /Ordered lists are numbered.*URL follows in parentheses.*strikethrough is drawn as strikethrough/],
     ['one-shot stdout/stderr split', /one-shot.*stdout.*stderr|stdout.*stderr.*one-shot/i],
     ['result lines without contents', /\[result: name, N bytes\]/],
     ['exit status 2 for usage errors', /exit status 2/],
@@ -47,5 +49,6 @@ test('docs/differences.md lists the program\'s departures', () => {
     ['the iteration limit', /max_iterations|--max-turns/],
     ['the probe not in front of the first request', /probe/],
     ['denied tools not advertised', /--deny-tools/],
-  ] as const) assert.match(d, re, `missing: ${what}`);
+  ] as const)
+    assert.match(d, re, `missing: ${what}`);
 });

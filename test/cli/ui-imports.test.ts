@@ -11,8 +11,16 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 test('the entry, one-shot and REPL chunks load neither src/cli/ui nor src/tui; the UI chunk is imported lazily, and markdown after it', async () => {
   const esbuild = await import('esbuild');
   const r = await esbuild.build({
-    entryPoints: { cli: join(root, 'src/cli/main.ts') }, outdir: '/nonexistent', write: false, metafile: true,
-    splitting: true, bundle: true, platform: 'node', format: 'esm', target: 'node20', external: ['wasmoon', '@modelcontextprotocol/*'],
+    entryPoints: { cli: join(root, 'src/cli/main.ts') },
+    outdir: '/nonexistent',
+    write: false,
+    metafile: true,
+    splitting: true,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    external: ['wasmoon', '@modelcontextprotocol/*'],
     logLevel: 'silent',
   });
   const outputs = r.metafile.outputs;
@@ -38,7 +46,14 @@ test('the entry, one-shot and REPL chunks load neither src/cli/ui nor src/tui; t
   const ui = holding('src/cli/ui/app.ts');
   assert.ok(ui && ui !== holding('src/cli/main.ts'), 'the UI is not a chunk of its own');
   // The first frame does not wait for the markdown lexer: the transcript's blocks load after it.
-  assert.deepEqual(closure(ui!).filter((i) => /node_modules\/marked\/|src\/tui\/markdown|src\/cli\/ui\/transcript-view/.test(i)), [], 'the UI chunk loads markdown before its first frame');
+  assert.deepEqual(
+    closure(ui!).filter((i) => /node_modules\/marked\/|src\/tui\/markdown|src\/cli\/ui\/transcript-view/.test(i)),
+    [],
+    'the UI chunk loads markdown before its first frame',
+  );
   const entry = holding('src/cli/main.ts')!;
-  assert.ok(outputs[entry]!.imports.some((i) => i.path === ui && i.kind === 'dynamic-import'), 'main.ts does not import the UI lazily');
+  assert.ok(
+    outputs[entry]!.imports.some((i) => i.path === ui && i.kind === 'dynamic-import'),
+    'main.ts does not import the UI lazily',
+  );
 });

@@ -30,7 +30,12 @@ function assertOnce(s: PtyScreen, n: number, prefix = 'line') {
   const lines = s.lines();
   const counts = new Map<string, number>();
   for (const l of lines) if (l.startsWith(`${prefix} `)) counts.set(l, (counts.get(l) ?? 0) + 1);
-  for (let k = 1; k <= n; k++) assert.equal(counts.get(`${prefix} ${k}`) ?? 0, 1, `${prefix} ${k} ×${counts.get(`${prefix} ${k}`) ?? 0}\n${lines.slice(0, 60).join('\n')}`);
+  for (let k = 1; k <= n; k++)
+    assert.equal(
+      counts.get(`${prefix} ${k}`) ?? 0,
+      1,
+      `${prefix} ${k} ×${counts.get(`${prefix} ${k}`) ?? 0}\n${lines.slice(0, 60).join('\n')}`,
+    );
   assert.equal([...counts.keys()].length, n, 'torn or extra lines');
 }
 
@@ -93,11 +98,14 @@ test('inline: on exit the live region goes, the transcript stays in the scrollba
 });
 
 test('ui = "inline" in config.lua selects inline; a profile may say fullscreen; --no-alt-screen wins', async (t) => {
-  dirs.write('config.lua', `return {
+  dirs.write(
+    'config.lua',
+    `return {
   agent = "test", model = "mock/mock-model", ui = "inline",
   providers = { mock = { kind = "openai", url = "${mock.base}" } },
   agents = { test = {}, full = { ui = "fullscreen" } },
-}`);
+}`,
+  );
   const s = await ui.open(t);
   await s.waitFor('[online]');
   assert.equal(s.buffer(), 'normal');

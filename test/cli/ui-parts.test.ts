@@ -41,7 +41,7 @@ test('tool summaries: a verb per builtin, k=v clamped to 32 characters otherwise
   assert.equal(clampLine('😀'.repeat(200), 10), `${'😀'.repeat(3)}...`, 'no half surrogate pair');
 });
 
-test('batch tallies count by kind, in the original\'s words', () => {
+test("batch tallies count by kind, in the original's words", () => {
   const t = emptyTally();
   for (const n of ['shell_exec', 'read_file', 'read_file', 'write_file', 'weather', 'weather', 'weather']) countCall(t, n);
   assert.equal(tallyText(t), 'ran 1 command, read 2 files, wrote 1 file, called 3 tools');
@@ -49,8 +49,22 @@ test('batch tallies count by kind, in the original\'s words', () => {
 });
 
 const status = (o: Partial<StatusState> = {}): StatusState => ({
-  provider: 'mock', model: 'mock-model', agent: 'test', connection: 'online', detail: null, busy: false, tick: 0, state: 'idle',
-  batch: null, tokensPerSec: 0, ctxUsed: 0, ctxMax: 0, hints: '^R reasoning  ^O output ', linesBelow: 0, unicode: true, ...o,
+  provider: 'mock',
+  model: 'mock-model',
+  agent: 'test',
+  connection: 'online',
+  detail: null,
+  busy: false,
+  tick: 0,
+  state: 'idle',
+  batch: null,
+  tokensPerSec: 0,
+  ctxUsed: 0,
+  ctxMax: 0,
+  hints: '^R reasoning  ^O output ',
+  linesBelow: 0,
+  unicode: true,
+  ...o,
 });
 
 test('status bar: identity, connection, spinner, info priority, gauge, hints when they fit', () => {
@@ -63,13 +77,23 @@ test('status bar: identity, connection, spinner, info priority, gauge, hints whe
   assert.ok(statusText(status({ connection: 'offline' }), 80).includes('[offline]  '));
   assert.ok(statusText(status({ connection: 'connecting' }), 80).includes('[connecting]'));
   const busy = (tick: number) => statusText(status({ busy: true, tick, state: 'thinking' }), 80);
-  assert.deepEqual([0, 1, 2, 3, 4].map((t) => busy(t).slice(38, 39)), ['|', '/', '-', '\\', '|']);
+  assert.deepEqual(
+    [0, 1, 2, 3, 4].map((t) => busy(t).slice(38, 39)),
+    ['|', '/', '-', '\\', '|'],
+  );
   assert.equal(infoText({ state: 'rate_limited', tick: 0, batch: { completed: 1, total: 3 }, tokensPerSec: 9 }), 'waiting.');
   assert.equal(infoText({ state: 'rate_limited', tick: 4, batch: null, tokensPerSec: 0 }), 'waiting..');
   assert.equal(infoText({ state: 'rate_limited', tick: 8, batch: null, tokensPerSec: 0 }), 'waiting...');
   assert.equal(infoText({ state: 'calling_tool', tick: 0, batch: { completed: 1, total: 3 }, tokensPerSec: 9 }), 'tools 1/3');
   assert.equal(infoText({ state: 'complete', tick: 0, batch: null, tokensPerSec: 20 }), '20.0 tok/s');
-  for (const [s, l] of [['idle', 'idle'], ['thinking', 'thinking'], ['calling_tool', 'tool'], ['rate_limited', 'waiting.'], ['complete', 'done'], ['error', 'error']] as const) {
+  for (const [s, l] of [
+    ['idle', 'idle'],
+    ['thinking', 'thinking'],
+    ['calling_tool', 'tool'],
+    ['rate_limited', 'waiting.'],
+    ['complete', 'done'],
+    ['error', 'error'],
+  ] as const) {
     assert.equal(infoText({ state: s, tick: 0, batch: null, tokensPerSec: 0 }), l);
   }
   assert.equal(gauge(60, 100, true), '[██████░░░░] 60%');
@@ -112,20 +136,42 @@ test('prompt queue: in order, one turn each, drawn as you> … (queued), secrets
 function request(name: string, args: string): PermissionRequest & { answers: PermissionDecision[]; abort(): void } {
   const c = new AbortController();
   const answers: PermissionDecision[] = [];
-  return { id: name, name, args, signal: c.signal, respond: (d) => { answers.push(d); }, answers, abort: () => c.abort() };
+  return {
+    id: name,
+    name,
+    args,
+    signal: c.signal,
+    respond: (d) => {
+      answers.push(d);
+    },
+    answers,
+    abort: () => c.abort(),
+  };
 }
 
 test('permission queue: one question at a time, the answers and their echoes, always/never, Esc, withdrawal', () => {
   const log: string[] = [];
   let cancelled = 0;
   const pq = new PermissionQueue({
-    answered: (q, e) => log.push(`${q} ${e}`), cancelTurn: () => { cancelled++; }, changed: () => {}, mask: (s) => s, rows: () => 24,
+    answered: (q, e) => log.push(`${q} ${e}`),
+    cancelTurn: () => {
+      cancelled++;
+    },
+    changed: () => {},
+    mask: (s) => s,
+    rows: () => 24,
   });
   const a = request('shell_exec', '{"command":"echo a"}');
   const b = request('shell_exec', '{"command":"echo b"}');
   const c = request('write_file', '{"path":"x","content":"y"}');
-  pq.request(a); pq.request(b); pq.request(c);
-  assert.deepEqual(plain(pq.render(80)), ['', 'allow tool shell_exec: echo a', '(y) once  (n) deny  (a) always  (d) never  [esc = deny+cancel]  (2 more waiting)']);
+  pq.request(a);
+  pq.request(b);
+  pq.request(c);
+  assert.deepEqual(plain(pq.render(80)), [
+    '',
+    'allow tool shell_exec: echo a',
+    '(y) once  (n) deny  (a) always  (d) never  [esc = deny+cancel]  (2 more waiting)',
+  ]);
   assert.equal(pq.answer('x'), false);
   assert.ok(pq.answer('A'));
   assert.deepEqual(a.answers, ['allow_always']);
@@ -141,7 +187,8 @@ test('permission queue: one question at a time, the answers and their echoes, al
   // Esc: deny all, cancel.
   const d = request('write_file', '{}');
   const e = request('read_file', '{"path":"p"}');
-  pq.request(d); pq.request(e);
+  pq.request(d);
+  pq.request(e);
   pq.cancel();
   assert.equal(cancelled, 1);
   assert.deepEqual([d.answers, e.answers], [['deny_once'], ['deny_once']]);
@@ -165,10 +212,22 @@ test('permission queue: one question at a time, the answers and their echoes, al
 test('the probe schedule: periodic, and a probe out of turn restarts the interval', () => {
   let probes = 0;
   const timers: { fn: () => void; ms: number; live: boolean }[] = [];
-  const p = new ConnectionProbe(() => { probes++; }, 20_000, {
-    setInterval: (fn, ms) => { const t = { fn, ms, live: true }; timers.push(t); return t; },
-    clearInterval: (h) => { (h as { live: boolean }).live = false; },
-  });
+  const p = new ConnectionProbe(
+    () => {
+      probes++;
+    },
+    20_000,
+    {
+      setInterval: (fn, ms) => {
+        const t = { fn, ms, live: true };
+        timers.push(t);
+        return t;
+      },
+      clearInterval: (h) => {
+        (h as { live: boolean }).live = false;
+      },
+    },
+  );
   p.now();
   assert.equal(probes, 1);
   assert.equal(timers.length, 0, 'no interval before start');
@@ -210,7 +269,11 @@ test('the echo of a prompt keeps to 40 lines and 8,000 characters and says how m
   const lines = plain(userEcho(long).render(80));
   assert.equal(lines.length, 1 + ECHO_MAX_LINES + 1);
   assert.equal(lines.at(-1), '     (+60 more lines)');
-  assert.ok(plain(userEcho('w '.repeat(10_000)).render(80)).at(-1)!.endsWith('(+12000 more characters)'));
+  assert.ok(
+    plain(userEcho('w '.repeat(10_000)).render(80))
+      .at(-1)!
+      .endsWith('(+12000 more characters)'),
+  );
   assert.deepEqual(headLines('a\nb\nc', 2), { lines: ['a', 'b'], more: 1 });
   assert.deepEqual(headLines('a\nb', 2), { lines: ['a', 'b'], more: 0 });
 });
@@ -220,9 +283,17 @@ test('the echo of a prompt keeps to 40 lines and 8,000 characters and says how m
 function view(o: { folding?: boolean; secrets?: string[] } = {}) {
   const transcript = new Transcript();
   const settings = { showReasoning: false, expandOutput: false };
-  const v = new TranscriptView({ transcript, changed: () => {} }, settings, { unicode: true, hyperlinks: false }, new SecretList(o.secrets ?? []), () => o.folding ?? true);
+  const v = new TranscriptView(
+    { transcript, changed: () => {} },
+    settings,
+    { unicode: true, hyperlinks: false },
+    new SecretList(o.secrets ?? []),
+    () => o.folding ?? true,
+  );
   const shown = (w = 80) => plain(transcript.lines(w, 0, transcript.lineCount(w)));
-  const ev = (...es: AgentEvent[]) => { for (const e of es) v.event(e); };
+  const ev = (...es: AgentEvent[]) => {
+    for (const e of es) v.event(e);
+  };
   return { v, settings, shown, ev, transcript };
 }
 
@@ -241,9 +312,23 @@ test('transcript: echo, the clm> label once per turn, tool lines, 6 lines of the
   ev(...batch('1', 'shell_exec', { command: 'seq 1 10' }, seq(1, 10)));
   ev({ type: 'text', text: 'Done.' }, { type: 'turn_done', status: 0 });
   assert.deepEqual(shown(), [
-    '', 'you> list it', '', 'clm>', 'Sure.',
-    '', '  executing shell command: seq 1 10', '    1', '    2', '    3', '    4', '    5', '    6', '  ... (+4 lines, ^O to expand)', '  -- ran 1 command',
-    '', 'Done.',
+    '',
+    'you> list it',
+    '',
+    'clm>',
+    'Sure.',
+    '',
+    '  executing shell command: seq 1 10',
+    '    1',
+    '    2',
+    '    3',
+    '    4',
+    '    5',
+    '    6',
+    '  ... (+4 lines, ^O to expand)',
+    '  -- ran 1 command',
+    '',
+    'Done.',
   ]);
 });
 
@@ -259,7 +344,18 @@ test('transcript: a newer batch folds the older ones into one line per run; hidd
   settings.showReasoning = true;
   v.settingsChanged();
   s = shown();
-  assert.deepEqual(s, ['', '  -- ran 1 command (^O to expand)', '', 'thinking about b', '', '  -- read 1 file (^O to expand)', '', '  writing file: c', '    wrote c', '  -- wrote 1 file']);
+  assert.deepEqual(s, [
+    '',
+    '  -- ran 1 command (^O to expand)',
+    '',
+    'thinking about b',
+    '',
+    '  -- read 1 file (^O to expand)',
+    '',
+    '  writing file: c',
+    '    wrote c',
+    '  -- wrote 1 file',
+  ]);
   settings.showReasoning = false;
   settings.expandOutput = true;
   v.settingsChanged();
@@ -289,15 +385,30 @@ test('transcript: failures, timeouts, finish notes, cancel, errors, notices, com
   ev({ type: 'notice', text: 'model does not support tool calls; continuing without tools' });
   ev({ type: 'turn_start', origin: 'submit', prompt: 'y' }, { type: 'turn_done', status: -125 });
   ev({ type: 'turn_start', origin: 'autocompact' }, { type: 'compaction', kind: 'end_of_turn', phase: 'started' });
-  ev({ type: 'compaction', kind: 'end_of_turn', phase: 'succeeded', record: { index: 0, count: 4, summary: 'They spoke.\nOf keys.' }, messagesBefore: 6, messagesAfter: 3, tokensBefore: 400, tokensAfter: 90 });
+  ev({
+    type: 'compaction',
+    kind: 'end_of_turn',
+    phase: 'succeeded',
+    record: { index: 0, count: 4, summary: 'They spoke.\nOf keys.' },
+    messagesBefore: 6,
+    messagesAfter: 3,
+    tokensBefore: 400,
+    tokensAfter: 90,
+  });
   ev({ type: 'notice', text: 'compacted 4 messages into a summary: 6 → 3 messages, ~400 → ~90 tokens' }, { type: 'turn_done', status: 0 });
   const s = shown();
   for (const want of [
-    'the key is [REDACTED] ok', '[truncated: hit token limit]', 'error: HTTP 500: [REDACTED] leaked',
-    '[model does not support tool calls; continuing without tools]', '[cancelled]', '[compacting the conversation...]',
-    '[compacted 4 messages into a summary: 6 → 3 messages, ~400 → ~90 tokens]', '  ... (summary: 2 lines, ^O to expand)',
-  ]) assert.ok(s.includes(want), `${want}\n${s.join('\n')}`);
-  assert.equal(s.filter((l) => l.startsWith('[compacted')).length, 1, 'the agent\'s notice is not shown twice');
+    'the key is [REDACTED] ok',
+    '[truncated: hit token limit]',
+    'error: HTTP 500: [REDACTED] leaked',
+    '[model does not support tool calls; continuing without tools]',
+    '[cancelled]',
+    '[compacting the conversation...]',
+    '[compacted 4 messages into a summary: 6 → 3 messages, ~400 → ~90 tokens]',
+    '  ... (summary: 2 lines, ^O to expand)',
+  ])
+    assert.ok(s.includes(want), `${want}\n${s.join('\n')}`);
+  assert.equal(s.filter((l) => l.startsWith('[compacted')).length, 1, "the agent's notice is not shown twice");
   assert.ok(!s.join('\n').includes('TOPSECRET'));
   settings.expandOutput = true;
   v.settingsChanged();
@@ -309,15 +420,30 @@ test('transcript: a resumed conversation is replayed as it went', () => {
   v.replay([
     { role: 'user', content: '[context update] current time: x' },
     { role: 'user', content: 'files?' },
-    { role: 'assistant', content: null, toolCalls: [{ id: 't1', name: 'shell_exec', args: '{"command":"ls"}' }, { id: 't2', name: 'read_file', args: '{"path":"a"}' }] },
+    {
+      role: 'assistant',
+      content: null,
+      toolCalls: [
+        { id: 't1', name: 'shell_exec', args: '{"command":"ls"}' },
+        { id: 't2', name: 'read_file', args: '{"path":"a"}' },
+      ],
+    },
     { role: 'tool', content: 'a\nb', toolCallId: 't1', toolName: 'shell_exec' },
     { role: 'tool', content: '[tool failed: nope]', toolCallId: 't2', toolName: 'read_file' },
     { role: 'assistant', content: 'Two **files**.' },
   ]);
   assert.deepEqual(shown(), [
-    '', 'you> files?',
-    '', '  executing shell command: ls', '  reading file: a', '  ... (2 lines, ^O to expand)', '[x read_file] [tool failed: nope]', '  -- ran 1 command, read 1 file',
-    '', 'clm>', 'Two files.',
+    '',
+    'you> files?',
+    '',
+    '  executing shell command: ls',
+    '  reading file: a',
+    '  ... (2 lines, ^O to expand)',
+    '[x read_file] [tool failed: nope]',
+    '  -- ran 1 command, read 1 file',
+    '',
+    'clm>',
+    'Two files.',
   ]);
 });
 
@@ -326,7 +452,10 @@ test('-f and --no-alt-screen: parsed; -f with -o or -H, or without a terminal, i
   assert.equal(parseArgs(['--forever=again']).forever, 'again');
   assert.equal(parseArgs(['--no-alt-screen']).noAltScreen, true);
   assert.equal(parseArgs([]).noAltScreen, false);
-  assert.throws(() => parseArgs(['-f', 'x', '-o', 'y']), (e: unknown) => e instanceof UsageError && e.message === '-f/--forever needs the interactive UI (not -o or -H)');
+  assert.throws(
+    () => parseArgs(['-f', 'x', '-o', 'y']),
+    (e: unknown) => e instanceof UsageError && e.message === '-f/--forever needs the interactive UI (not -o or -H)',
+  );
   assert.throws(() => parseArgs(['-Hf', 'x']), UsageError);
   const dirs = makeDirs('clm-ui-args-');
   t.after(() => dirs.cleanup());

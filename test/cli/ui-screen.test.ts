@@ -44,8 +44,14 @@ function assertRestored(s: PtyScreen) {
 /** The exit of clm, or a failure with the screen when it does not come. */
 async function exited(s: PtyScreen): Promise<{ code: number; signal: number }> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`clm did not exit; screen:\n${s.text()}`)), 20_000); });
-  try { return await Promise.race([s.exited, late]); } finally { clearTimeout(timer); }
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`clm did not exit; screen:\n${s.text()}`)), 20_000);
+  });
+  try {
+    return await Promise.race([s.exited, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 const sessionLine = /session: (\S+) \(resume with clm -r \1\)/;
@@ -139,7 +145,10 @@ test('tool lines: verbs, the tally, 6 lines of the latest output, ^O expands, ol
       { id: 'c1', name: 'shell_exec', args: { command: 'seq 1 20' } },
       { id: 'c2', name: 'write_file', args: { path: file, content: 'a\nb\n' } },
     ]),
-    oa.toolCalls([{ id: 'c3', name: 'read_file', args: { path: file } }, { id: 'c4', name: 'shell_exec', args: { command: 'seq 1 3' } }]),
+    oa.toolCalls([
+      { id: 'c3', name: 'read_file', args: { path: file } },
+      { id: 'c4', name: 'shell_exec', args: { command: 'seq 1 3' } },
+    ]),
     oa.text('all done'),
   );
   s.type('work\r');
@@ -167,7 +176,11 @@ test('tool lines: verbs, the tally, 6 lines of the latest output, ^O expands, ol
 
 test('a long output shows its first 6 lines then (+N lines, ^O to expand); failures show [x name]', async (t) => {
   const s = await ui.open(t, ['--allow-tools', 'shell_exec,read_file'], { rows: 40 });
-  mock.push(oa.toolCall('shell_exec', { command: 'seq 101 130' }), oa.toolCall('read_file', { path: '/nonexistent/x' }, 'c2'), oa.text('ok then'));
+  mock.push(
+    oa.toolCall('shell_exec', { command: 'seq 101 130' }),
+    oa.toolCall('read_file', { path: '/nonexistent/x' }, 'c2'),
+    oa.text('ok then'),
+  );
   s.type('go\r');
   await s.waitFor('ok then');
   const lines = s.lines();
@@ -185,7 +198,11 @@ test('a long output shows its first 6 lines then (+N lines, ^O to expand); failu
   await s.waitFor('fine');
   await s.waitFor(() => idle(s), 'idle');
   const text = s.text();
-  for (const n of [201, 202, 203, 204, 205, 206]) assert.ok(s.lines().some((l) => l.trim() === String(n)), `${n} missing:\n${text}`);
+  for (const n of [201, 202, 203, 204, 205, 206])
+    assert.ok(
+      s.lines().some((l) => l.trim() === String(n)),
+      `${n} missing:\n${text}`,
+    );
   assert.ok(!s.lines().some((l) => l.trim() === '207'), text);
   assert.ok(text.includes('  ... (+24 lines, ^O to expand)'), text);
 });
@@ -203,17 +220,27 @@ test('^R shows the reasoning and hides it again; show_thinking and expand_output
   s.type(KEYS.ctrl('r'));
   await s.waitFor(() => !s.text().includes('about apples'), 'hidden');
 
-  dirs.write('config.lua', `return {
+  dirs.write(
+    'config.lua',
+    `return {
   agent = "test", model = "mock/mock-model", show_thinking = "true", expand_output = true,
   providers = { mock = { kind = "openai", url = "${mock.base}" } },
   agents = { test = {} },
-}`);
-  mock.push(oa.streamText(['Done thinking.'], { reasoning: ['Pondering pears.'] }), oa.toolCall('shell_exec', { command: 'seq 1 12' }), oa.text('listed'));
+}`,
+  );
+  mock.push(
+    oa.streamText(['Done thinking.'], { reasoning: ['Pondering pears.'] }),
+    oa.toolCall('shell_exec', { command: 'seq 1 12' }),
+    oa.text('listed'),
+  );
   const s2 = await ui.open(t, ['--allow-tools', 'shell_exec']);
   await ask(s2, 'think', 'Done thinking.');
   assert.ok(s2.text().includes('Pondering pears.'), s2.text());
   await ask(s2, 'list', 'listed');
-  assert.ok(s2.lines().some((l) => l.trim() === '12'), s2.text());
+  assert.ok(
+    s2.lines().some((l) => l.trim() === '12'),
+    s2.text(),
+  );
 });
 
 // ---- permissions ----------------------------------------------------------------------------
@@ -236,7 +263,9 @@ test('permissions: a queue of requests, (a) always answers the queued ones; Esc 
   s.type('a');
   await s.waitFor('both ran');
   assert.ok(s.text().includes('-> always allowed'));
-  const tools = mock.posts[1]!.json.messages.filter((m: any) => m.role === 'tool').map((m: any) => m.content.trim()).sort();
+  const tools = mock.posts[1]!.json.messages.filter((m: any) => m.role === 'tool')
+    .map((m: any) => m.content.trim())
+    .sort();
   assert.deepEqual(tools, ['one', 'two']);
   // Remembered for the session: no question the next time.
   mock.push(oa.toolCall('shell_exec', { command: 'echo three' }), oa.text('third ran'));
@@ -275,7 +304,12 @@ test('--deny-tools answers without a question; a question is taken off the scree
 
 test('prompts typed during a tool round wait as (queued) and become turns of their own, in order', async (t) => {
   const s = await ui.open(t, ['--allow-tools', 'shell_exec'], { rows: 50 });
-  mock.push(oa.toolCall('shell_exec', { command: 'sleep 0.6; echo slept' }), oa.text('first reply'), oa.text('second reply'), oa.text('third reply'));
+  mock.push(
+    oa.toolCall('shell_exec', { command: 'sleep 0.6; echo slept' }),
+    oa.text('first reply'),
+    oa.text('second reply'),
+    oa.text('third reply'),
+  );
   s.type('start\r');
   await s.waitFor('executing shell command: sleep 0.6; echo slept');
   s.type('second\r');
@@ -285,7 +319,10 @@ test('prompts typed during a tool round wait as (queued) and become turns of the
   const users = mock.posts.map((p) => p.json.messages.filter((m: any) => m.role === 'user').at(-1).content);
   assert.deepEqual(users, ['start', 'start', 'second', 'third']);
   const order = ['you> start', 'first reply', 'you> second', 'second reply', 'you> third', 'third reply'].map((w) => s.lines().indexOf(w));
-  assert.ok(order.every((i, k) => i >= 0 && (k === 0 || i > order[k - 1]!)), `${order}\n${s.text()}`);
+  assert.ok(
+    order.every((i, k) => i >= 0 && (k === 0 || i > order[k - 1]!)),
+    `${order}\n${s.text()}`,
+  );
   assert.ok(!s.text().includes('(queued)'));
 });
 
@@ -304,13 +341,26 @@ test('-f PROMPT: sent at start and again after each turn; Ctrl-C stops it', asyn
 // ---- sessions -------------------------------------------------------------------------------
 
 test('-r without an id: the picker, then the chosen session replayed with its tool calls', async (t) => {
-  writeSession(dirs, '20250101-000000-aaaaaaaa', [{ role: 'user', content: 'older session' }, { role: 'assistant', content: 'old answer' }], 1_735_689_600);
-  writeSession(dirs, '20250202-000000-bbbbbbbb', [
-    { role: 'user', content: 'list the files' },
-    { role: 'assistant', content: null, tool_calls: [{ id: 't1', name: 'shell_exec', args: '{"command":"ls"}' }] },
-    { role: 'tool', content: 'a.txt\nb.txt\n', tool_call_id: 't1', tool_name: 'shell_exec' },
-    { role: 'assistant', content: 'There are **two** files.' },
-  ], 1_738_454_400);
+  writeSession(
+    dirs,
+    '20250101-000000-aaaaaaaa',
+    [
+      { role: 'user', content: 'older session' },
+      { role: 'assistant', content: 'old answer' },
+    ],
+    1_735_689_600,
+  );
+  writeSession(
+    dirs,
+    '20250202-000000-bbbbbbbb',
+    [
+      { role: 'user', content: 'list the files' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 't1', name: 'shell_exec', args: '{"command":"ls"}' }] },
+      { role: 'tool', content: 'a.txt\nb.txt\n', tool_call_id: 't1', tool_name: 'shell_exec' },
+      { role: 'assistant', content: 'There are **two** files.' },
+    ],
+    1_738_454_400,
+  );
   const s = await ui.open(t, ['-r'], { waitFor: 'resume which session?' });
   assert.ok(s.text().includes('list the files') && s.text().includes('older session'), s.text());
   const row = /^ *(\d+)\) 20250202-000000-bbbbbbbb /m.exec(s.text());
@@ -329,11 +379,14 @@ test('-r without an id: the picker, then the chosen session replayed with its to
 
 test('a secret from secrets.lua or the API key is masked on screen', async (t) => {
   dirs.write('secrets.lua', 'return { token = "tok-SECRET-123456" }');
-  dirs.write('config.lua', `return {
+  dirs.write(
+    'config.lua',
+    `return {
   agent = "test", model = "mock/mock-model",
   providers = { mock = { kind = "openai", url = "${mock.base}", api_key = "sk-KEY-abcdef" } },
   agents = { test = {} },
-}`);
+}`,
+  );
   mock.push(oa.streamText(['the token is tok-SEC', 'RET-123456 and the key sk-KEY-', 'abcdef, see?']));
   const s = await ui.open(t);
   await ask(s, 'tell me', 'see?');
@@ -364,11 +417,14 @@ test('Shift+Enter and Alt+Enter make new lines; :tada: becomes the emoji; ^L red
 });
 
 test('the status bar: spinner while busy, tok/s, the context gauge, the key hints', async (t) => {
-  dirs.write('config.lua', `return {
+  dirs.write(
+    'config.lua',
+    `return {
   agent = "test", model = "mock/mock-model",
   providers = { mock = { kind = "openai", url = "${mock.base}", models = { ["mock-model"] = { context_size = 100 } } } },
   agents = { test = {} },
-}`);
+}`,
+  );
   const s = await ui.open(t, [], { cols: 140 });
   await s.waitFor('PgUp/PgDn/End scroll', 'the hints');
   mock.push(fruitReply(200));
@@ -392,11 +448,14 @@ test('probes: at start, after a failed turn', async (t) => {
 });
 
 test('end-of-turn compaction is shown as it happens, with what it folded', async (t) => {
-  dirs.write('config.lua', `return {
+  dirs.write(
+    'config.lua',
+    `return {
   agent = "test", model = "mock/mock-model",
   providers = { mock = { kind = "openai", url = "${mock.base}", models = { ["mock-model"] = { context_size = 100 } } } },
   agents = { test = {} },
-}`);
+}`,
+  );
   mock.push(
     oa.streamText(['first answer'], { usage: { prompt: 10, completion: 5 } }),
     oa.streamText(['second answer'], { usage: { prompt: 20, completion: 5 } }),
@@ -435,10 +494,21 @@ test('invalid UTF-8 and escape sequences from the model are drawn harmlessly', a
   mock.push({
     handle: (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const chunk = (text: string) => Buffer.concat([Buffer.from('data: '), Buffer.from(JSON.stringify({ choices: [{ index: 0, delta: { content: text } }] })), Buffer.from('\n\n')]);
+      const chunk = (text: string) =>
+        Buffer.concat([
+          Buffer.from('data: '),
+          Buffer.from(JSON.stringify({ choices: [{ index: 0, delta: { content: text } }] })),
+          Buffer.from('\n\n'),
+        ]);
       res.write(chunk('bad bytes: '));
       // Raw invalid UTF-8 inside the JSON string, then a title-setting and a clear-screen sequence.
-      res.write(Buffer.concat([Buffer.from('data: {"choices":[{"index":0,"delta":{"content":"\\u001b]0;pwned\\u0007\\u001b[2J x'), Buffer.from([0xff, 0xfe]), Buffer.from(' y end"}}]}\n\n')]));
+      res.write(
+        Buffer.concat([
+          Buffer.from('data: {"choices":[{"index":0,"delta":{"content":"\\u001b]0;pwned\\u0007\\u001b[2J x'),
+          Buffer.from([0xff, 0xfe]),
+          Buffer.from(' y end"}}]}\n\n'),
+        ]),
+      );
       res.write('data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n');
       res.end();
     },
@@ -464,7 +534,9 @@ test('10 MB of tool output, a 1 MB paste and a resize storm: the screen keeps up
   s.type(KEYS.paste(big));
   s.type('END');
   await s.waitFor(() => inputRow(s).endsWith('END'), 'the paste and what was typed after it', 60_000);
-  for (let i = 0; i < 20; i++) { void s.resize(60 + (i % 5) * 10, 20 + (i % 4) * 3); }
+  for (let i = 0; i < 20; i++) {
+    void s.resize(60 + (i % 5) * 10, 20 + (i % 4) * 3);
+  }
   await s.resize(100, 30);
   s.type('\r');
   await s.waitFor(() => mock.posts.length === 3, 'the pasted prompt sent', 60_000);

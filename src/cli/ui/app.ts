@@ -89,7 +89,9 @@ class UiApp {
   private quitting = false;
   private exitCode = 0;
   private finished!: (code: number) => void;
-  private readonly done = new Promise<number>((r) => { this.finished = r; });
+  private readonly done = new Promise<number>((r) => {
+    this.finished = r;
+  });
   private sessionPrinted = false;
 
   // What the status bar shows.
@@ -111,7 +113,11 @@ class UiApp {
   /** When the first frame was on screen, ms after the process started (for the debug log). */
   private firstFrameMs: number | undefined;
 
-  constructor(private readonly args: CliArgs, private readonly env: NodeJS.ProcessEnv, private readonly resumeId: string | undefined) {
+  constructor(
+    private readonly args: CliArgs,
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly resumeId: string | undefined,
+  ) {
     this.forever = args.forever ?? null;
     this.unicode = isUnicodeLocale(env);
     const rows = () => this.term.rows;
@@ -125,17 +131,30 @@ class UiApp {
       mask: (s) => this.secrets.mask(s),
       rows,
     });
-    this.probe = new ConnectionProbe(() => { void this.rt?.agent.checkConnection().catch(() => {}); });
+    this.probe = new ConnectionProbe(() => {
+      void this.rt?.agent.checkConnection().catch(() => {});
+    });
     const self = this;
     this.ctx = {
-      get runtime() { return self.rt!; },
+      get runtime() {
+        return self.rt!;
+      },
       busy: () => !!self.rt?.agent.busy,
       print: (text, kind) => this.withView((v) => v.print(text, kind)),
-      clearTranscript: () => { this.withView((v) => v.clear()); this.screen?.scrollToBottom(); },
+      clearTranscript: () => {
+        this.withView((v) => v.clear());
+        this.screen?.scrollToBottom();
+      },
       settings: this.settings,
-      settingsChanged: () => { this.settingsTouched = true; this.withView((v) => v.settingsChanged()); },
+      settingsChanged: () => {
+        this.settingsTouched = true;
+        this.withView((v) => v.settingsChanged());
+      },
       // After every switch: the new connection's key is a secret too.
-      probeConnection: () => { if (this.rt) this.secrets.add(this.rt.run.secrets); this.probe.now(); },
+      probeConnection: () => {
+        if (this.rt) this.secrets.add(this.rt.run.secrets);
+        this.probe.now();
+      },
       quit: () => this.quit(),
     };
   }
@@ -172,7 +191,10 @@ class UiApp {
     const viewLoaded = this.loadView();
     try {
       this.creating = createRuntime({
-        args: this.args, env: this.env, resumeId: this.resumeId, autocompactAtTurnEnd: true,
+        args: this.args,
+        env: this.env,
+        resumeId: this.resumeId,
+        autocompactAtTurnEnd: true,
         policy: { allow: this.args.allowTools, deny: this.args.denyTools },
         onEvent: (e) => this.guard(() => this.event(e)),
         onPermission: (req: PermissionRequest) => this.perms.request(req),
@@ -190,13 +212,24 @@ class UiApp {
     await this.started;
     await viewLoaded;
     const rt = this.rt;
-    if (this.quitting) { const code = await this.done; offExit(); return code; }
+    if (this.quitting) {
+      const code = await this.done;
+      offExit();
+      return code;
+    }
     if (rt.resumed) {
       const resumed = rt.resumed;
-      this.withView((v) => { v.replay(resumed.transcript); v.print(`[resumed session ${resumed.id}]`, 'notice'); });
+      this.withView((v) => {
+        v.replay(resumed.transcript);
+        v.print(`[resumed session ${resumed.id}]`, 'notice');
+      });
     }
     this.render(true);
-    void rt.ready.then(() => this.onReady(), (e: unknown) => this.withView((v) => v.print(`error: start-up failed: ${this.secrets.mask((e as Error)?.message ?? String(e))}`, 'error')));
+    void rt.ready.then(
+      () => this.onReady(),
+      (e: unknown) =>
+        this.withView((v) => v.print(`error: start-up failed: ${this.secrets.mask((e as Error)?.message ?? String(e))}`, 'error')),
+    );
     const code = await this.done;
     offExit();
     return code;
@@ -234,10 +267,16 @@ class UiApp {
       this.firstFrameMs ??= performance.now();
       // First-use costs (the lexer, the segmenter, the emoji table) after the first frame, not before it.
       setTimeout(() => {
-        void import('../../tui/markdown.js').then((m) => m.warmUpMarkdown(), () => {});
+        void import('../../tui/markdown.js').then(
+          (m) => m.warmUpMarkdown(),
+          () => {},
+        );
         void loadEmoji().catch(() => {});
       }, 0).unref();
-      onHighlighterReady(() => { this.transcript.changedAll(); this.render(); });
+      onHighlighterReady(() => {
+        this.transcript.changedAll();
+        this.render();
+      });
     });
   }
 
@@ -268,7 +307,7 @@ class UiApp {
   }
 
   private async shutdown(): Promise<void> {
-    const rt = this.rt ?? await this.creating?.catch(() => null) ?? null;
+    const rt = this.rt ?? (await this.creating?.catch(() => null)) ?? null;
     if (rt) {
       this.printSession(await rt.close(), (s) => process.stderr.write(s));
     }
@@ -279,7 +318,13 @@ class UiApp {
   private exitNow(): void {
     this.term.restore();
     if (this.sessionPrinted || !this.rt) return;
-    this.printSession(this.rt.closeSessionNow(), (s) => { try { writeSync(2, s); } catch { /* the terminal is gone */ } });
+    this.printSession(this.rt.closeSessionNow(), (s) => {
+      try {
+        writeSync(2, s);
+      } catch {
+        /* the terminal is gone */
+      }
+    });
   }
 
   private printSession(outcome: SessionOutcome, write: (s: string) => void): void {
@@ -294,13 +339,21 @@ class UiApp {
     const log = this.rt?.host.log;
     const st = this.screen?.stats;
     if (!log || !st) return;
-    log(`ui ${when}: mode=${this.mode} frames=${st.frames} bytes=${st.bytes} repaints=${st.fullRepaints} scrolls=${st.scrolls} render_ms=${st.renderMs.toFixed(3)}`);
+    log(
+      `ui ${when}: mode=${this.mode} frames=${st.frames} bytes=${st.bytes} repaints=${st.fullRepaints} scrolls=${st.scrolls} render_ms=${st.renderMs.toFixed(3)}`,
+    );
   }
 
   /** A fault in the screen's own code shows in the transcript; the session goes on. */
   private guard(fn: () => void): void {
-    try { fn(); } catch (e) {
-      try { this.view?.print(`internal error: ${(e as Error)?.message ?? String(e)}`, 'error'); } catch { /* nothing more to do */ }
+    try {
+      fn();
+    } catch (e) {
+      try {
+        this.view?.print(`internal error: ${(e as Error)?.message ?? String(e)}`, 'error');
+      } catch {
+        /* nothing more to do */
+      }
     }
   }
 
@@ -313,42 +366,54 @@ class UiApp {
   private statusBar(width: number): string {
     const rt = this.rt;
     const agent = rt?.agent;
-    return statusLine({
-      provider: rt?.run.providerName,
-      model: agent?.model,
-      agent: rt?.run.agentName,
-      connection: this.connection,
-      detail: this.connDetail,
-      busy: this.busy,
-      tick: this.tick,
-      state: this.state,
-      batch: this.batch,
-      tokensPerSec: this.tokensPerSec,
-      ctxUsed: agent?.ctxUsed ?? 0,
-      ctxMax: agent?.ctxMax ?? 0,
-      hints: this.mode === 'fullscreen' ? HINTS_FULLSCREEN : HINTS_INLINE,
-      linesBelow: this.screen?.linesBelow ?? 0,
-      unicode: this.unicode,
-    }, width);
+    return statusLine(
+      {
+        provider: rt?.run.providerName,
+        model: agent?.model,
+        agent: rt?.run.agentName,
+        connection: this.connection,
+        detail: this.connDetail,
+        busy: this.busy,
+        tick: this.tick,
+        state: this.state,
+        batch: this.batch,
+        tokensPerSec: this.tokensPerSec,
+        ctxUsed: agent?.ctxUsed ?? 0,
+        ctxMax: agent?.ctxMax ?? 0,
+        hints: this.mode === 'fullscreen' ? HINTS_FULLSCREEN : HINTS_INLINE,
+        linesBelow: this.screen?.linesBelow ?? 0,
+        unicode: this.unicode,
+      },
+      width,
+    );
   }
 
   private setBusy(b: boolean): void {
     if (this.busy === b) return;
     this.busy = b;
     if (b && !this.spinner) {
-      this.spinner = setInterval(() => { this.tick++; this.render(); }, SPINNER_MS);
+      this.spinner = setInterval(() => {
+        this.tick++;
+        this.render();
+      }, SPINNER_MS);
     } else if (!b) this.stopSpinner();
   }
 
   private stopSpinner(): void {
-    if (this.spinner) { clearInterval(this.spinner); this.spinner = null; }
+    if (this.spinner) {
+      clearInterval(this.spinner);
+      this.spinner = null;
+    }
   }
 
   // ---- events ------------------------------------------------------------------------------
 
   private event(e: RunEvent): void {
     if (isRuntimeEvent(e)) {
-      if (e.type === 'ready' && this.rt) { this.secrets.add(this.rt.run.secrets); this.render(); }
+      if (e.type === 'ready' && this.rt) {
+        this.secrets.add(this.rt.run.secrets);
+        this.render();
+      }
       return;
     }
     switch (e.type) {
@@ -368,8 +433,12 @@ class UiApp {
         if (e.tokensPerSec > 0) this.tokensPerSec = e.tokensPerSec;
         break;
       case 'connection':
-        if (e.status === 'checking') { if (this.connection === 'connecting') this.connDetail = null; }
-        else { this.connection = e.status; this.connDetail = e.detail; }
+        if (e.status === 'checking') {
+          if (this.connection === 'connecting') this.connDetail = null;
+        } else {
+          this.connection = e.status;
+          this.connDetail = e.detail;
+        }
         break;
       case 'turn_done':
         this.batch = null;
@@ -392,18 +461,28 @@ class UiApp {
     const rt = this.rt;
     if (!rt || !this.ready || this.quitting || rt.agent.busy) return;
     const next = this.queue.next();
-    if (next !== null) { this.startTurn(next); return; }
+    if (next !== null) {
+      this.startTurn(next);
+      return;
+    }
     if (this.forever && (this.lastStatus === 0 || this.lastStatus === ECANCELED)) this.startTurn(this.forever);
   }
 
   private startTurn(text: string): void {
     const rt = this.rt!;
-    if (rt.agent.busy) { this.queue.unshift(text); this.render(); return; }
+    if (rt.agent.busy) {
+      this.queue.unshift(text);
+      this.render();
+      return;
+    }
     this.withView((v) => v.echo(text));
     try {
       rt.agent.submit(text);
     } catch (e) {
-      if (e instanceof ClmError && e.code === 'EBUSY') { this.queue.unshift(text); return; }
+      if (e instanceof ClmError && e.code === 'EBUSY') {
+        this.queue.unshift(text);
+        return;
+      }
       this.withView((v) => v.print(`error: ${e instanceof Error ? e.message : String(e)}`, 'error'));
     }
     this.render();
@@ -416,12 +495,17 @@ class UiApp {
     const isCommand = trimmed.startsWith('/') || trimmed === 'quit' || trimmed === 'exit';
     if (isCommand) {
       if (!this.rt || !this.ready) {
-        if (/^(\/(quit|exit|q)|quit|exit)$/.test(trimmed)) { this.quit(); return; }
+        if (/^(\/(quit|exit|q)|quit|exit)$/.test(trimmed)) {
+          this.quit();
+          return;
+        }
         this.withView((v) => v.print('starting up; try the command again in a moment', 'error'));
         return;
       }
       runCommand(line, this.ctx).then(
-        (handled) => { if (!handled) this.prompt(line); },
+        (handled) => {
+          if (!handled) this.prompt(line);
+        },
         (e: unknown) => this.withView((v) => v.print(`error: ${this.secrets.mask((e as Error)?.message ?? String(e))}`, 'error')),
       );
       return;
@@ -465,42 +549,97 @@ class UiApp {
       this.completionGen++;
       if (this.completions.clear()) this.render(true);
     }
-    if (ev.type === 'wheel') { if (full) screen?.scrollBy(ev.delta * WHEEL_ROWS); return; }
+    if (ev.type === 'wheel') {
+      if (full) screen?.scrollBy(ev.delta * WHEEL_ROWS);
+      return;
+    }
     if (this.perms.active) {
       // A question is asked: y/n/a/d/Esc answer it, other printable keys are ignored.
-      if (ev.type === 'text') { this.perms.answer(ev.text[0] ?? ''); return; }
+      if (ev.type === 'text') {
+        this.perms.answer(ev.text[0] ?? '');
+        return;
+      }
       if (ev.type === 'paste') return;
       const id = keyId(ev.key);
-      if (id === 'escape' || id === 'ctrl+c') { this.perms.cancel(); if (id === 'ctrl+c') this.stopForever(); return; }
-      if (/^(shift\+)?[a-z]$/.test(id)) { this.perms.answer(ev.key.name); return; }
+      if (id === 'escape' || id === 'ctrl+c') {
+        this.perms.cancel();
+        if (id === 'ctrl+c') this.stopForever();
+        return;
+      }
+      if (/^(shift\+)?[a-z]$/.test(id)) {
+        this.perms.answer(ev.key.name);
+        return;
+      }
     }
-    if (ev.type === 'paste') { editor.insertLiteral(ev.text); this.render(true); return; }
+    if (ev.type === 'paste') {
+      editor.insertLiteral(ev.text);
+      this.render(true);
+      return;
+    }
     if (ev.type === 'key') {
       const id = keyId(ev.key);
       switch (id) {
         case 'ctrl+c':
-          if (this.busy && this.cancelTurn()) { this.stopForever(); return; }
-          if (this.busy) { this.stopForever(); return; }
-          if (!editor.isEmpty) { editor.clear(); this.render(true); return; }
+          if (this.busy && this.cancelTurn()) {
+            this.stopForever();
+            return;
+          }
+          if (this.busy) {
+            this.stopForever();
+            return;
+          }
+          if (!editor.isEmpty) {
+            editor.clear();
+            this.render(true);
+            return;
+          }
           this.quit();
           return;
         case 'escape':
-          if (this.busy) { this.cancelTurn(); return; }
-          if (!editor.isEmpty) { editor.clear(); this.render(true); }
+          if (this.busy) {
+            this.cancelTurn();
+            return;
+          }
+          if (!editor.isEmpty) {
+            editor.clear();
+            this.render(true);
+          }
           return;
         case 'ctrl+d':
-          if (editor.isEmpty) { this.quit(); return; }
+          if (editor.isEmpty) {
+            this.quit();
+            return;
+          }
           break;
-        case 'ctrl+l': screen?.redraw(); return;
-        case 'ctrl+o': this.toggle('expandOutput'); return;
-        case 'ctrl+r': this.toggle('showReasoning'); return;
-        case 'ctrl+z': this.term.suspend(() => { void screen?.resume(); }); return;
-        case 'pageup': if (full) screen?.pageUp(); return;
-        case 'pagedown': if (full) screen?.pageDown(); return;
+        case 'ctrl+l':
+          screen?.redraw();
+          return;
+        case 'ctrl+o':
+          this.toggle('expandOutput');
+          return;
+        case 'ctrl+r':
+          this.toggle('showReasoning');
+          return;
+        case 'ctrl+z':
+          this.term.suspend(() => {
+            void screen?.resume();
+          });
+          return;
+        case 'pageup':
+          if (full) screen?.pageUp();
+          return;
+        case 'pagedown':
+          if (full) screen?.pageDown();
+          return;
         case 'end':
-          if (editor.isEmpty) { if (full) screen?.scrollToBottom(); return; }
+          if (editor.isEmpty) {
+            if (full) screen?.scrollToBottom();
+            return;
+          }
           break;
-        case 'tab': this.completeAtCursor(); return;
+        case 'tab':
+          this.completeAtCursor();
+          return;
         case 'enter': {
           const line = editor.text;
           if (!line.trim()) return;
@@ -513,7 +652,10 @@ class UiApp {
       }
     }
     const r = editor.handle(ev);
-    if (r === 'eof') { this.quit(); return; }
+    if (r === 'eof') {
+      this.quit();
+      return;
+    }
     if (ev.type === 'text' && ev.text.endsWith(':')) {
       // `:name:` just closed: the emoji instead.
       const before = editor.textBeforeCursor;
@@ -535,7 +677,14 @@ class UiApp {
     this.withView((v) => v.settingsChanged());
     // Inline, what went into the scrollback stays as it was written.
     if (this.mode === 'inline') {
-      const what = which === 'expandOutput' ? (this.settings.expandOutput ? 'output: full' : 'output: short') : (this.settings.showReasoning ? 'reasoning shown' : 'reasoning hidden');
+      const what =
+        which === 'expandOutput'
+          ? this.settings.expandOutput
+            ? 'output: full'
+            : 'output: short'
+          : this.settings.showReasoning
+            ? 'reasoning shown'
+            : 'reasoning hidden';
       this.withView((v) => v.print(`[${what}; what is already in the scrollback stays as written]`, 'notice'));
     }
     this.render(true);
@@ -547,7 +696,11 @@ class UiApp {
     const editor = this.input.editor;
     const gen = ++this.completionGen;
     let result: CompletionResult;
-    try { result = complete(editor.textBeforeCursor, this.ctx); } catch { return; }
+    try {
+      result = complete(editor.textBeforeCursor, this.ctx);
+    } catch {
+      return;
+    }
     const apply = (c: CompletionResult['now']) => {
       if (!c) return;
       if (c.replace || c.insert) editor.replaceBeforeCursor(c.replace, c.insert);
@@ -556,7 +709,9 @@ class UiApp {
     };
     apply(result.now);
     result.later?.then(
-      (c) => { if (gen === this.completionGen && !this.quitting) apply(c); },
+      (c) => {
+        if (gen === this.completionGen && !this.quitting) apply(c);
+      },
       (e: unknown) => {
         if (gen !== this.completionGen || this.quitting) return;
         this.completions.say(`(live model fetch failed: ${this.secrets.mask((e as Error)?.message ?? String(e))})`);

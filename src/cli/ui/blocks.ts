@@ -4,9 +4,7 @@
 // transcript.changed(block) when one changes. A blank line before a block separates it from the
 // one above, as the original spaces its transcript.
 
-import {
-  type Block, isUnicodeLocale, MarkdownBlock, paint, sanitize, type Style, supportsHyperlinks, wrapText,
-} from '../../tui/index.js';
+import { type Block, isUnicodeLocale, MarkdownBlock, paint, sanitize, type Style, supportsHyperlinks, wrapText } from '../../tui/index.js';
 import { headLines } from './head-lines.js';
 import { THEME } from './theme.js';
 
@@ -131,7 +129,10 @@ export class ReasoningBlock implements Block {
   append(delta: string): void {
     const t = this.tail + delta;
     const nl = t.lastIndexOf('\n');
-    if (nl < 0) { this.tail = t; return; }
+    if (nl < 0) {
+      this.tail = t;
+      return;
+    }
     this.done += t.slice(0, nl + 1);
     this.tail = t.slice(nl + 1);
     this.doneCache = null;

@@ -7,7 +7,11 @@ export function headLines(text: string, max: number): { lines: string[]; more: n
   let at = 0;
   while (lines.length < max) {
     const nl = text.indexOf('\n', at);
-    if (nl < 0) { lines.push(text.slice(at)); at = text.length + 1; break; }
+    if (nl < 0) {
+      lines.push(text.slice(at));
+      at = text.length + 1;
+      break;
+    }
     lines.push(text.slice(at, nl));
     at = nl + 1;
   }

@@ -22,7 +22,11 @@ export function withoutLuaComments(src: string): string {
     const c = src[i]!;
     if (c === '-' && src[i + 1] === '-') {
       const long = longEnd(i + 2);
-      if (long) { const e = src.indexOf(long.close, long.from); i = e < 0 ? src.length : e + long.close.length; continue; }
+      if (long) {
+        const e = src.indexOf(long.close, long.from);
+        i = e < 0 ? src.length : e + long.close.length;
+        continue;
+      }
       const nl = src.indexOf('\n', i);
       i = nl < 0 ? src.length : nl;
       continue;
@@ -36,7 +40,13 @@ export function withoutLuaComments(src: string): string {
     }
     if (c === '[') {
       const long = longEnd(i);
-      if (long) { const e = src.indexOf(long.close, long.from); const end = e < 0 ? src.length : e + long.close.length; out += src.slice(i, end); i = end; continue; }
+      if (long) {
+        const e = src.indexOf(long.close, long.from);
+        const end = e < 0 ? src.length : e + long.close.length;
+        out += src.slice(i, end);
+        i = end;
+        continue;
+      }
     }
     out += c;
     i++;
@@ -45,7 +55,11 @@ export function withoutLuaComments(src: string): string {
 }
 
 function mentionsUi(file: string): boolean {
-  try { return MENTIONS_UI.test(withoutLuaComments(readFileSync(file, 'utf8'))); } catch { return false; }
+  try {
+    return MENTIONS_UI.test(withoutLuaComments(readFileSync(file, 'utf8')));
+  } catch {
+    return false;
+  }
 }
 
 /** The mode known before config.lua is loaded, or null when only loading it tells. */
@@ -55,12 +69,16 @@ export function modeBeforeConfig(noAltScreen: boolean, env: NodeJS.ProcessEnv = 
   if (!dir) return 'fullscreen';
   if (mentionsUi(join(dir, 'config.lua'))) return null;
   let names: string[] = [];
-  try { names = readdirSync(join(dir, 'agents')); } catch { /* no profiles directory */ }
+  try {
+    names = readdirSync(join(dir, 'agents'));
+  } catch {
+    /* no profiles directory */
+  }
   for (const n of names) if (n.endsWith('.lua') && mentionsUi(join(dir, 'agents', n))) return null;
   return 'fullscreen';
 }
 
 /** The mode once the configuration is known (the flag wins). */
 export function modeOf(noAltScreen: boolean, configured: UiMode | undefined): UiMode {
-  return noAltScreen ? 'inline' : configured ?? 'fullscreen';
+  return noAltScreen ? 'inline' : (configured ?? 'fullscreen');
 }
