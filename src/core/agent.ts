@@ -4,7 +4,7 @@
 
 import { connect, overCompactionThreshold, toolLimiter, validateConfig, withConnection, type Connection } from './config.js';
 import { addDispose, type Disposal } from './disposal.js';
-import { ClmError, ECANCELED, EIO } from './errors.js';
+import { ClmError, ECANCELED, EIO, messageOf } from './errors.js';
 import type { AgentEvent, TurnOrigin } from './events.js';
 import { MidChainFlags } from './compaction.js';
 import { estimateTokens, TimeStamps } from './history.js';
@@ -328,8 +328,7 @@ export class Agent {
       (end) => this.finish(turn, end),
       (e: unknown) => {
         // A cancelled or closed turn was ended already; anything else is a bug, not a hang.
-        if (!(e instanceof TurnAborted))
-          this.finish(turn, { status: EIO, state: 'error', error: `internal error: ${e instanceof Error ? e.message : String(e)}` });
+        if (!(e instanceof TurnAborted)) this.finish(turn, { status: EIO, state: 'error', error: `internal error: ${messageOf(e)}` });
       },
     );
   }
