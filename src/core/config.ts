@@ -70,9 +70,29 @@ export function validateConfig(cfg: AgentConfig): void {
   }
 }
 
-/** The deadlines and the size cap of one model request (absent ⇒ llm-call's defaults, 0 ⇒ none). */
-export function replyLimits(cfg: AgentConfig): { firstByteTimeoutMs?: number; streamIdleTimeoutMs?: number; maxReplyBytes?: number } {
-  return { firstByteTimeoutMs: cfg.firstByteTimeoutMs, streamIdleTimeoutMs: cfg.streamIdleTimeoutMs, maxReplyBytes: cfg.maxReplyBytes };
+/**
+ * What every model request of a connection (a turn's, a compaction's) takes from it: where it
+ * goes, its headers, its tries, its deadlines and size cap (absent ⇒ llm-call's defaults, 0 ⇒ none).
+ */
+export function requestTarget(conn: Connection): {
+  adapter: ProviderAdapter;
+  url: string;
+  headers: Record<string, string>;
+  maxTries: number;
+  firstByteTimeoutMs?: number;
+  streamIdleTimeoutMs?: number;
+  maxReplyBytes?: number;
+} {
+  const { cfg, adapter } = conn;
+  return {
+    adapter,
+    url: cfg.baseUrl,
+    headers: adapter.headers(cfg.apiKey ?? ''),
+    maxTries: cfg.maxTries ?? DEFAULT_MAX_TRIES,
+    firstByteTimeoutMs: cfg.firstByteTimeoutMs,
+    streamIdleTimeoutMs: cfg.streamIdleTimeoutMs,
+    maxReplyBytes: cfg.maxReplyBytes,
+  };
 }
 
 /** `cfg` switched to the connection of `next` (see CONNECTION_KEYS). */
