@@ -12,7 +12,18 @@ import {
   type StreamDelta,
   type ToolSchema,
 } from './adapter.js';
-import { count, parseStreamData, rate, saysToolsUnsupported, snippet, streamIndex, total, validJsonOr } from './util.js';
+import {
+  bearerHeaders,
+  count,
+  fromJson,
+  parseStreamData,
+  rate,
+  saysToolsUnsupported,
+  snippet,
+  streamIndex,
+  total,
+  validJsonOr,
+} from './util.js';
 import { pairToolCalls, type PairingPolicy } from './pairing.js';
 import { parametersWireJson } from './tool-schema.js';
 
@@ -78,17 +89,29 @@ function argsText(a: unknown): string {
 }
 
 export function openaiErrorMessage(body: string): string | null {
-  try {
-    const o = JSON.parse(body);
+  return fromJson(body, (o) => {
     const e = o?.error;
     if (typeof e === 'string') return e;
     if (e && typeof e.message === 'string') return e.message;
     if (typeof o?.message === 'string') return o.message;
     if (typeof o?.detail === 'string') return o.detail;
-  } catch {
-    /* not JSON */
-  }
-  return null;
+    return null;
+  });
+}
+
+/** One entry of `tool_calls` (a streamed fragment or a whole call): what it carries, absent when not. */
+function wireCall(tc: any, i: number): { index: number; id?: string; name?: string; args?: string } {
+  return {
+    index: streamIndex(tc?.index, i),
+    id: typeof tc?.id === 'string' && tc.id ? tc.id : undefined,
+    name: typeof tc?.function?.name === 'string' && tc.function.name ? tc.function.name : undefined,
+    args: tc?.function?.arguments === undefined ? undefined : argsText(tc.function.arguments),
+  };
+}
+
+/** A server's reasoning text (llama.cpp `reasoning_content`, others `reasoning`). */
+function reasoningOf(m: any): unknown {
+  return m.reasoning_content ?? m.reasoning;
 }
 
 class OpenAIStream implements StreamDecoder {
@@ -105,16 +128,9 @@ class OpenAIStream implements StreamDecoder {
     if (ch) {
       const delta = ch.delta ?? ch.message ?? {};
       if (typeof delta.content === 'string' && delta.content) d.text = delta.content;
-      const r = delta.reasoning_content ?? delta.reasoning;
+      const r = reasoningOf(delta);
       if (typeof r === 'string' && r) d.reasoning = r;
-      if (Array.isArray(delta.tool_calls)) {
-        d.toolCalls = delta.tool_calls.map((tc: any, i: number) => ({
-          index: streamIndex(tc?.index, i),
-          id: typeof tc?.id === 'string' && tc.id ? tc.id : undefined,
-          name: typeof tc?.function?.name === 'string' && tc.function.name ? tc.function.name : undefined,
-          args: tc?.function?.arguments === undefined ? undefined : argsText(tc.function.arguments),
-        }));
-      }
+      if (Array.isArray(delta.tool_calls)) d.toolCalls = delta.tool_calls.map(wireCall);
       const f = mapFinishReason(ch.finish_reason);
       if (f) d.finishReason = f;
     }
@@ -194,11 +210,7 @@ export const openaiAdapter: ProviderAdapter = {
     return out;
   },
 
-  headers(apiKey: string): Record<string, string> {
-    const h: Record<string, string> = { 'content-type': 'application/json' };
-    if (apiKey) h.authorization = `Bearer ${apiKey}`;
-    return h;
-  },
+  headers: bearerHeaders,
 
   parseReply(body: string): ParsedReply {
     let o: any;
@@ -212,13 +224,12 @@ export const openaiAdapter: ProviderAdapter = {
     const msg = ch?.message;
     if (!msg || typeof msg !== 'object') throw new Error(`could not extract message from llm response: ${snippet(body)}`);
     const calls: ToolCall[] = Array.isArray(msg.tool_calls)
-      ? msg.tool_calls.map((tc: any, i: number) => ({
-          id: typeof tc?.id === 'string' && tc.id ? tc.id : `call_${i + 1}`,
-          name: typeof tc?.function?.name === 'string' ? tc.function.name : '',
-          args: argsText(tc?.function?.arguments),
-        }))
+      ? msg.tool_calls.map((tc: any, i: number) => {
+          const c = wireCall(tc, i);
+          return { id: c.id ?? `call_${i + 1}`, name: c.name ?? '', args: c.args ?? '{}' };
+        })
       : [];
-    const r = msg.reasoning_content ?? msg.reasoning;
+    const r = reasoningOf(msg);
     return {
       content: typeof msg.content === 'string' ? msg.content : null,
       reasoning: typeof r === 'string' ? r : null,
