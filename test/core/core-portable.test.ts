@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const CORE = join(import.meta.dirname, '../../src/core');
-const ALLOWED_PACKAGES = new Set(['eventsource-parser']);
+const ALLOWED_PACKAGES = new Set<string>();
 
 function files(d: string): string[] {
   return readdirSync(d).flatMap((n) => {
