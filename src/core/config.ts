@@ -3,7 +3,7 @@
 
 import { ClmError } from './errors.js';
 import type { ProviderAdapter } from './providers/adapter.js';
-import { adapterFor } from './providers/index.js';
+import { dialectFor } from './providers/dialects.js';
 import { TokenBucket } from './ratelimit.js';
 import { isReasoningEffort, REASONING_EFFORTS } from './reasoning.js';
 import type { AgentConfig } from './types.js';
@@ -143,10 +143,11 @@ export interface Connection {
   reached: boolean;
 }
 
-export function connect(cfg: AgentConfig, now: () => number): Connection {
+/** The connection `cfg` describes, in its provider's dialect among `dialects` (ClmError EINVAL when none is). */
+export function connect(cfg: AgentConfig, now: () => number, dialects: readonly ProviderAdapter[]): Connection {
   return {
     cfg,
-    adapter: adapterFor(cfg.provider ?? 'openai'),
+    adapter: dialectFor(dialects, cfg.provider),
     model: cfg.model || DEFAULT_MODEL,
     limiter: requestLimiter(cfg, now),
     toolsUnsupported: false,

@@ -3,7 +3,10 @@
 // only the agent's own.
 
 import type { Cancelable, Host } from './host.js';
-import { adapterFor, modelsUrl, propsUrl } from './providers/index.js';
+import type { ProviderAdapter } from './providers/adapter.js';
+import { dialectFor } from './providers/dialects.js';
+import { modelsUrl, propsUrl } from './providers/endpoint-urls.js';
+import { DIALECTS } from './providers/index.js';
 import { parseModelsList, parseProps } from './server-info.js';
 import type { ConnStatus, ProviderKind } from './types.js';
 
@@ -37,7 +40,12 @@ export class Probes {
   private readonly inFlight = new Set<Cancelable>();
   private closed = false;
 
-  constructor(private readonly host: Host, private readonly timeoutMs: () => number | undefined = () => undefined) {}
+  constructor(
+    private readonly host: Host,
+    /** The dialects whose endpoints it may ask (for their auth headers). */
+    private readonly dialects: readonly ProviderAdapter[],
+    private readonly timeoutMs: () => number | undefined = () => undefined,
+  ) {}
 
   /** GET `url` with the endpoint's auth headers; `onAnswer` when the server answered (any status). */
   get(url: string, endpoint: Endpoint, onAnswer?: () => void): Promise<GetResult> {
@@ -53,7 +61,7 @@ export class Probes {
         if (h) this.inFlight.delete(h);
         resolve(this.closed ? { error: 'agent closed' } : r);
       };
-      h = this.host.http({ url, headers: adapterFor(endpoint.provider ?? 'openai').headers(endpoint.apiKey ?? ''), maxBytes: PROBE_MAX_BYTES }, {
+      h = this.host.http({ url, headers: dialectFor(this.dialects, endpoint.provider).headers(endpoint.apiKey ?? ''), maxBytes: PROBE_MAX_BYTES }, {
         onResponse: (res) => { onAnswer?.(); finish({ status: res.status, body: dec.decode(res.body) }); },
         onError: (e) => finish({ error: e.message }),
       });
@@ -107,5 +115,5 @@ export async function probeModels(probes: Probes, endpoint: Endpoint, onAnswer?:
 
 /** The models of any endpoint and dialect, over `host`, without an agent (a /model picker). */
 export function listModels(host: Host, endpoint: Endpoint): Promise<string[]> {
-  return probeModels(new Probes(host), endpoint);
+  return probeModels(new Probes(host, DIALECTS), endpoint);
 }

@@ -138,7 +138,8 @@ class OpenAIStream implements StreamDecoder {
   }
 }
 
-const enc = new TextEncoder();
+// Top-level values are marked pure: a bundle whose agents speak no chat dialect leaves this module out.
+const enc = /* @__PURE__ */ new TextEncoder();
 const byteCache = new WeakMap<Message, Uint8Array>();
 // The tool list is the same array while the registry is unchanged, so the request's tail (tools
 // and flags) is encoded once per tool list and flag combination.
@@ -159,7 +160,7 @@ function tailBytes(o: BuildRequestOptions): Uint8Array {
   }
   return t;
 }
-const COMMA = enc.encode(',');
+const COMMA = /* @__PURE__ */ enc.encode(',');
 
 function head(o: BuildRequestOptions): string {
   return `{"model":${JSON.stringify(o.model)},"messages":[`;
@@ -177,8 +178,7 @@ function tail(o: BuildRequestOptions): string {
   return s + '}';
 }
 
-export const openaiAdapter: ProviderAdapter = {
-  kind: 'openai',
+const chatCompletions: Omit<ProviderAdapter, 'kind'> = {
   endpointPath: 'chat/completions',
 
   buildRequest(o: BuildRequestOptions): string {
@@ -244,4 +244,10 @@ export const openaiAdapter: ProviderAdapter = {
   refusesTools: saysToolsUnsupported,
 };
 
-export const ollamaAdapter: ProviderAdapter = { ...openaiAdapter, kind: 'ollama' };
+function chatAdapter(kind: 'openai' | 'ollama'): ProviderAdapter {
+  return { kind, ...chatCompletions };
+}
+
+export const openaiAdapter = /* @__PURE__ */ chatAdapter('openai');
+/** Ollama's chat endpoint speaks the same wire format. */
+export const ollamaAdapter = /* @__PURE__ */ chatAdapter('ollama');
