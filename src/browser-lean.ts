@@ -11,6 +11,11 @@ export * from './portable-api.js';
 export { createFetchHost, type FetchHostOptions } from './browser/fetch-host.js';
 
 /** createAgent of clm/browser for the dialects in `opts.dialects` alone (`cfg.provider` picks one of them). */
-export function createAgent(cfg: AgentConfig, host: Host, callbacks: AgentCallbacks | undefined, opts: AgentOptions & { dialects: readonly ProviderAdapter[] }): Agent {
+export function createAgent(
+  cfg: AgentConfig,
+  host: Host,
+  callbacks: AgentCallbacks | undefined,
+  opts: AgentOptions & { dialects: readonly ProviderAdapter[] },
+): Agent {
   return new Agent(cfg, host, callbacks, opts);
 }

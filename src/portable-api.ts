@@ -11,9 +11,28 @@ export { modelsUrl, propsUrl } from './core/providers/endpoint-urls.js';
 export { openaiAdapter, ollamaAdapter } from './core/providers/openai.js';
 export { anthropicAdapter } from './core/providers/anthropic.js';
 export { responsesAdapter } from './core/providers/responses.js';
-export type { ProviderAdapter, ToolSchema, ParsedReply, StreamDelta, StreamDecoder, BuildRequestOptions } from './core/providers/adapter.js';
+export type {
+  ProviderAdapter,
+  ToolSchema,
+  ParsedReply,
+  StreamDelta,
+  StreamDecoder,
+  BuildRequestOptions,
+} from './core/providers/adapter.js';
 export {
-  ClmError, statusName, ECANCELED, EIO, E2BIG, EAGAIN, ENOMEM, EBUSY, EINVAL, EALREADY, EEXIST, ENOENT, ETIMEDOUT,
+  ClmError,
+  statusName,
+  ECANCELED,
+  EIO,
+  E2BIG,
+  EAGAIN,
+  ENOMEM,
+  EBUSY,
+  EINVAL,
+  EALREADY,
+  EEXIST,
+  ENOENT,
+  ETIMEDOUT,
 } from './core/errors.js';
 export type { ClmErrorCode } from './core/errors.js';
 export { parseProps, parseModelsList } from './core/server-info.js';

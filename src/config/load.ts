@@ -69,7 +69,8 @@ function readSource(path: string, label: string): Uint8Array | null {
     const err = e as NodeJS.ErrnoException;
     if (err.code === 'ENOENT') return null;
     if (err.code === 'EFBIG') throw new ConfigError(`${label}: ${path} is larger than ${MAX_CONFIG_BYTES >> 20} MiB`, { file: path });
-    if (err.code === 'ENOTREG') throw new ConfigError(`${label}: ${path} is not a regular file (a FIFO or device is never read)`, { file: path });
+    if (err.code === 'ENOTREG')
+      throw new ConfigError(`${label}: ${path} is not a regular file (a FIFO or device is never read)`, { file: path });
     throw new ConfigError(`${label}: cannot read ${path}: ${err.code ?? err.message}`, { file: path });
   }
   let start = 0;
@@ -88,7 +89,8 @@ function luaError(label: string, file: string, message: string): ConfigError {
 }
 
 function convertError(label: string, file: string, e: unknown): unknown {
-  if (e instanceof ConvertError) return new ConfigError(`${label}: ${e.keyPath ? `${e.keyPath}: ` : ''}${e.message}`, { file, keyPath: e.keyPath });
+  if (e instanceof ConvertError)
+    return new ConfigError(`${label}: ${e.keyPath ? `${e.keyPath}: ` : ''}${e.message}`, { file, keyPath: e.keyPath });
   return e;
 }
 
@@ -130,8 +132,18 @@ function withoutExcerpt(message: string): string {
   return message.replace(/ near '[\s\S]*'(?=[^']*$)/, ' (the text there is not shown: it may hold a secret)');
 }
 
-async function runSecrets(lua: ConfigEvaluator, src: Uint8Array, path: string, log: (l: string) => void, warnings: string[], budgetMs?: number): Promise<Record<string, unknown>> {
-  const warn = (msg: string) => { warnings.push(msg); log(msg); };
+async function runSecrets(
+  lua: ConfigEvaluator,
+  src: Uint8Array,
+  path: string,
+  log: (l: string) => void,
+  warnings: string[],
+  budgetMs?: number,
+): Promise<Record<string, unknown>> {
+  const warn = (msg: string) => {
+    warnings.push(msg);
+    log(msg);
+  };
   try {
     const r = await lua.run(src, '=secrets.lua', { budgetMs, lenient: true, publishAsSecrets: true });
     if (!r.ok) {
@@ -169,7 +181,9 @@ async function build(ld: Loaded, agentName: string | undefined, lua?: ConfigEval
       const label = `agents/${agentName}.lua`;
       const src = fileableName(agentName) ? readSource(file, label) : null;
       if (!src) {
-        throw new ConfigError(`agent '${agentName}' not found (looked for ${childPath('agents', agentName)} in config.lua and ${file})`, { file });
+        throw new ConfigError(`agent '${agentName}' not found (looked for ${childPath('agents', agentName)} in config.lua and ${file})`, {
+          file,
+        });
       }
       const profile = lua ? await evalTable(lua, src, label, file, ld.budgetMs) : await replayAndEval(ld, src, label, file);
       validateValues(profile, { label, file, prefix: '', warnings });

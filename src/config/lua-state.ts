@@ -9,7 +9,15 @@
 // the hook cannot: one C-level call that never returns. Loaded only when a config.lua exists.
 
 import {
-  LuaMem, newLuaModule, LUA_OK, LUA_YIELD, LUA_MASKCOUNT, LUA_TTABLE, TYPE_NAMES, type LuaModule, type LuaPtr,
+  LuaMem,
+  newLuaModule,
+  LUA_OK,
+  LUA_YIELD,
+  LUA_MASKCOUNT,
+  LUA_TTABLE,
+  TYPE_NAMES,
+  type LuaModule,
+  type LuaPtr,
 } from '../lua/wasm.js';
 import { newCappedState, openSafeLibraries, removeUnsafeGlobals, type MemoryAccount } from '../lua/base-state.js';
 import { luaToJs } from './lua-value.js';
@@ -31,9 +39,7 @@ ${removeUnsafeGlobals('config files')}
 clm = { secrets = {} }
 `;
 
-export type ChunkOutcome =
-  | { ok: true; value: unknown; luaType: string }
-  | { ok: false; message: string };
+export type ChunkOutcome = { ok: true; value: unknown; luaType: string } | { ok: false; message: string };
 
 export interface RunOptions {
   budgetMs?: number;

@@ -12,14 +12,11 @@
 //
 // Nothing here allocates Lua memory (no lua_tolstring on numbers), so it needs no protection.
 
-import {
-  LUA_TBOOLEAN, LUA_TNUMBER, LUA_TSTRING, LUA_TTABLE, TYPE_NAMES, type LuaMem, type LuaPtr,
-} from '../lua/wasm.js';
+import { LUA_TBOOLEAN, LUA_TNUMBER, LUA_TSTRING, LUA_TTABLE, TYPE_NAMES, type LuaMem, type LuaPtr } from '../lua/wasm.js';
 import { childPath } from './key-path.js';
 import { ConvertError } from './errors.js';
 
 const MAX_DEPTH = 64;
-
 
 export interface ConvertOptions {
   /** Leave out values JSON cannot hold instead of failing. */
@@ -41,10 +38,14 @@ function convert(mem: LuaMem, L: LuaPtr, idx: number, opts: ConvertOptions, path
   const m = mem.m;
   const t = m._lua_type(L, idx);
   switch (t) {
-    case LUA_TBOOLEAN: return m._lua_toboolean(L, idx) !== 0;
-    case LUA_TNUMBER: return number(mem, L, idx);
-    case LUA_TSTRING: return mem.str(L, idx) ?? '';
-    case LUA_TTABLE: break;
+    case LUA_TBOOLEAN:
+      return m._lua_toboolean(L, idx) !== 0;
+    case LUA_TNUMBER:
+      return number(mem, L, idx);
+    case LUA_TSTRING:
+      return mem.str(L, idx) ?? '';
+    case LUA_TTABLE:
+      break;
     default:
       if (t <= 0) return undefined; // nil / none
       if (opts.lenient) return undefined;

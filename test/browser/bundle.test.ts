@@ -15,18 +15,25 @@ test('a bundle of all of clm/browser holds only the core and the fetch host', as
   }
   assert.doesNotMatch(js, /\bfrom\s*["']node:|require\(["']/);
   const gz = gzipSync(js, { level: 9 }).length;
-  t.diagnostic(`clm/browser bundle: ${(js.length / 1024).toFixed(1)} KiB minified, ${(gz / 1024).toFixed(1)} KiB minified+gzip (goal ≤ 20 KiB)`);
+  t.diagnostic(
+    `clm/browser bundle: ${(js.length / 1024).toFixed(1)} KiB minified, ${(gz / 1024).toFixed(1)} KiB minified+gzip (goal ≤ 20 KiB)`,
+  );
 });
 
 test('a page of clm/browser/lean that names one dialect bundles that one alone', async (t) => {
   const modules = { openaiAdapter: 'openai', anthropicAdapter: 'anthropic', responsesAdapter: 'responses' };
   for (const [adapter, mine] of Object.entries(modules)) {
-    const { js, used } = await bundle(`import { createAgent, createFetchHost, ${adapter} } from 'clm/browser/lean'; globalThis.page = [createAgent, createFetchHost, ${adapter}];`, { minify: true });
+    const { js, used } = await bundle(
+      `import { createAgent, createFetchHost, ${adapter} } from 'clm/browser/lean'; globalThis.page = [createAgent, createFetchHost, ${adapter}];`,
+      { minify: true },
+    );
     const dialects = used.filter((p) => /^dist\/core\/providers\/(openai|anthropic|responses|index)\.js$/.test(p));
     assert.deepEqual(dialects, [`dist/core/providers/${mine}.js`], `${adapter}: ${used.join(' ')}`);
     assert.ok(used.includes('dist/core/agent.js') && used.includes('dist/browser/fetch-host.js'));
     const gz = gzipSync(js, { level: 9 }).length;
-    t.diagnostic(`clm/browser/lean page with ${adapter} only: ${(js.length / 1024).toFixed(1)} KiB minified, ${(gz / 1024).toFixed(1)} KiB minified+gzip (goal ≤ 20 KiB)`);
+    t.diagnostic(
+      `clm/browser/lean page with ${adapter} only: ${(js.length / 1024).toFixed(1)} KiB minified, ${(gz / 1024).toFixed(1)} KiB minified+gzip (goal ≤ 20 KiB)`,
+    );
   }
 });
 

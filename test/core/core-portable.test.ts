@@ -18,7 +18,9 @@ test('src/core imports only relative modules and portable packages', () => {
   const bad: string[] = [];
   for (const f of files(CORE)) {
     // Comments may mention modules; only code counts.
-    const src = readFileSync(f, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
+    const src = readFileSync(f, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/(^|[^:])\/\/.*$/gm, '$1');
     for (const m of src.matchAll(/(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) {
       const spec = m[1] ?? m[2]!;
       if (spec.startsWith('.')) continue;
@@ -37,11 +39,17 @@ test('the checker would catch a node: import', () => {
 test('src/browser and the browser entries import only the portable core', () => {
   const SRC = join(import.meta.dirname, '../../src');
   const bad: string[] = [];
-  for (const f of [...files(join(SRC, 'browser')), ...['browser.ts', 'browser-lean.ts', 'index.ts', 'portable-api.ts'].map((n) => join(SRC, n))]) {
-    const src = readFileSync(f, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
+  for (const f of [
+    ...files(join(SRC, 'browser')),
+    ...['browser.ts', 'browser-lean.ts', 'index.ts', 'portable-api.ts'].map((n) => join(SRC, n)),
+  ]) {
+    const src = readFileSync(f, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/(^|[^:])\/\/.*$/gm, '$1');
     for (const m of src.matchAll(/(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) {
       const spec = m[1] ?? m[2]!;
-      if (!/^\.\.?\/(\.\.\/)?(core\/|browser\/|index\.js$|portable-api\.js$)|^\.\/(fetch-host|index)\.js$/.test(spec)) bad.push(`${f}: ${spec}`);
+      if (!/^\.\.?\/(\.\.\/)?(core\/|browser\/|index\.js$|portable-api\.js$)|^\.\/(fetch-host|index)\.js$/.test(spec))
+        bad.push(`${f}: ${spec}`);
     }
     if (/\b(process|Buffer|require|__dirname)\b\s*[.(]/.test(src)) bad.push(`${f}: uses a Node global`);
   }
