@@ -3,6 +3,7 @@
 // not start 1,000 processes together), per-call timeout, exactly-once completion (late
 // completions are dropped), results reported in completion order.
 
+import { messageOf } from './errors.js';
 import type { Cancelable, Host } from './host.js';
 import type { TokenBucket } from './ratelimit.js';
 import { callLimits, type ToolRegistry } from './tool-registry.js';
@@ -224,10 +225,10 @@ export class ToolBatch {
     try {
       const r = t.def.invoke(s);
       if (r && typeof (r as Promise<void>).then === 'function') {
-        (r as Promise<void>).then(undefined, (e: unknown) => s.fail(errorText(e)));
+        (r as Promise<void>).then(undefined, (e: unknown) => s.fail(messageOf(e)));
       }
     } catch (e) {
-      s.fail(errorText(e));
+      s.fail(messageOf(e));
     }
   }
 
@@ -305,8 +306,4 @@ export class ToolBatch {
     }
     return unfinished;
   }
-}
-
-function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }

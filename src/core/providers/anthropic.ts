@@ -29,8 +29,8 @@ import {
   type ToolSchema,
 } from './adapter.js';
 import type { FinishReason, Message, ReasoningEffort, ReasoningPart, ToolCall, Usage } from '../types.js';
-import { reasoningAt } from '../reasoning.js';
-import { argsObject, count, isObj, saysToolsUnsupported, snippet, streamIndex, total, typedEvent } from './util.js';
+import { placed, reasoningAt } from '../reasoning.js';
+import { argsObject, count, fromJson, isObj, replyObject, saysToolsUnsupported, snippet, streamIndex, total, typedEvent } from './util.js';
 import { parametersWireJson } from './tool-schema.js';
 import { isStandIn, MISSING_RESULT, pairToolCalls, resultAsText, type PairingPolicy } from './pairing.js';
 
@@ -232,13 +232,7 @@ function errorText(o: unknown): string | null {
 }
 
 export function parseAnthropicReply(body: string): ParsedReply {
-  let o: unknown;
-  try {
-    o = JSON.parse(body);
-  } catch {
-    throw new Error(`anthropic reply is not JSON: ${snippet(body) || '(empty body)'}`);
-  }
-  if (!isObj(o)) throw new Error(`anthropic reply is not an object: ${snippet(body)}`);
+  const o = replyObject(body, 'anthropic');
   if (o.type === 'error' || (o.error !== undefined && o.error !== null && !Array.isArray(o.content))) {
     throw new Error(errorText(o) ?? `anthropic error: ${snippet(body)}`);
   }
@@ -277,16 +271,12 @@ export function parseAnthropicReply(body: string): ParsedReply {
  */
 function thinkingPart(thinking: string, signature: unknown, calls: number): ReasoningPart | null {
   if (typeof signature !== 'string' || signature === '') return null;
-  return calls
-    ? { dialect: 'anthropic', type: 'thinking', thinking, signature, beforeCall: calls }
-    : { dialect: 'anthropic', type: 'thinking', thinking, signature };
+  return placed({ dialect: 'anthropic', type: 'thinking', thinking, signature }, calls);
 }
 
 function redactedPart(data: unknown, calls: number): ReasoningPart | null {
   if (typeof data !== 'string' || data === '') return null;
-  return calls
-    ? { dialect: 'anthropic', type: 'redacted_thinking', data, beforeCall: calls }
-    : { dialect: 'anthropic', type: 'redacted_thinking', data };
+  return placed({ dialect: 'anthropic', type: 'redacted_thinking', data }, calls);
 }
 
 /** A thinking or redacted_thinking block being streamed, and how many tool_use blocks came before it. */
@@ -409,12 +399,6 @@ export const anthropicAdapter: ProviderAdapter = {
   headers: anthropicHeaders,
   parseReply: parseAnthropicReply,
   newStreamDecoder: () => new AnthropicStreamDecoder(),
-  errorMessage(body: string): string | null {
-    try {
-      return errorText(JSON.parse(body));
-    } catch {
-      return null;
-    }
-  },
+  errorMessage: (body) => fromJson(body, errorText),
   refusesTools: saysToolsUnsupported,
 };

@@ -23,9 +23,22 @@ import {
   type StreamDelta,
 } from './adapter.js';
 import type { FinishReason, Message, ReasoningPart, ToolCall, Usage } from '../types.js';
-import { reasoningAt } from '../reasoning.js';
+import { placed, reasoningAt } from '../reasoning.js';
 import { reasoningItemText } from './reasoning-item.js';
-import { count, isObj, num, saysToolsUnsupported, snippet, streamIndex, total, typedEvent, validJsonOr } from './util.js';
+import {
+  bearerHeaders,
+  count,
+  fromJson,
+  isObj,
+  num,
+  replyObject,
+  saysToolsUnsupported,
+  snippet,
+  streamIndex,
+  total,
+  typedEvent,
+  validJsonOr,
+} from './util.js';
 import { MISSING_RESULT, pairToolCalls, type PairingPolicy } from './pairing.js';
 import { parametersWireJson } from './tool-schema.js';
 
@@ -77,9 +90,7 @@ export function toResponsesInput(messages: readonly Message[]): InputItem[] {
 /** A reasoning output item to carry back (see the rules above), placed before call `calls`. */
 function reasoningPart(item: Record<string, unknown>, calls: number): ReasoningPart | null {
   if (typeof item.encrypted_content !== 'string' || item.encrypted_content === '') return null;
-  return calls
-    ? { dialect: 'openai-responses', type: 'reasoning', item, beforeCall: calls }
-    : { dialect: 'openai-responses', type: 'reasoning', item };
+  return placed({ dialect: 'openai-responses', type: 'reasoning', item }, calls);
 }
 
 export function buildResponsesRequest(opts: BuildRequestOptions): string {
@@ -106,12 +117,6 @@ export function buildResponsesRequest(opts: BuildRequestOptions): string {
     parts.push('"tool_choice":"auto"');
   }
   return `{${parts.join(',')}}`;
-}
-
-export function responsesHeaders(apiKey: string): Record<string, string> {
-  const h: Record<string, string> = { 'content-type': 'application/json' };
-  if (apiKey) h.authorization = `Bearer ${apiKey}`;
-  return h;
 }
 
 /** input_tokens already includes the cached ones (input_tokens_details.cached_tokens). */
@@ -152,13 +157,7 @@ function incompleteFinish(resp: unknown): FinishReason {
 }
 
 export function parseResponsesReply(body: string): ParsedReply {
-  let o: unknown;
-  try {
-    o = JSON.parse(body);
-  } catch {
-    throw new Error(`responses reply is not JSON: ${snippet(body) || '(empty body)'}`);
-  }
-  if (!isObj(o)) throw new Error(`responses reply is not an object: ${snippet(body)}`);
+  const o = replyObject(body, 'responses');
   if (o.status === 'failed') throw new Error(failureText(o, 'response failed'));
   if (o.status === 'cancelled') throw new Error(failureText(o, 'response was cancelled'));
   if (!Array.isArray(o.output)) {
@@ -322,16 +321,10 @@ export const responsesAdapter: ProviderAdapter = {
   kind: 'openai-responses',
   endpointPath: 'responses',
   buildRequest: buildResponsesRequest,
-  headers: responsesHeaders,
+  headers: bearerHeaders,
   parseReply: parseResponsesReply,
   newStreamDecoder: () => new ResponsesStreamDecoder(),
-  errorMessage(body: string): string | null {
-    try {
-      const o: unknown = JSON.parse(body);
-      return isObj(o) ? (errorText(o.error) ?? (typeof o.message === 'string' ? o.message : null)) : null;
-    } catch {
-      return null;
-    }
-  },
+  errorMessage: (body) =>
+    fromJson(body, (o) => (isObj(o) ? (errorText(o.error) ?? (typeof o.message === 'string' ? o.message : null)) : null)),
   refusesTools: saysToolsUnsupported,
 };
