@@ -19,10 +19,17 @@ async function main(argv: string[]): Promise<number> {
     }
     throw e;
   }
-  if (args.command === 'version') { process.stdout.write(`clm ${CLM_VERSION}\n`); return 0; }
-  if (args.command === 'help') { process.stdout.write(USAGE); return 0; }
-  // config.lua is evaluated in a worker thread: start it now, so it boots while the rest loads.
-  if (args.command !== 'setup' && hasConfigFile()) void import('../config/evaluator.js').then((m) => m.prestartConfigEvaluator(), () => {});
+  if (args.command === 'version') {
+    process.stdout.write(`clm ${CLM_VERSION}\n`);
+    return 0;
+  }
+  if (args.command === 'help') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  // config.lua is evaluated in a worker thread: start it now, so it boots while the rest loads —
+  // unless the evaluation cache has the answer (then no worker starts at all).
+  if (args.command !== 'setup' && hasConfigFile()) void prestartConfig(args.agent);
   const color = !!process.stderr.isTTY && !process.env.NO_COLOR;
   const { CliError } = await import('./runtime.js');
   const { ConfigProblem } = await import('./resolve-run.js');
@@ -31,7 +38,8 @@ async function main(argv: string[]): Promise<number> {
       const { runSetupCommand } = await import('./setup.js');
       return runSetupCommand(process.stdout, process.stderr);
     }
-    if (args.oneshot === undefined && args.outputFormat !== 'text') throw new UsageError(`--output-format ${args.outputFormat} needs -o PROMPT (the REPL prints text)`);
+    if (args.oneshot === undefined && args.outputFormat !== 'text')
+      throw new UsageError(`--output-format ${args.outputFormat} needs -o PROMPT (the REPL prints text)`);
     if (args.oneshot !== undefined) {
       if (args.resume === '') throw new UsageError('-r without an id needs the REPL; give the session id with -o');
       const { runOneshot } = await import('./oneshot.js');
@@ -43,17 +51,48 @@ async function main(argv: string[]): Promise<number> {
     }
     if (args.forever !== undefined) throw new UsageError('-f/--forever needs the interactive UI (stdin and stdout a terminal)');
     const { runRepl } = await import('./repl.js');
-    return await runRepl(args, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, color: !!process.stdout.isTTY && !process.env.NO_COLOR });
+    return await runRepl(args, {
+      stdin: process.stdin,
+      stdout: process.stdout,
+      stderr: process.stderr,
+      color: !!process.stdout.isTTY && !process.env.NO_COLOR,
+    });
   } catch (e) {
     // Messages can quote a file or a server: shown, not obeyed, on a terminal.
     const say = (m: string) => process.stderr.write(`clm: ${forTerminal(m)}\n`);
-    if (e instanceof UsageError) { process.stderr.write(`clm: ${forTerminal(e.message)}\n${USAGE}`); return 2; }
-    if (e instanceof ConfigProblem) { say(e.message); return 2; }
-    if (e instanceof CliError) { say(e.message); return e.exitCode; }
+    if (e instanceof UsageError) {
+      process.stderr.write(`clm: ${forTerminal(e.message)}\n${USAGE}`);
+      return 2;
+    }
+    if (e instanceof ConfigProblem) {
+      say(e.message);
+      return 2;
+    }
+    if (e instanceof CliError) {
+      say(e.message);
+      return e.exitCode;
+    }
     const name = (e as { name?: string })?.name;
-    if (name === 'SessionError') { say((e as Error).message); return 1; }
+    if (name === 'SessionError') {
+      say((e as Error).message);
+      return 1;
+    }
     say((e as Error)?.stack ?? String(e));
     return 1;
+  }
+}
+
+async function prestartConfig(agent: string | undefined): Promise<void> {
+  try {
+    // Both at once: on a miss the worker must not wait for a second round of module loading.
+    const [{ configCacheAnswers }, { configCacheDir }, evaluator] = await Promise.all([
+      import('../config/load-inputs.js'),
+      import('../config/config-cache.js'),
+      import('../config/evaluator.js'),
+    ]);
+    if (!configCacheAnswers({ agent, env: process.env, cacheDir: configCacheDir(process.env) })) evaluator.prestartConfigEvaluator();
+  } catch {
+    // loading the configuration reports its own problems
   }
 }
 
@@ -61,7 +100,9 @@ async function main(argv: string[]): Promise<number> {
 // the turn finishes, the session is written, the output is simply lost. Any other failure to
 // write the output (a full disk, an I/O error) makes the run fail: the result did not arrive.
 let outputError: NodeJS.ErrnoException | undefined;
-process.stdout.on('error', (e: NodeJS.ErrnoException) => { if (e.code !== 'EPIPE') outputError ??= e; });
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code !== 'EPIPE') outputError ??= e;
+});
 process.stderr.on('error', () => {});
 
 /** "ENOSPC (no space left on device)". */
@@ -95,5 +136,8 @@ main(process.argv.slice(2)).then(
     // starting) must not keep a finished run alive.
     process.exit(code);
   },
-  (e) => { process.stderr.write(`clm: ${String(e)}\n`); process.exit(1); },
+  (e) => {
+    process.stderr.write(`clm: ${String(e)}\n`);
+    process.exit(1);
+  },
 );

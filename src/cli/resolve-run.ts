@@ -3,6 +3,7 @@
 // only when a config.lua exists, so a run without one stays cheap.
 
 import { existsSync } from 'node:fs';
+import { configCacheDir } from '../config/config-cache.js';
 import { configDir, loadConfig, resolveConnection, type ClmConfig, type ConfigValues, type Connection } from '../config/index.js';
 import type { UiMode } from '../config/types.js';
 import type { CliArgs } from './args.js';
@@ -41,9 +42,14 @@ export class ConfigProblem extends Error {}
 
 export async function resolveRun(args: CliArgs, env: NodeJS.ProcessEnv, log?: (l: string) => void): Promise<ResolvedRun> {
   try {
-    const cfg = await loadConfig({ agent: args.agent, log, env });
-    if (!cfg && args.agent) throw new Error(`agent '${args.agent}' not found (there is no config.lua in ${configDir(env) ?? '~/.config/clm'})`);
-    const conn = resolveConnection(cfg, { model: args.model, provider: args.provider, url: args.url, reasoningEffort: args.reasoningEffort }, { CLM_API_KEY: env.CLM_API_KEY });
+    const cfg = await loadConfig({ agent: args.agent, log, env, cacheDir: configCacheDir(env) });
+    if (!cfg && args.agent)
+      throw new Error(`agent '${args.agent}' not found (there is no config.lua in ${configDir(env) ?? '~/.config/clm'})`);
+    const conn = resolveConnection(
+      cfg,
+      { model: args.model, provider: args.provider, url: args.url, reasoningEffort: args.reasoningEffort },
+      { CLM_API_KEY: env.CLM_API_KEY },
+    );
     return {
       ...conn,
       agentName: cfg?.agent,
@@ -52,8 +58,11 @@ export async function resolveRun(args: CliArgs, env: NodeJS.ProcessEnv, log?: (l
       mcpReadyTimeoutMs: cfg?.mcpReadyTimeoutMs,
       maxIterations: args.maxTurns ?? cfg?.maxIterations ?? DEFAULT_MAX_ITERATIONS,
       limits: {
-        probeTimeoutMs: cfg?.probeTimeoutMs, firstByteTimeoutMs: cfg?.firstByteTimeoutMs,
-        streamIdleTimeoutMs: cfg?.streamIdleTimeoutMs, maxReplyBytes: cfg?.maxReplyBytes, maxParallelTools: cfg?.maxParallelTools,
+        probeTimeoutMs: cfg?.probeTimeoutMs,
+        firstByteTimeoutMs: cfg?.firstByteTimeoutMs,
+        streamIdleTimeoutMs: cfg?.streamIdleTimeoutMs,
+        maxReplyBytes: cfg?.maxReplyBytes,
+        maxParallelTools: cfg?.maxParallelTools,
       },
       warnings: cfg?.warnings ?? [],
       ui: cfg?.ui,

@@ -9,7 +9,15 @@
 // the hook cannot: one C-level call that never returns. Loaded only when a config.lua exists.
 
 import {
-  LuaMem, newLuaModule, LUA_OK, LUA_YIELD, LUA_MASKCOUNT, LUA_TTABLE, TYPE_NAMES, type LuaModule, type LuaPtr,
+  LuaMem,
+  newLuaModule,
+  LUA_OK,
+  LUA_YIELD,
+  LUA_MASKCOUNT,
+  LUA_TTABLE,
+  TYPE_NAMES,
+  type LuaModule,
+  type LuaPtr,
 } from '../lua/wasm.js';
 import { newCappedState, openSafeLibraries, removeUnsafeGlobals, type MemoryAccount } from '../lua/base-state.js';
 import { luaToJs } from './lua-value.js';
@@ -32,8 +40,8 @@ clm = { secrets = {} }
 `;
 
 export type ChunkOutcome =
-  | { ok: true; value: unknown; luaType: string }
-  | { ok: false; message: string };
+  /** inspected: in a state watching secrets (watchSecrets), a library call was given one. */
+  { ok: true; value: unknown; luaType: string; inspected?: boolean } | { ok: false; message: string; inspected?: boolean };
 
 export interface RunOptions {
   budgetMs?: number;
@@ -41,7 +49,57 @@ export interface RunOptions {
   lenient?: boolean;
   /** When the chunk returns a table, make it `clm.secrets`. */
   publishAsSecrets?: boolean;
+  /**
+   * Run in the worker's second state, whose clm.secrets holds sentinels starting with this
+   * marker (see secret-sentinels.ts), instead of the real one.
+   */
+  probe?: string;
 }
+
+/**
+ * Lua for a state whose secrets are sentinels: every library function that could look into a
+ * string (string.*, utf8.*, math.*, tonumber, rawequal, rawlen, table.sort over strings, and
+ * string.format beyond plain %s) calls mark() when given one holding a sentinel. mark raises,
+ * so nothing runs on a sentinel (a pattern that would run away on it never starts), and records
+ * it where no pcall can undo it. Passing a secret along, concatenating it, table.concat and
+ * tostring stay free: the result then holds the sentinel and substituting gives the real value.
+ */
+const WATCH_SECRETS = `
+local mark, marker = ...
+local find, gsub, format, sort = string.find, string.gsub, string.format, table.sort
+local type, select, pairs, rawlen, rawget = type, select, pairs, rawlen, rawget
+local function holds(...)
+  for i = 1, select("#", ...) do
+    local v = select(i, ...)
+    if type(v) == "string" and find(v, marker, 1, true) then return true end
+  end
+  return false
+end
+local function guard(name, f)
+  return function(...)
+    if holds(...) then mark(name) end
+    return f(...)
+  end
+end
+for _, lib in pairs({ string, utf8, math }) do
+  for k, f in pairs(lib) do
+    if type(f) == "function" then lib[k] = guard(k, f) end
+  end
+end
+string.format = function(fmt, ...)
+  if holds(fmt) or (holds(...) and type(fmt) == "string" and find(gsub(fmt, "%%%%", ""), "%%[^s]")) then mark("string.format") end
+  return format(fmt, ...)
+end
+tonumber, rawequal, rawlen = guard("tonumber", tonumber), guard("rawequal", rawequal), guard("rawlen", rawlen)
+table.sort = function(t, ...)
+  if type(t) == "table" then
+    for i = 1, rawlen(t) do
+      if holds(rawget(t, i)) then mark("table.sort") end
+    end
+  end
+  return sort(t, ...)
+end
+`;
 
 export class ConfigLua {
   private readonly m: LuaModule;
@@ -53,9 +111,41 @@ export class ConfigLua {
   private killedAt = '';
   /** Set once a chunk had to be stopped by force: the Lua state is inconsistent from then on. */
   private broken = false;
+  /** Whether watchSecrets is on, and whether a library call was given a sentinel since. */
+  private watching = false;
+  private inspected = false;
 
   static async create(memoryLimit = CONFIG_MEMORY_LIMIT): Promise<ConfigLua> {
     return new ConfigLua(await newLuaModule(), memoryLimit);
+  }
+
+  /** Another, independent state in the same wasm instance (cheaper than a new instance). */
+  sibling(memoryLimit = CONFIG_MEMORY_LIMIT): ConfigLua {
+    return new ConfigLua(this.m, memoryLimit);
+  }
+
+  /** Make this state report (and refuse) library calls on strings holding `marker`; see WATCH_SECRETS. */
+  watchSecrets(marker: string): void {
+    const { m, mem, L } = this;
+    const top = m._lua_gettop(L);
+    try {
+      const src = new TextEncoder().encode(WATCH_SECRETS);
+      if (mem.loadText(L, src, '=watch') !== LUA_OK) throw new Error(this.errorText(L, -1));
+      const mark = m.addFunction(
+        ((L: LuaPtr) => {
+          this.inspected = true;
+          mem.push(L, "a secret's value is looked into");
+          return m._lua_error(L);
+        }) as never,
+        'ii',
+      );
+      m._lua_pushcclosure(L, mark, 0);
+      mem.push(L, marker);
+      if (m._lua_pcallk(L, 2, 0, 0, 0, 0) !== LUA_OK) throw new Error(this.errorText(L, -1));
+      this.watching = true;
+    } finally {
+      m._lua_settop(L, top);
+    }
   }
 
   private constructor(m: LuaModule, limit: number) {
@@ -97,6 +187,13 @@ export class ConfigLua {
 
   /** Load and run one chunk; its first result is converted to JS. Never throws for Lua errors. */
   run(source: Uint8Array, chunkName: string, opts: RunOptions = {}): ChunkOutcome {
+    const outcome = this.runChunk(source, chunkName, opts);
+    // Sticky: a secret looked into by any chunk of this state spoils them all.
+    if (this.watching && this.inspected) outcome.inspected = true;
+    return outcome;
+  }
+
+  private runChunk(source: Uint8Array, chunkName: string, opts: RunOptions): ChunkOutcome {
     const { m, mem, L } = this;
     if (this.broken) return { ok: false, message: 'the config Lua state was stopped by force after an endless loop; restart clm' };
     const top = m._lua_gettop(L);
