@@ -9,7 +9,8 @@
 // recorded with a hash of its bytes and checked on every hit.
 //
 // The file is optional: a missing, unreadable, damaged or foreign one is ignored (and replaced
-// by the next write); a failed write is only logged. Written atomically, mode 0600, in the 0700
+// by the next write), and so is a symbolic link, a FIFO, or a file another user owns or
+// group/other may write; a failed write is only logged. Written atomically, mode 0600, in the 0700
 // state dir.
 
 import { createHash } from 'node:crypto';
@@ -100,7 +101,9 @@ function validEntry(e: unknown): e is CacheEntry {
 function readFile(path: string): CacheFile {
   try {
     // A FIFO or device in its place is refused at once (the cache is optional), never waited on.
-    const c = JSON.parse(readRegularFileSync(path, MAX_CACHE_BYTES).toString('utf8')) as unknown;
+    // The entries decide where the secrets are sent: a link, or a file someone else could have
+    // written, is not believed.
+    const c = JSON.parse(readRegularFileSync(path, MAX_CACHE_BYTES, { noFollow: true, ownOnly: true }).toString('utf8')) as unknown;
     if (isTable(c) && c.format === FORMAT && Array.isArray(c.entries)) return { format: FORMAT, entries: c.entries.filter(validEntry) };
   } catch {
     // missing or damaged: start over

@@ -327,6 +327,7 @@ async function sentinelEntry(
   ): Promise<Table | string> => {
     const r = await lua.run(src, `=${label}`, { budgetMs, probe: s.marker, ...extra });
     if (r.inspected) return `${label} looks into a secret's value (a string library call is given one)`;
+    if (r.varies) return `${label}'s result may differ from run to run (it calls ${r.varies})`;
     if (!r.ok) return `${label} fails with sentinel secrets`;
     if (!isTable(r.value)) return `${label} returns something else with sentinel secrets`;
     return r.value;

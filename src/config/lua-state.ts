@@ -40,8 +40,12 @@ clm = { secrets = {} }
 `;
 
 export type ChunkOutcome =
-  /** inspected: in a state watching secrets (watchSecrets), a library call was given one. */
-  { ok: true; value: unknown; luaType: string; inspected?: boolean } | { ok: false; message: string; inspected?: boolean };
+  /**
+   * In a state watching secrets (watchSecrets) — inspected: a library call was given one;
+   * varies: the first call made whose result differs from run to run (math.random, …).
+   */
+  | { ok: true; value: unknown; luaType: string; inspected?: boolean; varies?: string }
+  | { ok: false; message: string; inspected?: boolean; varies?: string };
 
 export interface RunOptions {
   budgetMs?: number;
@@ -63,11 +67,18 @@ export interface RunOptions {
  * so nothing runs on a sentinel (a pattern that would run away on it never starts), and records
  * it where no pcall can undo it. Passing a secret along, concatenating it, table.concat and
  * tostring stay free: the result then holds the sentinel and substituting gives the real value.
+ *
+ * It also reports, through vary(), calls whose result differs from run to run although every
+ * file is the same (math.random, math.randomseed, collectgarbage, and an address from tostring
+ * or string.format): an evaluation that made one is not kept.
  */
 const WATCH_SECRETS = `
-local mark, marker = ...
+local mark, vary, marker = ...
 local find, gsub, format, sort = string.find, string.gsub, string.format, table.sort
-local type, select, pairs, rawlen, rawget = type, select, pairs, rawlen, rawget
+-- Local names unlike the globals: an assignment to a global below must not hit a local instead.
+local type, select, pairs, rawget = type, select, pairs, rawget
+local len, tostr, cg = rawlen, tostring, collectgarbage
+local primitive = { ["nil"] = true, boolean = true, number = true, string = true }
 local function holds(...)
   for i = 1, select("#", ...) do
     local v = select(i, ...)
@@ -86,14 +97,40 @@ for _, lib in pairs({ string, utf8, math }) do
     if type(f) == "function" then lib[k] = guard(k, f) end
   end
 end
+-- Whether text shows the address of one of the values (tostring's "table: 0x…", %p).
+local function addressIn(text, ...)
+  for i = 1, select("#", ...) do
+    local v = select(i, ...)
+    if not primitive[type(v)] and type(text) == "string" and find(text, format("%p", v), 1, true) then return true end
+  end
+  return false
+end
 string.format = function(fmt, ...)
   if holds(fmt) or (holds(...) and type(fmt) == "string" and find(gsub(fmt, "%%%%", ""), "%%[^s]")) then mark("string.format") end
-  return format(fmt, ...)
+  local out = format(fmt, ...)
+  if addressIn(out, ...) then vary("string.format") end
+  return out
+end
+tostring = function(...)
+  local out = tostr(...)
+  if addressIn(out, (...)) then vary("tostring") end
+  return out
+end
+for _, name in pairs({ "random", "randomseed" }) do
+  local f = math[name]
+  math[name] = function(...)
+    vary("math." .. name)
+    return f(...)
+  end
+end
+collectgarbage = function(...)
+  vary("collectgarbage")
+  return cg(...)
 end
 tonumber, rawequal, rawlen = guard("tonumber", tonumber), guard("rawequal", rawequal), guard("rawlen", rawlen)
 table.sort = function(t, ...)
   if type(t) == "table" then
-    for i = 1, rawlen(t) do
+    for i = 1, len(t) do
       if holds(rawget(t, i)) then mark("table.sort") end
     end
   end
@@ -114,6 +151,8 @@ export class ConfigLua {
   /** Whether watchSecrets is on, and whether a library call was given a sentinel since. */
   private watching = false;
   private inspected = false;
+  /** The first call (in a state watching secrets) whose result differs from run to run. */
+  private varies: string | undefined;
 
   static async create(memoryLimit = CONFIG_MEMORY_LIMIT): Promise<ConfigLua> {
     return new ConfigLua(await newLuaModule(), memoryLimit);
@@ -139,9 +178,17 @@ export class ConfigLua {
         }) as never,
         'ii',
       );
+      const vary = m.addFunction(
+        ((L: LuaPtr) => {
+          this.varies ??= mem.str(L, 1) ?? 'a function';
+          return 0;
+        }) as never,
+        'ii',
+      );
       m._lua_pushcclosure(L, mark, 0);
+      m._lua_pushcclosure(L, vary, 0);
       mem.push(L, marker);
-      if (m._lua_pcallk(L, 2, 0, 0, 0, 0) !== LUA_OK) throw new Error(this.errorText(L, -1));
+      if (m._lua_pcallk(L, 3, 0, 0, 0, 0) !== LUA_OK) throw new Error(this.errorText(L, -1));
       this.watching = true;
     } finally {
       m._lua_settop(L, top);
@@ -190,6 +237,7 @@ export class ConfigLua {
     const outcome = this.runChunk(source, chunkName, opts);
     // Sticky: a secret looked into by any chunk of this state spoils them all.
     if (this.watching && this.inspected) outcome.inspected = true;
+    if (this.watching && this.varies) outcome.varies = this.varies;
     return outcome;
   }
 

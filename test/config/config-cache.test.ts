@@ -4,7 +4,20 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CONFIG_CACHE_FILE } from '../../src/config/config-cache.js';
@@ -171,6 +184,7 @@ test("a configuration that looks into a secret's value is not cached, and stays 
     ['its length', 'return { max_iterations = #clm.secrets.k }', /depends on more than where the secrets go/],
     ['a padded format', 'return { system_prompt = string.format("%20s", clm.secrets.k) }', /looks into a secret's value/],
     ['tonumber', 'return { max_iterations = tonumber(clm.secrets.n) or 0 }', /looks into a secret's value/],
+    ['rawlen', 'return { max_iterations = rawlen(clm.secrets.k) }', /looks into a secret's value/],
     [
       'a comparison of two secrets',
       'return { model = clm.secrets.k == clm.secrets.n and "m/same" or "m/different" }',
@@ -347,4 +361,88 @@ test('errors are not cached: a broken config.lua fails with file and line on eve
   assert.ok(viaCache instanceof Error && viaLua instanceof Error);
   assert.equal(viaCache.message, viaLua.message);
   assert.equal(viaCache.message, 'config.lua:2: providers.p.url must be an http:// or https:// URL (got "ftp://example.com")');
+});
+
+test('an edit within the same second that keeps the size and the mtime is still seen (the key is the bytes, not the stat)', async (t) => {
+  const s = setup(t, { 'secrets.lua': 'return { k = "k-0000000000" }', 'config.lua': 'return { model = "m/aaaa" }' });
+  const path = join(s.c.dir, 'config.lua');
+  const second = 1_700_000_000; // a whole second: the same mtime at any timestamp resolution
+  utimesSync(path, second, second);
+  assert.equal((await s.load())?.model, 'm/aaaa');
+  assert.ok(s.cached());
+  const { ino, size } = statSync(path);
+  writeFileSync(path, 'return { model = "m/bbbb" }'); // same size, in place (same inode)
+  utimesSync(path, second, second);
+  assert.deepEqual([statSync(path).ino, statSync(path).size, statSync(path).mtimeMs], [ino, size, second * 1000]);
+  assert.equal((await s.load())?.model, 'm/bbbb');
+  assert.ok(!s.hit(), s.log.join('\n'));
+  // secrets.lua likewise: a value of the same length in its place is used at once.
+  const spath = join(s.c.dir, 'secrets.lua');
+  s.c.write('config.lua', 'return { providers = { m = { api_key = clm.secrets.k } } }');
+  utimesSync(spath, second, second);
+  await s.load();
+  writeFileSync(spath, 'return { k = "k-1111111111" }');
+  utimesSync(spath, second, second);
+  assert.equal((await s.load())?.providers.m.apiKey, 'k-1111111111');
+  assert.ok(s.hit(), s.log.join('\n'));
+});
+
+test('a cache file that is a symbolic link, or writable by others, or truncated to nothing, is ignored and replaced', async (t) => {
+  const s = setup(t);
+  const file = join(s.cacheDir, CONFIG_CACHE_FILE);
+  const want = await s.plain();
+  await s.load();
+  assert.ok(s.cached());
+  // A link to a valid cache elsewhere (whoever made it could point the run anywhere): not followed.
+  const elsewhere = join(s.cacheDir, 'elsewhere.json');
+  renameSync(file, elsewhere);
+  symlinkSync(elsewhere, file);
+  assert.deepStrictEqual(await s.load(), want);
+  assert.ok(!s.hit(), `a link is read: ${s.log.join('\n')}`);
+  assert.ok(!lstatSync(file).isSymbolicLink(), 'the link is replaced by a file');
+  assert.ok(s.cached());
+  await s.load();
+  assert.ok(s.hit());
+  // Group- or world-writable: anyone could have written it.
+  chmodSync(file, 0o622);
+  assert.deepStrictEqual(await s.load(), want);
+  assert.ok(!s.hit(), `a writable-by-others cache is read: ${s.log.join('\n')}`);
+  assert.equal(statSync(file).mode & 0o777, 0o600);
+  // Empty (a crash before the write, a full disk).
+  writeFileSync(file, '');
+  assert.deepStrictEqual(await s.load(), want);
+  assert.ok(!s.hit() && s.cached(), s.log.join('\n'));
+});
+
+test('a configuration whose result varies from run to run (math.random, collectgarbage, addresses) is never cached', async (t) => {
+  // No os or io: environment variables, the time and files are out of config.lua's reach.
+  const probe = setup(t, { 'config.lua': 'return { system_prompt = type(os) .. type(io) .. type(require) .. type(loadfile) }' });
+  assert.equal((await probe.load())?.systemPrompt, 'nilnilnilnil');
+  for (const [name, config] of [
+    ['math.random, same result every time', 'local n = math.random(1)\nreturn { model = "m/" .. n }'],
+    ['math.random as a method value', 'local r = math.random\nreturn { max_iterations = r(1, 1) }'],
+    ['math.randomseed', 'math.randomseed(42)\nreturn { model = "m/x" }'],
+    ['collectgarbage', 'local kb = collectgarbage("count")\nreturn { model = kb > 0 and "m/x" or "m/y" }'],
+    ['a table address', 'local a = tostring({})\nreturn { model = a ~= "" and "m/x" or "m/y" }'],
+    ['a function address in a format', 'local a = string.format("%p", print or type)\nreturn { model = a ~= "" and "m/x" or "m/y" }'],
+  ] as const) {
+    const s = setup(t, { 'secrets.lua': 'return { k = "k-0000000000" }', 'config.lua': config });
+    for (let i = 0; i < 2; i++) {
+      assert.deepStrictEqual(await s.load(), await s.plain(), name);
+      assert.ok(!s.hit(), `${name}: ${s.log.join('\n')}`);
+      assert.ok(
+        s.log.some((l) => /^config: not cached: config\.lua's result may differ from run to run \(it calls [\w.]+\)$/.test(l)),
+        `${name}: ${s.log.join('\n')}`,
+      );
+    }
+    assert.ok(!existsSync(join(s.cacheDir, CONFIG_CACHE_FILE)), name);
+  }
+  // What that means: a key picked at random is picked again on every run.
+  const s = setup(t, {
+    'secrets.lua': 'return { a = "key-a-000000", b = "key-b-000000" }',
+    'config.lua': 'return { providers = { m = { api_key = ({ clm.secrets.a, clm.secrets.b })[math.random(2)] } } }',
+  });
+  const seen = new Set<string>();
+  for (let i = 0; i < 24 && seen.size < 2; i++) seen.add((await s.load())!.providers.m.apiKey!);
+  assert.deepStrictEqual([...seen].sort(), ['key-a-000000', 'key-b-000000']);
 });
