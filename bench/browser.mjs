@@ -26,8 +26,15 @@ const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 
 async function bundle(contents, minify) {
   const r = await build({
-    stdin: { contents, resolveDir: root, loader: 'js' }, bundle: true, format: 'esm', platform: 'browser',
-    target: 'es2022', minify, legalComments: 'none', write: false, logLevel: 'warning',
+    stdin: { contents, resolveDir: root, loader: 'js' },
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    minify,
+    legalComments: 'none',
+    write: false,
+    logLevel: 'warning',
   });
   return r.outputFiles[0].text;
 }
@@ -35,8 +42,13 @@ async function bundle(contents, minify) {
 const out = [];
 const all = await bundle("export * from 'clm/browser';", true);
 const gz = gzipSync(all, { level: 9 }).length;
-out.push(`bundle of all of clm/browser: ${kib(all.length)} minified, ${kib(gz)} minified+gzip (goal <= 20 KiB: ${gz <= 20 * 1024 ? 'PASS' : 'MISS'})`);
-const typical = await bundle("import { createAgent, createFetchHost } from 'clm/browser'; globalThis.x = [createAgent, createFetchHost];", true);
+out.push(
+  `bundle of all of clm/browser: ${kib(all.length)} minified, ${kib(gz)} minified+gzip (goal <= 20 KiB: ${gz <= 20 * 1024 ? 'PASS' : 'MISS'})`,
+);
+const typical = await bundle(
+  "import { createAgent, createFetchHost } from 'clm/browser'; globalThis.x = [createAgent, createFetchHost];",
+  true,
+);
 out.push(`createAgent + createFetchHost only: ${kib(gzipSync(typical, { level: 9 }).length)} minified+gzip`);
 
 const chromium = findChromium();
@@ -74,7 +86,17 @@ async function turnLatency(executablePath) {
   const app = await bundle(pageSource(), true);
   const sse = (objs) => `${objs.map((o) => `data: ${JSON.stringify(o)}\n\n`).join('')}data: [DONE]\n\n`;
   const callReply = sse([
-    { choices: [{ index: 0, delta: { role: 'assistant', tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'echo', arguments: '' } }] } }] },
+    {
+      choices: [
+        {
+          index: 0,
+          delta: {
+            role: 'assistant',
+            tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'echo', arguments: '' } }],
+          },
+        },
+      ],
+    },
     { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '{"text":"x"}' } }] } }] },
     { choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] },
   ]);
@@ -85,7 +107,9 @@ async function turnLatency(executablePath) {
   let posts = 0;
   const server = createServer((req, res) => {
     let body = '';
-    req.on('data', (c) => { body += c; });
+    req.on('data', (c) => {
+      body += c;
+    });
     req.on('end', () => {
       if (req.method === 'GET' && req.url === '/') {
         res.writeHead(200, { 'content-type': 'text/html' });

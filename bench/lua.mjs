@@ -25,8 +25,14 @@ const median = (xs) => {
 
 async function bundle() {
   const common = {
-    bundle: true, platform: 'node', format: 'esm', target: 'node20', minify: true, legalComments: 'none',
-    external: ['wasmoon'], logLevel: 'warning',
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    minify: true,
+    legalComments: 'none',
+    external: ['wasmoon'],
+    logLevel: 'warning',
   };
   mkdirSync(join(tmp, 'dist'), { recursive: true });
   await build({ ...common, entryPoints: [join(root, 'src/lua/index.ts')], outfile: join(tmp, 'dist/lua.js') });
@@ -47,10 +53,22 @@ function call(tool, args) {
     const ac = new AbortController();
     let done = false;
     tool.invoke({
-      name: tool.name, args, outputCap: 65536, timeoutMs: 0, signal: ac.signal,
-      get done() { return done; },
-      complete(out) { done = true; resolve({ ok: true, out }); },
-      fail(error) { done = true; resolve({ ok: false, error }); },
+      name: tool.name,
+      args,
+      outputCap: 65536,
+      timeoutMs: 0,
+      signal: ac.signal,
+      get done() {
+        return done;
+      },
+      complete(out) {
+        done = true;
+        resolve({ ok: true, out });
+      },
+      fail(error) {
+        done = true;
+        resolve({ ok: false, error });
+      },
       notify() {},
     });
   });
@@ -104,7 +122,8 @@ async function benchLoad(lua) {
 
 async function benchCalls(lua) {
   const dir = pluginDir('calls', {
-    'greet.lua': 'clm.tool_register("greet", { invoke = function(args, ctx) ctx:complete("Hello, " .. args.name .. "! You are " .. args.age .. ".") end })',
+    'greet.lua':
+      'clm.tool_register("greet", { invoke = function(args, ctx) ctx:complete("Hello, " .. args.name .. "! You are " .. args.age .. ".") end })',
   });
   const host = await lua.loadPlugins({ dirs: [dir] });
   const tool = host.tools[0];
@@ -117,13 +136,15 @@ async function benchCalls(lua) {
     let next = 0;
     let failed = 0;
     const t0 = performance.now();
-    await Promise.all(Array.from({ length: inFlight }, async () => {
-      while (next < total) {
-        next++;
-        const r = await call(tool, args);
-        if (!r.ok || r.out !== 'Hello, world! You are 42.') failed++;
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: inFlight }, async () => {
+        while (next < total) {
+          next++;
+          const r = await call(tool, args);
+          if (!r.ok || r.out !== 'Hello, world! You are 42.') failed++;
+        }
+      }),
+    );
     if (failed) throw new Error(`${failed} calls failed`);
     rates.push(total / ((performance.now() - t0) / 1000));
   }
@@ -142,7 +163,12 @@ async function rssChild(lua, n) {
   const files = {};
   for (let i = 0; i < n; i++) files[`p${String(i).padStart(3, '0')}.lua`] = REALISTIC(i);
   const dir = pluginDir(`rss-${n}`, files);
-  const settle = async () => { for (let i = 0; i < 3; i++) { global.gc(); await new Promise((r) => setTimeout(r, 50)); } };
+  const settle = async () => {
+    for (let i = 0; i < 3; i++) {
+      global.gc();
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
   const host = await lua.loadPlugins({ dirs: [dir] });
   if (host.tools.length !== n) throw new Error(`expected ${n} tools: ${JSON.stringify(host.errors)}`);
   for (const t of host.tools) await call(t, '{"value":20,"from":"c","to":"f"}');
@@ -154,7 +180,13 @@ async function rssChild(lua, n) {
 /** Separate processes for 1 and 1 + N plugins, so the difference is the plugins alone. */
 function benchRss() {
   const N = 40;
-  const rss = (n) => JSON.parse(execFileSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--rss-child', String(n)], { cwd: root, encoding: 'utf8' })).rss;
+  const rss = (n) =>
+    JSON.parse(
+      execFileSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--rss-child', String(n)], {
+        cwd: root,
+        encoding: 'utf8',
+      }),
+    ).rss;
   const runs = [];
   for (let i = 0; i < (quick ? 1 : 3); i++) runs.push((rss(N + 1) - rss(1)) / N);
   return median(runs);
@@ -162,7 +194,8 @@ function benchRss() {
 
 async function benchRunaway(lua) {
   const dir = pluginDir('runaway', {
-    'evil.lua': 'clm.tool_register("evil", { invoke = function(a, ctx) ctx:complete(tostring(string.rep("a", 300):find(".-.-.-.-b"))) end })',
+    'evil.lua':
+      'clm.tool_register("evil", { invoke = function(a, ctx) ctx:complete(tostring(string.rep("a", 300):find(".-.-.-.-b"))) end })',
     'good.lua': 'clm.tool_register("good", { invoke = function(a, ctx) ctx:complete("good") end })',
   });
   const detect = [];
@@ -172,14 +205,21 @@ async function benchRunaway(lua) {
     const evil = host.tools.find((t) => t.name === 'evil');
     let worst = 0;
     let prev = performance.now();
-    const probe = setInterval(() => { const now = performance.now(); worst = Math.max(worst, now - prev); prev = now; }, 5);
+    const probe = setInterval(() => {
+      const now = performance.now();
+      worst = Math.max(worst, now - prev);
+      prev = now;
+    }, 5);
     const t0 = performance.now();
     const r = await call(evil, '{}');
     detect.push(performance.now() - t0);
     clearInterval(probe);
     stalls.push(Math.max(0, worst - 5));
     if (r.ok) throw new Error('the runaway call succeeded?');
-    const good = await call(host.tools.find((t) => t.name === 'good'), '{}');
+    const good = await call(
+      host.tools.find((t) => t.name === 'good'),
+      '{}',
+    );
     if (!good.ok) throw new Error(`good plugin broken after restart: ${good.error}`);
     await host.close();
   }

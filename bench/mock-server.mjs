@@ -59,7 +59,13 @@ function sseBody(events) {
 }
 
 function chunk(delta, finish = null) {
-  return { id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 0, model: 'local-model', choices: [{ index: 0, delta, finish_reason: finish }] };
+  return {
+    id: 'chatcmpl-bench',
+    object: 'chat.completion.chunk',
+    created: 0,
+    model: 'local-model',
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  };
 }
 
 function textReply(stream) {
@@ -70,14 +76,27 @@ function textReply(stream) {
     ev.push({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 0, model: 'local-model', choices: [], usage: USAGE });
     return { sse: sseBody(ev) };
   }
-  return { json: { id: 'chatcmpl-bench', object: 'chat.completion', created: 0, model: 'local-model', choices: [{ index: 0, message: { role: 'assistant', content: TEXT_PARTS.join('') }, finish_reason: 'stop' }], usage: USAGE } };
+  return {
+    json: {
+      id: 'chatcmpl-bench',
+      object: 'chat.completion',
+      created: 0,
+      model: 'local-model',
+      choices: [{ index: 0, message: { role: 'assistant', content: TEXT_PARTS.join('') }, finish_reason: 'stop' }],
+      usage: USAGE,
+    },
+  };
 }
 
 function toolReply(stream, id, args) {
   if (stream) {
     const half = Math.floor(args.length / 2);
     const ev = [
-      chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id, type: 'function', function: { name: 'read_file', arguments: '' } }] }),
+      chunk({
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ index: 0, id, type: 'function', function: { name: 'read_file', arguments: '' } }],
+      }),
       chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(0, half) } }] }),
       chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(half) } }] }),
       chunk({}, 'tool_calls'),
@@ -87,8 +106,21 @@ function toolReply(stream, id, args) {
   }
   return {
     json: {
-      id: 'chatcmpl-bench', object: 'chat.completion', created: 0, model: 'local-model',
-      choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: args } }] }, finish_reason: 'tool_calls' }],
+      id: 'chatcmpl-bench',
+      object: 'chat.completion',
+      created: 0,
+      model: 'local-model',
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: args } }],
+          },
+          finish_reason: 'tool_calls',
+        },
+      ],
       usage: USAGE,
     },
   };
@@ -117,7 +149,11 @@ function handleChat(raw, res) {
   const messages = Array.isArray(req.messages) ? req.messages : [];
   let tools = 0;
   let last;
-  for (const m of messages) if (m && m.role === 'tool') { tools++; last = m; }
+  for (const m of messages)
+    if (m && m.role === 'tool') {
+      tools++;
+      last = m;
+    }
   if (tools > stats.maxToolResults) stats.maxToolResults = tools;
   if (last) stats.lastToolBytes = Buffer.byteLength(typeof last.content === 'string' ? last.content : JSON.stringify(last.content ?? ''));
   const stream = req.stream === true;
@@ -139,7 +175,15 @@ const server = createServer((req, res) => {
       return send(res, 200, { json: { ...rest, mockCpuMs: (cpu.user + cpu.system) / 1000 } });
     }
     if (req.method === 'POST' && path === '/__reset') {
-      Object.assign(stats, { requests: 0, chat: 0, other: 0, maxToolResults: 0, lastToolBytes: 0, requestBytes: 0, cpuStart: process.cpuUsage() });
+      Object.assign(stats, {
+        requests: 0,
+        chat: 0,
+        other: 0,
+        maxToolResults: 0,
+        lastToolBytes: 0,
+        requestBytes: 0,
+        cpuStart: process.cpuUsage(),
+      });
       return send(res, 200, { json: { ok: true } });
     }
     stats.requests++;

@@ -60,9 +60,13 @@ function cleanEnv(stateDir) {
   const home = join(tmp, `run-${++runSeq}`);
   for (const d of ['config', 'state', 'data', 'cache']) mkdirSync(join(home, d), { recursive: true });
   return {
-    ...env, HOME: home, NO_COLOR: '1',
-    XDG_CONFIG_HOME: join(home, 'config'), XDG_STATE_HOME: stateDir ?? join(home, 'state'),
-    XDG_DATA_HOME: join(home, 'data'), XDG_CACHE_HOME: join(home, 'cache'),
+    ...env,
+    HOME: home,
+    NO_COLOR: '1',
+    XDG_CONFIG_HOME: join(home, 'config'),
+    XDG_STATE_HOME: stateDir ?? join(home, 'state'),
+    XDG_DATA_HOME: join(home, 'data'),
+    XDG_CACHE_HOME: join(home, 'cache'),
   };
 }
 
@@ -108,8 +112,12 @@ function measure(argv, env) {
     const child = spawn(TIME, ['-f', '%e %U %S %M', '-o', timeFile, ...argv], { env, cwd: env.HOME, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d; });
-    child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d; });
+    child.stdout.setEncoding('utf8').on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding('utf8').on('data', (d) => {
+      stderr += d;
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);
     child.on('error', reject);
     child.on('exit', (code, signal) => {
@@ -121,10 +129,22 @@ function measure(argv, env) {
           const lines = readFileSync(timeFile, 'utf8').trim().split('\n');
           fields = lines[lines.length - 1].split(' ').map(Number);
           rmSync(timeFile, { force: true });
-        } catch { /* reported below */ }
+        } catch {
+          /* reported below */
+        }
         const [, user, sys, rssKiB] = fields;
         if (signal || fields.length !== 4 || fields.some((n) => !Number.isFinite(n))) {
-          return resolve({ wall, code: code ?? -1, signal: signal ?? 'timeout?', stdout, stderr, user: NaN, sys: NaN, cpu: NaN, rssKiB: NaN });
+          return resolve({
+            wall,
+            code: code ?? -1,
+            signal: signal ?? 'timeout?',
+            stdout,
+            stderr,
+            user: NaN,
+            sys: NaN,
+            cpu: NaN,
+            rssKiB: NaN,
+          });
         }
         resolve({ wall, user, sys, cpu: user + sys, rssKiB, code, stdout, stderr });
       });
@@ -140,14 +160,23 @@ const clm = (...a) => [node, CLI, ...a];
 /** @type {{ id: string, label: string, mock?: string, argv: (m: any) => string[], check?: (r: any, stats: any) => string | null, warm?: (m: any) => string[] }[]} */
 const scenarios = [
   { id: 'node', label: 'node -e 0 (baseline)', argv: () => [node, '-e', '0'] },
-  { id: 'version', label: 'clm -V', argv: () => clm('-V'), check: (r) => (/^clm \S+/.test(r.stdout) ? null : `unexpected output ${JSON.stringify(r.stdout)}`) },
   {
-    id: 'text', label: 'one-shot text, -p <empty dir>', mock: 'text',
+    id: 'version',
+    label: 'clm -V',
+    argv: () => clm('-V'),
+    check: (r) => (/^clm \S+/.test(r.stdout) ? null : `unexpected output ${JSON.stringify(r.stdout)}`),
+  },
+  {
+    id: 'text',
+    label: 'one-shot text, -p <empty dir>',
+    mock: 'text',
     argv: (m) => clm('-u', m.url, '-o', 'hi', '-p', emptyPlugins),
     check: (r, s) => textCheck(r, s),
   },
   {
-    id: 'textSeeds', label: 'one-shot text, packaged seed plugins', mock: 'text',
+    id: 'textSeeds',
+    label: 'one-shot text, packaged seed plugins',
+    mock: 'text',
     argv: (m) => clm('-u', m.url, '-o', 'hi'),
     check: (r, s) => textCheck(r, s),
     // The warm-up run lists the registered tools, to show the seed plugins really loaded.
@@ -156,18 +185,23 @@ const scenarios = [
   {
     // A user's second and later runs: the state dir keeps the plugin schema cache, so the first
     // request does not wait for the Lua worker (the warm-up run fills the cache).
-    id: 'textSeedsWarm', label: 'one-shot text, seed plugins, schema cache warm', mock: 'text',
+    id: 'textSeedsWarm',
+    label: 'one-shot text, seed plugins, schema cache warm',
+    mock: 'text',
     stateDir: join(tmp, 'persistent-state'),
     argv: (m) => clm('-u', m.url, '-o', 'hi'),
     check: (r, s) => textCheck(r, s),
   },
   ...[10, 50, 250].map((n) => ({
-    id: `rf${n}`, label: `${n} read_file rounds, -p <empty dir>`, mock: `read_file:${n}`,
+    id: `rf${n}`,
+    label: `${n} read_file rounds, -p <empty dir>`,
+    mock: `read_file:${n}`,
     argv: (m) => clm('-u', m.url, '-o', `read ${fixture} with read_file, ${n} times`, '-p', emptyPlugins),
     check: (r, s) => {
       if (s.chat !== n + 1) return `mock saw ${s.chat} chat requests, expected ${n + 1}`;
       if (s.maxToolResults !== n) return `last request carried ${s.maxToolResults} tool results, expected ${n}`;
-      if (s.lastToolBytes < FIXTURE_BYTES) return `tool result was ${s.lastToolBytes} bytes, expected the whole ${FIXTURE_BYTES}-byte fixture`;
+      if (s.lastToolBytes < FIXTURE_BYTES)
+        return `tool result was ${s.lastToolBytes} bytes, expected the whole ${FIXTURE_BYTES}-byte fixture`;
       return textCheck(r, s, true);
     },
   })),
@@ -175,12 +209,18 @@ const scenarios = [
   // requests × DELAY_MS; whatever clm waits for beyond that (a probe in front of the first
   // request, a retry) shows as the distance to the floor.
   {
-    id: 'lat1', label: `plain turn, ${DELAY_MS} ms per request`, mock: `text@${DELAY_MS}`, chatRequests: 1,
+    id: 'lat1',
+    label: `plain turn, ${DELAY_MS} ms per request`,
+    mock: `text@${DELAY_MS}`,
+    chatRequests: 1,
     argv: (m) => clm('-u', m.url, '-o', 'hi', '-p', emptyPlugins),
     check: (r, s) => textCheck(r, s),
   },
   {
-    id: 'lat10', label: `10 read_file rounds, ${DELAY_MS} ms per request`, mock: `read_file:10@${DELAY_MS}`, chatRequests: 11,
+    id: 'lat10',
+    label: `10 read_file rounds, ${DELAY_MS} ms per request`,
+    mock: `read_file:10@${DELAY_MS}`,
+    chatRequests: 11,
     argv: (m) => clm('-u', m.url, '-o', `read ${fixture} with read_file, 10 times`, '-p', emptyPlugins),
     check: (r, s) => (s.chat !== 11 ? `mock saw ${s.chat} chat requests, expected 11` : textCheck(r, s, true)),
   },
@@ -208,7 +248,12 @@ async function runOne(s, mock, argv) {
 }
 
 function tail(t, n = 15) {
-  return t.trim().split('\n').slice(-n).map((l) => `    ${l}`).join('\n');
+  return t
+    .trim()
+    .split('\n')
+    .slice(-n)
+    .map((l) => `    ${l}`)
+    .join('\n');
 }
 
 // ---- report --------------------------------------------------------------------------------
@@ -219,8 +264,12 @@ function median(xs) {
   if (!n) return NaN;
   return n % 2 ? a[(n - 1) / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
 }
-function min(xs) { return xs.length ? Math.min(...xs) : NaN; }
-function max(xs) { return xs.length ? Math.max(...xs) : NaN; }
+function min(xs) {
+  return xs.length ? Math.min(...xs) : NaN;
+}
+function max(xs) {
+  return xs.length ? Math.max(...xs) : NaN;
+}
 const col = (id, k) => (results.get(id) ?? []).map((r) => r[k]);
 
 const ms = (s) => (Number.isFinite(s) ? `${(s * 1000).toFixed(0)} ms` : '–');
@@ -239,30 +288,53 @@ function report(luaOut, browserOut, tuiOut = null) {
   const nodeWallMin = min(col('node', 'wall'));
   const par = typeof availableParallelism === 'function' ? availableParallelism() : cpus().length;
   const out = [];
-  out.push(`clm bench: ${RUNS} timed run(s) per scenario (median, min), interleaved; ${((Date.now() - startedAt) / 1000).toFixed(0)} s total`);
-  out.push(`machine: ${par} CPUs (${cpus()[0]?.model ?? 'unknown'}), load average ${loadAtStart.toFixed(2)} at start / ${loadavg()[0].toFixed(2)} at end, node ${process.version}, ${process.platform}/${process.arch}; ` +
-    `NODE_EXTRA_CA_CERTS unset for clm and for the node -e 0 baseline (it was ${process.env.NODE_EXTRA_CA_CERTS ? 'set' : 'unset'} in the calling shell)`);
-  out.push(`clm: ${CLI}; mock LLM in its own process (streamed SSE); fixture ${FIXTURE_BYTES} bytes of text read whole per round ({"limit": 200});`);
-  out.push(`read_file scenarios use -p <empty dir> (engine only); "seed plugins" = default dir absent, the packaged plugins load` +
-    (seedTools.names ? ` (tools registered: ${seedTools.names.join(', ')})` : ''));
+  out.push(
+    `clm bench: ${RUNS} timed run(s) per scenario (median, min), interleaved; ${((Date.now() - startedAt) / 1000).toFixed(0)} s total`,
+  );
+  out.push(
+    `machine: ${par} CPUs (${cpus()[0]?.model ?? 'unknown'}), load average ${loadAtStart.toFixed(2)} at start / ${loadavg()[0].toFixed(2)} at end, node ${process.version}, ${process.platform}/${process.arch}; ` +
+      `NODE_EXTRA_CA_CERTS unset for clm and for the node -e 0 baseline (it was ${process.env.NODE_EXTRA_CA_CERTS ? 'set' : 'unset'} in the calling shell)`,
+  );
+  out.push(
+    `clm: ${CLI}; mock LLM in its own process (streamed SSE); fixture ${FIXTURE_BYTES} bytes of text read whole per round ({"limit": 200});`,
+  );
+  out.push(
+    `read_file scenarios use -p <empty dir> (engine only); "seed plugins" = default dir absent, the packaged plugins load` +
+      (seedTools.names ? ` (tools registered: ${seedTools.names.join(', ')})` : ''),
+  );
   out.push('');
 
   // Raw measurements.
   const rows = [];
   for (const s of scenarios) {
     const rs = results.get(s.id);
-    if (!rs.length) { rows.push([s.label, 'failed', '', '', '', '', '', '', '']); continue; }
-    const w = col(s.id, 'wall'), c = col(s.id, 'cpu'), m = col(s.id, 'rssKiB');
-    rows.push([s.label, ms(median(w)), ms(min(w)), x(median(w) / nodeWall), ms(median(c)), ms(min(c)), mib(median(m)), mib(max(m)),
-      s.mock ? ms(median(col(s.id, 'mockCpu'))) : '']);
+    if (!rs.length) {
+      rows.push([s.label, 'failed', '', '', '', '', '', '', '']);
+      continue;
+    }
+    const w = col(s.id, 'wall'),
+      c = col(s.id, 'cpu'),
+      m = col(s.id, 'rssKiB');
+    rows.push([
+      s.label,
+      ms(median(w)),
+      ms(min(w)),
+      x(median(w) / nodeWall),
+      ms(median(c)),
+      ms(min(c)),
+      mib(median(m)),
+      mib(max(m)),
+      s.mock ? ms(median(col(s.id, 'mockCpu'))) : '',
+    ]);
   }
   out.push(table(['scenario', 'wall med', 'wall min', '÷ node', 'cpu med', 'cpu min', 'rss med', 'rss max', 'mock cpu'], rows));
   out.push('(cpu = user+sys of the clm process incl. its worker threads, from GNU time at 10 ms resolution; rss = peak resident set;');
-  out.push(' mock cpu = the mock server\'s own CPU in that run, part of the wall time but not of clm\'s cpu)');
+  out.push(" mock cpu = the mock server's own CPU in that run, part of the wall time but not of clm's cpu)");
   const dW = median(col('textSeeds', 'wall')) - median(col('text', 'wall'));
   const dC = median(col('textSeeds', 'cpu')) - median(col('text', 'cpu'));
   const dM = median(col('textSeeds', 'rssKiB')) - median(col('text', 'rssKiB'));
-  if (Number.isFinite(dW)) out.push(`packaged seed plugins add ${ms(dW)} wall, ${ms(dC)} cpu, ${mib(dM)} peak RSS to a one-shot text turn (medians)`);
+  if (Number.isFinite(dW))
+    out.push(`packaged seed plugins add ${ms(dW)} wall, ${ms(dC)} cpu, ${mib(dM)} peak RSS to a one-shot text turn (medians)`);
   out.push('');
 
   // Goals.
@@ -271,12 +343,18 @@ function report(luaOut, browserOut, tuiOut = null) {
   const ratioMed = median(col('version', 'wall')) / nodeWall;
   const ratioMin = min(col('version', 'wall')) / nodeWallMin;
   g.push(['clm -V wall ÷ node -e 0 wall', x(ratioMed), x(ratioMin), '≤ 1.30×', status(ratioMed, 1.3)]);
-  for (const [id, name] of [['text', 'one-shot text, no plugins: wall'], ['textSeeds', 'one-shot text, seed plugins, first run: wall'], ['textSeedsWarm', 'one-shot text, seed plugins, later runs: wall']]) {
+  for (const [id, name] of [
+    ['text', 'one-shot text, no plugins: wall'],
+    ['textSeeds', 'one-shot text, seed plugins, first run: wall'],
+    ['textSeedsWarm', 'one-shot text, seed plugins, later runs: wall'],
+  ]) {
     const v = median(col(id, 'wall'));
     g.push([name, sec(v), sec(min(col(id, 'wall'))), '≤ 0.200 s', status(v, 0.2)]);
   }
   {
-    const w = median(col('rf10', 'wall')), c = median(col('rf10', 'cpu')), m = median(col('rf10', 'rssKiB'));
+    const w = median(col('rf10', 'wall')),
+      c = median(col('rf10', 'cpu')),
+      m = median(col('rf10', 'rssKiB'));
     g.push(['10 read_file rounds: wall', sec(w), sec(min(col('rf10', 'wall'))), '≤ 0.300 s', status(w, 0.3)]);
     g.push(['10 read_file rounds: cpu (user+sys)', sec(c), sec(min(col('rf10', 'cpu'))), '≤ 0.250 s', status(c, 0.25)]);
     g.push(['10 read_file rounds: peak RSS', mib(m), mib(min(col('rf10', 'rssKiB'))), '≤ 100 MiB', status(m, 100 * MiB)]);
@@ -286,11 +364,15 @@ function report(luaOut, browserOut, tuiOut = null) {
     g.push(['50 read_file rounds: wall', sec(w), sec(min(col('rf50', 'wall'))), '≤ 1.000 s', status(w, 1)]);
   }
   const marg = (f) => {
-    const c10 = f(col('rf10', 'cpu')), c50 = f(col('rf50', 'cpu')), c250 = f(col('rf250', 'cpu'));
-    const low = (c50 - c10) / 40, high = (c250 - c50) / 200;
+    const c10 = f(col('rf10', 'cpu')),
+      c50 = f(col('rf50', 'cpu')),
+      c250 = f(col('rf250', 'cpu'));
+    const low = (c50 - c10) / 40,
+      high = (c250 - c50) / 200;
     return { low, high, ratio: high / low };
   };
-  const mm = marg(median), mn = marg(min);
+  const mm = marg(median),
+    mn = marg(min);
   g.push(['marginal cpu/round 250 ÷ 50 rounds', x(mm.ratio), x(mn.ratio), '≤ 2.00×', status(mm.ratio, 2)]);
   {
     const m = median(col('rf250', 'rssKiB'));
@@ -298,17 +380,32 @@ function report(luaOut, browserOut, tuiOut = null) {
   }
   out.push(table(['goal (issue 2, 3)', 'median', 'min', 'goal', 'status'], g));
   out.push('');
-  const lat = scenarios.filter((s) => s.chatRequests).map((s) => {
-    const floor = (s.chatRequests * DELAY_MS) / 1000;
-    const w = col(s.id, 'wall');
-    return [s.label, sec(median(w)), sec(min(w)), sec(floor), ms(median(w) - floor), x(median(w) / floor),
-      `${s.chatRequests} chat + ${median(col(s.id, 'otherRequests'))} other`];
-  });
-  out.push(table([`latency (every request ${DELAY_MS} ms)`, 'wall med', 'wall min', 'floor', 'over floor', '÷ floor', 'requests (med)'], lat));
-  out.push(`(floor = chat requests × ${DELAY_MS} ms: what the model's answers alone cost; "other" = the connection probe's GETs, which run beside the chat requests)`);
+  const lat = scenarios
+    .filter((s) => s.chatRequests)
+    .map((s) => {
+      const floor = (s.chatRequests * DELAY_MS) / 1000;
+      const w = col(s.id, 'wall');
+      return [
+        s.label,
+        sec(median(w)),
+        sec(min(w)),
+        sec(floor),
+        ms(median(w) - floor),
+        x(median(w) / floor),
+        `${s.chatRequests} chat + ${median(col(s.id, 'otherRequests'))} other`,
+      ];
+    });
+  out.push(
+    table([`latency (every request ${DELAY_MS} ms)`, 'wall med', 'wall min', 'floor', 'over floor', '÷ floor', 'requests (med)'], lat),
+  );
+  out.push(
+    `(floor = chat requests × ${DELAY_MS} ms: what the model's answers alone cost; "other" = the connection probe's GETs, which run beside the chat requests)`,
+  );
   const ms2 = (v) => (Number.isFinite(v) ? `${(v * 1000).toFixed(2)} ms` : '–');
-  out.push(`marginal cpu per round: ${ms2(mm.low)} at 10→50 rounds, ${ms2(mm.high)} at 50→250 rounds ` +
-    `(from medians; from mins: ${ms2(mn.low)} / ${ms2(mn.high)})`);
+  out.push(
+    `marginal cpu per round: ${ms2(mm.low)} at 10→50 rounds, ${ms2(mm.high)} at 50→250 rounds ` +
+      `(from medians; from mins: ${ms2(mn.low)} / ${ms2(mn.high)})`,
+  );
   if (luaOut !== null) {
     out.push('');
     out.push('Lua runtime (bench/lua.mjs):');
@@ -354,7 +451,9 @@ try {
         try {
           const ev = JSON.parse(line);
           if (ev.type === 'start' && Array.isArray(ev.tools)) seedTools.names = ev.tools;
-        } catch { /* not an event line */ }
+        } catch {
+          /* not an event line */
+        }
       }
     }
     if (problem) {
@@ -388,13 +487,19 @@ try {
     delete env.NODE_OPTIONS;
     const r = spawnSync(node, [luaScript], { env, cwd: ROOT, encoding: 'utf8', timeout: 180_000, maxBuffer: 16 << 20 });
     luaOut = r.stdout;
-    if (r.status !== 0) failures.push(`bench/lua.mjs: ${r.error ? r.error.message : `exit status ${r.status ?? r.signal}`}\n  stderr:\n${tail(r.stderr ?? '')}`);
+    if (r.status !== 0)
+      failures.push(
+        `bench/lua.mjs: ${r.error ? r.error.message : `exit status ${r.status ?? r.signal}`}\n  stderr:\n${tail(r.stderr ?? '')}`,
+      );
   }
 
   // clm/browser figures (issue 11): bundle size, and a tool turn in headless Chromium when installed.
   process.stderr.write('bench: bench/browser.mjs\n');
   const b = spawnSync(node, [join(BENCH, 'browser.mjs')], { cwd: ROOT, encoding: 'utf8', timeout: 180_000, maxBuffer: 16 << 20 });
-  if (b.status !== 0) failures.push(`bench/browser.mjs: ${b.error ? b.error.message : `exit status ${b.status ?? b.signal}`}\n  stderr:\n${tail(b.stderr ?? '')}`);
+  if (b.status !== 0)
+    failures.push(
+      `bench/browser.mjs: ${b.error ? b.error.message : `exit status ${b.status ?? b.signal}`}\n  stderr:\n${tail(b.stderr ?? '')}`,
+    );
 
   // Terminal toolkit figures (issues 10 and 13), from their own script.
   let tuiOut = null;
@@ -406,7 +511,10 @@ try {
     delete env.NODE_OPTIONS;
     const r = spawnSync(node, [tuiScript], { env, cwd: ROOT, encoding: 'utf8', timeout: 300_000, maxBuffer: 16 << 20 });
     tuiOut = r.stdout;
-    if (r.status !== 0) failures.push(`bench/tui.mjs: ${r.error ? r.error.message : `exit status ${r.status ?? r.signal}`}\n  stderr:\n${tail(r.stderr ?? '')}`);
+    if (r.status !== 0)
+      failures.push(
+        `bench/tui.mjs: ${r.error ? r.error.message : `exit status ${r.status ?? r.signal}`}\n  stderr:\n${tail(r.stderr ?? '')}`,
+      );
   }
 
   report(luaOut, b.stdout, tuiOut);
@@ -416,9 +524,18 @@ try {
   const soakEnv = { ...process.env };
   delete soakEnv.NODE_EXTRA_CA_CERTS;
   delete soakEnv.NODE_OPTIONS;
-  const soak = spawnSync(node, [join(BENCH, 'soak.mjs')], { env: soakEnv, cwd: ROOT, encoding: 'utf8', timeout: 600_000, maxBuffer: 16 << 20 });
+  const soak = spawnSync(node, [join(BENCH, 'soak.mjs')], {
+    env: soakEnv,
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 600_000,
+    maxBuffer: 16 << 20,
+  });
   process.stdout.write(`\n${soak.stdout ?? ''}`);
-  if (soak.status !== 0) failures.push(`bench/soak.mjs: ${soak.error ? soak.error.message : `exit status ${soak.status ?? soak.signal}`}\n  stderr:\n${tail(soak.stderr ?? '')}`);
+  if (soak.status !== 0)
+    failures.push(
+      `bench/soak.mjs: ${soak.error ? soak.error.message : `exit status ${soak.status ?? soak.signal}`}\n  stderr:\n${tail(soak.stderr ?? '')}`,
+    );
 } catch (e) {
   failures.push(`bench: ${e?.stack ?? e}`);
 } finally {

@@ -21,14 +21,26 @@ const RSS_EVERY = Math.max(1, Math.floor(TURNS / 50));
 
 const tmp = mkdtempSync(join(tmpdir(), 'clm-soak-'));
 const children = [];
-const cleanup = () => { for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL'); rmSync(tmp, { recursive: true, force: true }); };
+const cleanup = () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  rmSync(tmp, { recursive: true, force: true });
+};
 process.on('exit', cleanup);
 
 function env() {
   const e = { ...process.env };
-  for (const k of Object.keys(e)) if (k === 'NODE_EXTRA_CA_CERTS' || k === 'NODE_OPTIONS' || k.startsWith('CLM_') || k.startsWith('XDG_')) delete e[k];
+  for (const k of Object.keys(e))
+    if (k === 'NODE_EXTRA_CA_CERTS' || k === 'NODE_OPTIONS' || k.startsWith('CLM_') || k.startsWith('XDG_')) delete e[k];
   for (const d of ['config', 'state', 'data', 'cache']) mkdirSync(join(tmp, d), { recursive: true });
-  return { ...e, HOME: tmp, NO_COLOR: '1', XDG_CONFIG_HOME: join(tmp, 'config'), XDG_STATE_HOME: join(tmp, 'state'), XDG_DATA_HOME: join(tmp, 'data'), XDG_CACHE_HOME: join(tmp, 'cache') };
+  return {
+    ...e,
+    HOME: tmp,
+    NO_COLOR: '1',
+    XDG_CONFIG_HOME: join(tmp, 'config'),
+    XDG_STATE_HOME: join(tmp, 'state'),
+    XDG_DATA_HOME: join(tmp, 'data'),
+    XDG_CACHE_HOME: join(tmp, 'cache'),
+  };
 }
 
 function startMock() {
@@ -47,10 +59,17 @@ function startMock() {
 }
 
 function rssKiB(pid) {
-  try { return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN); } catch { return NaN; }
+  try {
+    return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+  } catch {
+    return NaN;
+  }
 }
 
-const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))] : NaN; };
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))] : NaN;
+};
 function slope(points) {
   const n = points.length;
   if (n < 2) return NaN;
@@ -77,15 +96,27 @@ clm.stdout.on('data', (d) => {
   stdout += d;
   replies += d.split('assistant> ').length - 1;
   const n = stdout.split('user> ').length - 1;
-  if (n !== prompts) { prompts = n; stdout = stdout.slice(stdout.lastIndexOf('user> ')); prompts = 1; wake?.(); }
+  if (n !== prompts) {
+    prompts = n;
+    stdout = stdout.slice(stdout.lastIndexOf('user> '));
+    prompts = 1;
+    wake?.();
+  }
 });
-clm.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); });
+clm.stderr.on('data', (d) => {
+  stderr = (stderr + d).slice(-4000);
+});
 
 /** Resolves when the next prompt is printed (the previous turn is over). */
-const nextPrompt = () => new Promise((resolve, reject) => {
-  const t = setTimeout(() => reject(new Error(`no prompt within ${TURN_TIMEOUT_MS} ms\n${stderr}`)), TURN_TIMEOUT_MS);
-  wake = () => { clearTimeout(t); wake = null; resolve(); };
-});
+const nextPrompt = () =>
+  new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`no prompt within ${TURN_TIMEOUT_MS} ms\n${stderr}`)), TURN_TIMEOUT_MS);
+    wake = () => {
+      clearTimeout(t);
+      wake = null;
+      resolve();
+    };
+  });
 
 const lat = [];
 const rss = [];
@@ -112,22 +143,30 @@ try {
   const rows = [];
   for (let k = 0; k < 10 && k * tenth < lat.length; k++) {
     const part = lat.slice(k * tenth, (k + 1) * tenth);
-    rows.push(`| ${String(k * tenth + 1).padStart(5)}–${String(Math.min(TURNS, (k + 1) * tenth)).padEnd(5)} | ${pct(part, 0.5).toFixed(1).padStart(7)} | ${pct(part, 0.95).toFixed(1).padStart(7)} | ${Math.max(...part).toFixed(1).padStart(7)} |`);
+    rows.push(
+      `| ${String(k * tenth + 1).padStart(5)}–${String(Math.min(TURNS, (k + 1) * tenth)).padEnd(5)} | ${pct(part, 0.5).toFixed(1).padStart(7)} | ${pct(part, 0.95).toFixed(1).padStart(7)} | ${Math.max(
+        ...part,
+      )
+        .toFixed(1)
+        .padStart(7)} |`,
+    );
   }
   // RSS slope after the first tenth (start-up and JIT warm-up allocate once).
   const steady = rss.filter(([i]) => i >= tenth);
   const s = slope(steady);
-  process.stdout.write([
-    `soak: ${TURNS} turns in one REPL session (headless, piped), ${(total / 1000).toFixed(1)} s, ${(TURNS / (total / 1000)).toFixed(0)} turns/s; ${replies} replies; mock: ${JSON.stringify(stats)}`,
-    '',
-    '| turns        | p50 ms  | p95 ms  | max ms  |',
-    '|--------------|---------|---------|---------|',
-    ...rows,
-    '',
-    `RSS: ${(rss[0][1] / 1024).toFixed(1)} MiB after start, ${(rss.at(-1)[1] / 1024).toFixed(1)} MiB after ${TURNS} turns, peak ${(Math.max(...rss.map((r) => r[1])) / 1024).toFixed(1)} MiB; ` +
-      `slope after turn ${tenth}: ${(s * 100).toFixed(1)} KiB per 100 turns (${(s * 100 / 1024).toFixed(2)} MiB)`,
-    '',
-  ].join('\n'));
+  process.stdout.write(
+    [
+      `soak: ${TURNS} turns in one REPL session (headless, piped), ${(total / 1000).toFixed(1)} s, ${(TURNS / (total / 1000)).toFixed(0)} turns/s; ${replies} replies; mock: ${JSON.stringify(stats)}`,
+      '',
+      '| turns        | p50 ms  | p95 ms  | max ms  |',
+      '|--------------|---------|---------|---------|',
+      ...rows,
+      '',
+      `RSS: ${(rss[0][1] / 1024).toFixed(1)} MiB after start, ${(rss.at(-1)[1] / 1024).toFixed(1)} MiB after ${TURNS} turns, peak ${(Math.max(...rss.map((r) => r[1])) / 1024).toFixed(1)} MiB; ` +
+        `slope after turn ${tenth}: ${(s * 100).toFixed(1)} KiB per 100 turns (${((s * 100) / 1024).toFixed(2)} MiB)`,
+      '',
+    ].join('\n'),
+  );
 } catch (e) {
   failed = e;
   process.stdout.write(`soak: FAILED after ${lat.length} turns: ${e?.message ?? e}\n`);

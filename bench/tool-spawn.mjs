@@ -49,18 +49,25 @@ const reaper = reaperPid();
 const per = { direct: [], gated: [] };
 const perRound = CALLS / ROUNDS;
 for (let r = 0; r < ROUNDS; r++) {
-  for (const [name, fn] of [['direct', direct], ['gated', gated]]) {
+  for (const [name, fn] of [
+    ['direct', direct],
+    ['gated', gated],
+  ]) {
     const s = performance.now();
     for (let i = 0; i < perRound; i++) await fn();
     per[name].push((performance.now() - s) / perRound);
   }
 }
-const median = (xs) => { const a = [...xs].sort((x, y) => x - y); return a.length % 2 ? a[(a.length - 1) / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2; };
-const d = median(per.direct), g = median(per.gated);
+const median = (xs) => {
+  const a = [...xs].sort((x, y) => x - y);
+  return a.length % 2 ? a[(a.length - 1) / 2] : (a[a.length / 2 - 1] + a[a.length / 2]) / 2;
+};
+const d = median(per.direct),
+  g = median(per.gated);
 process.stdout.write(
   `tool process spawn (${CALLS} sequential \`${shell} -c '${CMD}'\` calls each, median of ${ROUNDS} rounds)\n` +
-  `direct spawn, wait for exit          ${d.toFixed(2)} ms/call\n` +
-  `spawnShellGroup (gate + watchdog)    ${g.toFixed(2)} ms/call\n` +
-  `cost of dying with clm on kill -9    ${(g - d).toFixed(2)} ms/call (${((g / d - 1) * 100).toFixed(0)}%)\n` +
-  `first call incl. watchdog start      ${first.toFixed(1)} ms (watchdog pid ${reaper})\n`,
+    `direct spawn, wait for exit          ${d.toFixed(2)} ms/call\n` +
+    `spawnShellGroup (gate + watchdog)    ${g.toFixed(2)} ms/call\n` +
+    `cost of dying with clm on kill -9    ${(g - d).toFixed(2)} ms/call (${((g / d - 1) * 100).toFixed(0)}%)\n` +
+    `first call incl. watchdog start      ${first.toFixed(1)} ms (watchdog pid ${reaper})\n`,
 );

@@ -30,14 +30,31 @@ async function bundle() {
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
   const r = await build({
-    entryPoints: { tui: join(root, 'src/tui/index.ts') }, outdir: tmp, splitting: true, chunkNames: 'chunk-[hash]',
-    bundle: true, platform: 'node', format: 'esm', target: 'node20', minify: true, legalComments: 'none',
-    define: { 'process.env.NODE_ENV': '"production"' }, logLevel: 'warning', metafile: true,
+    entryPoints: { tui: join(root, 'src/tui/index.ts') },
+    outdir: tmp,
+    splitting: true,
+    chunkNames: 'chunk-[hash]',
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    minify: true,
+    legalComments: 'none',
+    define: { 'process.env.NODE_ENV': '"production"' },
+    logLevel: 'warning',
+    metafile: true,
   });
   const chunks = {};
   for (const [file, o] of Object.entries(r.metafile.outputs)) {
     const ins = Object.keys(o.inputs);
-    const name = o.entryPoint === 'src/tui/index.ts' ? 'toolkit' : ins.some((i) => i.includes('emoji-data')) ? 'emoji table' : ins.some((i) => i.includes('highlight.js')) ? 'highlight.js + languages' : file;
+    const name =
+      o.entryPoint === 'src/tui/index.ts'
+        ? 'toolkit'
+        : ins.some((i) => i.includes('emoji-data'))
+          ? 'emoji table'
+          : ins.some((i) => i.includes('highlight.js'))
+            ? 'highlight.js + languages'
+            : file;
     if (!file.endsWith('.map')) chunks[name.includes('/') ? 'other' : name] = (chunks[name.includes('/') ? 'other' : name] ?? 0) + o.bytes;
   }
   return { mod: await import(pathToFileURL(join(tmp, 'tui.js')).href), chunks };
@@ -47,12 +64,22 @@ async function bundle() {
 function countingTerminal(T, cols, rows) {
   class Counting extends T.TerminalBase {
     bytes = 0;
-    get columns() { return cols; }
-    get rows() { return rows; }
-    write(s) { this.bytes += Buffer.byteLength(s); }
-    writeNow(s) { this.write(s); }
+    get columns() {
+      return cols;
+    }
+    get rows() {
+      return rows;
+    }
+    write(s) {
+      this.bytes += Buffer.byteLength(s);
+    }
+    writeNow(s) {
+      this.write(s);
+    }
     setRaw() {}
-    async queryCursorPosition() { return { row: rows, col: 1 }; }
+    async queryCursorPosition() {
+      return { row: rows, col: 1 };
+    }
   }
   return new Counting();
 }
@@ -64,8 +91,15 @@ function simClock() {
   return {
     clock: {
       now: () => now,
-      setTimeout: (fn, ms) => { const t = { at: now + ms, fn }; q.push(t); return t; },
-      clearTimeout: (h) => { const i = q.indexOf(h); if (i >= 0) q.splice(i, 1); },
+      setTimeout: (fn, ms) => {
+        const t = { at: now + ms, fn };
+        q.push(t);
+        return t;
+      },
+      clearTimeout: (h) => {
+        const i = q.indexOf(h);
+        if (i >= 0) q.splice(i, 1);
+      },
     },
     advance(ms) {
       const end = now + ms;
@@ -79,7 +113,9 @@ function simClock() {
       }
       now = end;
     },
-    get now() { return now; },
+    get now() {
+      return now;
+    },
   };
 }
 
@@ -91,11 +127,16 @@ function answer(bytes) {
   let n = 0;
   for (let i = 0; n < bytes; i++) {
     const k = i % 5;
-    const p = k === 0 ? `## Part ${i}\n\nThis is **part ${i}**, with *emphasis* and \`inline code\`: ${Array.from({ length: 40 }, (_, j) => WORDS[(i + j) % WORDS.length]).join(' ')}.`
-      : k === 1 ? `- first point of ${i}\n- second point, **bold**\n  - nested detail\n- third point`
-        : k === 2 ? '```ts\n' + Array.from({ length: 6 }, (_, j) => `const v${j} = compute(${i}, ${j}); // step ${j}`).join('\n') + '\n```'
-          : k === 3 ? `| key | value |\n|---|--:|\n| alpha${i} | ${i} |\n| beta${i} | ${i * 3} |`
-            : Array.from({ length: 60 }, (_, j) => WORDS[(i * 3 + j) % WORDS.length]).join(' ') + '.';
+    const p =
+      k === 0
+        ? `## Part ${i}\n\nThis is **part ${i}**, with *emphasis* and \`inline code\`: ${Array.from({ length: 40 }, (_, j) => WORDS[(i + j) % WORDS.length]).join(' ')}.`
+        : k === 1
+          ? `- first point of ${i}\n- second point, **bold**\n  - nested detail\n- third point`
+          : k === 2
+            ? '```ts\n' + Array.from({ length: 6 }, (_, j) => `const v${j} = compute(${i}, ${j}); // step ${j}`).join('\n') + '\n```'
+            : k === 3
+              ? `| key | value |\n|---|--:|\n| alpha${i} | ${i} |\n| beta${i} | ${i * 3} |`
+              : Array.from({ length: 60 }, (_, j) => WORDS[(i * 3 + j) % WORDS.length]).join(' ') + '.';
     parts.push(p);
     n += p.length + 2;
   }
@@ -113,16 +154,19 @@ function prose(bytes) {
 function footer(T, state) {
   const spin = '|/-\\';
   const bar = T.style({ fg: 'black', bg: 'blue' });
-  return [{
-    render: (w) => {
-      const s = ` clm [mock/mock-model:test] [online]  ${spin[state.tick % 4]} ${`${state.tps} tok/s`.padEnd(14)}`;
-      return [T.paint(T.padEnd(T.truncate(s, w), w), bar), `> ${T.CURSOR_MARKER}`];
+  return [
+    {
+      render: (w) => {
+        const s = ` clm [mock/mock-model:test] [online]  ${spin[state.tick % 4]} ${`${state.tps} tok/s`.padEnd(14)}`;
+        return [T.paint(T.padEnd(T.truncate(s, w), w), bar), `> ${T.CURSOR_MARKER}`];
+      },
     },
-  }];
+  ];
 }
 
 async function streamRun(T, mode, opts = {}) {
-  const cols = 110, rows = 32;
+  const cols = 110,
+    rows = 32;
   const term = countingTerminal(T, cols, rows);
   const sim = simClock();
   const r = new T.Renderer(term, { mode, clock: sim.clock, frameMs: opts.frameMs });
@@ -149,15 +193,26 @@ async function streamRun(T, mode, opts = {}) {
   const deltas = [];
   for (let i = 0; i < text.length; i += 40) deltas.push(text.slice(i, i + 40));
   if (quick) deltas.length = Math.min(deltas.length, 200);
-  const bytes0 = term.bytes, frames0 = r.stats.frames, ms0 = r.stats.renderMs;
-  let nextTick = 80, nextTps = 250;
+  const bytes0 = term.bytes,
+    frames0 = r.stats.frames,
+    ms0 = r.stats.renderMs;
+  let nextTick = 80,
+    nextTps = 250;
   for (const d of deltas) {
     reply.append(d);
     r.transcript.changed(reply);
     r.requestRender();
     sim.advance(4);
-    if (sim.now >= nextTick) { state.tick++; nextTick += 80; r.requestRender(); }
-    if (sim.now >= nextTps) { state.tps = 180 + (state.tick % 40); nextTps += 250; r.requestRender(); }
+    if (sim.now >= nextTick) {
+      state.tick++;
+      nextTick += 80;
+      r.requestRender();
+    }
+    if (sim.now >= nextTps) {
+      state.tps = 180 + (state.tick % 40);
+      nextTps += 250;
+      r.requestRender();
+    }
   }
   sim.advance(100);
   const content = reply.render(cols).reduce((a, l) => a + Buffer.byteLength(l) + 1, 0);
@@ -173,7 +228,8 @@ async function streamRun(T, mode, opts = {}) {
 }
 
 async function pgupRun(T) {
-  const cols = 110, rows = 32;
+  const cols = 110,
+    rows = 32;
   const term = countingTerminal(T, cols, rows);
   const r = new T.Renderer(term, { mode: 'fullscreen' });
   r.setFooter(footer(T, { tick: 0, tps: 0 }));
@@ -210,7 +266,8 @@ async function pgupRun(T) {
 function markdownRun(T) {
   const text = answer(28_000);
   const runs = [];
-  let lexed = 0, perDelta = [];
+  let lexed = 0,
+    perDelta = [];
   for (let k = 0; k < (quick ? 2 : 5); k++) {
     const s = new T.MarkdownStream();
     const t0 = performance.now();
@@ -226,10 +283,23 @@ function markdownRun(T) {
     lexed = s.stats.lexedChars;
   }
   const whole = [];
-  for (let k = 0; k < 5; k++) { const t0 = performance.now(); T.renderMarkdown(text, 110); whole.push(performance.now() - t0); }
+  for (let k = 0; k < 5; k++) {
+    const t0 = performance.now();
+    T.renderMarkdown(text, 110);
+    whole.push(performance.now() - t0);
+  }
   let naive = 0;
   for (let i = 40; i < text.length + 40; i += 40) naive += Math.min(i, text.length);
-  return { bytes: text.length, deltas: Math.ceil(text.length / 40), totalMs: median(runs), perDeltaMs: median(perDelta), maxDeltaMs: Math.max(...perDelta), lexed, naive, wholeMs: median(whole) };
+  return {
+    bytes: text.length,
+    deltas: Math.ceil(text.length / 40),
+    totalMs: median(runs),
+    perDeltaMs: median(perDelta),
+    maxDeltaMs: Math.max(...perDelta),
+    lexed,
+    naive,
+    wholeMs: median(whole),
+  };
 }
 
 function editorRun(T) {
@@ -252,7 +322,9 @@ function editorRun(T) {
 /** Import and first frame in a fresh process (what starting the UI costs). */
 function coldStart() {
   const script = join(tmp, 'cold.mjs');
-  writeFileSync(script, `
+  writeFileSync(
+    script,
+    `
 const t0 = performance.now();
 const T = await import(${JSON.stringify(pathToFileURL(join(tmp, 'tui.js')).href)});
 const t1 = performance.now();
@@ -269,11 +341,14 @@ r.renderNow();
 const t3 = performance.now();
 r.stop();
 process.stdout.write(JSON.stringify({ importMs: t1 - t0, frameMs: t2 - t1, mdMs: t3 - t2 }));
-`);
+`,
+  );
   const env = { ...process.env };
   delete env.NODE_EXTRA_CA_CERTS;
   delete env.NODE_OPTIONS;
-  const imp = [], frame = [], md = [];
+  const imp = [],
+    frame = [],
+    md = [];
   for (let i = 0; i < (quick ? 3 : 9); i++) {
     const p = spawnSync(process.execPath, [script], { env, encoding: 'utf8' });
     if (p.status !== 0) throw new Error(`cold start failed: ${p.stderr}`);
@@ -289,7 +364,10 @@ async function highlightCost(T) {
   const t0 = performance.now();
   await T.loadHighlighter();
   const load = performance.now() - t0;
-  const code = Array.from({ length: 200 }, (_, i) => `export function f${i}(a: number, b: string): string { return \`\${a}-\${b}\`; } // ${i}`).join('\n');
+  const code = Array.from(
+    { length: 200 },
+    (_, i) => `export function f${i}(a: number, b: string): string { return \`\${a}-\${b}\`; } // ${i}`,
+  ).join('\n');
   const t1 = performance.now();
   T.highlightCode(code, 'typescript');
   const first = performance.now() - t1;
@@ -301,8 +379,17 @@ async function highlightCost(T) {
 /** Whether the CLI's entry chunk (what -o, -H and non-terminal runs load) pulls in the toolkit. */
 async function oneShotLoadsToolkit() {
   const r = await build({
-    entryPoints: { cli: join(root, 'src/cli/main.ts') }, outdir: join(tmp, 'cli'), write: false, metafile: true, splitting: true,
-    bundle: true, platform: 'node', format: 'esm', target: 'node20', external: ['wasmoon', '@modelcontextprotocol/*'], logLevel: 'silent',
+    entryPoints: { cli: join(root, 'src/cli/main.ts') },
+    outdir: join(tmp, 'cli'),
+    write: false,
+    metafile: true,
+    splitting: true,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    external: ['wasmoon', '@modelcontextprotocol/*'],
+    logLevel: 'silent',
   });
   const outs = r.metafile.outputs;
   const seen = new Set();
@@ -332,27 +419,69 @@ const hl = await highlightCost(T);
 const kb = (b) => `${(b / 1024).toFixed(1)} KB`;
 const f = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : '–');
 const rows = [
-  ['bytes per streamed chunk, prose reply, full screen (2,000-line transcript, 110×32, 40 chars / 4 ms)', `${f(fullProse.bytesPerChunk, 1)} B (${fullProse.frames} frames for ${fullProse.chunks} chunks)`, '≤ ~43 B'],
-  ['  the reply\'s own bytes (text, styles), per chunk: the floor', `${f(fullProse.contentPerChunk, 1)} B`, ''],
+  [
+    'bytes per streamed chunk, prose reply, full screen (2,000-line transcript, 110×32, 40 chars / 4 ms)',
+    `${f(fullProse.bytesPerChunk, 1)} B (${fullProse.frames} frames for ${fullProse.chunks} chunks)`,
+    '≤ ~43 B',
+  ],
+  ["  the reply's own bytes (text, styles), per chunk: the floor", `${f(fullProse.contentPerChunk, 1)} B`, ''],
   ['bytes per streamed chunk, prose reply, inline', `${f(inlineProse.bytesPerChunk, 1)} B (${inlineProse.frames} frames)`, '≤ full screen'],
-  ['bytes per streamed chunk, markdown reply (lists, code, tables), full screen', `${f(full.bytesPerChunk, 1)} B (${full.frames} frames)`, ''],
-  ['  the reply\'s own bytes per chunk (box drawing is 3 B a cell)', `${f(full.contentPerChunk, 1)} B`, ''],
+  [
+    'bytes per streamed chunk, markdown reply (lists, code, tables), full screen',
+    `${f(full.bytesPerChunk, 1)} B (${full.frames} frames)`,
+    '',
+  ],
+  ["  the reply's own bytes per chunk (box drawing is 3 B a cell)", `${f(full.contentPerChunk, 1)} B`, ''],
   ['bytes per streamed chunk, markdown reply, inline', `${f(inline.bytesPerChunk, 1)} B (${inline.frames} frames)`, '≤ full screen'],
-  ['bytes per streamed chunk, prose, full screen, 16 ms frames instead of 50', `${f(full16.bytesPerChunk, 1)} B (${full16.frames} frames)`, ''],
+  [
+    'bytes per streamed chunk, prose, full screen, 16 ms frames instead of 50',
+    `${f(full16.bytesPerChunk, 1)} B (${full16.frames} frames)`,
+    '',
+  ],
   ['render work per chunk, markdown reply, full screen (frames + markdown)', `${f(full.renderMsPerChunk, 3)} ms`, '≤ 1 ms'],
   ['render work per chunk, markdown reply, inline', `${f(inline.renderMsPerChunk, 3)} ms`, '≤ 1 ms'],
-  [`PgUp through a ${pg.lines.toLocaleString('en')}-line transcript, per step`, `${f(pg.msPerStep, 3)} ms (max ${f(pg.maxStep)})`, '≤ 2 ms'],
+  [
+    `PgUp through a ${pg.lines.toLocaleString('en')}-line transcript, per step`,
+    `${f(pg.msPerStep, 3)} ms (max ${f(pg.maxStep)})`,
+    '≤ 2 ms',
+  ],
   ['resize of that transcript (every block reflowed)', `${f(pg.resizeMs, 1)} ms`, ''],
-  [`markdown: ${kb(md.bytes)} answer in ${md.deltas} deltas of 40 chars, total`, `${f(md.totalMs, 1)} ms (${f(md.perDeltaMs, 3)} ms per delta, max ${f(md.maxDeltaMs, 1)})`, ''],
-  ['markdown: characters lexed while streaming', `${md.lexed.toLocaleString('en')} (re-lexing the prefix: ${md.naive.toLocaleString('en')})`, ''],
+  [
+    `markdown: ${kb(md.bytes)} answer in ${md.deltas} deltas of 40 chars, total`,
+    `${f(md.totalMs, 1)} ms (${f(md.perDeltaMs, 3)} ms per delta, max ${f(md.maxDeltaMs, 1)})`,
+    '',
+  ],
+  [
+    'markdown: characters lexed while streaming',
+    `${md.lexed.toLocaleString('en')} (re-lexing the prefix: ${md.naive.toLocaleString('en')})`,
+    '',
+  ],
   ['markdown: the whole answer rendered at once', `${f(md.wholeMs, 1)} ms`, ''],
   ['highlight.js: load / 200 lines of TS first / warm', `${f(hl.loadMs, 1)} / ${f(hl.firstMs, 1)} / ${f(hl.warmMs, 1)} ms`, ''],
   [`line editor: paste of ${kb(ed.bytes)}, then a keystroke (insert + render)`, `${f(ed.pasteMs, 1)} ms, ${f(ed.keyMs, 3)} ms`, ''],
-  ['toolkit import in a fresh process / first frame (plain text) / first markdown', `${f(cold.importMs, 1)} / ${f(cold.frameMs, 1)} / ${f(cold.mdMs, 1)} ms`, ''],
+  [
+    'toolkit import in a fresh process / first frame (plain text) / first markdown',
+    `${f(cold.importMs, 1)} / ${f(cold.frameMs, 1)} / ${f(cold.mdMs, 1)} ms`,
+    '',
+  ],
   ['CLI entry chunk (one-shot, -H, non-terminal paths) loads src/tui', leaks ? 'YES' : 'no', 'no'],
-  ['bundle: ' + Object.entries(chunks).filter(([k]) => !k.includes('/')).map(([k, v]) => `${k} ${kb(v)}`).join(', '), '', ''],
+  [
+    'bundle: ' +
+      Object.entries(chunks)
+        .filter(([k]) => !k.includes('/'))
+        .map(([k, v]) => `${k} ${kb(v)}`)
+        .join(', '),
+    '',
+    '',
+  ],
 ];
 const w = [0, 1, 2].map((c) => Math.max(...rows.map((r) => r[c].length), 6));
 console.log('terminal toolkit (src/tui; medians)');
-for (const r of [['metric', 'value', 'goal'], ...rows]) console.log(r.map((x, c) => x.padEnd(w[c])).join('  ').trimEnd());
+for (const r of [['metric', 'value', 'goal'], ...rows])
+  console.log(
+    r
+      .map((x, c) => x.padEnd(w[c]))
+      .join('  ')
+      .trimEnd(),
+  );
 rmSync(tmp, { recursive: true, force: true });

@@ -8,8 +8,14 @@ const NAMES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-s
 // Without the background-networking flags Chromium keeps dialling Google's services, and on a
 // closed network those connections pile up.
 export const CHROMIUM_FLAGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 
 /** How to get Chromium, for the notice when it is missing. */
@@ -17,7 +23,14 @@ export const CHROMIUM_HINT = 'install Chromium (Debian/Ubuntu: sudo apt-get inst
 
 /** The Chromium executable, or null when there is none. */
 export function findChromium(env = process.env) {
-  const isExe = (p) => { try { accessSync(p, constants.X_OK); return true; } catch { return false; } };
+  const isExe = (p) => {
+    try {
+      accessSync(p, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
   if (env.CLM_CHROMIUM) return isExe(env.CLM_CHROMIUM) ? env.CLM_CHROMIUM : null;
   for (const name of NAMES) {
     for (const dir of (env.PATH ?? '').split(delimiter)) {

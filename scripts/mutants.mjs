@@ -24,7 +24,10 @@ if (list) {
 }
 
 let restore = null;
-const onSignal = () => { restore?.(); process.exit(130); };
+const onSignal = () => {
+  restore?.();
+  process.exit(130);
+};
 process.on('SIGINT', onSignal);
 process.on('SIGTERM', onSignal);
 
@@ -33,14 +36,22 @@ for (const m of chosen) {
   const path = join(root, m.file);
   const orig = readFileSync(path, 'utf8');
   const n = orig.split(m.from).length - 1;
-  if (n !== 1) { console.log(`${m.id}: the text to change occurs ${n} times in ${m.file}; skipped`); results.push({ m, verdict: 'stale' }); continue; }
+  if (n !== 1) {
+    console.log(`${m.id}: the text to change occurs ${n} times in ${m.file}; skipped`);
+    results.push({ m, verdict: 'stale' });
+    continue;
+  }
   const tests = m.tests.filter((t) => existsSync(join(root, t)));
   restore = () => writeFileSync(path, orig);
   writeFileSync(path, orig.replace(m.from, m.to));
   const t0 = Date.now();
   let r;
   try {
-    r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=60000', ...tests], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20 });
+    r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=60000', ...tests], {
+      cwd: root,
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    });
   } finally {
     restore();
     restore = null;
@@ -52,4 +63,6 @@ for (const m of chosen) {
   console.log(`${m.id.padEnd(28)} ${verdict.padEnd(8)} (${fail} failing, ${s} s)  ${m.what}`);
 }
 const survived = results.filter((r) => r.verdict === 'SURVIVED');
-console.log(`\n${results.length} mutants: ${results.filter((r) => r.verdict === 'killed').length} killed, ${survived.length} survived${survived.length ? ` (${survived.map((r) => r.m.id).join(', ')})` : ''}`);
+console.log(
+  `\n${results.length} mutants: ${results.filter((r) => r.verdict === 'killed').length} killed, ${survived.length} survived${survived.length ? ` (${survived.map((r) => r.m.id).join(', ')})` : ''}`,
+);

@@ -13,7 +13,14 @@ if (run(['scripts/build.mjs']) !== 0) process.exit(1);
 if (run(['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json', '--noEmit']) !== 0) process.exit(1);
 
 const files = [];
-const walk = (d) => { for (const n of readdirSync(d).sort()) { const p = join(d, n); if (statSync(p).isDirectory()) { if (n !== 'fixtures') walk(p); } else if (n.endsWith('.test.ts')) files.push(p); } };
+const walk = (d) => {
+  for (const n of readdirSync(d).sort()) {
+    const p = join(d, n);
+    if (statSync(p).isDirectory()) {
+      if (n !== 'fixtures') walk(p);
+    } else if (n.endsWith('.test.ts')) files.push(p);
+  }
+};
 walk(join(root, 'test'));
 const filter = process.argv.slice(2);
 let chosen = filter.length ? files.filter((f) => filter.some((x) => f.includes(x))) : files;
@@ -32,7 +39,9 @@ if (!chosen.length) {
 // Every test has a deadline, so a broken timeout fails the run instead of hanging it.
 const tallyDir = mkdtempSync(join(tmpdir(), 'clm-tally-'));
 const tallyFile = join(tallyDir, 'tally');
-const status = run(['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', ...chosen], { env: { ...process.env, CLM_TEST_TALLY: tallyFile } });
+const status = run(['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', ...chosen], {
+  env: { ...process.env, CLM_TEST_TALLY: tallyFile },
+});
 printTally(tallyFile);
 if (browserNotice) console.log(browserNotice);
 rmSync(tallyDir, { recursive: true, force: true });
@@ -41,7 +50,11 @@ process.exit(status);
 /** Sums of what the reliability battery exercised (test/fixtures/tally.ts). */
 function printTally(file) {
   let text = '';
-  try { text = readFileSync(file, 'utf8'); } catch { return; }
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return;
+  }
   const sums = new Map();
   for (const line of text.split('\n')) {
     const [kind, n] = line.split(' ');

@@ -1,14 +1,40 @@
 // Public API of the portable core: `import { createAgent } from 'clm'`. No Node imports here.
 
-export { Agent, createAgent, DEFAULT_MODEL, DEFAULT_AUTOCOMPACT_PCT, UNKNOWN_CTX_THRESHOLD, TOOLS_UNSUPPORTED_NOTICE } from './core/agent.js';
+export {
+  Agent,
+  createAgent,
+  DEFAULT_MODEL,
+  DEFAULT_AUTOCOMPACT_PCT,
+  UNKNOWN_CTX_THRESHOLD,
+  TOOLS_UNSUPPORTED_NOTICE,
+} from './core/agent.js';
 export type { TurnResult, ConnectionResult, AgentOptions, Endpoint } from './core/agent.js';
 export { listModels } from './core/probes.js';
 export { messageToJson, messageFromJson, parseMessageJson } from './core/message-json.js';
 export type { MessageJson } from './core/message-json.js';
 export { providerFromStr, buildUrl, modelsUrl, propsUrl, adapterFor } from './core/providers/index.js';
-export type { ProviderAdapter, ToolSchema, ParsedReply, StreamDelta, StreamDecoder, BuildRequestOptions } from './core/providers/adapter.js';
+export type {
+  ProviderAdapter,
+  ToolSchema,
+  ParsedReply,
+  StreamDelta,
+  StreamDecoder,
+  BuildRequestOptions,
+} from './core/providers/adapter.js';
 export {
-  ClmError, statusName, ECANCELED, EIO, E2BIG, EAGAIN, ENOMEM, EBUSY, EINVAL, EALREADY, EEXIST, ENOENT, ETIMEDOUT,
+  ClmError,
+  statusName,
+  ECANCELED,
+  EIO,
+  E2BIG,
+  EAGAIN,
+  ENOMEM,
+  EBUSY,
+  EINVAL,
+  EALREADY,
+  EEXIST,
+  ENOENT,
+  ETIMEDOUT,
 } from './core/errors.js';
 export type { ClmErrorCode } from './core/errors.js';
 export { parseProps, parseModelsList } from './core/server-info.js';

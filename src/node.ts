@@ -6,7 +6,14 @@ export { createNodeHost, type NodeHost, type NodeHostOptions } from './host/node
 export { createDebugLog, type DebugLog } from './host/debug-log.js';
 export { redact, maskSecrets, SecretStream } from './host/redact.js';
 export {
-  builtinTools, readFileTool, writeFileTool, listDirTool, shellExecTool, bgExecTool, stopBackgroundJobs, BUILTIN_TOOLS_SYSTEM_PROMPT,
+  builtinTools,
+  readFileTool,
+  writeFileTool,
+  listDirTool,
+  shellExecTool,
+  bgExecTool,
+  stopBackgroundJobs,
+  BUILTIN_TOOLS_SYSTEM_PROMPT,
 } from './builtin-tools/index.js';
 export * from './session/index.js';
 
@@ -20,6 +27,9 @@ export async function loadPlugins(opts: import('./lua/index.js').LoadOptions): P
 }
 
 /** Connect MCP servers; see src/mcp. */
-export async function connectMcpServers(servers: unknown, opts?: import('./mcp/index.js').McpOptions): Promise<import('./mcp/index.js').McpManager> {
+export async function connectMcpServers(
+  servers: unknown,
+  opts?: import('./mcp/index.js').McpOptions,
+): Promise<import('./mcp/index.js').McpManager> {
   return (await import('./mcp/index.js')).connectMcpServers(servers, opts);
 }

@@ -33,13 +33,32 @@ export function createFetchHost(options: FetchHostOptions = {}): Host {
     http(req: HttpRequest, h: HttpHandlers): Cancelable {
       const ac = new AbortController();
       let reported = false;
-      const report = (f: () => void) => { if (!reported) { reported = true; o.signal?.removeEventListener('abort', onAbort); f(); } };
+      const report = (f: () => void) => {
+        if (!reported) {
+          reported = true;
+          o.signal?.removeEventListener('abort', onAbort);
+          f();
+        }
+      };
       const fail = (err: HostError) => report(() => h.onError(err));
-      const cancel = () => { fail({ code: 'ECANCELED', message: 'cancelled' }); ac.abort(); };
+      const cancel = () => {
+        fail({ code: 'ECANCELED', message: 'cancelled' });
+        ac.abort();
+      };
       const onAbort = () => cancel();
-      if (o.signal?.aborted) { queueMicrotask(cancel); return { cancel }; }
+      if (o.signal?.aborted) {
+        queueMicrotask(cancel);
+        return { cancel };
+      }
       o.signal?.addEventListener('abort', onAbort);
-      void send(req, ac.signal, h, fail, (res) => report(() => h.onResponse(res)), () => reported);
+      void send(
+        req,
+        ac.signal,
+        h,
+        fail,
+        (res) => report(() => h.onResponse(res)),
+        () => reported,
+      );
       return { cancel };
     },
     setTimer(ms: number, cb: () => void): Cancelable {
@@ -51,8 +70,14 @@ export function createFetchHost(options: FetchHostOptions = {}): Host {
   if (log) host.log = log;
   return host;
 
-  async function send(req: HttpRequest, signal: AbortSignal, h: HttpHandlers, fail: (e: HostError) => void,
-    respond: (r: HttpResponse) => void, done: () => boolean): Promise<void> {
+  async function send(
+    req: HttpRequest,
+    signal: AbortSignal,
+    h: HttpHandlers,
+    fail: (e: HostError) => void,
+    respond: (r: HttpResponse) => void,
+    done: () => boolean,
+  ): Promise<void> {
     let url: URL;
     try {
       url = resolve(req.url);
@@ -77,7 +102,9 @@ export function createFetchHost(options: FetchHostOptions = {}): Host {
       return;
     }
     const resHeaders: Record<string, string> = {};
-    res.headers.forEach((v, k) => { resHeaders[k.toLowerCase()] = v; });
+    res.headers.forEach((v, k) => {
+      resHeaders[k.toLowerCase()] = v;
+    });
     const ok = res.status >= 200 && res.status < 300;
     const chunks: Uint8Array[] = [];
     let size = 0;
@@ -99,7 +126,10 @@ export function createFetchHost(options: FetchHostOptions = {}): Host {
     if (done()) return;
     const body = new Uint8Array(size);
     let at = 0;
-    for (const c of chunks) { body.set(c, at); at += c.length; }
+    for (const c of chunks) {
+      body.set(c, at);
+      at += c.length;
+    }
     respond({ status: res.status, headers: resHeaders, body });
   }
 
@@ -109,9 +139,9 @@ export function createFetchHost(options: FetchHostOptions = {}): Host {
       return new URL(raw, base);
     } catch {
       const shown = JSON.stringify(raw.replace(/[?#].*$/s, ''));
-      throw new Error(base === undefined
-        ? `relative URL ${shown} needs a page to resolve against: give createFetchHost a base`
-        : `invalid URL ${shown}`);
+      throw new Error(
+        base === undefined ? `relative URL ${shown} needs a page to resolve against: give createFetchHost a base` : `invalid URL ${shown}`,
+      );
     }
   }
 
@@ -125,29 +155,45 @@ export function createFetchHost(options: FetchHostOptions = {}): Host {
     const page = pageOrigin();
     const detail = errText(e);
     if (page === null) {
-      return { code: 'ENETWORK', retryable: false, message: `network error or CORS rejection from ${where(url)}: ${detail} (is the server up, and does it allow this origin?)` };
+      return {
+        code: 'ENETWORK',
+        retryable: false,
+        message: `network error or CORS rejection from ${where(url)}: ${detail} (is the server up, and does it allow this origin?)`,
+      };
     }
     if (url.origin === page) {
-      return { code: 'ENETWORK', retryable: false, message: `could not reach ${where(url)}: ${detail} (the server is down or refused the connection)` };
+      return {
+        code: 'ENETWORK',
+        retryable: false,
+        message: `could not reach ${where(url)}: ${detail} (the server is down or refused the connection)`,
+      };
     }
     let answered = false;
     try {
       await doFetch(url.href, { method: 'HEAD', mode: 'no-cors', credentials: 'omit', cache: 'no-store', signal });
       answered = true;
-    } catch { /* nothing answered */ }
+    } catch {
+      /* nothing answered */
+    }
     if (answered) {
       const asked: string[] = [];
-      headers.forEach((_v, k) => { if (!SAFELISTED.has(k)) asked.push(k); });
+      headers.forEach((_v, k) => {
+        if (!SAFELISTED.has(k)) asked.push(k);
+      });
       return {
-        code: 'ECORS', retryable: false,
-        message: `blocked by CORS: ${url.origin} answered but does not allow requests from ${page} ` +
+        code: 'ECORS',
+        retryable: false,
+        message:
+          `blocked by CORS: ${url.origin} answered but does not allow requests from ${page} ` +
           `(it must answer with Access-Control-Allow-Origin${asked.length ? ` and allow the headers ${asked.join(', ')}` : ''}, ` +
           'or be reached through a same-origin proxy)',
       };
     }
     return {
-      code: 'ENETWORK', retryable: false,
-      message: `could not connect to ${url.origin}: ${detail} (the server is down or refused the connection, ` +
+      code: 'ENETWORK',
+      retryable: false,
+      message:
+        `could not connect to ${url.origin}: ${detail} (the server is down or refused the connection, ` +
         'or the browser blocked the request: mixed content, Content-Security-Policy connect-src, an extension)',
     };
   }

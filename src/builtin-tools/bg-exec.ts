@@ -69,5 +69,7 @@ async function invokeBgExec(inv: ToolInvocation): Promise<void> {
  * synchronously, so calling this from an exit handler works; await it to know they are gone.
  */
 export function stopBackgroundJobs(graceMs = DEFAULT_GRACE_MS): Promise<void> {
-  return stopGroups(['bg', 'shell'], graceMs, (g) => { if (g.kind === 'bg' && g.pid !== undefined) silenced.add(g.pid); });
+  return stopGroups(['bg', 'shell'], graceMs, (g) => {
+    if (g.kind === 'bg' && g.pid !== undefined) silenced.add(g.pid);
+  });
 }

@@ -38,9 +38,15 @@ export function startReaper(): void {
     broken = true; // no watchdog: the exit hooks still stop the groups on any ordinary exit
     return;
   }
-  reaper.on('error', () => { broken = true; });
-  reaper.on('exit', () => { broken = true; });
-  reaper.stdin!.on('error', () => { broken = true; });
+  reaper.on('error', () => {
+    broken = true;
+  });
+  reaper.on('exit', () => {
+    broken = true;
+  });
+  reaper.stdin!.on('error', () => {
+    broken = true;
+  });
   // Neither the watchdog nor its pipe keeps clm running.
   reaper.unref();
   (reaper.stdin as unknown as { unref?(): void }).unref?.();

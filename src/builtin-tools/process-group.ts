@@ -70,7 +70,12 @@ export function toolEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv
 const GATE = 'IFS= read -r _ <&3 || exit 125; exec 3<&-; exec "$0" -c "$1"';
 
 function executable(path: string): boolean {
-  try { accessSync(path, constants.X_OK); return true; } catch { return false; }
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** `$SHELL -c command` (fallback /bin/sh), inheriting the environment (less clm's key) and working directory. */
@@ -90,18 +95,25 @@ export function spawnShellGroup(command: string, opts: SpawnOptions): GroupChild
 
   const started = new Promise<void>((resolve, reject) => {
     child.once('spawn', () => resolve());
-    child.once('error', (e) => { if (child.pid === undefined) reject(e); });
+    child.once('error', (e) => {
+      if (child.pid === undefined) reject(e);
+    });
   });
   started.catch(() => {}); // callers that only await `exited` must not see an unhandled rejection
 
   const exited = new Promise<GroupExit>((resolve) => {
     let spawnError: Error | undefined;
-    child.once('error', (e) => { if (child.pid === undefined) spawnError = e; });
+    child.once('error', (e) => {
+      if (child.pid === undefined) spawnError = e;
+    });
     child.once('close', (code, signal) => {
       closed = true;
       // A job the command backgrounded may live on in the group: keep tracking it, so stopping
       // every group at exit reaches it too.
-      if (!groupAlive(child.pid)) { live.delete(group); if (child.pid !== undefined) forgetGroup(child.pid); }
+      if (!groupAlive(child.pid)) {
+        live.delete(group);
+        if (child.pid !== undefined) forgetGroup(child.pid);
+      }
       // Keep the SIGKILL pending while stragglers of a stopped group survive (they ignored SIGTERM).
       if (killTimer && !groupAlive(child.pid)) clearTimeout(killTimer);
       resolve(spawnError ? { code: null, signal: null, spawnError } : { code, signal });
@@ -109,7 +121,12 @@ export function spawnShellGroup(command: string, opts: SpawnOptions): GroupChild
   });
 
   child.once('exit', () => {
-    setTimeout(() => { if (!closed) { child.stdout?.destroy(); child.stderr?.destroy(); } }, LEADER_EXIT_DRAIN_MS).unref();
+    setTimeout(() => {
+      if (!closed) {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+      }
+    }, LEADER_EXIT_DRAIN_MS).unref();
   });
   child.stdout!.on('data', (c: Buffer) => opts.onOutput(c));
   child.stderr!.on('data', (c: Buffer) => opts.onOutput(c));
@@ -121,7 +138,9 @@ export function spawnShellGroup(command: string, opts: SpawnOptions): GroupChild
   const group: LiveGroup = {
     child,
     kind: opts.kind,
-    get pid() { return child.pid; },
+    get pid() {
+      return child.pid;
+    },
     exited,
     started,
     stop(graceMs = DEFAULT_GRACE_MS) {
@@ -132,7 +151,10 @@ export function spawnShellGroup(command: string, opts: SpawnOptions): GroupChild
         signalGroup(child, 'SIGKILL');
         if (closed) return;
         // The leader is dead; if something outside the group still holds the pipes, stop waiting for it.
-        setTimeout(() => { child.stdout?.destroy(); child.stderr?.destroy(); }, PIPE_DRAIN_MS).unref();
+        setTimeout(() => {
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+        }, PIPE_DRAIN_MS).unref();
       }, graceMs);
       killTimer.unref();
     },
@@ -154,13 +176,22 @@ function signalGroup(child: ChildProcess, sig: NodeJS.Signals): void {
   try {
     process.kill(-child.pid, sig);
   } catch {
-    try { child.kill(sig); } catch { /* already gone */ }
+    try {
+      child.kill(sig);
+    } catch {
+      /* already gone */
+    }
   }
 }
 
 function groupAlive(pid: number | undefined): boolean {
   if (pid === undefined) return false;
-  try { process.kill(-pid, 0); return true; } catch { return false; }
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -127,7 +127,11 @@ async function invokeReadFile(inv: ToolInvocation): Promise<void> {
   }
   if (shown === 0) return inv.complete(`(file has ${total} lines; offset ${offset} is past end)`);
   const b = offset + shown - 1;
-  const note = capped ? `; output truncated at the ${inv.outputCap}-byte cap; raise offset to continue` : b < total ? '; raise offset to continue' : '';
+  const note = capped
+    ? `; output truncated at the ${inv.outputCap}-byte cap; raise offset to continue`
+    : b < total
+      ? '; raise offset to continue'
+      : '';
   // Bytes, not text: the core's binary detection sees the file as it is.
   inv.complete(Buffer.concat([...parts, Buffer.from(`\n[lines ${offset}-${b} of ${total}${note}]`)]));
 }

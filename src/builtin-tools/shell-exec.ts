@@ -15,7 +15,8 @@ const FAIL_WRAP_BYTES = 16;
 
 export const shellExecTool: ToolDef = {
   name: 'shell_exec',
-  description: 'execute a shell command and return its output. A job put in the background with & keeps running, but output it writes after the command returns is not collected: use bg_exec for long-running commands such as servers',
+  description:
+    'execute a shell command and return its output. A job put in the background with & keeps running, but output it writes after the command returns is not collected: use bg_exec for long-running commands such as servers',
   parameters: {
     type: 'object',
     properties: {
@@ -48,7 +49,8 @@ async function invokeShellExec(inv: ToolInvocation): Promise<void> {
 
   if (res.spawnError) return inv.fail(`cannot run '${process.env.SHELL || '/bin/sh'}': ${errnoText(res.spawnError)}`);
   // Stopped by us (timeout, cancel): say why, keeping what the command printed so far.
-  if (res.signal && inv.signal.aborted) return inv.fail(failureText(out, cap, `(${abortReason(inv)}; killed by signal ${describeSignal(res.signal)})`));
+  if (res.signal && inv.signal.aborted)
+    return inv.fail(failureText(out, cap, `(${abortReason(inv)}; killed by signal ${describeSignal(res.signal)})`));
   if (res.signal) return inv.fail(failureText(out, cap, `(killed by signal ${describeSignal(res.signal)})`));
   if (res.code !== 0) return inv.fail(failureText(out, cap, `(exit status ${res.code})`));
   // The shell ended normally but we had been stopped (e.g. a backgrounded job got the signal).

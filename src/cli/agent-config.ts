@@ -4,7 +4,10 @@ import type { AgentConfig, ToolDef } from '../core/types.js';
 import { BUILTIN_TOOLS_SYSTEM_PROMPT } from '../builtin-tools/index.js';
 import type { ResolvedRun } from './resolve-run.js';
 
-export function agentConfig(run: ResolvedRun, o: { stream: boolean; builtinTools: ToolDef[]; autocompactAtTurnEnd?: boolean }): AgentConfig {
+export function agentConfig(
+  run: ResolvedRun,
+  o: { stream: boolean; builtinTools: ToolDef[]; autocompactAtTurnEnd?: boolean },
+): AgentConfig {
   return {
     baseUrl: run.baseUrl,
     apiKey: run.apiKey,

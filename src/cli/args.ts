@@ -64,13 +64,19 @@ exit status: 0 success, 1 the turn failed, 2 usage or configuration error, 130 i
 `;
 
 const WITH_VALUE: Record<string, keyof CliArgs> = {
-  '-a': 'agent', '--agent': 'agent',
-  '-m': 'model', '--model': 'model',
+  '-a': 'agent',
+  '--agent': 'agent',
+  '-m': 'model',
+  '--model': 'model',
   '--provider': 'provider',
-  '-u': 'url', '--url': 'url',
-  '-p': 'plugins', '--plugins': 'plugins',
-  '-o': 'oneshot', '--oneshot': 'oneshot',
-  '-f': 'forever', '--forever': 'forever',
+  '-u': 'url',
+  '--url': 'url',
+  '-p': 'plugins',
+  '--plugins': 'plugins',
+  '-o': 'oneshot',
+  '--oneshot': 'oneshot',
+  '-f': 'forever',
+  '--forever': 'forever',
   '--output-format': 'outputFormat',
   '--allow-tools': 'allowTools',
   '--deny-tools': 'denyTools',
@@ -81,7 +87,10 @@ const WITH_VALUE: Record<string, keyof CliArgs> = {
 const EFFORTS = ['low', 'medium', 'high', 'off'] as const;
 
 function patterns(v: string): string[] {
-  return v.split(',').map((s) => s.trim()).filter(Boolean);
+  return v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** Short flags without a value, as getopt lets them be combined (`-HS`, `-So PROMPT`). */
@@ -90,14 +99,19 @@ const SHORT_BOOL: Record<string, 'headless' | 'noStream' | 'help' | 'version'> =
 export function parseArgs(argv: readonly string[]): CliArgs {
   const a: CliArgs = { command: 'run', headless: false, noStream: false, noAltScreen: false, outputFormat: 'text' };
   let i = 0;
-  if (argv[0] === 'setup') { a.command = 'setup'; i = 1; }
+  if (argv[0] === 'setup') {
+    a.command = 'setup';
+    i = 1;
+  }
   const set = (key: keyof CliArgs, v: string, flag: string) => {
     if (key === 'outputFormat') {
-      if (v !== 'text' && v !== 'json' && v !== 'stream-json') throw new UsageError(`${flag}: unknown format '${v}' (text, json, stream-json)`);
+      if (v !== 'text' && v !== 'json' && v !== 'stream-json')
+        throw new UsageError(`${flag}: unknown format '${v}' (text, json, stream-json)`);
       a.outputFormat = v;
     } else if (key === 'allowTools' || key === 'denyTools') a[key] = patterns(v);
     else if (key === 'maxTurns') {
-      if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) throw new UsageError(`${flag}: '${v}' is not a whole number ≥ 0 (0 = unlimited)`);
+      if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v)))
+        throw new UsageError(`${flag}: '${v}' is not a whole number ≥ 0 (0 = unlimited)`);
       a.maxTurns = Number(v);
     } else if (key === 'reasoningEffort') {
       const e = EFFORTS.find((x) => x === v);
@@ -112,25 +126,55 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   };
   /** -r's optional id: attached (`-rID`), else the next argument unless it is a flag. */
   const resume = (attached: string) => {
-    if (attached) { a.resume = attached; return; }
+    if (attached) {
+      a.resume = attached;
+      return;
+    }
     const next = argv[i + 1];
-    if (next !== undefined && !next.startsWith('-')) { a.resume = next; i++; } else a.resume = '';
+    if (next !== undefined && !next.startsWith('-')) {
+      a.resume = next;
+      i++;
+    } else a.resume = '';
   };
   for (; i < argv.length; i++) {
     const arg = argv[i]!;
-    if (arg === '--help') { flag('help'); continue; }
-    if (arg === '--version') { flag('version'); continue; }
-    if (arg === '--headless') { flag('headless'); continue; }
-    if (arg === '--no-stream') { flag('noStream'); continue; }
-    if (arg === '--no-alt-screen') { a.noAltScreen = true; continue; }
-    if (arg === '--resume') { resume(''); continue; }
-    if (arg.startsWith('--resume=')) { a.resume = arg.slice(9); continue; }
+    if (arg === '--help') {
+      flag('help');
+      continue;
+    }
+    if (arg === '--version') {
+      flag('version');
+      continue;
+    }
+    if (arg === '--headless') {
+      flag('headless');
+      continue;
+    }
+    if (arg === '--no-stream') {
+      flag('noStream');
+      continue;
+    }
+    if (arg === '--no-alt-screen') {
+      a.noAltScreen = true;
+      continue;
+    }
+    if (arg === '--resume') {
+      resume('');
+      continue;
+    }
+    if (arg.startsWith('--resume=')) {
+      a.resume = arg.slice(9);
+      continue;
+    }
     if (arg.startsWith('--')) {
       const eq = arg.indexOf('=');
       const name = eq > 0 ? arg.slice(0, eq) : arg;
       const key = WITH_VALUE[name];
       if (!key) throw new UsageError(`unknown option ${name}`);
-      if (eq > 0) { set(key, arg.slice(eq + 1), name); continue; }
+      if (eq > 0) {
+        set(key, arg.slice(eq + 1), name);
+        continue;
+      }
       const v = argv[i + 1];
       if (v === undefined) throw new UsageError(`${arg} needs a value`);
       set(key, v, arg);
@@ -143,11 +187,20 @@ export function parseArgs(argv: readonly string[]): CliArgs {
       for (let j = 1; j < arg.length; j++) {
         const c = arg[j]!;
         const rest = arg.slice(j + 1);
-        if (SHORT_BOOL[c]) { flag(SHORT_BOOL[c]!); continue; }
-        if (c === 'r') { resume(rest); break; }
+        if (SHORT_BOOL[c]) {
+          flag(SHORT_BOOL[c]!);
+          continue;
+        }
+        if (c === 'r') {
+          resume(rest);
+          break;
+        }
         const key = WITH_VALUE[`-${c}`];
         if (!key) throw new UsageError(arg.length > 2 ? `unknown option -${c} (in ${arg})` : `unknown option ${arg}`);
-        if (rest) { set(key, rest, `-${c}`); break; }
+        if (rest) {
+          set(key, rest, `-${c}`);
+          break;
+        }
         const v = argv[i + 1];
         if (v === undefined) throw new UsageError(`-${c} needs a value`);
         set(key, v, `-${c}`);
@@ -159,7 +212,9 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     if (arg === 'setup') throw new UsageError("'setup' must be the first argument");
     throw new UsageError(`unexpected argument '${arg}'`);
   }
-  if (a.command === 'setup' && (a.oneshot !== undefined || a.resume !== undefined || a.forever !== undefined)) throw new UsageError('setup takes no other options');
-  if (a.forever !== undefined && (a.oneshot !== undefined || a.headless)) throw new UsageError('-f/--forever needs the interactive UI (not -o or -H)');
+  if (a.command === 'setup' && (a.oneshot !== undefined || a.resume !== undefined || a.forever !== undefined))
+    throw new UsageError('setup takes no other options');
+  if (a.forever !== undefined && (a.oneshot !== undefined || a.headless))
+    throw new UsageError('-f/--forever needs the interactive UI (not -o or -H)');
   return a;
 }

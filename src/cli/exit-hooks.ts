@@ -12,11 +12,19 @@ export function onProcessExit(fn: () => void): () => void {
   if (!installed) {
     installed = true;
     process.on('exit', () => {
-      for (const h of [...hooks]) { try { h(); } catch { /* the others still run */ } }
+      for (const h of [...hooks]) {
+        try {
+          h();
+        } catch {
+          /* the others still run */
+        }
+      }
     });
   }
   hooks.add(fn);
-  return () => { hooks.delete(fn); };
+  return () => {
+    hooks.delete(fn);
+  };
 }
 
 /** No tool process group outlives the process (signals.ts exits through process.exit). */

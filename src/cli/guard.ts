@@ -13,10 +13,18 @@ import type { RunSummary } from './run-summary.js';
 export class Masker {
   private list: string[] = [];
   /** More values to mask (a profile switch adds its own). */
-  add(secrets: readonly string[]): void { for (const s of secrets) if (s && !this.list.includes(s)) this.list.push(s); }
-  get secrets(): readonly string[] { return this.list; }
-  mask(text: string): string { return this.list.length ? maskSecrets(text, this.list) : text; }
-  stream(): SecretStream { return new SecretStream(() => this.list); }
+  add(secrets: readonly string[]): void {
+    for (const s of secrets) if (s && !this.list.includes(s)) this.list.push(s);
+  }
+  get secrets(): readonly string[] {
+    return this.list;
+  }
+  mask(text: string): string {
+    return this.list.length ? maskSecrets(text, this.list) : text;
+  }
+  stream(): SecretStream {
+    return new SecretStream(() => this.list);
+  }
 }
 
 export interface GuardOptions {
@@ -34,8 +42,14 @@ export function guardEvents<E extends { type: string }>(show: (e: E | AgentEvent
   const clean = (t: string) => out(o.masker.mask(t));
   let text = o.masker.stream();
   let reasoning = o.masker.stream();
-  const flushText = () => { const t = text.flush(); if (t) show({ type: 'text', text: out(t) }); };
-  const flushReasoning = () => { const r = reasoning.flush(); if (r) show({ type: 'reasoning', text: out(r) }); };
+  const flushText = () => {
+    const t = text.flush();
+    if (t) show({ type: 'text', text: out(t) });
+  };
+  const flushReasoning = () => {
+    const r = reasoning.flush();
+    if (r) show({ type: 'reasoning', text: out(r) });
+  };
   return (ev) => {
     const e = ev as AgentEvent;
     if (e.type === 'text') {
@@ -53,17 +67,28 @@ export function guardEvents<E extends { type: string }>(show: (e: E | AgentEvent
     flushText();
     flushReasoning();
     switch (e.type) {
-      case 'tool_begin': show({ ...e, name: clean(e.name), args: clean(e.args) }); return;
-      case 'tool_result': show({ ...e, name: clean(e.name), content: clean(e.content) }); return;
-      case 'notice': show({ ...e, text: clean(e.text) }); return;
-      case 'connection': show(e.detail ? { ...e, detail: clean(e.detail) } : e); return;
-      case 'compaction': show(e.phase === 'failed' ? { ...e, error: clean(e.error) } : e); return;
+      case 'tool_begin':
+        show({ ...e, name: clean(e.name), args: clean(e.args) });
+        return;
+      case 'tool_result':
+        show({ ...e, name: clean(e.name), content: clean(e.content) });
+        return;
+      case 'notice':
+        show({ ...e, text: clean(e.text) });
+        return;
+      case 'connection':
+        show(e.detail ? { ...e, detail: clean(e.detail) } : e);
+        return;
+      case 'compaction':
+        show(e.phase === 'failed' ? { ...e, error: clean(e.error) } : e);
+        return;
       case 'turn_done':
         text = o.masker.stream();
         reasoning = o.masker.stream();
         show(e.error !== undefined ? { ...e, error: clean(e.error) } : e);
         return;
-      default: show(ev);
+      default:
+        show(ev);
     }
   };
 }

@@ -46,8 +46,16 @@ function terminalPrompt(io: Io, runtime: () => Runtime | null): PermissionPrompt
       input.setRawMode(false);
       input.pause();
     },
-    cancelTurn: () => { try { runtime()?.agent.cancel(); } catch { /* already over */ } },
-    interrupt: () => { process.emit('SIGINT' as never); },
+    cancelTurn: () => {
+      try {
+        runtime()?.agent.cancel();
+      } catch {
+        /* already over */
+      }
+    },
+    interrupt: () => {
+      process.emit('SIGINT' as never);
+    },
   });
 }
 
@@ -76,14 +84,19 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
   let rt: Runtime | null = null;
   const asker = terminalPrompt(io, () => rt);
   let resolveDone!: (s: number) => void;
-  const done = new Promise<number>((r) => { resolveDone = r; });
+  const done = new Promise<number>((r) => {
+    resolveDone = r;
+  });
   let finished = false;
   const onEvent = hideResumeCompaction((e: RunEvent) => {
     if (isRuntimeEvent(e)) return;
     tally.event(e);
     show(e);
     if (e.type === 'turn_done') asker?.turnEnded();
-    if (e.type === 'turn_done' && !finished) { finished = true; resolveDone(e.status); }
+    if (e.type === 'turn_done' && !finished) {
+      finished = true;
+      resolveDone(e.status);
+    }
   });
 
   // Ctrl-C while starting (config, plugin worker, MCP servers) ends the run with 130 at once;
@@ -93,8 +106,13 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
     onInterrupt(() => {
       onInterrupt(null);
       const o = summaryJson({
-        status: 'cancelled', exitCode: 130, result: '', usage: tally.usage, toolCalls: [],
-        model: resolved?.model ?? args.model ?? '', provider: resolved?.providerName ?? resolved?.provider ?? args.provider ?? '',
+        status: 'cancelled',
+        exitCode: 130,
+        result: '',
+        usage: tally.usage,
+        toolCalls: [],
+        model: resolved?.model ?? args.model ?? '',
+        provider: resolved?.providerName ?? resolved?.provider ?? args.provider ?? '',
         durationMs: Date.now() - started,
       });
       const out = io.stdout as { write(s: string, cb?: () => void): unknown };
@@ -103,16 +121,26 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
     });
   }
   const runtime = await createRuntime({
-    args, onEvent,
+    args,
+    onEvent,
     ...(asker ? { onPermission: (req) => asker.request(req) } : {}),
     policy: { allow: args.allowTools, deny: args.denyTools },
     resumeId: args.resume || undefined,
-    onResolved: (r) => { resolved = r; },
+    onResolved: (r) => {
+      resolved = r;
+    },
     onSecrets: (list) => masker.add(list),
   });
   rt = runtime;
   await runtime.ready;
-  stream?.line({ type: 'start', session_id: runtime.session?.id ?? null, model: runtime.run.model, provider: runtime.run.providerName ?? runtime.run.provider, base_url: masker.mask(runtime.run.baseUrl), tools: runtime.advertisedTools() });
+  stream?.line({
+    type: 'start',
+    session_id: runtime.session?.id ?? null,
+    model: runtime.run.model,
+    provider: runtime.run.providerName ?? runtime.run.provider,
+    base_url: masker.mask(runtime.run.baseUrl),
+    tools: runtime.advertisedTools(),
+  });
   const startup = held ?? [];
   held = null;
   for (const e of startup) display(e); // already through the guard
@@ -121,13 +149,20 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
   const onSigint = () => {
     if (interrupted) process.exit(130);
     interrupted = true;
-    try { runtime.agent.cancel(); } catch { /* nothing in flight */ }
+    try {
+      runtime.agent.cancel();
+    } catch {
+      /* nothing in flight */
+    }
   };
   onInterrupt(onSigint);
   try {
     runtime.agent.submit(prompt);
   } catch (e) {
-    if (!finished) { finished = true; resolveDone(EIO); }
+    if (!finished) {
+      finished = true;
+      resolveDone(EIO);
+    }
     text?.event({ type: 'turn_done', status: EIO });
     io.stderr.write(`error: ${forStderr((e as Error).message)}\n`);
   }
@@ -137,14 +172,21 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
   text?.endText();
 
   const exitCode = interrupted || status === ECANCELED ? 130 : status === 0 ? 0 : 1;
-  const summary: RunSummary = guardSummary({
-    status: status === 0 ? 'ok' : status === ECANCELED ? 'cancelled' : 'error',
-    exitCode, result: tally.text,
-    error: status !== 0 ? turnError(status, runtime.agent.lastError) || undefined : undefined,
-    usage: tally.usage, toolCalls: tally.toolCalls, sessionId: runtime.session?.id,
-    model: runtime.run.model, provider: runtime.run.providerName ?? runtime.run.provider,
-    durationMs: Date.now() - started,
-  }, masker);
+  const summary: RunSummary = guardSummary(
+    {
+      status: status === 0 ? 'ok' : status === ECANCELED ? 'cancelled' : 'error',
+      exitCode,
+      result: tally.text,
+      error: status !== 0 ? turnError(status, runtime.agent.lastError) || undefined : undefined,
+      usage: tally.usage,
+      toolCalls: tally.toolCalls,
+      sessionId: runtime.session?.id,
+      model: runtime.run.model,
+      provider: runtime.run.providerName ?? runtime.run.provider,
+      durationMs: Date.now() - started,
+    },
+    masker,
+  );
   const outcome = await runtime.close();
   if (!outcome.sessionKept) summary.sessionId = undefined;
   // The same object, key for key, in both formats.

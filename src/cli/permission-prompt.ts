@@ -47,7 +47,11 @@ function visible(s: string): string {
 /** The arguments as the question shows them: one field's value, `key: value` pairs, or the raw text. Never shortened. */
 export function argsSummary(args: string): string {
   let v: unknown;
-  try { v = JSON.parse(args); } catch { return visible(args.trim()); }
+  try {
+    v = JSON.parse(args);
+  } catch {
+    return visible(args.trim());
+  }
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return visible(args.trim());
   const entries = Object.entries(v as Record<string, unknown>);
   const text = (x: unknown) => (typeof x === 'string' ? x : JSON.stringify(x));
@@ -67,7 +71,10 @@ export class PermissionPrompt {
   /** The agent's onPermission. */
   request(req: PermissionRequest): void {
     const known = this.remembered.get(req.name);
-    if (known) { req.respond(known); return; }
+    if (known) {
+      req.respond(known);
+      return;
+    }
     this.queue.push(req);
     if (!this.current) this.next();
   }
@@ -81,7 +88,11 @@ export class PermissionPrompt {
 
   private next(): void {
     const req = this.queue.shift();
-    if (!req) { this.current = null; this.stopListening(); return; }
+    if (!req) {
+      this.current = null;
+      this.stopListening();
+      return;
+    }
     this.current = req;
     const args = argsSummary(req.args);
     this.io.write(`allow tool ${visible(req.name)}${args ? `: ${args}` : ''}\n${QUESTION}\n`);
@@ -94,7 +105,10 @@ export class PermissionPrompt {
   private key(k: Key): void {
     const req = this.current;
     if (!req) return;
-    if (k.ctrl && k.name === 'c') { this.io.interrupt(); return; }
+    if (k.ctrl && k.name === 'c') {
+      this.io.interrupt();
+      return;
+    }
     if (k.name === 'escape' || k.sequence === '\x1b') {
       const all = [req, ...this.queue];
       this.queue.length = 0;

@@ -24,10 +24,19 @@ interface CachedTool {
   hidden?: boolean;
 }
 
-export interface CacheEntry { tools: CachedTool[]; errors: string[] }
-export interface CacheFile { version: 2; entries: Record<string, CacheEntry> }
+export interface CacheEntry {
+  tools: CachedTool[];
+  errors: string[];
+}
+export interface CacheFile {
+  version: 2;
+  entries: Record<string, CacheEntry>;
+}
 
-export interface ToolTarget { addTool(d: ToolDef): void; removeTool(n: string): void }
+export interface ToolTarget {
+  addTool(d: ToolDef): void;
+  removeTool(n: string): void;
+}
 
 export interface PluginToolsOptions {
   dirs: string[];
@@ -63,7 +72,11 @@ export function pluginDirs(o: { explicit?: string; agentName?: string; env: Node
     const def = cdir ? join(cdir, 'plugins') : null;
     if (def && existsSync(def)) dirs.push(def);
     else {
-      try { dirs.push(seedPluginDir()); } catch (e) { o.notice(`plugins: ${(e as Error).message}`); }
+      try {
+        dirs.push(seedPluginDir());
+      } catch (e) {
+        o.notice(`plugins: ${(e as Error).message}`);
+      }
     }
   }
   if (o.agentName && cdir) dirs.push(join(cdir, 'agents', o.agentName));
@@ -80,7 +93,13 @@ export function fingerprint(o: Pick<PluginToolsOptions, 'dirs' | 'reservedNames'
   h.update(JSON.stringify([o.reservedNames, o.toolsConfig ?? {}]));
   for (const [i, d] of o.dirs.entries()) {
     let names: string[];
-    try { names = readdirSync(d).filter((n) => n.endsWith('.lua')).sort(); } catch { continue; }
+    try {
+      names = readdirSync(d)
+        .filter((n) => n.endsWith('.lua'))
+        .sort();
+    } catch {
+      continue;
+    }
     for (const n of names) {
       let body: Buffer;
       try {
@@ -104,7 +123,9 @@ function shippedEntry(key: string): CacheEntry | undefined {
   try {
     const c = JSON.parse(readRegularFileSync(join(root, 'dist', SHIPPED_CACHE), MAX_CACHE_BYTES).toString('utf8')) as CacheFile;
     return c.version === 2 ? c.entries[key] : undefined;
-  } catch { return undefined; }
+  } catch {
+    return undefined;
+  }
 }
 
 export const SHIPPED_CACHE = 'seed-plugin-tools.json';
@@ -118,7 +139,9 @@ function readCache(path: string): CacheFile {
     // A FIFO or device in its place is refused at once (the cache is optional), never waited on.
     const c = JSON.parse(readRegularFileSync(path, MAX_CACHE_BYTES).toString('utf8')) as CacheFile;
     if (c && c.version === 2 && c.entries && typeof c.entries === 'object') return c;
-  } catch { /* missing or damaged: start over */ }
+  } catch {
+    /* missing or damaged: start over */
+  }
   return { version: 2, entries: {} };
 }
 
@@ -128,7 +151,9 @@ function writeCache(path: string, dir: string, c: CacheFile): void {
     const tmp = `${path}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify(c), { mode: 0o600 });
     renameSync(tmp, path);
-  } catch { /* a cache is optional */ }
+  } catch {
+    /* a cache is optional */
+  }
 }
 
 export function describe(t: ToolDef): CachedTool {
@@ -156,7 +181,12 @@ export function startPluginTools(o: PluginToolsOptions): PluginTools {
 
   const registered = new Set<string>();
   const add = (d: ToolDef) => {
-    try { o.target.addTool(d); registered.add(d.name); } catch (e) { o.notice(`plugin tool ${d.name} not registered: ${(e as Error).message}`); }
+    try {
+      o.target.addTool(d);
+      registered.add(d.name);
+    } catch (e) {
+      o.notice(`plugin tool ${d.name} not registered: ${(e as Error).message}`);
+    }
   };
   if (cached) {
     // Load errors are as deterministic as the tools: report them now, not after the reply.
@@ -177,15 +207,26 @@ export function startPluginTools(o: PluginToolsOptions): PluginTools {
   const ready: Promise<PluginHost | null> = loading.then(
     (h) => {
       host = h;
-      if (closed) { void h.close(); return h; }
+      if (closed) {
+        void h.close();
+        return h;
+      }
       const errors = h.errors.map((e) => `plugin ${e.plugin}: ${e.message}`);
-      const same = cached && cached.tools.length === h.tools.length &&
+      const same =
+        cached &&
+        cached.tools.length === h.tools.length &&
         cached.tools.every((c, i) => JSON.stringify(c) === JSON.stringify(describe(h.tools[i]!))) &&
         JSON.stringify(cached.errors) === JSON.stringify(errors);
       if (!cached || JSON.stringify(cached.errors) !== JSON.stringify(errors)) for (const e of errors) o.notice(e);
       if (!same) {
         // First run, or the plugins changed in a way the fingerprint missed: install the real set.
-        for (const n of registered) { try { o.target.removeTool(n); } catch { /* gone */ } }
+        for (const n of registered) {
+          try {
+            o.target.removeTool(n);
+          } catch {
+            /* gone */
+          }
+        }
         registered.clear();
         for (const t of h.tools) add(t);
         if (key && cache && cachePath && o.cacheDir) {
@@ -195,7 +236,10 @@ export function startPluginTools(o: PluginToolsOptions): PluginTools {
       }
       return h;
     },
-    (e: unknown) => { o.notice(`plugins: ${(e as Error).message}`); return null; },
+    (e: unknown) => {
+      o.notice(`plugins: ${(e as Error).message}`);
+      return null;
+    },
   );
 
   return {

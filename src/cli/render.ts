@@ -6,9 +6,14 @@ import type { AgentEvent } from '../core/events.js';
 import { STREAM_JSON_VERSION } from './run-summary.js';
 import { turnError } from './turn-error.js';
 
-export interface Out { write(s: string): unknown }
+export interface Out {
+  write(s: string): unknown;
+}
 
-const DIM = '\x1b[2m', RED = '\x1b[31m', YELLOW = '\x1b[33m', RESET = '\x1b[0m';
+const DIM = '\x1b[2m',
+  RED = '\x1b[31m',
+  YELLOW = '\x1b[33m',
+  RESET = '\x1b[0m';
 
 const TURN_FRAME: ReadonlySet<string> = new Set(['turn_start', 'state', 'compaction', 'turn_done']);
 
@@ -39,31 +44,64 @@ export function textRenderer(stdout: Out, stderr: Out, color: boolean): { event(
   const c = (code: string, s: string) => (color ? `${code}${s}${RESET}` : s);
   let last = '\n';
   let reasoningOpen = false;
-  const closeReasoning = () => { if (reasoningOpen) { stderr.write('\n'); reasoningOpen = false; } };
+  const closeReasoning = () => {
+    if (reasoningOpen) {
+      stderr.write('\n');
+      reasoningOpen = false;
+    }
+  };
   // Progress lines go to stderr; end an open reply line first so a terminal shows them apart.
-  const err = (s: string) => { if (!last.endsWith('\n')) { stdout.write('\n'); last = '\n'; } stderr.write(s); };
+  const err = (s: string) => {
+    if (!last.endsWith('\n')) {
+      stdout.write('\n');
+      last = '\n';
+    }
+    stderr.write(s);
+  };
   return {
     event(e) {
       switch (e.type) {
-        case 'text': closeReasoning(); stdout.write(e.text); last = e.text; return;
-        case 'reasoning': if (e.text) { reasoningOpen = true; stderr.write(c(DIM, e.text)); } return;
-        case 'tool_begin': closeReasoning(); err(`[tool: ${e.name} ${oneLine(e.args)}]\n`); return;
+        case 'text':
+          closeReasoning();
+          stdout.write(e.text);
+          last = e.text;
+          return;
+        case 'reasoning':
+          if (e.text) {
+            reasoningOpen = true;
+            stderr.write(c(DIM, e.text));
+          }
+          return;
+        case 'tool_begin':
+          closeReasoning();
+          err(`[tool: ${e.name} ${oneLine(e.args)}]\n`);
+          return;
         case 'tool_result': {
           const bytes = Buffer.byteLength(e.content);
           if (e.outcome === 'ok') err(`[result: ${e.name}, ${bytes} bytes]\n`);
-          else err(c(e.outcome === 'timedout' ? YELLOW : RED, `[${e.outcome === 'timedout' ? 'timeout' : 'x'} ${e.name}] ${oneLine(e.content)}`) + '\n');
+          else
+            err(
+              c(
+                e.outcome === 'timedout' ? YELLOW : RED,
+                `[${e.outcome === 'timedout' ? 'timeout' : 'x'} ${e.name}] ${oneLine(e.content)}`,
+              ) + '\n',
+            );
           return;
         }
         case 'usage': {
           const u = e.usage;
-          err(c(DIM, `[${u.promptTokens}+${u.completionTokens} tok${u.tokensPerSec ? `, ${u.tokensPerSec.toFixed(1)} tok/s` : ''}]`) + '\n');
+          err(
+            c(DIM, `[${u.promptTokens}+${u.completionTokens} tok${u.tokensPerSec ? `, ${u.tokensPerSec.toFixed(1)} tok/s` : ''}]`) + '\n',
+          );
           return;
         }
         case 'finish':
           if (e.reason === 'length') err(c(YELLOW, '[truncated: hit token limit]') + '\n');
           else if (e.reason === 'content_filter') err(c(RED, '[stopped: content filter]') + '\n');
           return;
-        case 'notice': err(`notice: ${e.text}\n`); return;
+        case 'notice':
+          err(`notice: ${e.text}\n`);
+          return;
         case 'turn_done':
           closeReasoning();
           if (e.status !== 0 && e.error) err(c(RED, `error: ${turnError(e.status, e.error)}`) + '\n');
@@ -71,30 +109,56 @@ export function textRenderer(stdout: Out, stderr: Out, color: boolean): { event(
         default:
       }
     },
-    endText() { if (!last.endsWith('\n')) stdout.write('\n'); },
+    endText() {
+      if (!last.endsWith('\n')) stdout.write('\n');
+    },
   };
 }
 
 /** stream-json: the events a script reads, each as one line; `line` writes any other object (start, result). */
 export function streamJsonRenderer(stdout: Out): { event(e: AgentEvent): void; line(o: Record<string, unknown>): void } {
-  const line = (o: Record<string, unknown>) => { stdout.write(JSON.stringify({ version: STREAM_JSON_VERSION, ...o }) + '\n'); };
+  const line = (o: Record<string, unknown>) => {
+    stdout.write(JSON.stringify({ version: STREAM_JSON_VERSION, ...o }) + '\n');
+  };
   return {
     line,
     event(e) {
       switch (e.type) {
-        case 'text': line({ type: 'text', text: e.text }); return;
-        case 'reasoning': if (e.text) line({ type: 'reasoning', text: e.text }); return;
-        case 'tool_begin': line({ type: 'tool_begin', id: e.id, name: e.name, args: e.args }); return;
-        case 'tool_result': line({ type: 'tool_result', id: e.id, name: e.name, outcome: e.outcome, content: e.content }); return;
-        case 'tool_batch': line({ type: 'tool_batch', done: e.completed, total: e.total }); return;
+        case 'text':
+          line({ type: 'text', text: e.text });
+          return;
+        case 'reasoning':
+          if (e.text) line({ type: 'reasoning', text: e.text });
+          return;
+        case 'tool_begin':
+          line({ type: 'tool_begin', id: e.id, name: e.name, args: e.args });
+          return;
+        case 'tool_result':
+          line({ type: 'tool_result', id: e.id, name: e.name, outcome: e.outcome, content: e.content });
+          return;
+        case 'tool_batch':
+          line({ type: 'tool_batch', done: e.completed, total: e.total });
+          return;
         case 'usage': {
           const u = e.usage;
-          line({ type: 'usage', prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.totalTokens, tokens_per_sec: u.tokensPerSec > 0 ? u.tokensPerSec : null });
+          line({
+            type: 'usage',
+            prompt_tokens: u.promptTokens,
+            completion_tokens: u.completionTokens,
+            total_tokens: u.totalTokens,
+            tokens_per_sec: u.tokensPerSec > 0 ? u.tokensPerSec : null,
+          });
           return;
         }
-        case 'finish': line({ type: 'finish', reason: e.reason }); return;
-        case 'state': line({ type: 'state', state: e.state }); return;
-        case 'notice': line({ type: 'notice', text: e.text }); return;
+        case 'finish':
+          line({ type: 'finish', reason: e.reason });
+          return;
+        case 'state':
+          line({ type: 'state', state: e.state });
+          return;
+        case 'notice':
+          line({ type: 'notice', text: e.text });
+          return;
         default:
       }
     },

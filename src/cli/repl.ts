@@ -20,9 +20,15 @@ import { isRuntimeEvent } from './runtime-events.js';
 import { onInterrupt } from './signal-handlers.js';
 import { turnError } from './turn-error.js';
 
-const DIM = '\x1b[2m', RED = '\x1b[31m', YELLOW = '\x1b[33m', RESET = '\x1b[0m';
+const DIM = '\x1b[2m',
+  RED = '\x1b[31m',
+  YELLOW = '\x1b[33m',
+  RESET = '\x1b[0m';
 
-export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream; stdout: Out; stderr: Out; color: boolean }): Promise<number> {
+export async function runRepl(
+  args: CliArgs,
+  io: { stdin: NodeJS.ReadableStream; stdout: Out; stderr: Out; color: boolean },
+): Promise<number> {
   const c = (code: string, s: string) => (io.color ? `${code}${s}${RESET}` : s);
   // On a terminal, readline edits the line (arrows, history, Ctrl-A/E/U…); piped input is read raw.
   const stdinTty = !!(io.stdin as { isTTY?: boolean }).isTTY;
@@ -40,19 +46,39 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
   let suspended = false;
   const openReader = (history: string[] = [], pending = '') => {
     rl = createInterface({
-      input: io.stdin, output: tty ? (io.stdout as NodeJS.WritableStream) : undefined,
-      terminal: tty, crlfDelay: Infinity, historySize: 500, history,
+      input: io.stdin,
+      output: tty ? (io.stdout as NodeJS.WritableStream) : undefined,
+      terminal: tty,
+      crlfDelay: Infinity,
+      historySize: 500,
+      history,
     });
     // With terminal editing, readline turns Ctrl-C into its own event: route it to ours.
-    rl.on('SIGINT', () => { process.emit('SIGINT' as never); });
-    rl.on('line', (l) => { lines.push(l); wake?.(); });
-    rl.on('close', () => { if (!suspended) { eof = true; wake?.(); } });
-    if (atPrompt && tty) { rl.setPrompt('user> '); rl.prompt(); }
+    rl.on('SIGINT', () => {
+      process.emit('SIGINT' as never);
+    });
+    rl.on('line', (l) => {
+      lines.push(l);
+      wake?.();
+    });
+    rl.on('close', () => {
+      if (!suspended) {
+        eof = true;
+        wake?.();
+      }
+    });
+    if (atPrompt && tty) {
+      rl.setPrompt('user> ');
+      rl.prompt();
+    }
     if (pending) rl.write(pending);
   };
   openReader();
   const nextLine = async (): Promise<string | null> => {
-    while (!lines.length && !eof && !stopped) await new Promise<void>((r) => { wake = r; });
+    while (!lines.length && !eof && !stopped)
+      await new Promise<void>((r) => {
+        wake = r;
+      });
     wake = null;
     return lines.length && !stopped ? lines.shift()! : null;
   };
@@ -73,51 +99,87 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
 
   let assistantOpen = false;
   let atLineStart = true;
-  const w = (s: string) => { if (s) { io.stdout.write(s); atLineStart = s.endsWith('\n'); } };
-  const newline = () => { if (!atLineStart) w('\n'); };
+  const w = (s: string) => {
+    if (s) {
+      io.stdout.write(s);
+      atLineStart = s.endsWith('\n');
+    }
+  };
+  const newline = () => {
+    if (!atLineStart) w('\n');
+  };
   let turnEnded: (() => void) | null = null;
   let rt: Runtime | null = null;
   // A person at the keyboard answers for every gated tool; --allow-tools/--deny-tools answer
   // for the tools they name (tool-policy.ts).
-  const prompt = stdinTty && typeof (io.stdin as NodeJS.ReadStream).setRawMode === 'function' ? new PermissionPrompt({
-    write: (t) => { newline(); w(t); },
-    listen: (onKey) => {
-      const input = io.stdin as NodeJS.ReadStream;
-      const pending = rl.line;
-      suspended = true;
-      rl.close();
-      suspended = false;
-      emitKeypressEvents(input);
-      input.setRawMode(true);
-      const handler = (s: string | undefined, k: Key | undefined) => onKey(k ?? { sequence: s });
-      input.on('keypress', handler);
-      input.resume();
-      keys = { handler, history: (rl as unknown as { history: string[] }).history ?? [], pending };
-    },
-    unlisten: () => {
-      if (!keys) return;
-      const input = io.stdin as NodeJS.ReadStream;
-      input.off('keypress', keys.handler);
-      input.setRawMode(false);
-      const { history, pending } = keys;
-      keys = null;
-      if (!eof) openReader(history, pending);
-    },
-    cancelTurn: () => { try { rt?.agent.cancel(); } catch { /* already over */ } },
-    interrupt: () => { process.emit('SIGINT' as never); },
-  }) : null;
+  const prompt =
+    stdinTty && typeof (io.stdin as NodeJS.ReadStream).setRawMode === 'function'
+      ? new PermissionPrompt({
+          write: (t) => {
+            newline();
+            w(t);
+          },
+          listen: (onKey) => {
+            const input = io.stdin as NodeJS.ReadStream;
+            const pending = rl.line;
+            suspended = true;
+            rl.close();
+            suspended = false;
+            emitKeypressEvents(input);
+            input.setRawMode(true);
+            const handler = (s: string | undefined, k: Key | undefined) => onKey(k ?? { sequence: s });
+            input.on('keypress', handler);
+            input.resume();
+            keys = { handler, history: (rl as unknown as { history: string[] }).history ?? [], pending };
+          },
+          unlisten: () => {
+            if (!keys) return;
+            const input = io.stdin as NodeJS.ReadStream;
+            input.off('keypress', keys.handler);
+            input.setRawMode(false);
+            const { history, pending } = keys;
+            keys = null;
+            if (!eof) openReader(history, pending);
+          },
+          cancelTurn: () => {
+            try {
+              rt?.agent.cancel();
+            } catch {
+              /* already over */
+            }
+          },
+          interrupt: () => {
+            process.emit('SIGINT' as never);
+          },
+        })
+      : null;
   let keys: { handler: (s: string | undefined, k: Key | undefined) => void; history: string[]; pending: string } | null = null;
   const show = (e: AgentEvent) => {
     switch (e.type) {
-      case 'text': if (!assistantOpen) { newline(); w('assistant> '); assistantOpen = true; } w(e.text); return;
-      case 'reasoning': if (e.text) w(c(DIM, e.text)); return;
-      case 'tool_begin': newline(); assistantOpen = false; w(`[tool: ${e.name} ${oneLine(e.args)}]\n`); return;
+      case 'text':
+        if (!assistantOpen) {
+          newline();
+          w('assistant> ');
+          assistantOpen = true;
+        }
+        w(e.text);
+        return;
+      case 'reasoning':
+        if (e.text) w(c(DIM, e.text));
+        return;
+      case 'tool_begin':
+        newline();
+        assistantOpen = false;
+        w(`[tool: ${e.name} ${oneLine(e.args)}]\n`);
+        return;
       case 'tool_result':
         newline();
         if (e.outcome === 'ok') w(`[result: ${e.name}]\n${e.content}${e.content.endsWith('\n') ? '' : '\n'}`);
         else w(c(e.outcome === 'timedout' ? YELLOW : RED, `[${e.outcome === 'timedout' ? 'timeout' : 'x'} ${e.name}] ${e.content}`) + '\n');
         return;
-      case 'tool_batch': if (e.total > 1 && e.completed > 0) w(`[tools ${e.completed}/${e.total}]\n`); return;
+      case 'tool_batch':
+        if (e.total > 1 && e.completed > 0) w(`[tools ${e.completed}/${e.total}]\n`);
+        return;
       case 'usage': {
         const u = e.usage;
         newline();
@@ -125,13 +187,23 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
         return;
       }
       case 'finish':
-        if (e.reason === 'length') { newline(); w(c(YELLOW, '[truncated: hit token limit]') + '\n'); }
-        if (e.reason === 'content_filter') { newline(); w(c(RED, '[stopped: content filter]') + '\n'); }
+        if (e.reason === 'length') {
+          newline();
+          w(c(YELLOW, '[truncated: hit token limit]') + '\n');
+        }
+        if (e.reason === 'content_filter') {
+          newline();
+          w(c(RED, '[stopped: content filter]') + '\n');
+        }
         return;
-      case 'notice': io.stderr.write(`notice: ${e.text}\n`); return;
+      case 'notice':
+        io.stderr.write(`notice: ${e.text}\n`);
+        return;
       case 'turn_done':
-        if (e.status === ECANCELED) { newline(); w(c(YELLOW, '[cancelled]') + '\n'); }
-        else if (e.status !== 0 && e.error) io.stderr.write(`error: ${turnError(e.status, e.error)}\n`);
+        if (e.status === ECANCELED) {
+          newline();
+          w(c(YELLOW, '[cancelled]') + '\n');
+        } else if (e.status !== 0 && e.error) io.stderr.write(`error: ${turnError(e.status, e.error)}\n`);
         assistantOpen = false;
         prompt?.turnEnded();
         turnEnded?.();
@@ -144,10 +216,14 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
   const clean = (t: string) => forTerminal(masker.mask(t));
   const guarded = guardEvents(show, { masker, terminal: true });
   rt = await createRuntime({
-    args, onEvent: hideResumeCompaction((e: RunEvent) => { if (!isRuntimeEvent(e)) guarded(e); }),
+    args,
+    onEvent: hideResumeCompaction((e: RunEvent) => {
+      if (!isRuntimeEvent(e)) guarded(e);
+    }),
     onPermission: prompt ? (req) => prompt.request(req) : undefined,
     onSecrets: (list) => masker.add(list),
-    policy: { allow: args.allowTools, deny: args.denyTools }, resumeId,
+    policy: { allow: args.allowTools, deny: args.denyTools },
+    resumeId,
   });
   const runtime = rt;
   await runtime.ready;
@@ -161,7 +237,12 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
   // so the session is closed (an empty one deleted). A second one while ending exits at once.
   let interrupted = false;
   const onSigint = () => {
-    try { runtime.agent.cancel(); return; } catch { /* nothing in flight */ }
+    try {
+      runtime.agent.cancel();
+      return;
+    } catch {
+      /* nothing in flight */
+    }
     if (interrupted) process.exit(130);
     interrupted = true;
     stopped = true;
@@ -174,26 +255,42 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
   const out = io.stdout as { on?(ev: 'error', fn: (e: NodeJS.ErrnoException) => void): unknown };
   out.on?.('error', () => {
     stopped = true;
-    try { runtime.agent.cancel(); } catch { /* idle */ }
+    try {
+      runtime.agent.cancel();
+    } catch {
+      /* idle */
+    }
     wake?.();
   });
   let status = 0;
   for (;;) {
     newline();
-    if (tty) { rl.setPrompt('user> '); rl.prompt(); atLineStart = false; } else w('user> ');
+    if (tty) {
+      rl.setPrompt('user> ');
+      rl.prompt();
+      atLineStart = false;
+    } else w('user> ');
     atPrompt = true;
     const line = await nextLine();
     atPrompt = false;
     // A terminal echoed the typed line and its newline; piped input left the cursor after `user> `.
     if ((io.stdin as { isTTY?: boolean }).isTTY) atLineStart = true;
-    if (line === null) { w('\n'); break; }
+    if (line === null) {
+      w('\n');
+      break;
+    }
     const p = line.trim();
     if (p === 'quit' || p === 'exit') break;
     if (!p) continue;
     // A background job's notification may have started a turn while we waited for this line.
-    while (runtime.agent.busy) await new Promise<void>((r) => { turnEnded = r; });
+    while (runtime.agent.busy)
+      await new Promise<void>((r) => {
+        turnEnded = r;
+      });
     if (stopped) break;
-    const ended = new Promise<void>((r) => { turnEnded = r; });
+    const ended = new Promise<void>((r) => {
+      turnEnded = r;
+    });
     try {
       runtime.agent.submit(line);
     } catch (e) {
@@ -202,7 +299,10 @@ export async function runRepl(args: CliArgs, io: { stdin: NodeJS.ReadableStream;
     }
     await ended;
     // Background-job notifications may start turns of their own: let them finish first.
-    while (runtime.agent.busy) await new Promise<void>((r) => { turnEnded = r; });
+    while (runtime.agent.busy)
+      await new Promise<void>((r) => {
+        turnEnded = r;
+      });
     status = runtime.agent.state === 'error' ? 1 : 0;
   }
   onInterrupt(null);

@@ -38,7 +38,9 @@ export class Tally {
 
   event(e: AgentEvent): void {
     switch (e.type) {
-      case 'text': this.text += e.text; return;
+      case 'text':
+        this.text += e.text;
+        return;
       case 'tool_begin': {
         const r: ToolCallRecord = { id: e.id, name: e.name, args: e.args };
         this.toolCalls.push(r);
@@ -50,7 +52,10 @@ export class Tally {
       }
       case 'tool_result': {
         const r = this.open.get(e.id)?.shift();
-        if (r) { r.outcome = e.outcome; r.outputBytes = Buffer.byteLength(e.content); }
+        if (r) {
+          r.outcome = e.outcome;
+          r.outputBytes = Buffer.byteLength(e.content);
+        }
         return;
       }
       case 'usage':
@@ -65,10 +70,23 @@ export class Tally {
 
 export function summaryJson(s: RunSummary): Record<string, unknown> {
   return {
-    type: 'result', version: STREAM_JSON_VERSION, status: s.status, exit_code: s.exitCode, result: s.result,
+    type: 'result',
+    version: STREAM_JSON_VERSION,
+    status: s.status,
+    exit_code: s.exitCode,
+    result: s.result,
     ...(s.error ? { error: s.error } : {}),
     usage: s.usage,
-    tool_calls: s.toolCalls.map((t) => ({ id: t.id, name: t.name, args: t.args, outcome: t.outcome ?? null, output_bytes: t.outputBytes ?? 0 })),
-    session_id: s.sessionId ?? null, model: s.model, provider: s.provider, duration_ms: s.durationMs,
+    tool_calls: s.toolCalls.map((t) => ({
+      id: t.id,
+      name: t.name,
+      args: t.args,
+      outcome: t.outcome ?? null,
+      output_bytes: t.outputBytes ?? 0,
+    })),
+    session_id: s.sessionId ?? null,
+    model: s.model,
+    provider: s.provider,
+    duration_ms: s.durationMs,
   };
 }

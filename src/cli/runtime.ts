@@ -30,15 +30,26 @@ export type RunEvent = AgentEvent | RuntimeEvent;
 
 /** The optional settings of a Connection, cleared before another connection is put in. */
 const NO_CONNECTION = {
-  providerName: undefined, contextSize: undefined, autocompactPct: undefined, rateTokensPerSec: undefined, rateBurst: undefined,
-  disableParallelToolCalls: undefined, maxTokens: undefined, reasoningEffort: undefined,
+  providerName: undefined,
+  contextSize: undefined,
+  autocompactPct: undefined,
+  rateTokensPerSec: undefined,
+  rateBurst: undefined,
+  disableParallelToolCalls: undefined,
+  maxTokens: undefined,
+  reasoningEffort: undefined,
 } satisfies Partial<Connection>;
 
 /** How long a resumed run waits for the probe's context size before going on without it. */
 const RESUME_PROBE_WAIT_MS = 5000;
 
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode = 2) { super(message); }
+  constructor(
+    message: string,
+    readonly exitCode = 2,
+  ) {
+    super(message);
+  }
 }
 
 export interface Runtime {
@@ -116,7 +127,9 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   const env = o.env ?? process.env;
   const args = o.args;
   const subscribers = new Set<(e: RunEvent) => void>([o.onEvent]);
-  const emit = (e: RunEvent) => { for (const s of [...subscribers]) s(e); };
+  const emit = (e: RunEvent) => {
+    for (const s of [...subscribers]) s(e);
+  };
   const notice = (text: string) => emit({ type: 'notice', text });
   const log = createDebugLog(env.CLM_DEBUG_LOG);
   const firstRun = await resolveRun(args, env, log ?? undefined);
@@ -137,24 +150,51 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   const closeSession = (): SessionOutcome => (sessionClosed ??= sessions.close());
 
   const start = (run: ResolvedRun): Generation => {
-    const agent = createAgent(agentConfig(run, { stream: !args.noStream, builtinTools: builtinTools().map(wrap), autocompactAtTurnEnd: o.autocompactAtTurnEnd }), host, {
-      onPermission: o.onPermission ?? ((req) => req.respond('allow_once')),
-    });
+    const agent = createAgent(
+      agentConfig(run, { stream: !args.noStream, builtinTools: builtinTools().map(wrap), autocompactAtTurnEnd: o.autocompactAtTurnEnd }),
+      host,
+      {
+        onPermission: o.onPermission ?? ((req) => req.respond('allow_once')),
+      },
+    );
     const unsubscribe = [agent.subscribe(emit), sessions.follow(agent)];
     const seen = new Set(agent.toolNames);
     const sources = startToolSources({
-      run, args, env, emit, log: log ?? undefined, reservedNames: builtinTools().map((t) => t.name), cacheDir: stateDirOrNull(env),
-      target: { addTool: (d) => { agent.addTool(wrap(d)); seen.add(d.name); }, removeTool: (n) => agent.removeTool(n) },
+      run,
+      args,
+      env,
+      emit,
+      log: log ?? undefined,
+      reservedNames: builtinTools().map((t) => t.name),
+      cacheDir: stateDirOrNull(env),
+      target: {
+        addTool: (d) => {
+          agent.addTool(wrap(d));
+          seen.add(d.name);
+        },
+        removeTool: (n) => agent.removeTool(n),
+      },
     });
     // Started with the rest; its answer (the context size) is used when it comes.
     const probe = agent.checkConnection();
-    return { run, agent, sources, probe, seen, detach: () => { for (const u of unsubscribe) u(); } };
+    return {
+      run,
+      agent,
+      sources,
+      probe,
+      seen,
+      detach: () => {
+        for (const u of unsubscribe) u();
+      },
+    };
   };
 
   /** Once every source has registered its tools (now, or when the MCP servers still starting are up or failed): the policy's patterns that match nothing. */
   const judgePolicy = (g: Generation) => {
     if (!policy.allow && !policy.deny?.length) return;
-    const judge = () => { if (!closed && gen === g) for (const w of unmatchedPatterns(policy, [...g.seen])) notice(w); };
+    const judge = () => {
+      if (!closed && gen === g) for (const w of unmatchedPatterns(policy, [...g.seen])) notice(w);
+    };
     const pending = g.sources.pendingMcp();
     if (!pending) judge();
     else void pending.then(judge);
@@ -173,7 +213,8 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
     // A resumed conversation may already be over the compaction threshold: fold it first rather
     // than send a request the server cannot take. That needs the context size, so here (only
     // here) the probe is waited for when the configuration does not give it.
-    if (restored.length && !g.run.contextSize) await Promise.race([g.probe, new Promise((r) => setTimeout(r, RESUME_PROBE_WAIT_MS).unref())]);
+    if (restored.length && !g.run.contextSize)
+      await Promise.race([g.probe, new Promise((r) => setTimeout(r, RESUME_PROBE_WAIT_MS).unref())]);
     if (restored.length && g.agent.overAutocompactThreshold()) {
       notice(`the resumed conversation (~${g.agent.ctxUsed} tokens) is over the compaction threshold; compacting it first`);
       const r = await g.agent.compactAndWait('resume');
@@ -181,7 +222,9 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
     }
     emit({ type: 'ready' });
   })();
-  ready.catch(() => { /* the mode awaiting it reports the failure */ });
+  ready.catch(() => {
+    /* the mode awaiting it reports the failure */
+  });
 
   const stop = async (g: Generation) => {
     g.agent.close();
@@ -190,14 +233,25 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   };
 
   return {
-    get agent() { return gen.agent; },
-    get run() { return gen.run; },
-    get session() { return sessions.session; },
+    get agent() {
+      return gen.agent;
+    },
+    get run() {
+      return gen.run;
+    },
+    get session() {
+      return sessions.session;
+    },
     host,
     resumed: sessions.resumed,
     ready,
     advertisedTools: () => advertised(policy, gen.agent.toolNames),
-    subscribe: (fn) => { subscribers.add(fn); return () => { subscribers.delete(fn); }; },
+    subscribe: (fn) => {
+      subscribers.add(fn);
+      return () => {
+        subscribers.delete(fn);
+      };
+    },
     rotateSession: () => {
       const s = sessions.rotate(meta(gen.run));
       emit({ type: 'session', id: s?.id ?? null });
@@ -207,7 +261,10 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
       if (gen.agent.busy) throw new CliError('busy; try again when idle', 1);
       const run = await resolveRun({ ...args, agent: name }, env, log ?? undefined);
       o.onSecrets?.(run.secrets);
-      for (const s of run.secrets) { log?.addSecret(s); sessions.addSecret(s); }
+      for (const s of run.secrets) {
+        log?.addSecret(s);
+        sessions.addSecret(s);
+      }
       for (const w of run.warnings) notice(w);
       const history = so.keepHistory ? gen.agent.messages : [];
       await stop(gen);
@@ -219,7 +276,8 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
       judgePolicy(gen);
       emit({ type: 'ready' });
     },
-    connectionFor: (flags) => resolveConnection(gen.run.config, { reasoningEffort: args.reasoningEffort, ...flags }, { CLM_API_KEY: env.CLM_API_KEY }),
+    connectionFor: (flags) =>
+      resolveConnection(gen.run.config, { reasoningEffort: args.reasoningEffort, ...flags }, { CLM_API_KEY: env.CLM_API_KEY }),
     setConnection: (conn) => {
       if (gen.agent.busy) throw new CliError('busy; try again when idle', 1);
       // The profile's part of the run stays (its system prompt and volatile tools included); the
@@ -228,7 +286,10 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
       const run: ResolvedRun = { ...gen.run, ...NO_CONNECTION, ...conn, systemPrompt, volatileTools };
       gen.agent.setProvider(agentConfig(run, { stream: !args.noStream, builtinTools: [] }));
       gen.run = run;
-      for (const s of conn.secrets) { log?.addSecret(s); sessions.addSecret(s); }
+      for (const s of conn.secrets) {
+        log?.addSecret(s);
+        sessions.addSecret(s);
+      }
     },
     close: async () => {
       closed = true;
@@ -243,7 +304,11 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
 }
 
 function stateDirOrNull(env: NodeJS.ProcessEnv): string | undefined {
-  try { return sessionDir({ env }); } catch { return undefined; }
+  try {
+    return sessionDir({ env });
+  } catch {
+    return undefined;
+  }
 }
 
 export type { ProviderKind };

@@ -73,13 +73,18 @@ export class SessionLog {
       const loaded = loadSession(o.resumeId, { env: o.env });
       this.resumed = { id: o.resumeId, messages: loaded.messages, transcript: loaded.transcript };
       const n = loaded.skipped;
-      if (n) o.notice(`session ${o.resumeId}: ${n} damaged ${n === 1 ? 'line was' : 'lines were'} skipped; ${n === 1 ? 'its content is' : 'their content is'} not restored`);
+      if (n)
+        o.notice(
+          `session ${o.resumeId}: ${n} damaged ${n === 1 ? 'line was' : 'lines were'} skipped; ${n === 1 ? 'its content is' : 'their content is'} not restored`,
+        );
       this.file = openSession(o.resumeId, { env: o.env });
     }
   }
 
   /** The open session file, if any. */
-  get session(): Session | null { return this.file; }
+  get session(): Session | null {
+    return this.file;
+  }
 
   /** Create the fresh session file, unless one is open already (resumed, or opened before). */
   open(): void {
@@ -97,7 +102,8 @@ export class SessionLog {
   follow(agent: Agent): () => void {
     return agent.subscribe((e) => {
       if (e.type === 'message') this.write((s) => s.append(maskMessage(e.message, this.secrets)));
-      else if (e.type === 'compaction' && e.phase === 'succeeded') this.write((s) => s.appendCompaction(maskRecord(e.record, this.secrets)));
+      else if (e.type === 'compaction' && e.phase === 'succeeded')
+        this.write((s) => s.appendCompaction(maskRecord(e.record, this.secrets)));
     });
   }
 
@@ -122,7 +128,9 @@ export class SessionLog {
   close(): SessionOutcome {
     this.closed = true;
     let kept = false;
-    try { kept = this.file ? this.file.close() : false; } catch (e) {
+    try {
+      kept = this.file ? this.file.close() : false;
+    } catch (e) {
       this.o.notice(`closing the session failed: ${(e as Error).message}`);
     }
     return this.failure ? { sessionKept: kept, incomplete: { ...this.failure } } : { sessionKept: kept };
@@ -130,8 +138,13 @@ export class SessionLog {
 
   private write(w: (s: Session) => void): void {
     if (!this.file) return;
-    if (this.failed) { if (this.failure) this.failure.lost++; return; }
-    try { w(this.file); } catch (e) {
+    if (this.failed) {
+      if (this.failure) this.failure.lost++;
+      return;
+    }
+    try {
+      w(this.file);
+    } catch (e) {
       this.failed = true;
       const cause = (e as { cause?: NodeJS.ErrnoException }).cause;
       this.failure = { lost: 1, error: cause?.code ? `${cause.code}: ${errnoMessage(cause)}` : (e as Error).message };

@@ -21,7 +21,10 @@ export function installSignalHandlers(): void {
   process.on('SIGINT', () => (interrupt ? interrupt() : process.exit(130)));
   // Without a handler it is said on stderr, so a log of the run shows why it stopped where it did.
   const ended = (signal: 'SIGTERM' | 'SIGHUP', code: number) => {
-    if (terminate) { terminate(signal, code); return; }
+    if (terminate) {
+      terminate(signal, code);
+      return;
+    }
     process.stderr.write(`clm: ended by ${signal}\n`);
     process.exit(code);
   };

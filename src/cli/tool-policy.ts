@@ -35,7 +35,10 @@ export function advertised(p: ToolPolicy, names: readonly string[]): string[] {
 /** One warning per pattern that matches none of `names` (the tools of every source). */
 export function unmatchedPatterns(p: ToolPolicy, names: readonly string[]): string[] {
   const out: string[] = [];
-  for (const [flag, list] of [['--allow-tools', p.allow], ['--deny-tools', p.deny]] as const) {
+  for (const [flag, list] of [
+    ['--allow-tools', p.allow],
+    ['--deny-tools', p.deny],
+  ] as const) {
     for (const pat of list ?? []) if (!names.some((n) => fnmatch(pat, n))) out.push(`${flag}: '${pat}' matches no tool`);
   }
   return out;

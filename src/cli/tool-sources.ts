@@ -34,23 +34,45 @@ export interface ToolSources {
 export function startToolSources(o: ToolSourcesOptions): ToolSources {
   const notice = (text: string) => o.emit({ type: 'notice', text });
   const dirs = pluginDirs({ explicit: o.args.plugins, agentName: o.run.agentName, env: o.env, notice });
-  const plugins = dirs.length ? startPluginTools({
-    dirs, reservedNames: o.reservedNames, toolsConfig: o.run.toolsConfig, target: o.target,
-    cacheDir: o.cacheDir, notice, log: o.log,
-  }) : null;
+  const plugins = dirs.length
+    ? startPluginTools({
+        dirs,
+        reservedNames: o.reservedNames,
+        toolsConfig: o.run.toolsConfig,
+        target: o.target,
+        cacheDir: o.cacheDir,
+        notice,
+        log: o.log,
+      })
+    : null;
   const pluginsReady = plugins?.ready.then((h) => {
-    o.emit(h ? { type: 'plugins', status: 'ready', tools: h.tools.map((t) => t.name), errors: h.errors.map((e) => `plugin ${e.plugin}: ${e.message}`) }
-      : { type: 'plugins', status: 'failed' });
+    o.emit(
+      h
+        ? {
+            type: 'plugins',
+            status: 'ready',
+            tools: h.tools.map((t) => t.name),
+            errors: h.errors.map((e) => `plugin ${e.plugin}: ${e.message}`),
+          }
+        : { type: 'plugins', status: 'failed' },
+    );
   });
   let stopKilling: (() => void) | null = null;
   let manager: McpManager | null = null;
-  const mcp: Promise<McpManager | null> = o.run.mcpServers?.length ? (async () => {
-    const { connectMcpServers, toolSync } = await import('../mcp/index.js');
-    const m = connectMcpServers(o.run.mcpServers, { log: o.log, onNotice: notice, onToolsChanged: toolSync(o.target, notice), readyTimeoutMs: o.run.mcpReadyTimeoutMs });
-    stopKilling = onProcessExit(() => m.killNow());
-    manager = m;
-    return m;
-  })() : Promise.resolve(null);
+  const mcp: Promise<McpManager | null> = o.run.mcpServers?.length
+    ? (async () => {
+        const { connectMcpServers, toolSync } = await import('../mcp/index.js');
+        const m = connectMcpServers(o.run.mcpServers, {
+          log: o.log,
+          onNotice: notice,
+          onToolsChanged: toolSync(o.target, notice),
+          readyTimeoutMs: o.run.mcpReadyTimeoutMs,
+        });
+        stopKilling = onProcessExit(() => m.killNow());
+        manager = m;
+        return m;
+      })()
+    : Promise.resolve(null);
   const mcpReady = mcp.then(async (m) => {
     if (!m) return;
     const r = await m.waitReady();

@@ -18,7 +18,10 @@ import type { ChunkOutcome, RunOptions } from './lua-state.js';
  */
 export const WATCHDOG_GRACE_MS = 1500;
 
-interface Location { script: URL | string; eval?: boolean }
+interface Location {
+  script: URL | string;
+  eval?: boolean;
+}
 
 /** The worker script from wherever this code runs: sources (tests, via tsx), tsc's dist/config, or the CLI bundle. */
 function workerLocation(): Location {
@@ -27,7 +30,10 @@ function workerLocation(): Location {
     // Node 20 resolves a worker's entry before any --import preload runs: register tsx first.
     const api = import.meta.resolve('tsx/esm/api');
     const target = new URL('./eval-worker.ts', here).href;
-    return { script: `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(target)}); })`, eval: true };
+    return {
+      script: `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(target)}); })`,
+      eval: true,
+    };
   }
   const sibling = new URL('./eval-worker.js', here);
   if (/\/config\/[^/]+\.js$/.test(here) && existsSync(fileURLToPath(sibling))) return { script: sibling };
@@ -68,7 +74,14 @@ export class ConfigEvaluator {
     });
     let ready!: () => void;
     let failed!: (e: Error) => void;
-    const th: Thread = { worker, ready: new Promise<void>((res, rej) => { ready = res; failed = rej; }), dead: null };
+    const th: Thread = {
+      worker,
+      ready: new Promise<void>((res, rej) => {
+        ready = res;
+        failed = rej;
+      }),
+      dead: null,
+    };
     th.ready.catch(() => {});
     // Only a chunk being evaluated keeps the process alive: an evaluator started early and
     // never used (or idle between chunks) does not.
@@ -81,9 +94,15 @@ export class ConfigEvaluator {
     };
     worker.on('message', (m: EvalReply) => {
       switch (m.t) {
-        case 'ready': ready(); return;
-        case 'failed': die(`cannot start the config Lua state: ${m.message}`); return;
-        case 'log': this.log(m.line); return;
+        case 'ready':
+          ready();
+          return;
+        case 'failed':
+          die(`cannot start the config Lua state: ${m.message}`);
+          return;
+        case 'log':
+          this.log(m.line);
+          return;
         case 'result': {
           const w = this.pending.get(m.id);
           if (!w) return;
@@ -127,8 +146,14 @@ export class ConfigEvaluator {
         resolve({ ok: false, message });
       }, budgetMs + WATCHDOG_GRACE_MS);
       this.pending.set(id, {
-        resolve: (o) => { clearTimeout(timer); resolve(o); },
-        reject: (e) => { clearTimeout(timer); reject(e); },
+        resolve: (o) => {
+          clearTimeout(timer);
+          resolve(o);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
       });
       const req: EvalRequest = { id, source, chunkName, opts };
       th.worker.postMessage(req);
@@ -168,6 +193,9 @@ export function prestartConfigEvaluator(): void {
 export function createConfigEvaluator(log: (line: string) => void): ConfigEvaluator {
   const e = prestarted;
   prestarted = null;
-  if (e) { e.setLog(log); return e; }
+  if (e) {
+    e.setLog(log);
+    return e;
+  }
   return new ConfigEvaluator(log);
 }

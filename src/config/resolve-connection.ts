@@ -107,8 +107,14 @@ function configured(cfg: ClmConfig | null): string {
 /** String leaves of a value, recursively. */
 function strings(v: unknown, out: Set<string>, depth = 0): void {
   if (depth > 64) return;
-  if (typeof v === 'string') { if (v) out.add(v); return; }
-  if (Array.isArray(v)) { for (const x of v) strings(x, out, depth + 1); return; }
+  if (typeof v === 'string') {
+    if (v) out.add(v);
+    return;
+  }
+  if (Array.isArray(v)) {
+    for (const x of v) strings(x, out, depth + 1);
+    return;
+  }
   if (isTable(v)) for (const x of Object.values(v)) strings(x, out, depth + 1);
 }
 
@@ -149,7 +155,8 @@ export function resolveConnection(cfg: ClmConfig | null, flags: ConnectionFlags 
   if (flags.url !== undefined) {
     base = flagUrl(flags.url);
   } else if (p) {
-    if (!p.url) throw new ConfigError(`provider '${providerName}' has no url (set providers.${providerName}.url in config.lua, or pass -u)`);
+    if (!p.url)
+      throw new ConfigError(`provider '${providerName}' has no url (set providers.${providerName}.url in config.lua, or pass -u)`);
     base = p.url;
   } else {
     base = DEFAULT_BASE_URL;

@@ -55,8 +55,16 @@ function writeExclusive(p: string, data: string | Uint8Array, mode: number, verb
     closeSync(fd);
   } catch (e) {
     // A half-written file would be "kept existing" by the next run: remove it.
-    try { closeSync(fd); } catch { /* already closed */ }
-    try { unlinkSync(p); } catch { /* nothing to remove */ }
+    try {
+      closeSync(fd);
+    } catch {
+      /* already closed */
+    }
+    try {
+      unlinkSync(p);
+    } catch {
+      /* nothing to remove */
+    }
     throw new SetupFailure(`setup: ${verb} ${p}: ${errText(e)}`);
   }
   return true;
@@ -74,7 +82,9 @@ export function runSetup(opts: SetupOptions): SetupResult {
     mkdir(paths.plugins, 0o755);
     let seeds: string[];
     try {
-      seeds = readdirSync(opts.seedPluginsDir).filter((f) => f.endsWith('.lua')).sort();
+      seeds = readdirSync(opts.seedPluginsDir)
+        .filter((f) => f.endsWith('.lua'))
+        .sort();
     } catch (e) {
       throw new SetupFailure(`setup: seeding ${paths.plugins}: ${errText(e)}`);
     }

@@ -17,12 +17,35 @@ import type { ConfigValues, ModelSettings, ProviderSettings, ReasoningSetting, U
 export const PROVIDER_KINDS: readonly ProviderKind[] = ['openai', 'anthropic', 'ollama', 'openai-responses'];
 
 const TOP_KEYS = new Set([
-  'agent', 'agents', 'model', 'providers', 'system_prompt', 'tools', 'volatile_tools', 'mcp_servers',
-  'show_thinking', 'expand_output', 'mcp_ready_timeout_ms', 'max_iterations', 'reasoning_effort', 'ui',
-  'probe_timeout_ms', 'first_byte_timeout_ms', 'stream_idle_timeout_ms', 'max_reply_bytes', 'max_parallel_tools',
+  'agent',
+  'agents',
+  'model',
+  'providers',
+  'system_prompt',
+  'tools',
+  'volatile_tools',
+  'mcp_servers',
+  'show_thinking',
+  'expand_output',
+  'mcp_ready_timeout_ms',
+  'max_iterations',
+  'reasoning_effort',
+  'ui',
+  'probe_timeout_ms',
+  'first_byte_timeout_ms',
+  'stream_idle_timeout_ms',
+  'max_reply_bytes',
+  'max_parallel_tools',
 ]);
 const PROVIDER_KEYS = new Set([
-  'kind', 'url', 'api_key', 'rate_tokens_per_sec', 'rate_burst', 'disable_parallel_tool_calls', 'max_tokens', 'models',
+  'kind',
+  'url',
+  'api_key',
+  'rate_tokens_per_sec',
+  'rate_burst',
+  'disable_parallel_tool_calls',
+  'max_tokens',
+  'models',
 ]);
 const MODEL_KEYS = new Set(['context_size', 'autocompact_pct', 'system_prompt', 'reasoning_effort']);
 
@@ -33,8 +56,10 @@ export const REASONING_SETTINGS: readonly ReasoningSetting[] = ['low', 'medium',
 export type Table = Record<string, unknown>;
 
 const LIMIT_KEYS = [
-  ['probe_timeout_ms', 'probeTimeoutMs'], ['first_byte_timeout_ms', 'firstByteTimeoutMs'],
-  ['stream_idle_timeout_ms', 'streamIdleTimeoutMs'], ['max_reply_bytes', 'maxReplyBytes'],
+  ['probe_timeout_ms', 'probeTimeoutMs'],
+  ['first_byte_timeout_ms', 'firstByteTimeoutMs'],
+  ['stream_idle_timeout_ms', 'streamIdleTimeoutMs'],
+  ['max_reply_bytes', 'maxReplyBytes'],
   ['max_parallel_tools', 'maxParallelTools'],
 ] as const;
 
@@ -71,7 +96,11 @@ function fail(ctx: ValidateContext, path: string, problem: string): never {
  */
 export function lineOfKey(file: string, path: string): number | undefined {
   let src: string;
-  try { src = readRegularFileSync(file, 4 * 1024 * 1024).toString('utf8'); } catch { return undefined; }
+  try {
+    src = readRegularFileSync(file, 4 * 1024 * 1024).toString('utf8');
+  } catch {
+    return undefined;
+  }
   let pos = 0;
   for (const raw of path.split('.')) {
     const seg = raw.replace(/^\[?["']?|["']?\]?$/g, '');
@@ -99,7 +128,12 @@ function str(ctx: ValidateContext, v: unknown, path: string): string | undefined
   return v;
 }
 
-function num(ctx: ValidateContext, v: unknown, path: string, o: { min?: number; max?: number; integer?: boolean } = {}): number | undefined {
+function num(
+  ctx: ValidateContext,
+  v: unknown,
+  path: string,
+  o: { min?: number; max?: number; integer?: boolean } = {},
+): number | undefined {
   if (v === undefined) return undefined;
   if (typeof v !== 'number' || !Number.isFinite(v)) fail(ctx, path, `must be a number (got ${show(v)})`);
   if (o.integer && !Number.isInteger(v)) fail(ctx, path, `must be a whole number (got ${v})`);
@@ -223,7 +257,9 @@ export function validateValues(raw: Table, ctx: ValidateContext): ConfigValues {
     out.model = m;
   }
   const providers = table(ctx, raw.providers, P('providers'), 'a table of name = { ... }');
-  if (providers) for (const name of Object.keys(providers)) setKey(out.providers, name, provider(ctx, name, providers[name], childPath(P('providers'), name)));
+  if (providers)
+    for (const name of Object.keys(providers))
+      setKey(out.providers, name, provider(ctx, name, providers[name], childPath(P('providers'), name)));
 
   const agents = table(ctx, raw.agents, P('agents'), 'a table of name = { ... }');
   if (agents) for (const name of Object.keys(agents)) table(ctx, agents[name], childPath(P('agents'), name));
@@ -250,7 +286,8 @@ export function validateValues(raw: Table, ctx: ValidateContext): ConfigValues {
   if (re !== undefined) out.reasoningEffort = re;
   const ui = str(ctx, raw.ui, P('ui'));
   if (ui !== undefined) {
-    if (!(UI_MODES as readonly string[]).includes(ui)) fail(ctx, P('ui'), `must be one of ${UI_MODES.map((m) => `"${m}"`).join(', ')} (got ${show(ui)})`);
+    if (!(UI_MODES as readonly string[]).includes(ui))
+      fail(ctx, P('ui'), `must be one of ${UI_MODES.map((m) => `"${m}"`).join(', ')} (got ${show(ui)})`);
     out.ui = ui as UiMode;
   }
   // Limits of the connection and the tool batch; 0 means no limit.

@@ -32,7 +32,10 @@ export interface AgentOptions {
 // Declared beside the class, not in it, so the published types do not need Symbol.dispose.
 export interface Agent extends Disposal {}
 
-interface Turn { readonly origin: TurnOrigin; readonly controller: AbortController }
+interface Turn {
+  readonly origin: TurnOrigin;
+  readonly controller: AbortController;
+}
 
 // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface only adds [Symbol.dispose], which addDispose(Agent) defines
 export class Agent {
@@ -56,7 +59,12 @@ export class Agent {
   private notifyQueue: string[] = [];
   private readonly midChain = new MidChainFlags();
 
-  constructor(cfg: AgentConfig, private readonly host: Host, callbacks: AgentCallbacks = {}, opts: AgentOptions = {}) {
+  constructor(
+    cfg: AgentConfig,
+    private readonly host: Host,
+    callbacks: AgentCallbacks = {},
+    opts: AgentOptions = {},
+  ) {
     validateConfig(cfg);
     if (!host || typeof host.http !== 'function') throw new ClmError('EINVAL', 'host must implement http()');
     this.listeners = new Listeners(callbacks ?? {});
@@ -71,47 +79,90 @@ export class Agent {
 
   // ---- what it reports --------------------------------------------------------------------
 
-  get state(): AgentState { return this.st; }
+  get state(): AgentState {
+    return this.st;
+  }
   /** Context window in tokens, or 0 when unknown. */
-  get ctxMax(): number { return this.cfg.contextSize && this.cfg.contextSize > 0 ? this.cfg.contextSize : this.conn.ctxLearned; }
-  get lastError(): string { return this.err; }
+  get ctxMax(): number {
+    return this.cfg.contextSize && this.cfg.contextSize > 0 ? this.cfg.contextSize : this.conn.ctxLearned;
+  }
+  get lastError(): string {
+    return this.err;
+  }
   /** Prompt + completion tokens of the last usage report. */
-  get ctxUsed(): number { return this.used; }
-  get model(): string { return this.conn.model; }
-  get provider(): ProviderKind { return this.conn.adapter.kind; }
+  get ctxUsed(): number {
+    return this.used;
+  }
+  get model(): string {
+    return this.conn.model;
+  }
+  get provider(): ProviderKind {
+    return this.conn.adapter.kind;
+  }
   /** The provider's configured name (AgentConfig.providerName), when the caller gave one. */
-  get providerName(): string | undefined { return this.cfg.providerName; }
-  get baseUrl(): string { return this.cfg.baseUrl; }
+  get providerName(): string | undefined {
+    return this.cfg.providerName;
+  }
+  get baseUrl(): string {
+    return this.cfg.baseUrl;
+  }
   /** Whether requests carry an API key (its value is never reported). */
-  get hasApiKey(): boolean { return !!this.cfg.apiKey; }
+  get hasApiKey(): boolean {
+    return !!this.cfg.apiKey;
+  }
   /** A copy of the conversation (messages are immutable values). */
-  get messages(): Message[] { return this.history.slice(); }
-  get toolNames(): string[] { return this.registry.names(); }
+  get messages(): Message[] {
+    return this.history.slice();
+  }
+  get toolNames(): string[] {
+    return this.registry.names();
+  }
   /** Whether a turn, compaction or retry wait is in flight. */
-  get busy(): boolean { return this.turn !== null; }
+  get busy(): boolean {
+    return this.turn !== null;
+  }
 
-  overAutocompactThreshold(): boolean { return overCompactionThreshold(this.used, this.ctxMax, this.cfg.autocompactPct); }
+  overAutocompactThreshold(): boolean {
+    return overCompactionThreshold(this.used, this.ctxMax, this.cfg.autocompactPct);
+  }
 
-  takeMidChainCompactStarted(): boolean { return this.midChain.take('started'); }
-  takeMidChainCompactSucceeded(): boolean { return this.midChain.take('succeeded'); }
-  takeMidChainCompactError(): boolean { return this.midChain.take('error'); }
+  takeMidChainCompactStarted(): boolean {
+    return this.midChain.take('started');
+  }
+  takeMidChainCompactSucceeded(): boolean {
+    return this.midChain.take('succeeded');
+  }
+  takeMidChainCompactError(): boolean {
+    return this.midChain.take('error');
+  }
 
   /** Every event from now on, until the returned function is called. */
   readonly subscribe = (fn: (e: AgentEvent) => void): (() => void) => this.listeners.subscribe(fn);
 
   // ---- tools ------------------------------------------------------------------------------
 
-  addTool(def: ToolDef): void { this.checkOpen(); this.registry.add(def); }
-  removeTool(name: string): void { this.checkOpen(); this.registry.remove(name); }
+  addTool(def: ToolDef): void {
+    this.checkOpen();
+    this.registry.add(def);
+  }
+  removeTool(name: string): void {
+    this.checkOpen();
+    this.registry.remove(name);
+  }
 
   // ---- turns ------------------------------------------------------------------------------
 
-  submit(prompt: string): void { this.prompt('submit', prompt); }
+  submit(prompt: string): void {
+    this.prompt('submit', prompt);
+  }
 
   /** Queue text as a new user turn: now if idle, else right after the current turn ends. */
   notify(text: string): void {
     this.checkOpen();
-    if (this.turn) { this.notifyQueue.push(text); return; }
+    if (this.turn) {
+      this.notifyQueue.push(text);
+      return;
+    }
     this.prompt('notify', text);
   }
 
@@ -122,16 +173,22 @@ export class Agent {
   }
 
   /** Submit and wait for the turn: resolves with its status and the assistant text. */
-  run(prompt: string): Promise<TurnResult> { return turnResult(this.subscribe, () => this.submit(prompt)); }
+  run(prompt: string): Promise<TurnResult> {
+    return turnResult(this.subscribe, () => this.submit(prompt));
+  }
 
   /** compact() and wait for it to end. */
-  compactAndWait(origin: 'compact' | 'resume' = 'compact'): Promise<TurnResult> { return turnResult(this.subscribe, () => this.compact(origin)); }
+  compactAndWait(origin: 'compact' | 'resume' = 'compact'): Promise<TurnResult> {
+    return turnResult(this.subscribe, () => this.compact(origin));
+  }
 
   /**
    * Submit and iterate the turn's events as they happen; the last one is `turn_done`. Breaking
    * out early stops the iteration, not the turn. The callbacks keep firing as usual.
    */
-  stream(prompt: string): AsyncGenerator<AgentEvent, void, undefined> { return turnEvents(this.subscribe, () => this.submit(prompt)); }
+  stream(prompt: string): AsyncGenerator<AgentEvent, void, undefined> {
+    return turnEvents(this.subscribe, () => this.submit(prompt));
+  }
 
   cancel(): void {
     this.checkOpen();
@@ -154,7 +211,10 @@ export class Agent {
     this.host.log?.(`provider switched to ${kind} ${cfg.baseUrl} model ${this.model}`);
     // Reasoning is signed or encrypted for the dialect that produced it; the new one cannot take it.
     const dropped = dropForeignReasoning(this.history, kind);
-    if (dropped) this.host.log?.(`dropped ${dropped} reasoning part${dropped === 1 ? '' : 's'} of another dialect: ${kind} requests cannot carry them`);
+    if (dropped)
+      this.host.log?.(
+        `dropped ${dropped} reasoning part${dropped === 1 ? '' : 's'} of another dialect: ${kind} requests cannot carry them`,
+      );
   }
 
   clearHistory(): void {
@@ -175,7 +235,10 @@ export class Agent {
     const copies = validNonSystemCopies(messages);
     this.history.push(...copies);
     const foreign = foreignReasoningCount(copies, this.provider);
-    if (foreign) this.host.log?.(`the restored history holds ${foreign} reasoning part${foreign === 1 ? '' : 's'} of another dialect; ${this.provider} requests do not carry them`);
+    if (foreign)
+      this.host.log?.(
+        `the restored history holds ${foreign} reasoning part${foreign === 1 ? '' : 's'} of another dialect; ${this.provider} requests do not carry them`,
+      );
     // No usage report yet: estimate, so a resumed conversation already over the threshold shows.
     this.used = Math.max(this.used, estimateTokens(this.history));
   }
@@ -185,7 +248,9 @@ export class Agent {
     this.checkOpen();
     this.emit({ type: 'connection', status: 'checking', detail: null });
     const conn = this.conn;
-    return probeConnection(this.probes, conn.cfg, this.ctxMax <= 0, () => { conn.reached = true; }).then((r) => {
+    return probeConnection(this.probes, conn.cfg, this.ctxMax <= 0, () => {
+      conn.reached = true;
+    }).then((r) => {
       if (this.closed) return { status: 'offline', detail: 'agent closed', ctxMax: this.ctxMax };
       if (r.ctxMax > 0) conn.ctxLearned = r.ctxMax;
       this.emit({ type: 'connection', status: r.status, detail: r.detail });
@@ -197,7 +262,15 @@ export class Agent {
   listModels(endpoint?: Endpoint): Promise<string[]> {
     this.checkOpen();
     const conn = this.conn;
-    return probeModels(this.probes, endpoint ?? conn.cfg, endpoint ? undefined : () => { conn.reached = true; }).then((ids) => {
+    return probeModels(
+      this.probes,
+      endpoint ?? conn.cfg,
+      endpoint
+        ? undefined
+        : () => {
+            conn.reached = true;
+          },
+    ).then((ids) => {
       if (this.closed) throw new Error('agent closed');
       return ids;
     });
@@ -219,7 +292,9 @@ export class Agent {
 
   // ---- internals --------------------------------------------------------------------------
 
-  private get cfg(): AgentConfig { return this.conn.cfg; }
+  private get cfg(): AgentConfig {
+    return this.conn.cfg;
+  }
   private readonly now = (): number => (this.host.now ? this.host.now() : Date.now());
 
   private prompt(origin: 'submit' | 'notify', text: string): void {
@@ -235,18 +310,26 @@ export class Agent {
     this.cancelling = false;
     this.err = '';
     const ctx: TurnContext = {
-      host: this.host, history: this.history, registry: this.registry, conn: this.conn,
-      toolLimiter: this.toolLimiter, retryBaseMs: this.retryBaseMs, emit: this.emit,
+      host: this.host,
+      history: this.history,
+      registry: this.registry,
+      conn: this.conn,
+      toolLimiter: this.toolLimiter,
+      retryBaseMs: this.retryBaseMs,
+      emit: this.emit,
       overThreshold: () => this.overAutocompactThreshold(),
       contextUpdate: () => this.stamps.update(),
-      notify: (text) => { if (!this.closed) this.notify(text); },
+      notify: (text) => {
+        if (!this.closed) this.notify(text);
+      },
       permission: () => this.listeners.callbacks.onPermission,
     };
     run(ctx, turn.controller.signal).then(
       (end) => this.finish(turn, end),
       (e: unknown) => {
         // A cancelled or closed turn was ended already; anything else is a bug, not a hang.
-        if (!(e instanceof TurnAborted)) this.finish(turn, { status: EIO, state: 'error', error: `internal error: ${e instanceof Error ? e.message : String(e)}` });
+        if (!(e instanceof TurnAborted))
+          this.finish(turn, { status: EIO, state: 'error', error: `internal error: ${e instanceof Error ? e.message : String(e)}` });
       },
     );
   }
@@ -257,10 +340,16 @@ export class Agent {
     if (end.error !== undefined) this.err = end.error;
     // Still busy during the final state change, so a turn started from onState waits for turn_done.
     this.ending = true;
-    try { this.emit({ type: 'state', state: end.state }); } finally { this.ending = false; }
+    try {
+      this.emit({ type: 'state', state: end.state });
+    } finally {
+      this.ending = false;
+    }
     if (this.turn !== turn) return;
     this.turn = null;
-    this.emit(end.status !== 0 && this.err ? { type: 'turn_done', status: end.status, error: this.err } : { type: 'turn_done', status: end.status });
+    this.emit(
+      end.status !== 0 && this.err ? { type: 'turn_done', status: end.status, error: this.err } : { type: 'turn_done', status: end.status },
+    );
     this.afterTurn(turn.origin, end.status);
   }
 

@@ -7,19 +7,46 @@ import type { AgentCallbacks } from './types.js';
 
 export function deliverToCallbacks(cb: AgentCallbacks, e: AgentEvent): void {
   switch (e.type) {
-    case 'text': cb.onAssistantText?.(e.text); return;
-    case 'reasoning': cb.onReasoning?.(e.text); return;
-    case 'tool_begin': cb.onToolBegin?.(e.name, e.args, e.id); return;
-    case 'tool_result': cb.onToolResult?.(e.name, e.content, e.outcome, e.id); return;
-    case 'tool_batch': cb.onToolBatch?.(e.completed, e.total); return;
-    case 'usage': cb.onUsage?.(e.usage); return;
-    case 'finish': cb.onFinishReason?.(e.reason); return;
-    case 'state': cb.onState?.(e.state); return;
-    case 'notice': cb.onNotice?.(e.text); return;
-    case 'message': cb.onMessage?.(e.message); return;
-    case 'compaction': if (e.phase === 'succeeded') cb.onCompaction?.(e.record); return;
-    case 'connection': cb.onConnection?.(e.status, e.detail); return;
-    case 'turn_done': cb.onTurnDone?.(e.status); return;
-    case 'turn_start': return;
+    case 'text':
+      cb.onAssistantText?.(e.text);
+      return;
+    case 'reasoning':
+      cb.onReasoning?.(e.text);
+      return;
+    case 'tool_begin':
+      cb.onToolBegin?.(e.name, e.args, e.id);
+      return;
+    case 'tool_result':
+      cb.onToolResult?.(e.name, e.content, e.outcome, e.id);
+      return;
+    case 'tool_batch':
+      cb.onToolBatch?.(e.completed, e.total);
+      return;
+    case 'usage':
+      cb.onUsage?.(e.usage);
+      return;
+    case 'finish':
+      cb.onFinishReason?.(e.reason);
+      return;
+    case 'state':
+      cb.onState?.(e.state);
+      return;
+    case 'notice':
+      cb.onNotice?.(e.text);
+      return;
+    case 'message':
+      cb.onMessage?.(e.message);
+      return;
+    case 'compaction':
+      if (e.phase === 'succeeded') cb.onCompaction?.(e.record);
+      return;
+    case 'connection':
+      cb.onConnection?.(e.status, e.detail);
+      return;
+    case 'turn_done':
+      cb.onTurnDone?.(e.status);
+      return;
+    case 'turn_start':
+      return;
   }
 }

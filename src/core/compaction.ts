@@ -33,15 +33,25 @@ export async function compactHistory(ctx: TurnContext, kind: CompactionKind, emi
     maxTokens: cfg.maxTokens ?? DEFAULT_MAX_TOKENS,
   });
   // The summary request bypasses the request limiter and retries without notices.
-  const r = await requestReply({
-    host: ctx.host, adapter, url: cfg.baseUrl, headers: adapter.headers(cfg.apiKey ?? ''), body, stream: false,
-    maxTries: cfg.maxTries ?? DEFAULT_MAX_TRIES, retryBaseMs: ctx.retryBaseMs, ...replyLimits(cfg),
-    onRetryWait: () => ctx.emit({ type: 'state', state: 'rate_limited' }),
-    onRetrySend: () => ctx.emit({ type: 'state', state: 'thinking' }),
-  }, signal);
+  const r = await requestReply(
+    {
+      host: ctx.host,
+      adapter,
+      url: cfg.baseUrl,
+      headers: adapter.headers(cfg.apiKey ?? ''),
+      body,
+      stream: false,
+      maxTries: cfg.maxTries ?? DEFAULT_MAX_TRIES,
+      retryBaseMs: ctx.retryBaseMs,
+      ...replyLimits(cfg),
+      onRetryWait: () => ctx.emit({ type: 'state', state: 'rate_limited' }),
+      onRetrySend: () => ctx.emit({ type: 'state', state: 'thinking' }),
+    },
+    signal,
+  );
   if (!r.ok && r.failure.cancelled) return { ok: false, cancelled: true };
   const before = { messages: ctx.history.length, tokens: estimateTokens(ctx.history) };
-  const folded = r.ok ? fold(ctx.history, r.reply) : { status: EIO, error: `compaction request failed: ${r.failure.message}` } as const;
+  const folded = r.ok ? fold(ctx.history, r.reply) : ({ status: EIO, error: `compaction request failed: ${r.failure.message}` } as const);
   if ('error' in folded) {
     if (kind === 'mid_chain') ctx.host.log?.(`mid-chain compaction failed: ${folded.error}`);
     emit({ type: 'compaction', kind, phase: 'failed', error: folded.error });
@@ -49,8 +59,14 @@ export async function compactHistory(ctx: TurnContext, kind: CompactionKind, emi
   }
   const after = { messages: ctx.history.length, tokens: estimateTokens(ctx.history) };
   emit({
-    type: 'compaction', kind, phase: 'succeeded', record: folded,
-    messagesBefore: before.messages, messagesAfter: after.messages, tokensBefore: before.tokens, tokensAfter: after.tokens,
+    type: 'compaction',
+    kind,
+    phase: 'succeeded',
+    record: folded,
+    messagesBefore: before.messages,
+    messagesAfter: after.messages,
+    tokensBefore: before.tokens,
+    tokensAfter: after.tokens,
   });
   emit({
     type: 'notice',
@@ -80,8 +96,10 @@ export class MidChainFlags {
   observe(e: CompactionEvent): void {
     if (e.kind !== 'mid_chain') return;
     if (e.phase === 'started') this.flags.started = true;
-    else if (e.phase === 'succeeded') { this.flags.succeeded = true; this.flags.error = false; }
-    else this.flags.error = true;
+    else if (e.phase === 'succeeded') {
+      this.flags.succeeded = true;
+      this.flags.error = false;
+    } else this.flags.error = true;
   }
 
   /** The flag, cleared on read. */

@@ -24,8 +24,18 @@ const UNLIMITED_RATE = 1000000;
  * follows the switch. `stream` is the exception: left out, it is kept.
  */
 export const CONNECTION_KEYS = [
-  'baseUrl', 'apiKey', 'provider', 'providerName', 'model', 'contextSize', 'autocompactPct', 'maxTokens',
-  'disableParallelToolCalls', 'rateTokensPerSec', 'rateBurst', 'reasoningEffort',
+  'baseUrl',
+  'apiKey',
+  'provider',
+  'providerName',
+  'model',
+  'contextSize',
+  'autocompactPct',
+  'maxTokens',
+  'disableParallelToolCalls',
+  'rateTokensPerSec',
+  'rateBurst',
+  'reasoningEffort',
 ] as const satisfies readonly (keyof AgentConfig)[];
 
 export function validateConfig(cfg: AgentConfig): void {
@@ -34,13 +44,29 @@ export function validateConfig(cfg: AgentConfig): void {
   if (typeof cfg.baseUrl !== 'string' || !/^(https?:\/\/|\.{0,2}\/)/i.test(cfg.baseUrl)) {
     throw new ClmError('EINVAL', `baseUrl must be an http(s) URL or a path starting with /, ./ or ../, got ${JSON.stringify(cfg.baseUrl)}`);
   }
-  if (cfg.autocompactPct !== undefined && cfg.autocompactPct !== 0 && !(cfg.autocompactPct >= 1 && cfg.autocompactPct <= 99)) throw new ClmError('EINVAL', 'autocompactPct must be between 1 and 99');
+  if (cfg.autocompactPct !== undefined && cfg.autocompactPct !== 0 && !(cfg.autocompactPct >= 1 && cfg.autocompactPct <= 99))
+    throw new ClmError('EINVAL', 'autocompactPct must be between 1 and 99');
   if (cfg.reasoningEffort !== undefined && !isReasoningEffort(cfg.reasoningEffort)) {
-    throw new ClmError('EINVAL', `reasoningEffort must be one of ${REASONING_EFFORTS.map((e) => `'${e}'`).join(', ')}, got ${JSON.stringify(cfg.reasoningEffort)}`);
+    throw new ClmError(
+      'EINVAL',
+      `reasoningEffort must be one of ${REASONING_EFFORTS.map((e) => `'${e}'`).join(', ')}, got ${JSON.stringify(cfg.reasoningEffort)}`,
+    );
   }
-  for (const k of ['contextSize', 'rateTokensPerSec', 'rateBurst', 'maxIterations', 'maxTokens', 'probeTimeoutMs', 'firstByteTimeoutMs', 'streamIdleTimeoutMs', 'maxReplyBytes', 'maxParallelTools'] as const) {
+  for (const k of [
+    'contextSize',
+    'rateTokensPerSec',
+    'rateBurst',
+    'maxIterations',
+    'maxTokens',
+    'probeTimeoutMs',
+    'firstByteTimeoutMs',
+    'streamIdleTimeoutMs',
+    'maxReplyBytes',
+    'maxParallelTools',
+  ] as const) {
     const v = cfg[k];
-    if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v < 0)) throw new ClmError('EINVAL', `${k} must be a non-negative number`);
+    if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v < 0))
+      throw new ClmError('EINVAL', `${k} must be a non-negative number`);
   }
 }
 
@@ -52,7 +78,9 @@ export function replyLimits(cfg: AgentConfig): { firstByteTimeoutMs?: number; st
 /** `cfg` switched to the connection of `next` (see CONNECTION_KEYS). */
 export function withConnection(cfg: AgentConfig, next: AgentConfig): AgentConfig {
   const out: AgentConfig = { ...cfg };
-  const take = <K extends keyof AgentConfig>(k: K) => { out[k] = next[k]; };
+  const take = <K extends keyof AgentConfig>(k: K) => {
+    out[k] = next[k];
+  };
   for (const k of CONNECTION_KEYS) take(k);
   if (next.stream !== undefined) out.stream = next.stream;
   return out;
@@ -97,7 +125,12 @@ export interface Connection {
 
 export function connect(cfg: AgentConfig, now: () => number): Connection {
   return {
-    cfg, adapter: adapterFor(cfg.provider ?? 'openai'), model: cfg.model || DEFAULT_MODEL,
-    limiter: requestLimiter(cfg, now), toolsUnsupported: false, ctxLearned: 0, reached: false,
+    cfg,
+    adapter: adapterFor(cfg.provider ?? 'openai'),
+    model: cfg.model || DEFAULT_MODEL,
+    limiter: requestLimiter(cfg, now),
+    toolsUnsupported: false,
+    ctxLearned: 0,
+    reached: false,
   };
 }

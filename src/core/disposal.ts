@@ -12,7 +12,10 @@ export function addDispose(cls: { prototype: { close(): void } }): void {
   const key = (Symbol as { dispose?: symbol }).dispose;
   if (typeof key !== 'symbol') return;
   Object.defineProperty(cls.prototype, key, {
-    value(this: { close(): void }) { this.close(); },
-    writable: true, configurable: true,
+    value(this: { close(): void }) {
+      this.close();
+    },
+    writable: true,
+    configurable: true,
   });
 }

@@ -16,7 +16,13 @@ export const ETIMEDOUT = -110;
 export type ClmErrorCode = 'EBUSY' | 'EINVAL' | 'EALREADY' | 'ENOMEM' | 'EEXIST' | 'ENOENT' | 'EIO';
 
 const numbers: Record<ClmErrorCode, number> = {
-  EBUSY, EINVAL, EALREADY, ENOMEM, EEXIST, ENOENT, EIO,
+  EBUSY,
+  EINVAL,
+  EALREADY,
+  ENOMEM,
+  EEXIST,
+  ENOENT,
+  EIO,
 };
 
 export class ClmError extends Error {
@@ -34,12 +40,19 @@ export class ClmError extends Error {
 /** Human name of a turn status, for messages and logs. */
 export function statusName(status: number): string {
   switch (status) {
-    case 0: return 'ok';
-    case ECANCELED: return 'ECANCELED';
-    case EIO: return 'EIO';
-    case E2BIG: return 'E2BIG';
-    case EAGAIN: return 'EAGAIN';
-    case ENOMEM: return 'ENOMEM';
-    default: return String(status);
+    case 0:
+      return 'ok';
+    case ECANCELED:
+      return 'ECANCELED';
+    case EIO:
+      return 'EIO';
+    case E2BIG:
+      return 'E2BIG';
+    case EAGAIN:
+      return 'EAGAIN';
+    case ENOMEM:
+      return 'ENOMEM';
+    default:
+      return String(status);
   }
 }

@@ -2,9 +2,7 @@
 // (agent.subscribe, stream(), run()) receive these; the clm_agent(3) callbacks are derived from
 // them in callbacks.ts.
 
-import type {
-  AgentState, CompactionRecord, ConnStatus, FinishReason, Message, ToolOutcome, TurnStatus, Usage,
-} from './types.js';
+import type { AgentState, CompactionRecord, ConnStatus, FinishReason, Message, ToolOutcome, TurnStatus, Usage } from './types.js';
 
 /**
  * Why a turn started: `submit`; `notify` (queued notifications, bg_exec results); `compact` (an
@@ -19,10 +17,16 @@ export type CompactionKind = 'manual' | 'mid_chain' | 'end_of_turn';
 export type CompactionEvent =
   | { type: 'compaction'; kind: CompactionKind; phase: 'started' }
   | {
-    type: 'compaction'; kind: CompactionKind; phase: 'succeeded'; record: CompactionRecord;
-    /** The history before and after the fold: messages, and an estimate of its tokens (characters / 4). */
-    messagesBefore: number; messagesAfter: number; tokensBefore: number; tokensAfter: number;
-  }
+      type: 'compaction';
+      kind: CompactionKind;
+      phase: 'succeeded';
+      record: CompactionRecord;
+      /** The history before and after the fold: messages, and an estimate of its tokens (characters / 4). */
+      messagesBefore: number;
+      messagesAfter: number;
+      tokensBefore: number;
+      tokensAfter: number;
+    }
   | { type: 'compaction'; kind: CompactionKind; phase: 'failed'; error: string };
 
 export type AgentEvent =

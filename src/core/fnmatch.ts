@@ -13,10 +13,16 @@ export function fnmatchToRegExp(pattern: string): RegExp {
     else if (c === '?') src += '[\\s\\S]';
     else if (c === '[') {
       const end = pattern.indexOf(']', i + 2);
-      if (end < 0) { src += '\\['; continue; }
+      if (end < 0) {
+        src += '\\[';
+        continue;
+      }
       let body = pattern.slice(i + 1, end);
       let neg = false;
-      if (body[0] === '!' || body[0] === '^') { neg = true; body = body.slice(1); }
+      if (body[0] === '!' || body[0] === '^') {
+        neg = true;
+        body = body.slice(1);
+      }
       src += `[${neg ? '^' : ''}${body.replace(/[\\\]^]/g, '\\$&')}]`;
       i = end;
     } else if (c === '\\' && i + 1 < pattern.length) src += pattern[++i]!.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');

@@ -78,7 +78,10 @@ export function foldHistory(h: Message[], summary: string, keep = COMPACT_KEEP_R
   let cut = -1;
   let seen = 0;
   for (let i = h.length - 1; i >= start; i--) {
-    if (h[i]!.role === 'user' && ++seen === keep) { cut = i; break; }
+    if (h[i]!.role === 'user' && ++seen === keep) {
+      cut = i;
+      break;
+    }
   }
   let foldFrom = start;
   if (cut <= start) {
@@ -89,7 +92,10 @@ export function foldHistory(h: Message[], summary: string, keep = COMPACT_KEEP_R
     cut = -1;
     seen = 0;
     for (let i = h.length - 1; i > mission; i--) {
-      if (h[i]!.role === 'assistant' && h[i]!.toolCalls?.length && ++seen === keep) { cut = i; break; }
+      if (h[i]!.role === 'assistant' && h[i]!.toolCalls?.length && ++seen === keep) {
+        cut = i;
+        break;
+      }
     }
     if (cut <= foldFrom) return { at: foldFrom, count: 0 };
   }
@@ -113,7 +119,11 @@ export function supersedeStub(tool: string): string {
  */
 export function supersede(h: Message[], tool: string): number {
   let head = -1;
-  for (let i = h.length - 1; i >= 0; i--) if (h[i]!.role === 'assistant' && h[i]!.toolCalls?.length) { head = i; break; }
+  for (let i = h.length - 1; i >= 0; i--)
+    if (h[i]!.role === 'assistant' && h[i]!.toolCalls?.length) {
+      head = i;
+      break;
+    }
   const stub = supersedeStub(tool);
   let n = 0;
   for (let i = 0; i < head; i++) {

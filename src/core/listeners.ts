@@ -21,7 +21,9 @@ export class Listeners {
 
   subscribe(fn: Subscriber): () => void {
     this.subscribers.add(fn);
-    return () => { this.subscribers.delete(fn); };
+    return () => {
+      this.subscribers.delete(fn);
+    };
   }
 
   clear(): void {

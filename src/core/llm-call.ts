@@ -34,12 +34,13 @@ export interface LlmFailure {
 /** How a request ended: the reply, or why there is none. */
 export type LlmResult =
   | {
-    ok: true; reply: ParsedReply;
-    /** The reply arrived as stream deltas (already reported through onText/onReasoning). */
-    streamed: boolean;
-    /** Measured from the stream; 0 when not streamed, without usage, or too short to tell. */
-    tokensPerSec: number;
-  }
+      ok: true;
+      reply: ParsedReply;
+      /** The reply arrived as stream deltas (already reported through onText/onReasoning). */
+      streamed: boolean;
+      /** Measured from the stream; 0 when not streamed, without usage, or too short to tell. */
+      tokensPerSec: number;
+    }
   | { ok: false; failure: LlmFailure };
 
 export interface LlmCallOptions {
@@ -104,7 +105,11 @@ class StreamAssembler {
   /** When the first and the latest content (text, reasoning, tool call) delta arrived. */
   firstContentAt = -1;
   lastContentAt = -1;
-  constructor(adapter: ProviderAdapter, private readonly o: LlmCallOptions, private readonly alive: () => boolean) {
+  constructor(
+    adapter: ProviderAdapter,
+    private readonly o: LlmCallOptions,
+    private readonly alive: () => boolean,
+  ) {
     this.decoder = adapter.newStreamDecoder();
   }
   feed(event: string, data: string): void {
@@ -112,7 +117,10 @@ class StreamAssembler {
     const d = this.decoder.feed(event, data);
     if (!d) return;
     this.deltas++;
-    if (d.error) { this.error = d.error; return; }
+    if (d.error) {
+      this.error = d.error;
+      return;
+    }
     if (d.usage) this.usage = d.usage;
     if (d.finishReason) this.finish = d.finishReason;
     if (d.done) this.done = true;
@@ -121,26 +129,38 @@ class StreamAssembler {
       if (this.firstContentAt < 0) this.firstContentAt = t;
       this.lastContentAt = t;
     }
-    if (d.reasoning) { this.reasoning += d.reasoning; this.o.onReasoning?.(d.reasoning); }
+    if (d.reasoning) {
+      this.reasoning += d.reasoning;
+      this.o.onReasoning?.(d.reasoning);
+    }
     if (d.reasoningParts) this.reasoningParts.push(...d.reasoningParts);
-    if (d.text) { this.text += d.text; this.o.onText?.(d.text); }
+    if (d.text) {
+      this.text += d.text;
+      this.o.onText?.(d.text);
+    }
     for (const tc of d.toolCalls ?? []) {
       if (tc.index < 0) continue;
       let acc = this.calls.get(tc.index);
-      if (!acc) { acc = { id: '', name: '', args: '' }; this.calls.set(tc.index, acc); }
+      if (!acc) {
+        acc = { id: '', name: '', args: '' };
+        this.calls.set(tc.index, acc);
+      }
       if (tc.id && !acc.id) acc.id = tc.id;
       if (tc.name && !acc.name) acc.name = tc.name;
       if (tc.args) acc.args += tc.args;
     }
   }
   result(): ParsedReply {
-    const toolCalls: ToolCall[] = [...this.calls.entries()].sort((a, b) => a[0] - b[0])
+    const toolCalls: ToolCall[] = [...this.calls.entries()]
+      .sort((a, b) => a[0] - b[0])
       .map(([, c], i) => ({ id: c.id || `call_${i + 1}`, name: c.name, args: c.args || '{}' }));
     return {
       content: this.text || (toolCalls.length ? null : this.text),
       reasoning: this.reasoning || null,
       ...(this.reasoningParts.length ? { reasoningParts: this.reasoningParts } : {}),
-      toolCalls, finishReason: this.finish, usage: this.usage,
+      toolCalls,
+      finishReason: this.finish,
+      usage: this.usage,
     };
   }
   /** The first delta follows the first token, so n tokens took n − 1 intervals. */
@@ -161,7 +181,9 @@ export class LlmCall {
 
   constructor(private readonly o: LlmCallOptions) {}
 
-  private get maxBytes(): number { return limit(this.o.maxReplyBytes, DEFAULT_MAX_REPLY_BYTES); }
+  private get maxBytes(): number {
+    return limit(this.o.maxReplyBytes, DEFAULT_MAX_REPLY_BYTES);
+  }
 
   /** (Re)start the deadline; 0 ms = none. `extend` may put it off (returns true) when it fires. */
   private arm(ms: number, message: string, extend?: () => boolean): void {
@@ -195,12 +217,13 @@ export class LlmCall {
       let lastEvent = 0;
       const idleMessage = `the stream stalled: no event for ${seconds(idleMs)} (stream_idle_timeout_ms)`;
       // One timer for the whole stream: when it fires early (events came meanwhile) it waits the rest.
-      const watchIdle = (ms: number) => this.arm(ms, idleMessage, () => {
-        const left = lastEvent + idleMs - now();
-        if (left <= 0) return false;
-        watchIdle(left);
-        return true;
-      });
+      const watchIdle = (ms: number) =>
+        this.arm(ms, idleMessage, () => {
+          const left = lastEvent + idleMs - now();
+          if (left <= 0) return false;
+          watchIdle(left);
+          return true;
+        });
       sse = new SseReader((ev, data) => {
         // Events, not bytes, keep a stream alive: a server sending only comments is stuck.
         lastEvent = now();
@@ -208,46 +231,58 @@ export class LlmCall {
         a.feed(ev, data);
       });
     }
-    this.arm(firstMs, o.stream
-      ? `no reply within ${seconds(firstMs)} (first_byte_timeout_ms); the server accepted the request but sent no event`
-      : `no reply within ${seconds(firstMs)} (first_byte_timeout_ms)`);
-    this.http = o.host.http({ url: o.url, body: o.body, headers: o.headers, maxBytes: maxBytes > 0 ? maxBytes : undefined }, {
-      onData: (chunk) => {
-        if (this.settled) return;
-        gotData = true;
-        received += chunk.byteLength;
-        if (maxBytes > 0 && received > maxBytes) { this.stop({ message: tooLarge(maxBytes) }); return; }
-        if (!sse) {
-          // A whole reply: its first byte ends the wait; the host's idle timeout covers the rest.
-          if (received === chunk.byteLength) { this.deadline?.cancel(); this.deadline = null; }
-          return;
-        }
-        try {
-          sse.push(chunk);
-        } catch (e) {
-          this.stop({ message: `the reply could not be read: ${errText(e)}` });
-        }
+    this.arm(
+      firstMs,
+      o.stream
+        ? `no reply within ${seconds(firstMs)} (first_byte_timeout_ms); the server accepted the request but sent no event`
+        : `no reply within ${seconds(firstMs)} (first_byte_timeout_ms)`,
+    );
+    this.http = o.host.http(
+      { url: o.url, body: o.body, headers: o.headers, maxBytes: maxBytes > 0 ? maxBytes : undefined },
+      {
+        onData: (chunk) => {
+          if (this.settled) return;
+          gotData = true;
+          received += chunk.byteLength;
+          if (maxBytes > 0 && received > maxBytes) {
+            this.stop({ message: tooLarge(maxBytes) });
+            return;
+          }
+          if (!sse) {
+            // A whole reply: its first byte ends the wait; the host's idle timeout covers the rest.
+            if (received === chunk.byteLength) {
+              this.deadline?.cancel();
+              this.deadline = null;
+            }
+            return;
+          }
+          try {
+            sse.push(chunk);
+          } catch (e) {
+            this.stop({ message: `the reply could not be read: ${errText(e)}` });
+          }
+        },
+        onResponse: (res) => {
+          this.http = null;
+          if (this.settled) return;
+          this.deadline?.cancel();
+          this.deadline = null;
+          try {
+            this.response(res, sse, asm);
+          } catch (e) {
+            this.fail({ message: `the reply could not be read: ${errText(e)}`, status: res.status });
+          }
+        },
+        onError: (err) => {
+          this.http = null;
+          if (this.settled) return;
+          // This attempt is over: its deadline must not fire during a retry wait.
+          this.deadline?.cancel();
+          this.deadline = null;
+          this.transportError(err, gotData);
+        },
       },
-      onResponse: (res) => {
-        this.http = null;
-        if (this.settled) return;
-        this.deadline?.cancel();
-        this.deadline = null;
-        try {
-          this.response(res, sse, asm);
-        } catch (e) {
-          this.fail({ message: `the reply could not be read: ${errText(e)}`, status: res.status });
-        }
-      },
-      onError: (err) => {
-        this.http = null;
-        if (this.settled) return;
-        // This attempt is over: its deadline must not fire during a retry wait.
-        this.deadline?.cancel();
-        this.deadline = null;
-        this.transportError(err, gotData);
-      },
-    });
+    );
   }
 
   /** End the request now with a failure: cancel the transfer first (its report is then ignored). */
@@ -272,7 +307,10 @@ export class LlmCall {
   private masked(f: LlmFailure): LlmFailure {
     const secrets = credentials(this.o.headers);
     if (!secrets.length) return f;
-    const mask = (t: string) => { for (const s of secrets) t = t.split(s).join('[REDACTED]'); return t; };
+    const mask = (t: string) => {
+      for (const s of secrets) t = t.split(s).join('[REDACTED]');
+      return t;
+    };
     const out: LlmFailure = { ...f, message: mask(f.message) };
     if (f.body !== undefined) out.body = mask(f.body);
     return out;
@@ -294,16 +332,27 @@ export class LlmCall {
       // An error in the event end() flushed (never finished by the server) is a cut, not bad
       // data: after the finish it only lost a trailing chunk (usage), so the reply stands.
       if (asm.error && !hadError) {
-        if (asm.done || asm.finish) { this.streamed(asm); return; }
+        if (asm.done || asm.finish) {
+          this.streamed(asm);
+          return;
+        }
         this.fail({ message: 'stream ended before the reply was complete (connection closed mid-stream)', status: res.status });
         return;
       }
-      if (asm.error) { this.fail({ message: asm.error, status: res.status }); return; }
+      if (asm.error) {
+        this.fail({ message: asm.error, status: res.status });
+        return;
+      }
       if (asm.deltas === 0) {
         // Not an event stream: a server that ignored "stream": a whole reply, or garbage.
         const body = dec.decode(res.body);
-        try { this.done(o.adapter.parseReply(body), false); } catch (e) {
-          this.fail({ message: body.trim() ? `unexpected non-stream response: ${errText(e)}` : 'empty response from server', status: res.status });
+        try {
+          this.done(o.adapter.parseReply(body), false);
+        } catch (e) {
+          this.fail({
+            message: body.trim() ? `unexpected non-stream response: ${errText(e)}` : 'empty response from server',
+            status: res.status,
+          });
         }
         return;
       }
@@ -314,14 +363,22 @@ export class LlmCall {
       this.streamed(asm);
       return;
     }
-    try { this.done(o.adapter.parseReply(dec.decode(res.body)), false); } catch (e) {
+    try {
+      this.done(o.adapter.parseReply(dec.decode(res.body)), false);
+    } catch (e) {
       this.fail({ message: errText(e), status: res.status });
     }
   }
 
   private transportError(err: HostError, gotData: boolean): void {
-    if (err.code === 'ECANCELED') { this.fail({ message: 'cancelled', cancelled: true }); return; }
-    if (err.code === 'EFBIG') { this.fail({ message: tooLarge(this.maxBytes) }); return; }
+    if (err.code === 'ECANCELED') {
+      this.fail({ message: 'cancelled', cancelled: true });
+      return;
+    }
+    if (err.code === 'EFBIG') {
+      this.fail({ message: tooLarge(this.maxBytes) });
+      return;
+    }
     if (err.code === 'ECONNREFUSED' && this.o.firstContact) {
       this.fail({ message: `cannot connect to ${this.o.url} (${err.message}): is the server running, and is the URL right?` });
       return;
@@ -375,7 +432,9 @@ export class LlmCall {
     h?.cancel();
   }
 
-  get waiting(): boolean { return this.timer !== null; }
+  get waiting(): boolean {
+    return this.timer !== null;
+  }
 }
 
 /**
@@ -385,8 +444,14 @@ export class LlmCall {
 export function requestReply(o: Omit<LlmCallOptions, 'onDone' | 'onFail'>, signal: AbortSignal): Promise<LlmResult> {
   return new Promise((resolve, reject) => {
     signal.throwIfAborted();
-    const stop = () => { call.abort(); reject(signal.reason); };
-    const end = (r: LlmResult) => { signal.removeEventListener('abort', stop); resolve(r); };
+    const stop = () => {
+      call.abort();
+      reject(signal.reason);
+    };
+    const end = (r: LlmResult) => {
+      signal.removeEventListener('abort', stop);
+      resolve(r);
+    };
     const call = new LlmCall({
       ...o,
       onDone: (reply, streamed, tokensPerSec) => end({ ok: true, reply, streamed, tokensPerSec }),

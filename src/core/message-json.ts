@@ -21,11 +21,12 @@ export interface MessageJson {
 }
 
 function partToJson(p: ReasoningPart): ReasoningPartJson {
-  const o: ReasoningPartJson = p.type === 'thinking'
-    ? { dialect: p.dialect, type: p.type, thinking: p.thinking, signature: p.signature }
-    : p.type === 'redacted_thinking'
-      ? { dialect: p.dialect, type: p.type, data: p.data }
-      : { dialect: p.dialect, type: p.type, item: { ...p.item } };
+  const o: ReasoningPartJson =
+    p.type === 'thinking'
+      ? { dialect: p.dialect, type: p.type, thinking: p.thinking, signature: p.signature }
+      : p.type === 'redacted_thinking'
+        ? { dialect: p.dialect, type: p.type, data: p.data }
+        : { dialect: p.dialect, type: p.type, item: { ...p.item } };
   if (p.beforeCall) o.before_call = p.beforeCall;
   return o;
 }
@@ -40,17 +41,21 @@ function partFromJson(v: unknown): ReasoningPart | null {
   if (typeof o.dialect !== 'string' || typeof o.type !== 'string') throw new ClmError('EINVAL', 'a reasoning part has no dialect or type');
   let before: number | undefined;
   if (o.before_call !== undefined) {
-    if (typeof o.before_call !== 'number' || !Number.isSafeInteger(o.before_call) || o.before_call < 0) throw new ClmError('EINVAL', 'reasoning before_call is not a whole number ≥ 0');
+    if (typeof o.before_call !== 'number' || !Number.isSafeInteger(o.before_call) || o.before_call < 0)
+      throw new ClmError('EINVAL', 'reasoning before_call is not a whole number ≥ 0');
     if (o.before_call > 0) before = o.before_call;
   }
   const str = (k: string, nonEmpty = false): string => {
     const x = o[k];
-    if (typeof x !== 'string' || (nonEmpty && x === '')) throw new ClmError('EINVAL', `reasoning ${o.type} ${k} is not a${nonEmpty ? ' non-empty' : ''} string`);
+    if (typeof x !== 'string' || (nonEmpty && x === ''))
+      throw new ClmError('EINVAL', `reasoning ${o.type} ${k} is not a${nonEmpty ? ' non-empty' : ''} string`);
     return x;
   };
   let p: ReasoningPart;
-  if (o.dialect === 'anthropic' && o.type === 'thinking') p = { dialect: 'anthropic', type: 'thinking', thinking: str('thinking'), signature: str('signature', true) };
-  else if (o.dialect === 'anthropic' && o.type === 'redacted_thinking') p = { dialect: 'anthropic', type: 'redacted_thinking', data: str('data', true) };
+  if (o.dialect === 'anthropic' && o.type === 'thinking')
+    p = { dialect: 'anthropic', type: 'thinking', thinking: str('thinking'), signature: str('signature', true) };
+  else if (o.dialect === 'anthropic' && o.type === 'redacted_thinking')
+    p = { dialect: 'anthropic', type: 'redacted_thinking', data: str('data', true) };
   else if (o.dialect === 'openai-responses' && o.type === 'reasoning') {
     const item = o.item;
     if (item === null || typeof item !== 'object' || Array.isArray(item)) throw new ClmError('EINVAL', 'reasoning item is not an object');
@@ -82,7 +87,8 @@ export function parseMessageJson(obj: unknown): Message {
   if (typeof o.role !== 'string') throw new ClmError('EINVAL', 'message has no role');
   if (!ROLES.has(o.role)) throw new ClmError('EINVAL', `message has an unknown role '${o.role}'`);
   const role = o.role as Role;
-  if (o.content !== undefined && o.content !== null && typeof o.content !== 'string') throw new ClmError('EINVAL', 'message content is not a string');
+  if (o.content !== undefined && o.content !== null && typeof o.content !== 'string')
+    throw new ClmError('EINVAL', 'message content is not a string');
   const m: Message = { role, content: typeof o.content === 'string' ? o.content : null };
   if (o.tool_call_id !== undefined) {
     if (typeof o.tool_call_id !== 'string') throw new ClmError('EINVAL', 'tool_call_id is not a string');

@@ -20,7 +20,11 @@ export interface ConnectionResult {
   ctxMax: number;
 }
 
-interface GetResult { status?: number; body?: string; error?: string }
+interface GetResult {
+  status?: number;
+  body?: string;
+  error?: string;
+}
 
 const dec = new TextDecoder();
 
@@ -37,7 +41,10 @@ export class Probes {
   private readonly inFlight = new Set<Cancelable>();
   private closed = false;
 
-  constructor(private readonly host: Host, private readonly timeoutMs: () => number | undefined = () => undefined) {}
+  constructor(
+    private readonly host: Host,
+    private readonly timeoutMs: () => number | undefined = () => undefined,
+  ) {}
 
   /** GET `url` with the endpoint's auth headers; `onAnswer` when the server answered (any status). */
   get(url: string, endpoint: Endpoint, onAnswer?: () => void): Promise<GetResult> {
@@ -53,10 +60,16 @@ export class Probes {
         if (h) this.inFlight.delete(h);
         resolve(this.closed ? { error: 'agent closed' } : r);
       };
-      h = this.host.http({ url, headers: adapterFor(endpoint.provider ?? 'openai').headers(endpoint.apiKey ?? ''), maxBytes: PROBE_MAX_BYTES }, {
-        onResponse: (res) => { onAnswer?.(); finish({ status: res.status, body: dec.decode(res.body) }); },
-        onError: (e) => finish({ error: e.message }),
-      });
+      h = this.host.http(
+        { url, headers: adapterFor(endpoint.provider ?? 'openai').headers(endpoint.apiKey ?? ''), maxBytes: PROBE_MAX_BYTES },
+        {
+          onResponse: (res) => {
+            onAnswer?.();
+            finish({ status: res.status, body: dec.decode(res.body) });
+          },
+          onError: (e) => finish({ error: e.message }),
+        },
+      );
       if (settled) return;
       this.inFlight.add(h);
       const ms = this.timeoutMs() ?? DEFAULT_PROBE_TIMEOUT_MS;
@@ -82,7 +95,12 @@ export class Probes {
  * GET models: 200–499 ⇒ online, 5xx or a transport error ⇒ offline with the reason. Online
  * with 2xx and `learnCtx` ⇒ also GET /props, whose context size comes back as `ctxMax` (0 = none).
  */
-export async function probeConnection(probes: Probes, endpoint: Endpoint, learnCtx: boolean, onAnswer?: () => void): Promise<ConnectionResult> {
+export async function probeConnection(
+  probes: Probes,
+  endpoint: Endpoint,
+  learnCtx: boolean,
+  onAnswer?: () => void,
+): Promise<ConnectionResult> {
   const res = await probes.get(modelsUrl(endpoint.baseUrl), endpoint, onAnswer);
   if (res.error !== undefined) return { status: 'offline', detail: res.error || 'unreachable', ctxMax: 0 };
   const st = res.status!;

@@ -4,7 +4,11 @@
 export class TokenBucket {
   private tokens: number;
   private last: number;
-  constructor(readonly rate: number, readonly burst: number, private readonly now: () => number) {
+  constructor(
+    readonly rate: number,
+    readonly burst: number,
+    private readonly now: () => number,
+  ) {
     this.tokens = burst;
     this.last = now();
   }

@@ -4,7 +4,11 @@
 export function parseProps(body: string | null | undefined): number | null {
   if (!body) return null;
   let o: any;
-  try { o = JSON.parse(body); } catch { return null; }
+  try {
+    o = JSON.parse(body);
+  } catch {
+    return null;
+  }
   if (!o || typeof o !== 'object' || o.build_info === undefined) return null;
   const nCtx = Number(o.default_generation_settings?.n_ctx);
   if (!Number.isFinite(nCtx) || nCtx <= 0) return null;
@@ -16,7 +20,11 @@ export function parseProps(body: string | null | undefined): number | null {
 export function parseModelsList(body: string | null | undefined): string[] | null {
   if (!body) return null;
   let o: any;
-  try { o = JSON.parse(body); } catch { return null; }
+  try {
+    o = JSON.parse(body);
+  } catch {
+    return null;
+  }
   if (!o || !Array.isArray(o.data)) return null;
   const ids: string[] = [];
   for (const e of o.data) if (e && typeof e.id === 'string') ids.push(e.id);

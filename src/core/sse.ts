@@ -10,7 +10,10 @@ export class SseReader {
   events = 0;
   constructor(onEvent: (event: string, data: string) => void) {
     this.parser = createParser({
-      onEvent: (ev) => { this.events++; onEvent(ev.event ?? '', ev.data); },
+      onEvent: (ev) => {
+        this.events++;
+        onEvent(ev.event ?? '', ev.data);
+      },
     });
   }
   push(chunk: Uint8Array): void {

@@ -44,23 +44,38 @@ class Slot implements ToolInvocation {
   /** Set while a permission request waits for its answer; aborted when the answer is no longer needed. */
   asking: AbortController | null = null;
 
-  constructor(private readonly batch: ToolBatch, readonly call: ToolCall) {}
+  constructor(
+    private readonly batch: ToolBatch,
+    readonly call: ToolCall,
+  ) {}
 
-  get name() { return this.call.name; }
-  get args() { return this.call.args || '{}'; }
-  get signal() { return this.controller.signal; }
+  get name() {
+    return this.call.name;
+  }
+  get args() {
+    return this.call.args || '{}';
+  }
+  get signal() {
+    return this.controller.signal;
+  }
 
   complete(output: string | Uint8Array): void {
     if (this.done) return;
     let text: string;
-    try { text = outputText(output); } catch (e) { text = `[tool output could not be decoded: ${String(e)}]`; }
+    try {
+      text = outputText(output);
+    } catch (e) {
+      text = `[tool output could not be decoded: ${String(e)}]`;
+    }
     this.batch.finish(this, clampOutput(text, this.outputCap), this.timedOut ? 'timedout' : 'ok');
   }
   fail(message: string): void {
     if (this.done) return;
     this.batch.finish(this, clampOutput(`[tool failed: ${message}]`, this.outputCap), this.timedOut ? 'timedout' : 'failed');
   }
-  notify(text: string): void { this.batch.ctx.notify(text); }
+  notify(text: string): void {
+    this.batch.ctx.notify(text);
+  }
 
   /** The call ended without an answer to its permission request: tell the asker. */
   stopAsking(reason: string): void {
@@ -82,7 +97,10 @@ export class ToolBatch {
   private draining = false;
   private readonly maxParallel: number;
 
-  constructor(calls: ToolCall[], readonly ctx: BatchContext) {
+  constructor(
+    calls: ToolCall[],
+    readonly ctx: BatchContext,
+  ) {
     this.slots = calls.map((c) => new Slot(this, c));
     // Hold one extra so completions during dispatch cannot end the batch early.
     this.remaining = calls.length + 1;
@@ -90,8 +108,12 @@ export class ToolBatch {
     this.maxParallel = m > 0 ? Math.floor(m) || 1 : Infinity;
   }
 
-  get total(): number { return this.slots.length; }
-  get completed(): number { return this.slots.filter((s) => s.done).length; }
+  get total(): number {
+    return this.slots.length;
+  }
+  get completed(): number {
+    return this.slots.filter((s) => s.done).length;
+  }
 
   start(): void {
     if (this.started) return;
@@ -121,15 +143,30 @@ export class ToolBatch {
     this.ctx.onBegin(s.call.id, name, args);
     if (s.done || this.detached) return;
     const t = this.ctx.registry.get(name);
-    if (!t) { s.fail(`unknown tool '${name}'`); return; }
-    if (t.def.noPrompt || t.remembered === 'allow') { this.run(s); return; }
-    if (t.remembered === 'deny') { s.fail('denied by user (remembered)'); return; }
+    if (!t) {
+      s.fail(`unknown tool '${name}'`);
+      return;
+    }
+    if (t.def.noPrompt || t.remembered === 'allow') {
+      this.run(s);
+      return;
+    }
+    if (t.remembered === 'deny') {
+      s.fail('denied by user (remembered)');
+      return;
+    }
     const ask = this.ctx.permission();
-    if (!ask) { s.fail('denied: no permission policy'); return; }
+    if (!ask) {
+      s.fail('denied: no permission policy');
+      return;
+    }
     const asking = new AbortController();
     s.asking = asking;
     ask({
-      id: s.call.id, name, args, signal: asking.signal,
+      id: s.call.id,
+      name,
+      args,
+      signal: asking.signal,
       respond: (d: PermissionDecision) => {
         if (s.asking !== asking || s.done || this.detached) return;
         s.asking = null;
@@ -142,15 +179,25 @@ export class ToolBatch {
   }
 
   private run(s: Slot): void {
-    if (this.running >= this.maxParallel) { this.waiting.push(s); return; }
+    if (this.running >= this.maxParallel) {
+      this.waiting.push(s);
+      return;
+    }
     this.invoke(s);
   }
 
   private invoke(s: Slot): void {
     const t = this.ctx.registry.get(s.name);
-    if (!t) { s.fail(`unknown tool '${s.name}'`); return; }
+    if (!t) {
+      s.fail(`unknown tool '${s.name}'`);
+      return;
+    }
     let parsed: unknown;
-    try { parsed = JSON.parse(s.args); } catch { parsed = undefined; }
+    try {
+      parsed = JSON.parse(s.args);
+    } catch {
+      parsed = undefined;
+    }
     const lim = callLimits(t.def, parsed);
     s.outputCap = lim.outputCap;
     s.timeoutMs = lim.timeoutMs;
@@ -168,7 +215,10 @@ export class ToolBatch {
         const text = `[tool failed: timed out after ${s.timeoutMs} ms]`;
         s.controller.abort(new Error(`timed out after ${s.timeoutMs} ms`));
         if (s.done) return;
-        s.timer = setTimer(TIMEOUT_GRACE_MS, () => { s.timer = null; this.finish(s, text, 'timedout'); });
+        s.timer = setTimer(TIMEOUT_GRACE_MS, () => {
+          s.timer = null;
+          this.finish(s, text, 'timedout');
+        });
       });
     }
     try {
@@ -189,7 +239,10 @@ export class ToolBatch {
     s.timer = null;
     s.stopAsking('the call ended');
     if (this.detached) return;
-    if (s.running) { s.running = false; this.running--; }
+    if (s.running) {
+      s.running = false;
+      this.running--;
+    }
     this.ctx.onResult(s.call, content, outcome);
     this.startWaiting();
     this.release();
@@ -229,7 +282,10 @@ export class ToolBatch {
       s.controller.abort(new Error(reason));
     }
     // Cancelled before it started: release the dispatch hold so the batch can end.
-    if (!this.started) { this.started = true; this.release(); }
+    if (!this.started) {
+      this.started = true;
+      this.release();
+    }
   }
 
   /** Agent closed: abort everything, report nothing more. Returns the calls left without a result. */

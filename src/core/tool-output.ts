@@ -9,12 +9,21 @@ export function firstBinaryOffset(b: Uint8Array): number {
   while (i < n) {
     const c = b[i]!;
     if (c === 0) return i;
-    if (c < 0x80) { i++; continue; }
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
     let len: number, min: number;
-    if (c >= 0xc2 && c <= 0xdf) { len = 2; min = 0x80; }
-    else if (c >= 0xe0 && c <= 0xef) { len = 3; min = 0x800; }
-    else if (c >= 0xf0 && c <= 0xf4) { len = 4; min = 0x10000; }
-    else return i;
+    if (c >= 0xc2 && c <= 0xdf) {
+      len = 2;
+      min = 0x80;
+    } else if (c >= 0xe0 && c <= 0xef) {
+      len = 3;
+      min = 0x800;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      len = 4;
+      min = 0x10000;
+    } else return i;
     if (i + len > n) return i;
     let cp = c & (0xff >> (len + 1));
     for (let k = 1; k < len; k++) {

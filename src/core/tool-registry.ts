@@ -20,10 +20,15 @@ export interface RegisteredTool {
 function normaliseParameters(def: ToolDef): Record<string, unknown> {
   let p: unknown = def.parameters;
   if (typeof p === 'string') {
-    try { p = JSON.parse(p); } catch { throw new ClmError('EINVAL', `tool '${def.name}': parameters are not valid JSON`); }
+    try {
+      p = JSON.parse(p);
+    } catch {
+      throw new ClmError('EINVAL', `tool '${def.name}': parameters are not valid JSON`);
+    }
   }
   if (p === undefined || p === null) p = {};
-  if (typeof p !== 'object' || Array.isArray(p)) throw new ClmError('EINVAL', `tool '${def.name}': parameters must be a JSON Schema object`);
+  if (typeof p !== 'object' || Array.isArray(p))
+    throw new ClmError('EINVAL', `tool '${def.name}': parameters must be a JSON Schema object`);
   // A schema without a top-level "type" keeps its properties (it is an object schema all the same).
   const out: Record<string, unknown> = { type: 'object', ...(p as Record<string, unknown>) };
   const props: Record<string, unknown> = { ...((out.properties as Record<string, unknown>) ?? {}) };
@@ -46,9 +51,14 @@ export class ToolRegistry {
     if (typeof def.invoke !== 'function') throw new ClmError('EINVAL', `tool '${def.name}' needs an invoke function`);
     if (this.tools.has(def.name)) throw new ClmError('EEXIST', `tool '${def.name}' is already registered`);
     const parameters = normaliseParameters(def);
-    const schema: ToolSchema | null = def.hidden ? null : {
-      name: def.name, description: def.description ?? '', parameters, parametersJson: JSON.stringify(parameters),
-    };
+    const schema: ToolSchema | null = def.hidden
+      ? null
+      : {
+          name: def.name,
+          description: def.description ?? '',
+          parameters,
+          parametersJson: JSON.stringify(parameters),
+        };
     this.tools.set(def.name, { def, schema });
     this.schemaCache = null;
   }

@@ -24,7 +24,12 @@ export function turnResult(subscribe: Subscribe, start: () => void): Promise<Tur
         resolve(e.status === 0 ? { status: e.status, text } : { status: e.status, text, error: e.error });
       }
     });
-    try { start(); } catch (e) { unsubscribe(); reject(e); }
+    try {
+      start();
+    } catch (e) {
+      unsubscribe();
+      reject(e);
+    }
   });
 }
 
@@ -32,7 +37,10 @@ export function turnResult(subscribe: Subscribe, start: () => void): Promise<Tur
 export async function* turnEvents(subscribe: Subscribe, start: () => void): AsyncGenerator<AgentEvent, void, undefined> {
   const queue: AgentEvent[] = [];
   let wake: (() => void) | null = null;
-  const unsubscribe = subscribe((e) => { queue.push(e); wake?.(); });
+  const unsubscribe = subscribe((e) => {
+    queue.push(e);
+    wake?.();
+  });
   try {
     start();
     for (;;) {
@@ -41,7 +49,9 @@ export async function* turnEvents(subscribe: Subscribe, start: () => void): Asyn
         yield e;
         if (e.type === 'turn_done') return;
       }
-      await new Promise<void>((r) => { wake = r; });
+      await new Promise<void>((r) => {
+        wake = r;
+      });
       wake = null;
     }
   } finally {

@@ -48,7 +48,9 @@ export interface TurnEnd {
 
 /** The reason a turn's signal aborts: cancel() ends the turn with ECANCELED, close() ends everything. */
 export class TurnAborted extends Error {
-  constructor(readonly by: 'cancel' | 'close') { super(by === 'cancel' ? 'cancelled by user' : 'agent closed'); }
+  constructor(readonly by: 'cancel' | 'close') {
+    super(by === 'cancel' ? 'cancelled by user' : 'agent closed');
+  }
 }
 
 export type Emit = (e: AgentEvent) => void;
@@ -59,7 +61,10 @@ const dec = new TextDecoder();
 
 /** Events of a turn: each may run a callback that cancels or closes, and the turn stops there. */
 function reporter(ctx: TurnContext, signal: AbortSignal): Emit {
-  return (e) => { ctx.emit(e); signal.throwIfAborted(); };
+  return (e) => {
+    ctx.emit(e);
+    signal.throwIfAborted();
+  };
 }
 
 export async function runTurn(ctx: TurnContext, origin: 'submit' | 'notify', prompt: string, signal: AbortSignal): Promise<TurnEnd> {
@@ -70,7 +75,7 @@ export async function runTurn(ctx: TurnContext, origin: 'submit' | 'notify', pro
   append(ctx, emit, { role: 'user', content: prompt });
   emit({ type: 'state', state: 'thinking' });
   const maxIterations = ctx.conn.cfg.maxIterations ?? 0;
-  for (let rounds = 0; ;) {
+  for (let rounds = 0; ; ) {
     const r = await modelReply(ctx, emit, signal);
     if (!r.ok) {
       if (r.failure.cancelled) return CANCELLED;
@@ -81,13 +86,23 @@ export async function runTurn(ctx: TurnContext, origin: 'submit' | 'notify', pro
     if (reply.finishReason) emit({ type: 'finish', reason: reply.finishReason });
     if (reply.usage) {
       const { usage } = reply;
-      emit({ type: 'usage', usage, tokensPerSec: usage.tokensPerSec || r.tokensPerSec, measured: !usage.tokensPerSec && r.tokensPerSec > 0 });
+      emit({
+        type: 'usage',
+        usage,
+        tokensPerSec: usage.tokensPerSec || r.tokensPerSec,
+        measured: !usage.tokensPerSec && r.tokensPerSec > 0,
+      });
     }
     if (!streamed && reply.reasoning !== null) emit({ type: 'reasoning', text: reply.reasoning });
     // The provider's reasoning stays with the message it came with, for the next request of the loop.
     const reasoning = reply.reasoningParts?.length ? reply.reasoningParts : undefined;
     if (!reply.toolCalls.length) {
-      if (reply.content !== null) append(ctx, emit, reasoning ? { role: 'assistant', content: reply.content, reasoning } : { role: 'assistant', content: reply.content });
+      if (reply.content !== null)
+        append(
+          ctx,
+          emit,
+          reasoning ? { role: 'assistant', content: reply.content, reasoning } : { role: 'assistant', content: reply.content },
+        );
       if (!streamed && reply.content) emit({ type: 'text', text: reply.content });
       return DONE;
     }
@@ -107,7 +122,11 @@ export async function runTurn(ctx: TurnContext, origin: 'submit' | 'notify', pro
 }
 
 /** compact() as a turn of its own (explicit, a resumed conversation's, or the end-of-turn one). */
-export async function runCompactionTurn(ctx: TurnContext, origin: Exclude<TurnOrigin, 'submit' | 'notify'>, signal: AbortSignal): Promise<TurnEnd> {
+export async function runCompactionTurn(
+  ctx: TurnContext,
+  origin: Exclude<TurnOrigin, 'submit' | 'notify'>,
+  signal: AbortSignal,
+): Promise<TurnEnd> {
   const emit = reporter(ctx, signal);
   emit({ type: 'turn_start', origin });
   const c = await compactHistory(ctx, origin === 'autocompact' ? 'end_of_turn' : 'manual', emit, signal);
@@ -150,24 +169,34 @@ async function modelReply(ctx: TurnContext, emit: Emit, signal: AbortSignal): Pr
     }
     // Whole texts: the log masks secrets and then shortens (a cut before masking could leak one).
     if (host.log) host.log(`posting body: ${typeof body === 'string' ? body : dec.decode(body)}`);
-    const r = await requestReply({
-      host, adapter, url: cfg.baseUrl, headers: adapter.headers(cfg.apiKey ?? ''), body,
-      // `stream` asks for SSE; whether the reply came as deltas is reported per reply.
-      stream: cfg.stream ?? false,
-      maxTries: cfg.maxTries ?? DEFAULT_MAX_TRIES,
-      retryBaseMs: ctx.retryBaseMs,
-      ...replyLimits(cfg),
-      firstContact: !conn.reached,
-      onRetryWait: (ms, why) => {
-        host.log?.(`retrying in ${ms} ms after ${why}`);
-        // Said out loud: a retry wait can be long, and silence looks like a hang.
-        ctx.emit({ type: 'notice', text: `${why}; retrying in ${ms >= 1000 ? `${(ms / 1000).toFixed(ms % 1000 ? 1 : 0)} s` : `${ms} ms`}` });
-        if (!signal.aborted) ctx.emit({ type: 'state', state: 'rate_limited' });
+    const r = await requestReply(
+      {
+        host,
+        adapter,
+        url: cfg.baseUrl,
+        headers: adapter.headers(cfg.apiKey ?? ''),
+        body,
+        // `stream` asks for SSE; whether the reply came as deltas is reported per reply.
+        stream: cfg.stream ?? false,
+        maxTries: cfg.maxTries ?? DEFAULT_MAX_TRIES,
+        retryBaseMs: ctx.retryBaseMs,
+        ...replyLimits(cfg),
+        firstContact: !conn.reached,
+        onRetryWait: (ms, why) => {
+          host.log?.(`retrying in ${ms} ms after ${why}`);
+          // Said out loud: a retry wait can be long, and silence looks like a hang.
+          ctx.emit({
+            type: 'notice',
+            text: `${why}; retrying in ${ms >= 1000 ? `${(ms / 1000).toFixed(ms % 1000 ? 1 : 0)} s` : `${ms} ms`}`,
+          });
+          if (!signal.aborted) ctx.emit({ type: 'state', state: 'rate_limited' });
+        },
+        onRetrySend: () => ctx.emit({ type: 'state', state: 'thinking' }),
+        onText: (text) => ctx.emit({ type: 'text', text }),
+        onReasoning: (text) => ctx.emit({ type: 'reasoning', text }),
       },
-      onRetrySend: () => ctx.emit({ type: 'state', state: 'thinking' }),
-      onText: (text) => ctx.emit({ type: 'text', text }),
-      onReasoning: (text) => ctx.emit({ type: 'reasoning', text }),
-    }, signal);
+      signal,
+    );
     if (r.ok || r.failure.status !== undefined) conn.reached = true;
     if (r.ok || conn.toolsUnsupported || !adapter.refusesTools(r.failure.status ?? 0, r.failure.body ?? '')) return r;
     conn.toolsUnsupported = true;
@@ -180,15 +209,27 @@ async function modelReply(ctx: TurnContext, emit: Emit, signal: AbortSignal): Pr
  * the history, so a cancel there leaves no call behind; from the message on, a cancel gives
  * every unfinished call a result, so each call in the history stays paired.
  */
-async function runTools(ctx: TurnContext, emit: Emit, calls: ToolCall[], content: string | null, reasoning: ReasoningPart[] | undefined, signal: AbortSignal): Promise<void> {
+async function runTools(
+  ctx: TurnContext,
+  emit: Emit,
+  calls: ToolCall[],
+  content: string | null,
+  reasoning: ReasoningPart[] | undefined,
+  signal: AbortSignal,
+): Promise<void> {
   emit({ type: 'state', state: 'calling_tool' });
   const msg: AssistantMessage = { role: 'assistant', content, toolCalls: calls.map((c) => ({ ...c })) };
   if (reasoning) msg.reasoning = reasoning;
   emit({ type: 'tool_batch', completed: 0, total: calls.length });
   let done!: () => void;
   let stop!: (reason: unknown) => void;
-  const finished = new Promise<void>((resolve, reject) => { done = resolve; stop = reject; });
-  finished.catch(() => { /* the turn unwinds through the rejection of whatever it awaits */ });
+  const finished = new Promise<void>((resolve, reject) => {
+    done = resolve;
+    stop = reject;
+  });
+  finished.catch(() => {
+    /* the turn unwinds through the rejection of whatever it awaits */
+  });
   const batch: ToolBatch = new ToolBatch(msg.toolCalls!, {
     registry: ctx.registry,
     host: ctx.host,
@@ -206,7 +247,9 @@ async function runTools(ctx: TurnContext, emit: Emit, calls: ToolCall[], content
       ctx.emit({ type: 'message', message: result });
       ctx.emit({ type: 'tool_batch', completed: batch.completed, total: batch.total });
     },
-    onDone: () => { if (!signal.aborted) done(); },
+    onDone: () => {
+      if (!signal.aborted) done();
+    },
     notify: ctx.notify,
     log: (l) => ctx.host.log?.(l),
   });
@@ -214,7 +257,8 @@ async function runTools(ctx: TurnContext, emit: Emit, calls: ToolCall[], content
     if (signal.reason instanceof TurnAborted && signal.reason.by === 'close') {
       // Closed: no more events, but every call still running gets a result in the history, so
       // it stays one that restoreHistory and the next request accept.
-      for (const c of batch.detach()) ctx.history.push({ role: 'tool', content: '[tool failed: agent closed]', toolCallId: c.id, toolName: c.name });
+      for (const c of batch.detach())
+        ctx.history.push({ role: 'tool', content: '[tool failed: agent closed]', toolCallId: c.id, toolName: c.name });
     } else {
       batch.cancel('cancelled by user');
     }
@@ -232,8 +276,14 @@ async function runTools(ctx: TurnContext, emit: Emit, calls: ToolCall[], content
 
 function sleep(host: Host, ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    const timer = host.setTimer!(ms, () => { signal.removeEventListener('abort', onAbort); resolve(); });
-    const onAbort = () => { timer.cancel(); reject(signal.reason); };
+    const timer = host.setTimer!(ms, () => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+    const onAbort = () => {
+      timer.cancel();
+      reject(signal.reason);
+    };
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }

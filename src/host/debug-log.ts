@@ -49,7 +49,9 @@ export function createDebugLog(path: string | undefined = process.env.CLM_DEBUG_
       broken = true; // an unwritable log must never break the agent
     }
   }) as DebugLog;
-  log.addSecret = (s: string) => { if (s) secrets.add(s); };
+  log.addSecret = (s: string) => {
+    if (s) secrets.add(s);
+  };
   Object.defineProperty(log, 'path', { value: path, enumerable: true });
   return log;
 }

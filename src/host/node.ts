@@ -79,9 +79,12 @@ export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
   function httpRequest(req: HttpRequest, handlers: HttpHandlers): Cancelable {
     const t0 = performance.now();
     const method = req.body === undefined ? 'GET' : 'POST';
-    const body = req.body === undefined ? undefined
-      : typeof req.body === 'string' ? Buffer.from(req.body, 'utf8')
-        : Buffer.from(req.body.buffer, req.body.byteOffset, req.body.byteLength); // a view, not a copy
+    const body =
+      req.body === undefined
+        ? undefined
+        : typeof req.body === 'string'
+          ? Buffer.from(req.body, 'utf8')
+          : Buffer.from(req.body.buffer, req.body.byteOffset, req.body.byteLength); // a view, not a copy
     let headers = buildHeaders(req, body !== undefined);
     let settled = false;
     let current: http.ClientRequest | undefined;
@@ -91,7 +94,11 @@ export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
 
     // The caller's handlers run inside socket events: whatever they throw stays here.
     const report = (what: string, fn: () => void) => {
-      try { fn(); } catch (e) { log(`http ${method} ${where}: ${what} handler threw: ${(e as Error)?.stack ?? String(e)}`); }
+      try {
+        fn();
+      } catch (e) {
+        log(`http ${method} ${where}: ${what} handler threw: ${(e as Error)?.stack ?? String(e)}`);
+      }
     };
     /** Mark reported; with abort, tear the request down (a finished one keeps its socket for reuse). */
     const settle = (abort = true): boolean => {
@@ -113,13 +120,21 @@ export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
       // A name with several addresses that all refused (IPv6 and IPv4 localhost) fails with an
       // AggregateError whose own message is empty: the first attempt's says what happened.
       const inner = e instanceof AggregateError ? (e.errors[0] as Error | undefined)?.message : undefined;
-      fail({ code: typeof err?.code === 'string' ? err.code : fallback, message: err?.message || inner || String(e), ...(retryable === false ? { retryable } : {}) });
+      fail({
+        code: typeof err?.code === 'string' ? err.code : fallback,
+        message: err?.message || inner || String(e),
+        ...(retryable === false ? { retryable } : {}),
+      });
     };
     // "No byte for idleMs" ⇒ abort; the clock restarts on every byte received, there is no total limit.
     const touch = () => {
       if (settled) return;
       if (idle) idle.refresh();
-      else (idle = setTimeout(() => fail({ code: 'ETIMEDOUT', message: `no data received for ${Math.round(idleMs / 1000)} s` }), idleMs)).unref();
+      else
+        (idle = setTimeout(
+          () => fail({ code: 'ETIMEDOUT', message: `no data received for ${Math.round(idleMs / 1000)} s` }),
+          idleMs,
+        )).unref();
     };
 
     function start(url: URL, redirectsLeft: number, retried: boolean): void {
@@ -155,7 +170,10 @@ export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
 
       r.on('response', (res) => {
         responded = true;
-        if (settled || current !== r) { res.resume(); return; }
+        if (settled || current !== r) {
+          res.resume();
+          return;
+        }
         touch();
         const status = res.statusCode ?? 0;
         const location = res.headers.location;
@@ -166,7 +184,12 @@ export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
             return;
           }
           let next: URL;
-          try { next = new URL(location, url); } catch (e) { failFrom(e, 'EINVAL'); return; }
+          try {
+            next = new URL(location, url);
+          } catch (e) {
+            failFrom(e, 'EINVAL');
+            return;
+          }
           if (next.origin !== url.origin) headers = withoutCredentials(headers);
           log(`http ${method} ${where} -> ${status} redirect to ${next.origin + next.pathname}`);
           // Like curl's CURL_REDIR_POST_ALL: the method and body survive 301/302/303 too.
@@ -213,10 +236,18 @@ export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
     }
 
     let url: URL | undefined;
-    try { url = new URL(req.url); } catch (e) {
+    try {
+      url = new URL(req.url);
+    } catch (e) {
       const shown = JSON.stringify(req.url.replace(/[?#].*$/s, ''));
       const code = (e as NodeJS.ErrnoException).code;
-      queueMicrotask(() => failFrom(Object.assign(new Error(`${(e as Error).message} ${shown}: this host needs an absolute http(s) URL`), { code }), 'EINVAL', false));
+      queueMicrotask(() =>
+        failFrom(
+          Object.assign(new Error(`${(e as Error).message} ${shown}: this host needs an absolute http(s) URL`), { code }),
+          'EINVAL',
+          false,
+        ),
+      );
     }
     if (url) start(url, maxRedirects, false);
 
@@ -234,8 +265,18 @@ export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
     http: httpRequest,
     setTimer(ms: number, cb: () => void): Cancelable {
       const delay = Number.isFinite(ms) ? Math.min(Math.max(0, ms), MAX_TIMER_MS) : 0;
-      let t: NodeJS.Timeout | undefined = setTimeout(() => { t = undefined; cb(); }, delay);
-      return { cancel() { if (t) { clearTimeout(t); t = undefined; } } };
+      let t: NodeJS.Timeout | undefined = setTimeout(() => {
+        t = undefined;
+        cb();
+      }, delay);
+      return {
+        cancel() {
+          if (t) {
+            clearTimeout(t);
+            t = undefined;
+          }
+        },
+      };
     },
     now: () => performance.now(),
     close() {

@@ -32,7 +32,10 @@ export function redact(text: string, secrets: readonly string[] = []): string {
   // start, which is masked too.
   for (const s of list) {
     for (let n = s.length - 1; n >= MIN_SECRET_LENGTH; n--) {
-      if (out.endsWith(s.slice(0, n))) { out = out.slice(0, out.length - n) + MASK; break; }
+      if (out.endsWith(s.slice(0, n))) {
+        out = out.slice(0, out.length - n) + MASK;
+        break;
+      }
     }
   }
   for (const re of PATTERNS) out = out.replace(re, (_m, keep: string) => keep + MASK);
@@ -50,13 +53,20 @@ export class SecretStream {
 
   push(piece: string): string {
     const list = usable(this.secrets());
-    if (!list.length) { const out = this.held + piece; this.held = ''; return out; }
+    if (!list.length) {
+      const out = this.held + piece;
+      this.held = '';
+      return out;
+    }
     const text = maskSecrets(this.held + piece, list);
     // Keep the longest ending that is a proper start of some secret.
     let keep = 0;
     for (const s of list) {
       for (let n = Math.min(s.length - 1, text.length); n > keep; n--) {
-        if (text.endsWith(s.slice(0, n))) { keep = n; break; }
+        if (text.endsWith(s.slice(0, n))) {
+          keep = n;
+          break;
+        }
       }
     }
     this.held = keep ? text.slice(text.length - keep) : '';

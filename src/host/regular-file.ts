@@ -23,7 +23,9 @@ export interface ReadOptions {
 }
 
 function notRegular(isDir: boolean): Error {
-  return isDir ? Object.assign(new Error('Is a directory'), { code: 'EISDIR' }) : Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
+  return isDir
+    ? Object.assign(new Error('Is a directory'), { code: 'EISDIR' })
+    : Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
 }
 
 /** EFBIG with the size (or, for a file that grew while read, "more than" the limit). */

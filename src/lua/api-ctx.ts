@@ -27,7 +27,8 @@ function complete(s: ApiScope, L: LuaPtr): number {
   const co = s.p.scheduler.coroutineOf(L);
   inv.requireMain(co, 'ctx:complete');
   const t = s.sb.m._lua_type(L, 2);
-  if (t !== LUA_TSTRING && t !== LUA_TNUMBER) throw new LuaError(`ctx:complete: result must be a string, got ${TYPE_NAMES[t] ?? 'no value'}`);
+  if (t !== LUA_TSTRING && t !== LUA_TNUMBER)
+    throw new LuaError(`ctx:complete: result must be a string, got ${TYPE_NAMES[t] ?? 'no value'}`);
   inv.complete(co, s.sb.mem.text(L, 2)!);
   return 0;
 }

@@ -42,10 +42,13 @@ export function httpCall(s: ApiScope, L: LuaPtr, method: 'GET' | 'POST'): number
   if (!lower.has('user-agent')) headers['User-Agent'] = `clm (${inv.tool.name})`;
   // fetch also speaks data: (and may learn file:): plugins get the network, nothing else.
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url)?.[1]?.toLowerCase();
-  if (scheme !== undefined && scheme !== 'http' && scheme !== 'https') return nilErr(sb, L, `${what}: only http and https URLs are allowed (got ${scheme}:)`);
+  if (scheme !== undefined && scheme !== 'http' && scheme !== 'https')
+    return nilErr(sb, L, `${what}: only http and https URLs are allowed (got ${scheme}:)`);
   // Over a limit the request fails (nil, err) rather than queuing, as clm-tool(5) says.
-  if (p.httpInFlight >= HTTP_MAX_IN_FLIGHT) return nilErr(sb, L, `${what}: too many requests in flight (at most ${HTTP_MAX_IN_FLIGHT} per plugin)`);
-  if (inv.httpTotal >= HTTP_MAX_PER_CALL) return nilErr(sb, L, `${what}: request limit exceeded (at most ${HTTP_MAX_PER_CALL} per tool call)`);
+  if (p.httpInFlight >= HTTP_MAX_IN_FLIGHT)
+    return nilErr(sb, L, `${what}: too many requests in flight (at most ${HTTP_MAX_IN_FLIGHT} per plugin)`);
+  if (inv.httpTotal >= HTTP_MAX_PER_CALL)
+    return nilErr(sb, L, `${what}: request limit exceeded (at most ${HTTP_MAX_PER_CALL} per tool call)`);
   p.scheduler.requireYieldable(L);
   inv.httpTotal++;
   p.httpInFlight++;

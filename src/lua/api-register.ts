@@ -39,7 +39,8 @@ export function toolRegister(s: ApiScope, L: LuaPtr): number {
   const tt = field('timeout_ms');
   if (tt === LUA_TNUMBER) {
     const v = m._lua_tonumberx(L, -1, 0);
-    if (!(v >= 0) || !Number.isFinite(v)) throw new LuaError(`clm.tool_register('${name}'): 'timeout_ms' must be a positive number of milliseconds`);
+    if (!(v >= 0) || !Number.isFinite(v))
+      throw new LuaError(`clm.tool_register('${name}'): 'timeout_ms' must be a positive number of milliseconds`);
     if (v >= 1) timeoutMs = Math.floor(v);
   } else if (tt !== LUA_TNIL) {
     throw new LuaError(`clm.tool_register('${name}'): 'timeout_ms' must be a number`);
@@ -55,7 +56,12 @@ export function toolRegister(s: ApiScope, L: LuaPtr): number {
 
   if (field('invoke') !== LUA_TFUNCTION) throw new LuaError("clm.tool_register: 'invoke' must be a function");
   const invokeRef = m._luaL_ref(L, LUA_REGISTRYINDEX);
-  p.stage({ name, invokeRef, cpuMs: timeoutMs ?? DEFAULT_CALL_BUDGET_MS, info: { plugin: p.index, name, description, parameters, timeoutMs, noPrompt, hidden } });
+  p.stage({
+    name,
+    invokeRef,
+    cpuMs: timeoutMs ?? DEFAULT_CALL_BUDGET_MS,
+    info: { plugin: p.index, name, description, parameters, timeoutMs, noPrompt, hidden },
+  });
 
   // clm.config keyed by tool name when the file name has no entry (and the plugin has not
   // replaced the table it was given).

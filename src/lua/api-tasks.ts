@@ -104,10 +104,17 @@ function waitAny(s: ApiScope, L: LuaPtr): number {
       m._lua_pushinteger(L, BigInt(i + 1));
       return 1;
     },
-    dispose: () => { if (timer) clearTimeout(timer); timer = null; },
+    dispose: () => {
+      if (timer) clearTimeout(timer);
+      timer = null;
+    },
   };
   if (!w.ready() && timeout !== null) {
-    timer = setTimeout(() => { timedOut = true; timer = null; inv.poke(); }, timeout);
+    timer = setTimeout(() => {
+      timedOut = true;
+      timer = null;
+      inv.poke();
+    }, timeout);
   }
   return inv.wait(L, co, w);
 }
@@ -163,7 +170,10 @@ function taskWait(s: ApiScope, L: LuaPtr): number {
   const { co, inv, task } = taskArg(s, L, 'task:wait');
   return inv.wait(L, co, {
     ready: () => task.terminal,
-    push: (L) => { s.sb.m._lua_pushboolean(L, 1); return 1; },
+    push: (L) => {
+      s.sb.m._lua_pushboolean(L, 1);
+      return 1;
+    },
   });
 }
 

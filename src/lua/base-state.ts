@@ -18,20 +18,26 @@ export interface MemoryAccount {
  * state stays usable.
  */
 export function cappedAllocator(m: LuaModule, account: MemoryAccount): number {
-  return m.addFunction(((_ud: number, ptr: number, osize: number, nsize: number) => {
-    if (nsize === 0) {
-      if (ptr) { account.used -= osize; m._free(ptr); }
-      return 0;
-    }
-    const delta = ptr ? nsize - osize : nsize; // ptr == NULL: osize is a type tag
-    if (delta > 0 && account.used + delta > account.limit) return 0;
-    const np = m._realloc(ptr, nsize);
-    if (np) {
-      account.used += delta;
-      if (account.used > account.peak) account.peak = account.used;
-    }
-    return np;
-  }) as never, 'iiiii');
+  return m.addFunction(
+    ((_ud: number, ptr: number, osize: number, nsize: number) => {
+      if (nsize === 0) {
+        if (ptr) {
+          account.used -= osize;
+          m._free(ptr);
+        }
+        return 0;
+      }
+      const delta = ptr ? nsize - osize : nsize; // ptr == NULL: osize is a type tag
+      if (delta > 0 && account.used + delta > account.limit) return 0;
+      const np = m._realloc(ptr, nsize);
+      if (np) {
+        account.used += delta;
+        if (account.used > account.peak) account.peak = account.used;
+      }
+      return np;
+    }) as never,
+    'iiiii',
+  );
 }
 
 /**
@@ -41,9 +47,15 @@ export function cappedAllocator(m: LuaModule, account: MemoryAccount): number {
 export function newCappedState(m: LuaModule, mem: LuaMem, account: MemoryAccount): LuaPtr {
   const L = m._lua_newstate(cappedAllocator(m, account), 0);
   if (!L) return 0;
-  m._lua_atpanic(L, m.addFunction(((L: LuaPtr) => {
-    throw new Error(`Lua panic: ${mem.str(L, -1) ?? 'unknown error'}`);
-  }) as never, 'ii'));
+  m._lua_atpanic(
+    L,
+    m.addFunction(
+      ((L: LuaPtr) => {
+        throw new Error(`Lua panic: ${mem.str(L, -1) ?? 'unknown error'}`);
+      }) as never,
+      'ii',
+    ),
+  );
   return L;
 }
 
@@ -51,7 +63,12 @@ export function newCappedState(m: LuaModule, mem: LuaMem, account: MemoryAccount
 export function openSafeLibraries(m: LuaModule, mem: LuaMem, L: LuaPtr): void {
   m._luaopen_base(L);
   m._lua_settop(L, 0);
-  for (const [name, open] of [['string', m._luaopen_string], ['table', m._luaopen_table], ['math', m._luaopen_math], ['utf8', m._luaopen_utf8]] as const) {
+  for (const [name, open] of [
+    ['string', m._luaopen_string],
+    ['table', m._luaopen_table],
+    ['math', m._luaopen_math],
+    ['utf8', m._luaopen_utf8],
+  ] as const) {
     open(L);
     m._lua_setglobal(L, mem.cstr(name));
   }

@@ -50,7 +50,14 @@ async function readPlugin(file: string, name: string): Promise<Found> {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return null; // vanished, or a dangling symlink
     if (code === 'ENOTREG' || code === 'EISDIR') return null;
-    if (code === 'EFBIG') return { error: { plugin: name, file, message: `plugin file is too large (${(e as { size?: unknown }).size} bytes; the limit is ${MAX_PLUGIN_BYTES})` } };
+    if (code === 'EFBIG')
+      return {
+        error: {
+          plugin: name,
+          file,
+          message: `plugin file is too large (${(e as { size?: unknown }).size} bytes; the limit is ${MAX_PLUGIN_BYTES})`,
+        },
+      };
     return { error: { plugin: name, file, message: `cannot read plugin file: ${(e as Error).message}` } };
   }
 }

@@ -54,7 +54,10 @@ async function readCapped(res: Response, signal: AbortSignal): Promise<{ bytes: 
   if (chunks.length === 1) return { bytes: chunks[0] };
   const out = new Uint8Array(total);
   let at = 0;
-  for (const c of chunks) { out.set(c, at); at += c.length; }
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
   return { bytes: out };
 }
 

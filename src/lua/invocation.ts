@@ -30,8 +30,14 @@ export class Task {
   nvalues = 0;
   /** Registry ref of the outcome table once built (the same table on every read). */
   outcomeRef = 0;
-  constructor(readonly id: number, readonly inv: Invocation, readonly co: Coroutine) {}
-  get terminal(): boolean { return this.state !== 'pending'; }
+  constructor(
+    readonly id: number,
+    readonly inv: Invocation,
+    readonly co: Coroutine,
+  ) {}
+  get terminal(): boolean {
+    return this.state !== 'pending';
+  }
 }
 
 export class Invocation implements CoroutineOwner {
@@ -56,7 +62,9 @@ export class Invocation implements CoroutineOwner {
     this.budget = { used: 0, limit: tool.cpuMs, resumes: 0 };
   }
 
-  get watchId(): number { return this.id; }
+  get watchId(): number {
+    return this.id;
+  }
 
   private report(res: CallResult): void {
     if (this.reported) return;
@@ -72,9 +80,11 @@ export class Invocation implements CoroutineOwner {
 
   requireMain(co: Coroutine | null, what: string): void {
     if (co !== this.main) {
-      throw new LuaError(co && co.owner === this
-        ? `${what} may only be called from the main tool coroutine, not from a task`
-        : `${what} may only be called from the main coroutine of its own tool call`);
+      throw new LuaError(
+        co && co.owner === this
+          ? `${what} may only be called from the main tool coroutine, not from a task`
+          : `${what} may only be called from the main coroutine of its own tool call`,
+      );
     }
   }
 
@@ -108,7 +118,12 @@ export class Invocation implements CoroutineOwner {
     if (co === this.main) {
       const live = this.liveTasks().length;
       if (!this.reported) {
-        this.report({ ok: false, error: live ? `${RETURNED_WITHOUT_COMPLETING} (it returned with ${live} live task(s), which were cancelled)` : RETURNED_WITHOUT_COMPLETING });
+        this.report({
+          ok: false,
+          error: live
+            ? `${RETURNED_WITHOUT_COMPLETING} (it returned with ${live} live task(s), which were cancelled)`
+            : RETURNED_WITHOUT_COMPLETING,
+        });
       }
       this.end('task cancelled: invoke returned');
       return;
@@ -165,8 +180,10 @@ export class Invocation implements CoroutineOwner {
     }
     this.plugin.endInvocation(this);
     if (this.plugin.logEnabled) {
-      this.plugin.log(`lua budget [${this.tool.name}]: cpu=${this.budget.used.toFixed(1)}/${this.budget.limit} ms resumes=${this.budget.resumes} ` +
-        `mem=${sb.used}/${sb.limit} peak=${sb.peak} http=${this.httpTotal} tasks=${this.tasks.length}`);
+      this.plugin.log(
+        `lua budget [${this.tool.name}]: cpu=${this.budget.used.toFixed(1)}/${this.budget.limit} ms resumes=${this.budget.resumes} ` +
+          `mem=${sb.used}/${sb.limit} peak=${sb.peak} http=${this.httpTotal} tasks=${this.tasks.length}`,
+      );
     }
   }
 

@@ -14,9 +14,7 @@
 //   `[]` (they are arrays by definition), so `required = {}` survives; inside "properties" and
 //   similar maps the keys are property names, not keywords, and are left alone.
 
-import {
-  LUA_TNIL, LUA_TBOOLEAN, LUA_TLIGHTUSERDATA, LUA_TNUMBER, LUA_TSTRING, LUA_TTABLE, TYPE_NAMES, type LuaPtr,
-} from './wasm.js';
+import { LUA_TNIL, LUA_TBOOLEAN, LUA_TLIGHTUSERDATA, LUA_TNUMBER, LUA_TSTRING, LUA_TTABLE, TYPE_NAMES, type LuaPtr } from './wasm.js';
 import { LuaError, type Sandbox } from './state.js';
 import { JSON_DECODE_LIMIT } from './limits.js';
 
@@ -27,16 +25,26 @@ const MAX_DECODE_DEPTH = 200;
 export function pushValue(sb: Sandbox, L: LuaPtr, v: unknown, depth = 0): void {
   const m = sb.m;
   switch (typeof v) {
-    case 'string': sb.mem.push(L, v); return;
+    case 'string':
+      sb.mem.push(L, v);
+      return;
     case 'number':
       if (Number.isInteger(v) && Math.abs(v) < 2 ** 63) m._lua_pushinteger(L, BigInt(v));
       else m._lua_pushnumber(L, v);
       return;
-    case 'boolean': m._lua_pushboolean(L, v ? 1 : 0); return;
-    case 'object': break;
-    default: m._lua_pushnil(L); return; // undefined, functions: not representable
+    case 'boolean':
+      m._lua_pushboolean(L, v ? 1 : 0);
+      return;
+    case 'object':
+      break;
+    default:
+      m._lua_pushnil(L);
+      return; // undefined, functions: not representable
   }
-  if (v === null) { m._lua_pushlightuserdata(L, sb.nullPtr); return; }
+  if (v === null) {
+    m._lua_pushlightuserdata(L, sb.nullPtr);
+    return;
+  }
   if (depth >= MAX_DECODE_DEPTH || !m._lua_checkstack(L, 4)) throw new LuaError(`nesting deeper than ${MAX_DECODE_DEPTH} levels`, false);
   if (Array.isArray(v)) {
     m._lua_createtable(L, v.length, 0);
@@ -60,7 +68,11 @@ export function pushValue(sb: Sandbox, L: LuaPtr, v: unknown, depth = 0): void {
 /** Decode JSON text onto the stack; returns an error message instead when it is not valid JSON. */
 export function pushDecoded(sb: Sandbox, L: LuaPtr, text: string): string | null {
   let v: unknown;
-  try { v = JSON.parse(text); } catch (e) { return (e as Error).message; }
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    return (e as Error).message;
+  }
   pushValue(sb, L, v);
   return null;
 }
@@ -100,19 +112,24 @@ function encodeAt(sb: Sandbox, L: LuaPtr, idx: number, depth: number, emptyIsArr
   const m = sb.m;
   const t = m._lua_type(L, idx);
   switch (t) {
-    case LUA_TNIL: return 'null';
-    case LUA_TBOOLEAN: return m._lua_toboolean(L, idx) ? 'true' : 'false';
+    case LUA_TNIL:
+      return 'null';
+    case LUA_TBOOLEAN:
+      return m._lua_toboolean(L, idx) ? 'true' : 'false';
     case LUA_TNUMBER: {
       if (m._lua_isinteger(L, idx)) return m._lua_tointegerx(L, idx, 0).toString();
       const n = m._lua_tonumberx(L, idx, 0);
       return Number.isFinite(n) ? JSON.stringify(n) : 'null';
     }
-    case LUA_TSTRING: return spend(budget, JSON.stringify(sb.mem.str(L, idx)));
+    case LUA_TSTRING:
+      return spend(budget, JSON.stringify(sb.mem.str(L, idx)));
     case LUA_TLIGHTUSERDATA:
       if (m._lua_touserdata(L, idx) === sb.nullPtr) return 'null';
       throw new LuaError('json.encode: cannot encode a userdata value');
-    case LUA_TTABLE: break;
-    default: throw new LuaError(`json.encode: cannot encode a ${TYPE_NAMES[t]} value`);
+    case LUA_TTABLE:
+      break;
+    default:
+      throw new LuaError(`json.encode: cannot encode a ${TYPE_NAMES[t]} value`);
   }
   if (depth >= MAX_DEPTH) throw new LuaError(`json.encode: tables nested deeper than ${MAX_DEPTH} levels (a cycle?)`);
   if (!m._lua_checkstack(L, 4)) throw new LuaError('json.encode: nesting too deep');
@@ -132,7 +149,9 @@ function encodeAt(sb: Sandbox, L: LuaPtr, idx: number, depth: number, emptyIsArr
         const big = m._lua_tointegerx(L, -2, 0);
         key = big.toString();
         num = Number(big);
-        if (num >= 1) { if (num > maxInt) maxInt = num; } else sequence = false;
+        if (num >= 1) {
+          if (num > maxInt) maxInt = num;
+        } else sequence = false;
       } else {
         const f = m._lua_tonumberx(L, -2, 0);
         key = String(f);

@@ -18,7 +18,10 @@ export function workerLocation(): WorkerLocation {
     // preload runs, so register tsx from a tiny bootstrap, then import the TypeScript worker.
     const api = import.meta.resolve('tsx/esm/api');
     const target = new URL('./worker.ts', here).href;
-    return { script: `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(target)}); })`, eval: true };
+    return {
+      script: `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(target)}); })`,
+      eval: true,
+    };
   }
   const sibling = new URL('./worker.js', here); // tsc output: dist/lua/worker-supervisor.js next to dist/lua/worker.js
   if (/\/lua\/[^/]+\.js$/.test(here) && existsSync(fileURLToPath(sibling))) return { script: sibling };
@@ -33,7 +36,9 @@ export function packageRoot(): string | null {
     if (existsSync(pkg)) {
       try {
         if ((JSON.parse(readFileSync(pkg, 'utf8')) as { name?: unknown }).name === 'clm') return dir;
-      } catch { /* unreadable: keep walking */ }
+      } catch {
+        /* unreadable: keep walking */
+      }
     }
     const up = dirname(dir);
     if (up === dir) return null;

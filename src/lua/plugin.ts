@@ -1,7 +1,7 @@
 // One plugin file: its sandboxed state, load-time run (500 ms budget, tools staged and
 // committed only if the whole file runs), and the tool calls it serves.
 
-import { LUA_OK, LUA_REGISTRYINDEX, } from './wasm.js';
+import { LUA_OK, LUA_REGISTRYINDEX } from './wasm.js';
 import { Sandbox } from './state.js';
 import { Scheduler, type CoroutineOwner, type Watch } from './scheduler.js';
 import { Invocation, type CallResult, type Task } from './invocation.js';
@@ -57,18 +57,26 @@ export class Plugin {
     return new Plugin(spec, env, await Sandbox.create());
   }
 
-  private constructor(spec: PluginSpec, private readonly env: PluginEnv, readonly sb: Sandbox) {
+  private constructor(
+    spec: PluginSpec,
+    private readonly env: PluginEnv,
+    readonly sb: Sandbox,
+  ) {
     this.index = spec.index;
     this.name = spec.name;
     this.file = spec.file;
     this.scheduler = new Scheduler(sb, spec.index, env.watch, (msg) => this.crashed(msg));
     let api: InstalledApi | null = null;
-    const err = sb.protect((L) => { api = installApi(this, L); });
+    const err = sb.protect((L) => {
+      api = installApi(this, L);
+    });
     if (err || !api) throw new Error(`cannot install the plugin API: ${err}`);
     this.api = api;
   }
 
-  get logEnabled(): boolean { return this.env.logEnabled; }
+  get logEnabled(): boolean {
+    return this.env.logEnabled;
+  }
 
   log(line: string): void {
     if (this.env.logEnabled) this.env.log(line);
@@ -131,7 +139,10 @@ export class Plugin {
         sb.m._lua_xmove(L, L1, 1);
         return 0;
       });
-      if ('error' in r) { fail(r.error); return; }
+      if ('error' in r) {
+        fail(r.error);
+        return;
+      }
       this.scheduler.resume(r.co, 0);
     });
   }
@@ -139,17 +150,34 @@ export class Plugin {
   /** Start one tool call; sink receives its result exactly once. */
   invoke(id: number, toolName: string, argsRaw: string, sink: (res: CallResult) => void): void {
     const { sb } = this;
-    if (sb.broken) { sink({ ok: false, error: `plugin ${this.name} is out of service: ${sb.broken}` }); return; }
+    if (sb.broken) {
+      sink({ ok: false, error: `plugin ${this.name} is out of service: ${sb.broken}` });
+      return;
+    }
     const tool = this.tools.get(toolName);
-    if (!tool) { sink({ ok: false, error: `unknown tool '${toolName}'` }); return; }
+    if (!tool) {
+      sink({ ok: false, error: `unknown tool '${toolName}'` });
+      return;
+    }
     if (sb.used + LOW_MEMORY_RESERVE > sb.limit) {
       sb.collect(); // garbage from earlier calls (a failed memory bomb) may be all that is left
-    if (sb.used + LOW_MEMORY_RESERVE > sb.limit) { sink({ ok: false, error: LOW_MEMORY_MESSAGE }); return; }
+      if (sb.used + LOW_MEMORY_RESERVE > sb.limit) {
+        sink({ ok: false, error: LOW_MEMORY_MESSAGE });
+        return;
+      }
     }
     const raw = argsRaw.trim() === '' ? '{}' : argsRaw;
     let args: unknown;
-    try { args = JSON.parse(raw); } catch { sink({ ok: false, error: MALFORMED_ARGS_MESSAGE }); return; }
-    if (args === null || typeof args !== 'object' || Array.isArray(args)) { sink({ ok: false, error: NON_OBJECT_ARGS_MESSAGE }); return; }
+    try {
+      args = JSON.parse(raw);
+    } catch {
+      sink({ ok: false, error: MALFORMED_ARGS_MESSAGE });
+      return;
+    }
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+      sink({ ok: false, error: NON_OBJECT_ARGS_MESSAGE });
+      return;
+    }
     const inv = new Invocation(id, this, tool, raw, sink);
     const ctxId = this.nextHandleId();
     const r = this.scheduler.create(inv, (L1, L) => {
@@ -160,7 +188,10 @@ export class Plugin {
       this.api.pushCtx(L1, ctxId);
       return 2;
     });
-    if ('error' in r) { sink({ ok: false, error: `cannot start the tool call: ${r.error}` }); return; }
+    if ('error' in r) {
+      sink({ ok: false, error: `cannot start the tool call: ${r.error}` });
+      return;
+    }
     inv.main = r.co;
     this.invocations.set(id, inv);
     this.ctxHandles.set(ctxId, inv);

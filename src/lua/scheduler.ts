@@ -40,7 +40,11 @@ export class Coroutine {
   resumeWith: ((L: LuaPtr) => number) | null = null;
   /** Cancels the async operation the coroutine is parked on. */
   cancelOp: (() => void) | null = null;
-  constructor(readonly L: LuaPtr, readonly ref: number, readonly owner: CoroutineOwner) {}
+  constructor(
+    readonly L: LuaPtr,
+    readonly ref: number,
+    readonly owner: CoroutineOwner,
+  ) {}
 }
 
 export class Scheduler {
@@ -164,7 +168,8 @@ export class Scheduler {
         this.resume(co);
       };
       // Never resume a coroutine from inside its own running host call.
-      if (starting) queueMicrotask(go); else go();
+      if (starting) queueMicrotask(go);
+      else go();
     });
     starting = false;
     if (!settled) co.cancelOp = cancel;
@@ -177,7 +182,8 @@ export class Scheduler {
   }
 
   requireYieldable(L: LuaPtr): void {
-    if (!this.sb.m._lua_isyieldable(L)) throw new LuaError('attempt to yield across a C-call boundary (e.g. from a table.sort comparator or a gsub callback)');
+    if (!this.sb.m._lua_isyieldable(L))
+      throw new LuaError('attempt to yield across a C-call boundary (e.g. from a table.sort comparator or a gsub callback)');
   }
 
   /** Stop a coroutine for good: cancel what it waits on and let Lua collect it. */

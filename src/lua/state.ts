@@ -2,7 +2,15 @@
 // host-function plumbing and protected execution. Knows nothing about tools or scheduling.
 
 import {
-  LuaMem, newLuaModule, isLongjmp, LUA_OK, LUA_REGISTRYINDEX, LUA_MASKCOUNT, upvalueIndex, type LuaModule, type LuaPtr,
+  LuaMem,
+  newLuaModule,
+  isLongjmp,
+  LUA_OK,
+  LUA_REGISTRYINDEX,
+  LUA_MASKCOUNT,
+  upvalueIndex,
+  type LuaModule,
+  type LuaPtr,
 } from './wasm.js';
 import { newCappedState, openSafeLibraries, removeUnsafeGlobals, type MemoryAccount } from './base-state.js';
 import { HOOK_COUNT, MEMORY_LIMIT } from './limits.js';
@@ -16,7 +24,6 @@ export class LuaError extends Error {
     this.where = where;
   }
 }
-
 
 // Runs once per state before any plugin code: removes the globals a plugin must not reach, which
 // is simpler in Lua than through the C API; collectgarbage is kept for the host only.
@@ -65,9 +72,16 @@ export class Sandbox implements MemoryAccount {
     // The cap (this object keeps the count); a panic throws, so the caller can mark it broken.
     this.L = newCappedState(m, this.mem, this);
     if (!this.L) throw new Error('cannot create Lua state');
-    this.hookPtr = m.addFunction(((L: LuaPtr) => {
-      try { this.onHook(L); } catch (e) { if (isLongjmp(e)) throw e; }
-    }) as never, 'vii');
+    this.hookPtr = m.addFunction(
+      ((L: LuaPtr) => {
+        try {
+          this.onHook(L);
+        } catch (e) {
+          if (isLongjmp(e)) throw e;
+        }
+      }) as never,
+      'vii',
+    );
     // Each addFunction costs a wasm table slot and ~5 KiB; one dispatcher serves all host
     // functions, which find their implementation through their upvalue.
     this.dispatcher = this.pointer((L) => this.hostFns[m._lua_touserdata(L, upvalueIndex(1))](L), 'function');
@@ -97,15 +111,18 @@ export class Sandbox implements MemoryAccount {
    */
   pointer(impl: HostFn, kind: keyof typeof POINTER_SIGS): number {
     const m = this.m;
-    return m.addFunction(((L: LuaPtr) => {
-      try {
-        return impl(L);
-      } catch (e) {
-        if (isLongjmp(e)) throw e;
-        this.pushError(L, e);
-        return m._lua_error(L);
-      }
-    }) as never, POINTER_SIGS[kind]);
+    return m.addFunction(
+      ((L: LuaPtr) => {
+        try {
+          return impl(L);
+        } catch (e) {
+          if (isLongjmp(e)) throw e;
+          this.pushError(L, e);
+          return m._lua_error(L);
+        }
+      }) as never,
+      POINTER_SIGS[kind],
+    );
   }
 
   private pushError(L: LuaPtr, e: unknown): void {

@@ -133,7 +133,17 @@ function shareCompiledModule(): void {
 function smallerInitialMemory(bin: Uint8Array): Uint8Array {
   try {
     let p = 8;
-    const leb = () => { let r = 0; let s = 0; let b: number; do { b = bin[p++]; r += (b & 0x7f) * 2 ** s; s += 7; } while (b & 0x80); return r; };
+    const leb = () => {
+      let r = 0;
+      let s = 0;
+      let b: number;
+      do {
+        b = bin[p++];
+        r += (b & 0x7f) * 2 ** s;
+        s += 7;
+      } while (b & 0x80);
+      return r;
+    };
     let memInitAt = -1;
     let memInitLen = 0;
     let memInit = 0;
@@ -142,13 +152,15 @@ function smallerInitialMemory(bin: Uint8Array): Uint8Array {
       const id = bin[p++];
       const len = leb();
       const end = p + len;
-      if (id === 5) { // memory: count, flags, initial[, maximum]
+      if (id === 5) {
+        // memory: count, flags, initial[, maximum]
         if (leb() !== 1) return bin;
         p++;
         memInitAt = p;
         memInit = leb();
         memInitLen = p - memInitAt;
-      } else if (id === 6) { // globals: emscripten's first is __stack_pointer = i32.const <top of stack>
+      } else if (id === 6) {
+        // globals: emscripten's first is __stack_pointer = i32.const <top of stack>
         if (leb() < 1) return bin;
         if (bin[p] !== 0x7f || bin[p + 2] !== 0x41) return bin;
         p += 3;
@@ -212,7 +224,10 @@ export class LuaMem {
       if (this.buf) this.m._free(this.buf);
       this.bufSize = Math.max(n, 256, this.bufSize * 2);
       this.buf = this.m._malloc(this.bufSize);
-      if (!this.buf) { this.bufSize = 0; throw new Error('wasm heap exhausted'); }
+      if (!this.buf) {
+        this.bufSize = 0;
+        throw new Error('wasm heap exhausted');
+      }
     }
     return this.buf;
   }
@@ -233,10 +248,16 @@ export class LuaMem {
       const heap = m.HEAPU8;
       for (let i = 0; i < n; i++) {
         const c = s.charCodeAt(i);
-        if (c > 127) { ascii = false; break; }
+        if (c > 127) {
+          ascii = false;
+          break;
+        }
         heap[p + i] = c;
       }
-      if (ascii) { m._lua_pushlstring(L, p, n); return; }
+      if (ascii) {
+        m._lua_pushlstring(L, p, n);
+        return;
+      }
     }
     const p = this.staging(n * 3);
     const { written } = encoder.encodeInto(s, m.HEAPU8.subarray(p, p + n * 3));
@@ -286,7 +307,11 @@ export class LuaMem {
   text(L: LuaPtr, idx: number): string | Uint8Array | null {
     const v = this.view(L, idx);
     if (!v) return null;
-    try { return strictDecoder.decode(v); } catch { return v.slice(); }
+    try {
+      return strictDecoder.decode(v);
+    } catch {
+      return v.slice();
+    }
   }
 
   /** Load source bytes as a text chunk (never bytecode). Returns the lua_load status. */

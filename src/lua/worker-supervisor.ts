@@ -11,8 +11,17 @@ import { discoverPlugins } from './discovery.js';
 import { workerLocation } from './paths.js';
 import { DEFAULT_WATCHDOG_MS, MAX_RUNAWAYS } from './limits.js';
 import {
-  SAB_BYTES, W_CALL, W_INSIDE, W_PLUGIN, W_SINCE_F64, wallNow,
-  type LoadError, type PluginSource, type ToMain, type ToolInfo, type ToWorker,
+  SAB_BYTES,
+  W_CALL,
+  W_INSIDE,
+  W_PLUGIN,
+  W_SINCE_F64,
+  wallNow,
+  type LoadError,
+  type PluginSource,
+  type ToMain,
+  type ToolInfo,
+  type ToWorker,
 } from './protocol.js';
 
 export type { LoadError } from './protocol.js';
@@ -81,7 +90,11 @@ class LuaHost implements PluginHost {
   private closeWaiter: (() => void) | null = null;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly opts: LoadOptions, private readonly sources: PluginSource[], errors: LoadError[]) {
+  constructor(
+    private readonly opts: LoadOptions,
+    private readonly sources: PluginSource[],
+    errors: LoadError[],
+  ) {
     this.errors = [...errors];
     this.watchdogMs = opts.watchdogMs ?? DEFAULT_WATCHDOG_MS;
     for (const e of errors) this.log(`lua plugin ${e.plugin}: ${e.message}`);
@@ -113,8 +126,12 @@ class LuaHost implements PluginHost {
     });
     this.worker = w;
     this.loading = true;
-    w.on('message', (batch: ToMain[]) => { if (this.worker === w) for (const m of batch) this.onMessage(m); });
-    w.on('error', (e) => { if (this.worker === w) this.workerDied(`plugin host failed: ${e.message}`); });
+    w.on('message', (batch: ToMain[]) => {
+      if (this.worker === w) for (const m of batch) this.onMessage(m);
+    });
+    w.on('error', (e) => {
+      if (this.worker === w) this.workerDied(`plugin host failed: ${e.message}`);
+    });
     w.on('exit', (code) => {
       if (this.worker === w) this.workerDied(`plugin host exited unexpectedly (code ${code})`);
       this.closeWaiter?.();
@@ -281,10 +298,22 @@ class LuaHost implements PluginHost {
 
   private call(info: ToolInfo, inv: ToolInvocation): void {
     if (inv.done) return;
-    if (this.closed) { inv.fail('plugin host is closed'); return; }
-    if (this.dead) { inv.fail(`plugin host unavailable: ${this.dead}`); return; }
-    if (this.excluded.has(info.plugin)) { inv.fail(`tool '${info.name}' is disabled: its plugin ran away too often`); return; }
-    if (inv.signal.aborted) { inv.fail(abortMessage(inv.signal)); return; }
+    if (this.closed) {
+      inv.fail('plugin host is closed');
+      return;
+    }
+    if (this.dead) {
+      inv.fail(`plugin host unavailable: ${this.dead}`);
+      return;
+    }
+    if (this.excluded.has(info.plugin)) {
+      inv.fail(`tool '${info.name}' is disabled: its plugin ran away too often`);
+      return;
+    }
+    if (inv.signal.aborted) {
+      inv.fail(abortMessage(inv.signal));
+      return;
+    }
     const id = this.nextId++;
     const onAbort = () => {
       if (!this.pending.delete(id)) return;
@@ -308,7 +337,10 @@ class LuaHost implements PluginHost {
     if (!w) return;
     await new Promise<void>((resolve) => {
       const t = setTimeout(resolve, CLOSE_GRACE_MS);
-      this.closeWaiter = () => { clearTimeout(t); resolve(); };
+      this.closeWaiter = () => {
+        clearTimeout(t);
+        resolve();
+      };
       this.updateRef();
       this.send({ t: 'close' });
     });
@@ -329,7 +361,9 @@ function abortMessage(signal: AbortSignal): string {
 function sanitizeConfig(cfg: Record<string, unknown> | undefined): Record<string, unknown> {
   if (!cfg) return {};
   try {
-    return JSON.parse(JSON.stringify(cfg, (_k, v: unknown) => (typeof v === 'function' || typeof v === 'bigint' ? undefined : v))) as Record<string, unknown>;
+    return JSON.parse(
+      JSON.stringify(cfg, (_k, v: unknown) => (typeof v === 'function' || typeof v === 'bigint' ? undefined : v)),
+    ) as Record<string, unknown>;
   } catch {
     return {};
   }

@@ -7,8 +7,17 @@ import { Plugin, type PluginEnv } from './plugin.js';
 import type { Watch } from './scheduler.js';
 import type { CallResult } from './invocation.js';
 import {
-  SAB_BYTES, W_CALL, W_INSIDE, W_PLUGIN, W_SINCE_F64, wallNow,
-  type InitMessage, type LoadError, type ToMain, type ToolInfo, type ToWorker,
+  SAB_BYTES,
+  W_CALL,
+  W_INSIDE,
+  W_PLUGIN,
+  W_SINCE_F64,
+  wallNow,
+  type InitMessage,
+  type LoadError,
+  type ToMain,
+  type ToolInfo,
+  type ToWorker,
 } from './protocol.js';
 
 const port = parentPort;
@@ -67,8 +76,14 @@ async function init(msg: InitMessage): Promise<void> {
   const tools: ToolInfo[] = [];
   // Instances are created in parallel; the files then run one by one in name order, so the
   // first plugin to claim a tool name keeps it, every time.
-  const created = await Promise.all(msg.plugins.map((spec) =>
-    Plugin.create({ index: spec.index, name: spec.name, file: spec.file }, env).then((p) => ({ p }), (e: Error) => ({ e }))));
+  const created = await Promise.all(
+    msg.plugins.map((spec) =>
+      Plugin.create({ index: spec.index, name: spec.name, file: spec.file }, env).then(
+        (p) => ({ p }),
+        (e: Error) => ({ e }),
+      ),
+    ),
+  );
   for (let i = 0; i < msg.plugins.length; i++) {
     const spec = msg.plugins[i];
     const c = created[i];
@@ -122,8 +137,14 @@ function handle(m: ToWorker): void {
       void init(m);
       return;
     case 'call':
-      if (!ready) { queued.push(m); return; }
-      if (closing) { send({ t: 'done', id: m.id, ok: false, error: 'plugin host is shutting down' }); return; }
+      if (!ready) {
+        queued.push(m);
+        return;
+      }
+      if (closing) {
+        send({ t: 'done', id: m.id, ok: false, error: 'plugin host is shutting down' });
+        return;
+      }
       call(m.id, m.tool, m.args);
       return;
     case 'cancel': {

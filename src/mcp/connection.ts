@@ -68,7 +68,10 @@ export class McpConnection {
   private readonly budget: RestartBudget;
   private closePromise: Promise<void> | null = null;
 
-  constructor(spec: McpServerSpec, private readonly opts: McpConnectionOptions = {}) {
+  constructor(
+    spec: McpServerSpec,
+    private readonly opts: McpConnectionOptions = {},
+  ) {
     this.name = spec.name;
     this.spec = spec;
     this.budget = opts.restartBudget?.() ?? new RestartBudget();
@@ -114,7 +117,9 @@ export class McpConnection {
   private log(line: string): void {
     try {
       this.opts.log?.(`mcp ${this.name}: ${line}`);
-    } catch { /* ignore */ }
+    } catch {
+      /* ignore */
+    }
   }
 
   private notice(text: string): void {
@@ -139,8 +144,13 @@ export class McpConnection {
   }
 
   private setTools(listed: readonly ListedTool[]): void {
-    this._tools = buildToolDefs(this.name, listed, this.spec.timeoutMs, (tool, inv) => this.call(tool, inv), (tool, name) =>
-      this.log(`tool '${tool}' maps to ${name}, already taken by another tool; skipped`));
+    this._tools = buildToolDefs(
+      this.name,
+      listed,
+      this.spec.timeoutMs,
+      (tool, inv) => this.call(tool, inv),
+      (tool, name) => this.log(`tool '${tool}' maps to ${name}, already taken by another tool; skipped`),
+    );
     this.emitTools(this._tools);
   }
 
@@ -158,7 +168,10 @@ export class McpConnection {
     try {
       const { Client } = await loadClientSdk();
       client = new Client({ name: 'clm', version: this.opts.clientVersion ?? '0' }, { capabilities: {}, listMaxPages: 1000 });
-      handle = await createServerTransport(this.spec, { log: this.opts.log, userAgent: `clm/${this.opts.clientVersion ?? '0'} (tool: mcp)` });
+      handle = await createServerTransport(this.spec, {
+        log: this.opts.log,
+        userAgent: `clm/${this.opts.clientVersion ?? '0'} (tool: mcp)`,
+      });
     } catch (e) {
       this.fail(gen, `connect failed (${errorText(e)})`);
       return;
@@ -172,7 +185,11 @@ export class McpConnection {
     client.onclose = () => this.onClosed(gen);
     client.setNotificationHandler('notifications/tools/list_changed', () => void this.refreshTools(gen));
     // Arguments and URL queries may carry secrets (clm.secrets values), so neither is logged.
-    this.log(this.spec.transport === 'stdio' ? `starting ${this.spec.command[0]} (${this.spec.command.length - 1} args)` : `connecting to ${redactUrl(this.spec.url!)}`);
+    this.log(
+      this.spec.transport === 'stdio'
+        ? `starting ${this.spec.command[0]} (${this.spec.command.length - 1} args)`
+        : `connecting to ${redactUrl(this.spec.url!)}`,
+    );
 
     let phase = 'initialize';
     try {
@@ -194,7 +211,8 @@ export class McpConnection {
       let why: string;
       if (spawn) why = `failed to start (${spawn})`;
       else if (isTimeout(e)) why = `connect failed (no answer to ${phase} within ${this.spec.timeoutMs} ms)`;
-      else if (isConnectionClosed(e)) why = `connect failed (${this.spec.transport === 'stdio' ? 'server exited' : 'connection closed'} during ${phase})`;
+      else if (isConnectionClosed(e))
+        why = `connect failed (${this.spec.transport === 'stdio' ? 'server exited' : 'connection closed'} during ${phase})`;
       else why = `connect failed (${phase}: ${errorText(e)})`;
       this.fail(gen, why);
     }
@@ -253,12 +271,15 @@ export class McpConnection {
       return;
     }
     this.notice(`mcp: ${this.name}: server exited; restarting in ${Math.ceil(wait / 1000)} s`);
-    this.restartTimer = setTimeout(() => {
-      this.restartTimer = null;
-      if (this._state !== 'down') return;
-      if (this.budget.take()) this.launch();
-      else this.scheduleRestart();
-    }, Math.max(wait, 1));
+    this.restartTimer = setTimeout(
+      () => {
+        this.restartTimer = null;
+        if (this._state !== 'down') return;
+        if (this.budget.take()) this.launch();
+        else this.scheduleRestart();
+      },
+      Math.max(wait, 1),
+    );
     this.restartTimer.unref();
   }
 

@@ -29,7 +29,11 @@ export class McpManager {
   readonly configErrors: readonly string[];
   private readonly readyTimeoutMs: number;
 
-  constructor(connections: McpConnection[], configErrors: string[], private readonly opts: McpOptions = {}) {
+  constructor(
+    connections: McpConnection[],
+    configErrors: string[],
+    private readonly opts: McpOptions = {},
+  ) {
     this.connections = connections;
     this.configErrors = configErrors;
     this.readyTimeoutMs = opts.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
@@ -82,7 +86,13 @@ export class McpManager {
   killNow(): void {
     for (const c of this.connections) {
       const pid = c.pid;
-      if (pid) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+      if (pid) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }
     }
   }
 }

@@ -15,12 +15,19 @@ export type CallTool = (toolName: string, inv: ToolInvocation) => Promise<void>;
 
 /** JSON Schema for the arguments: the tool's inputSchema when it is an object schema, else `{type:"object"}`. */
 function parametersOf(schema: unknown): object {
-  if (schema !== null && typeof schema === 'object' && !Array.isArray(schema) && typeof (schema as { type?: unknown }).type === 'string') return schema;
+  if (schema !== null && typeof schema === 'object' && !Array.isArray(schema) && typeof (schema as { type?: unknown }).type === 'string')
+    return schema;
   return { type: 'object' };
 }
 
 /** ToolDefs for a server's tools; a second tool mapping to an already used name is dropped (reported via onDuplicate). */
-export function buildToolDefs(server: string, tools: readonly ListedTool[], timeoutMs: number, call: CallTool, onDuplicate?: (tool: string, name: string) => void): ToolDef[] {
+export function buildToolDefs(
+  server: string,
+  tools: readonly ListedTool[],
+  timeoutMs: number,
+  call: CallTool,
+  onDuplicate?: (tool: string, name: string) => void,
+): ToolDef[] {
   const defs: ToolDef[] = [];
   const used = new Set<string>();
   for (const t of tools) {

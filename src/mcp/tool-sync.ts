@@ -15,7 +15,9 @@ export function toolSync(target: ToolTarget, onError?: (text: string) => void): 
     for (const name of registered.get(server) ?? []) {
       try {
         target.removeTool(name);
-      } catch { /* already gone */ }
+      } catch {
+        /* already gone */
+      }
     }
     const added: string[] = [];
     for (const def of tools) {

@@ -47,7 +47,10 @@ function forwardLines(stream: Readable, emit: (line: string) => void): void {
   stream.on('error', () => {});
 }
 
-export async function createServerTransport(spec: McpServerSpec, opts: { log?: (line: string) => void; userAgent: string }): Promise<ServerTransport> {
+export async function createServerTransport(
+  spec: McpServerSpec,
+  opts: { log?: (line: string) => void; userAgent: string },
+): Promise<ServerTransport> {
   if (spec.transport === 'http') {
     const headers: Record<string, string> = { 'User-Agent': opts.userAgent };
     if (spec.apiKey) headers.Authorization = `Bearer ${spec.apiKey}`;
@@ -60,11 +63,14 @@ export async function createServerTransport(spec: McpServerSpec, opts: { log?: (
   const stdio = new StdioClientTransport({ command: command!, args, env: childEnv(), stderr: 'pipe' });
   const log = opts.log;
   // Always drain stderr (a full pipe would stall the server); keep it for the debug log only.
-  if (stdio.stderr) forwardLines(stdio.stderr as Readable, (line) => {
-    try {
-      log?.(`mcp ${spec.name} stderr: ${line}`);
-    } catch { /* a failing log sink must not break the pipe */ }
-  });
+  if (stdio.stderr)
+    forwardLines(stdio.stderr as Readable, (line) => {
+      try {
+        log?.(`mcp ${spec.name} stderr: ${line}`);
+      } catch {
+        /* a failing log sink must not break the pipe */
+      }
+    });
   let killTimer: NodeJS.Timeout | undefined;
   return {
     transport: stdio,
@@ -84,7 +90,9 @@ export async function createServerTransport(spec: McpServerSpec, opts: { log?: (
       killTimer ??= setTimeout(() => {
         try {
           process.kill(pid, 'SIGKILL');
-        } catch { /* already gone */ }
+        } catch {
+          /* already gone */
+        }
       }, 500);
       killTimer.unref();
     },

@@ -5,7 +5,11 @@
 export type SessionErrorCode = 'EINVAL' | 'ENOENT' | 'EEXIST' | 'EPROTONOSUPPORT' | 'EIO';
 
 const numbers: Record<SessionErrorCode, number> = {
-  EINVAL: -22, ENOENT: -2, EEXIST: -17, EPROTONOSUPPORT: -93, EIO: -5,
+  EINVAL: -22,
+  ENOENT: -2,
+  EEXIST: -17,
+  EPROTONOSUPPORT: -93,
+  EIO: -5,
 };
 
 export class SessionError extends Error {

@@ -62,7 +62,10 @@ export function parseSessionLine(line: string): ParsedLine {
   if (o.type === 'meta') {
     const v = typeof o.v === 'number' ? o.v : SESSION_FORMAT_VERSION;
     if (v > SESSION_FORMAT_VERSION) {
-      throw new SessionError('EPROTONOSUPPORT', `session file was written by a newer version of clm (format v${v}; this one reads v${SESSION_FORMAT_VERSION})`);
+      throw new SessionError(
+        'EPROTONOSUPPORT',
+        `session file was written by a newer version of clm (format v${v}; this one reads v${SESSION_FORMAT_VERSION})`,
+      );
     }
     const meta: SessionMeta = {
       type: 'meta',
@@ -75,7 +78,13 @@ export function parseSessionLine(line: string): ParsedLine {
   }
   if (o.type === 'compact') {
     const { index, count, summary } = o;
-    if (Number.isInteger(index) && Number.isInteger(count) && (index as number) >= 0 && (count as number) > 0 && typeof summary === 'string') {
+    if (
+      Number.isInteger(index) &&
+      Number.isInteger(count) &&
+      (index as number) >= 0 &&
+      (count as number) > 0 &&
+      typeof summary === 'string'
+    ) {
       return { kind: 'compact', index: index as number, count: count as number, summary };
     }
     return { kind: 'skip', damaged: true };
@@ -96,7 +105,13 @@ export function parseSessionLine(line: string): ParsedLine {
  * replayed; `transcript` is every message as it was logged (for replay on screen), `firstUser`
  * its first prompt (a compaction may have folded it away).
  */
-export function parseSessionText(text: string): { meta: SessionMeta | null; messages: Message[]; transcript: Message[]; firstUser: Message | null; skipped: number } {
+export function parseSessionText(text: string): {
+  meta: SessionMeta | null;
+  messages: Message[];
+  transcript: Message[];
+  firstUser: Message | null;
+  skipped: number;
+} {
   let meta: SessionMeta | null = null;
   let firstUser: Message | null = null;
   let skipped = 0;
@@ -105,8 +120,9 @@ export function parseSessionText(text: string): { meta: SessionMeta | null; mess
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
     const p = parseSessionLine(line);
-    if (p.kind === 'skip') { if (p.damaged) skipped++; }
-    else if (p.kind === 'meta') meta ??= p.meta;
+    if (p.kind === 'skip') {
+      if (p.damaged) skipped++;
+    } else if (p.kind === 'meta') meta ??= p.meta;
     else if (p.kind === 'msg') {
       messages.push(p.message);
       transcript.push(p.message);

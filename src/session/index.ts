@@ -4,6 +4,15 @@
 export { SessionError, type SessionErrorCode } from './errors.js';
 export { sessionDir, ensureSessionDir, makeDirs, type SessionDirOptions } from './paths.js';
 export { newSessionId, isValidSessionId, assertValidSessionId } from './id.js';
-export { SESSION_FORMAT_VERSION, encodeMetaLine, encodeMessageLine, encodeCompactLine, parseSessionLine, parseSessionText, type SessionMeta, type ParsedLine } from './format.js';
+export {
+  SESSION_FORMAT_VERSION,
+  encodeMetaLine,
+  encodeMessageLine,
+  encodeCompactLine,
+  parseSessionLine,
+  parseSessionText,
+  type SessionMeta,
+  type ParsedLine,
+} from './format.js';
 export { Session, createSession, openSession, loadSession, deleteSession, type CreateSessionOptions, type LoadedSession } from './store.js';
 export { listSessions, formatSessionList, formatSessionTime, firstUserSnippet, type SessionListRow } from './list.js';

@@ -62,7 +62,12 @@ export function listSessions(opts: SessionDirOptions = {}): SessionListRow[] {
       continue; // unreadable or written by a newer version: not offered
     }
     const { meta, messages } = loaded;
-    const row: SessionListRow = { id, created: meta.created, firstUser: firstUserSnippet(loaded.firstUser ? [loaded.firstUser] : messages), messageCount: messages.length };
+    const row: SessionListRow = {
+      id,
+      created: meta.created,
+      firstUser: firstUserSnippet(loaded.firstUser ? [loaded.firstUser] : messages),
+      messageCount: messages.length,
+    };
     if (meta.model !== undefined) row.model = meta.model;
     if (meta.provider !== undefined) row.provider = meta.provider;
     if (meta.agent !== undefined) row.agent = meta.agent;

@@ -45,6 +45,10 @@ export function makeDirs(dir: string, mode: number): void {
     const parent = dirname(dir);
     if (parent === dir) throw e;
     makeDirs(parent, mode);
-    try { mkdirSync(dir, { mode }); } catch (e2) { if ((e2 as NodeJS.ErrnoException).code !== 'EEXIST') throw e2; }
+    try {
+      mkdirSync(dir, { mode });
+    } catch (e2) {
+      if ((e2 as NodeJS.ErrnoException).code !== 'EEXIST') throw e2;
+    }
   }
 }

@@ -15,7 +15,14 @@ import { join } from 'node:path';
 import { readRegularFileSync } from '../host/regular-file.js';
 import type { CompactionRecord, Message } from '../core/types.js';
 import { SessionError } from './errors.js';
-import { encodeCompactLine, encodeMessageLine, encodeMetaLine, parseSessionText, SESSION_FORMAT_VERSION, type SessionMeta } from './format.js';
+import {
+  encodeCompactLine,
+  encodeMessageLine,
+  encodeMetaLine,
+  parseSessionText,
+  SESSION_FORMAT_VERSION,
+  type SessionMeta,
+} from './format.js';
 import { assertValidSessionId, newSessionId } from './id.js';
 import { ensureSessionDir, sessionDir, type SessionDirOptions } from './paths.js';
 
@@ -100,7 +107,11 @@ export class Session {
     try {
       this.size += writeAll(fd, text);
     } catch (e) {
-      try { ftruncateSync(fd, this.size); } catch { /* the line stays cut; loading skips it */ }
+      try {
+        ftruncateSync(fd, this.size);
+      } catch {
+        /* the line stays cut; loading skips it */
+      }
       throw new SessionError('EIO', `writing session ${this.id}: ${(e as Error).message}`, { cause: e });
     }
   }
@@ -171,11 +182,16 @@ export function createSession(opts: CreateSessionOptions = {}): Session {
       fd = openSync(path, CREATE_FLAGS, 0o600);
     } catch (e) {
       if (errnoCode(e) === 'EEXIST' && attempt < 8) continue;
-      throw new SessionError(errnoCode(e) === 'EEXIST' ? 'EEXIST' : 'EIO', `creating session file ${path}: ${(e as Error).message}`, { cause: e });
+      throw new SessionError(errnoCode(e) === 'EEXIST' ? 'EEXIST' : 'EIO', `creating session file ${path}: ${(e as Error).message}`, {
+        cause: e,
+      });
     }
     let size: number;
     try {
-      size = writeAll(fd, encodeMetaLine({ id, created: Math.floor(now.getTime() / 1000), model: opts.model, provider: opts.provider, agent: opts.agent }));
+      size = writeAll(
+        fd,
+        encodeMetaLine({ id, created: Math.floor(now.getTime() / 1000), model: opts.model, provider: opts.provider, agent: opts.agent }),
+      );
     } catch (e) {
       closeSync(fd);
       removeFile(path);

@@ -23,7 +23,10 @@ export class TextBlock implements Block {
   private cache: { width: number; lines: string[] } | null = null;
   private value: string;
 
-  constructor(text: string, private readonly wrap: WrapOptions = {}) {
+  constructor(
+    text: string,
+    private readonly wrap: WrapOptions = {},
+  ) {
     this.value = sanitize(text, { keepStyles: true });
   }
 

@@ -34,7 +34,11 @@ export interface EditorView {
 const WORD = /[\p{L}\p{N}_]/u;
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 
-interface RowCache { text: string; avail: number; starts: number[] }
+interface RowCache {
+  text: string;
+  avail: number;
+  starts: number[];
+}
 
 const WINDOW = 64;
 const BLOCK = 2048;
@@ -131,7 +135,10 @@ export class LineEditor {
     } else {
       let o = Math.max(0, Math.min(offset, text.length));
       let r = 0;
-      while (r < this.lines.length - 1 && o > this.lines[r]!.length) { o -= this.lines[r]!.length + 1; r++; }
+      while (r < this.lines.length - 1 && o > this.lines[r]!.length) {
+        o -= this.lines[r]!.length + 1;
+        r++;
+      }
       this.row = r;
       this.col = Math.min(o, this.lines[r]!.length);
     }
@@ -148,7 +155,8 @@ export class LineEditor {
     if (!clean) return;
     const parts = clean.split('\n');
     const line = this.lines[this.row]!;
-    const before = line.slice(0, this.col), after = line.slice(this.col);
+    const before = line.slice(0, this.col),
+      after = line.slice(this.col);
     if (parts.length === 1) {
       this.lines[this.row] = before + clean + after;
       this.col += clean.length;
@@ -183,13 +191,19 @@ export class LineEditor {
 
   left(): boolean {
     if (this.col > 0) this.col = this.prevBoundary();
-    else if (this.row > 0) { this.row--; this.col = this.lines[this.row]!.length; } else return false;
+    else if (this.row > 0) {
+      this.row--;
+      this.col = this.lines[this.row]!.length;
+    } else return false;
     return true;
   }
 
   right(): boolean {
     if (this.col < this.lines[this.row]!.length) this.col = this.nextBoundary();
-    else if (this.row < this.lines.length - 1) { this.row++; this.col = 0; } else return false;
+    else if (this.row < this.lines.length - 1) {
+      this.row++;
+      this.col = 0;
+    } else return false;
     return true;
   }
 
@@ -333,7 +347,10 @@ export class LineEditor {
 
   /** Up: the line above, or the previous history entry from the first line. */
   up(): boolean {
-    if (this.row > 0) { this.moveVertical(-1); return true; }
+    if (this.row > 0) {
+      this.moveVertical(-1);
+      return true;
+    }
     const h = this.history.prev(this.text);
     if (h === null) return false;
     this.setText(h);
@@ -342,7 +359,10 @@ export class LineEditor {
 
   /** Down: the line below, or the next history entry (then the saved live line) from the last line. */
   down(): boolean {
-    if (this.row < this.lines.length - 1) { this.moveVertical(1); return true; }
+    if (this.row < this.lines.length - 1) {
+      this.moveVertical(1);
+      return true;
+    }
     const h = this.history.next();
     if (h === null) return false;
     this.setText(h);
@@ -377,8 +397,14 @@ export class LineEditor {
    * Alt+Enter and Ctrl-J insert a newline; Ctrl-D on an empty editor gives 'eof'.
    */
   handle(ev: InputEvent): EditResult {
-    if (ev.type === 'text') { this.insert(ev.text); return 'changed'; }
-    if (ev.type === 'paste') { this.insertLiteral(ev.text); return 'changed'; }
+    if (ev.type === 'text') {
+      this.insert(ev.text);
+      return 'changed';
+    }
+    if (ev.type === 'paste') {
+      this.insertLiteral(ev.text);
+      return 'changed';
+    }
     if (ev.type !== 'key') return 'ignored';
     const id = keyId(ev.key);
     const moved = (b: boolean): EditResult => (b ? 'moved' : 'ignored');
@@ -386,27 +412,69 @@ export class LineEditor {
     const wasKill = this.lastWasKill;
     this.lastWasKill = false;
     switch (id) {
-      case 'enter': return 'submit';
-      case 'shift+enter': case 'alt+enter': case 'ctrl+j': this.insert('\n'); return 'changed';
-      case 'backspace': case 'ctrl+h': case 'shift+backspace': return changed(this.backspace());
-      case 'delete': return changed(this.deleteForward());
-      case 'ctrl+d': return this.isEmpty ? 'eof' : changed(this.deleteForward());
-      case 'left': case 'ctrl+b': return moved(this.left());
-      case 'right': case 'ctrl+f': return moved(this.right());
-      case 'home': case 'ctrl+a': return moved(this.home());
-      case 'end': case 'ctrl+e': return moved(this.end());
-      case 'ctrl+left': case 'alt+b': case 'alt+left': return moved(this.wordLeft());
-      case 'ctrl+right': case 'alt+f': case 'alt+right': return moved(this.wordRight());
-      case 'up': return this.row > 0 ? moved(this.up()) : changed(this.up());
-      case 'down': return this.row < this.lines.length - 1 ? moved(this.down()) : changed(this.down());
-      case 'ctrl+u': this.lastWasKill = wasKill; return changed(this.killToStart());
-      case 'ctrl+k': this.lastWasKill = wasKill; return changed(this.killToEnd());
-      case 'ctrl+w': case 'alt+backspace': this.lastWasKill = wasKill; return changed(this.killWordBack());
-      case 'alt+d': this.lastWasKill = wasKill; return changed(this.killWordForward());
-      case 'ctrl+y': return changed(this.yank());
-      case 'tab': this.insert('\t'); return 'changed';
-      case 'space': case 'shift+space': this.insert(' '); return 'changed';
-      default: return 'ignored';
+      case 'enter':
+        return 'submit';
+      case 'shift+enter':
+      case 'alt+enter':
+      case 'ctrl+j':
+        this.insert('\n');
+        return 'changed';
+      case 'backspace':
+      case 'ctrl+h':
+      case 'shift+backspace':
+        return changed(this.backspace());
+      case 'delete':
+        return changed(this.deleteForward());
+      case 'ctrl+d':
+        return this.isEmpty ? 'eof' : changed(this.deleteForward());
+      case 'left':
+      case 'ctrl+b':
+        return moved(this.left());
+      case 'right':
+      case 'ctrl+f':
+        return moved(this.right());
+      case 'home':
+      case 'ctrl+a':
+        return moved(this.home());
+      case 'end':
+      case 'ctrl+e':
+        return moved(this.end());
+      case 'ctrl+left':
+      case 'alt+b':
+      case 'alt+left':
+        return moved(this.wordLeft());
+      case 'ctrl+right':
+      case 'alt+f':
+      case 'alt+right':
+        return moved(this.wordRight());
+      case 'up':
+        return this.row > 0 ? moved(this.up()) : changed(this.up());
+      case 'down':
+        return this.row < this.lines.length - 1 ? moved(this.down()) : changed(this.down());
+      case 'ctrl+u':
+        this.lastWasKill = wasKill;
+        return changed(this.killToStart());
+      case 'ctrl+k':
+        this.lastWasKill = wasKill;
+        return changed(this.killToEnd());
+      case 'ctrl+w':
+      case 'alt+backspace':
+        this.lastWasKill = wasKill;
+        return changed(this.killWordBack());
+      case 'alt+d':
+        this.lastWasKill = wasKill;
+        return changed(this.killWordForward());
+      case 'ctrl+y':
+        return changed(this.yank());
+      case 'tab':
+        this.insert('\t');
+        return 'changed';
+      case 'space':
+      case 'shift+space':
+        this.insert(' ');
+        return 'changed';
+      default:
+        return 'ignored';
     }
   }
 
@@ -417,7 +485,10 @@ export class LineEditor {
     let w = 0;
     for (const g of segmentGraphemes(text, a, b)) {
       const gw = g.segment === '\t' ? TAB_WIDTH - (w % TAB_WIDTH) : graphemeWidth(g.segment);
-      if (w + gw > avail && w > 0) { starts.push(g.index); w = 0; }
+      if (w + gw > avail && w > 0) {
+        starts.push(g.index);
+        w = 0;
+      }
       w += g.segment === '\t' ? TAB_WIDTH - (w % TAB_WIDTH) : gw;
     }
     if (b === text.length && w >= avail && b > a) starts.push(b);
@@ -434,11 +505,13 @@ export class LineEditor {
     if (len > LONG_LINE && !isPrintableAscii(text)) {
       const n = Math.ceil(len / BLOCK);
       const center = Math.floor((i === this.row ? this.col : i < this.row ? len : 0) / BLOCK);
-      const b0 = Math.max(0, center - 2), b1 = Math.min(n - 1, center + 2);
+      const b0 = Math.max(0, center - 2),
+        b1 = Math.min(n - 1, center + 2);
       const edge = (k: number) => (k <= 0 ? 0 : k >= n ? len : snapBoundary(text, k * BLOCK));
       const starts: number[] = [];
       for (let k = b0; k <= b1; k++) {
-        const a = edge(k), b = edge(k + 1);
+        const a = edge(k),
+          b = edge(k + 1);
         const key = `${avail}\u0000${text.slice(a, b)}${b === len ? '\u0001' : ''}`;
         let rel = this.blockCache.get(key);
         if (!rel) {
@@ -488,7 +561,8 @@ export class LineEditor {
     type VRow = { line: number; start: number; end: number };
     // Rows of the lines around the cursor: enough to fill any window that holds it.
     const span = Number.isFinite(maxRows) ? maxRows : this.lines.length;
-    const first = Math.max(0, this.row - span), last = Math.min(this.lines.length - 1, this.row + span);
+    const first = Math.max(0, this.row - span),
+      last = Math.min(this.lines.length - 1, this.row + span);
     const vrows: VRow[] = [];
     let cur = -1;
     for (let i = first; i <= last; i++) {
@@ -509,7 +583,8 @@ export class LineEditor {
     if (vrows.length - top < maxRows) top = Math.max(0, vrows.length - maxRows);
     this.viewTop = { line: vrows[top]!.line, start: vrows[top]!.start };
     const out: string[] = [];
-    let cursorRow = 0, cursorCol = 0;
+    let cursorRow = 0,
+      cursorCol = 0;
     for (let r = top; r < vrows.length && out.length < maxRows; r++) {
       const v = vrows[r]!;
       const lead = v.line === 0 && v.start === 0 ? prompt : indent;
@@ -532,7 +607,14 @@ function expandTabs(s: string): string {
   let out = '';
   let w = 0;
   for (const g of segmentGraphemes(s)) {
-    if (g.segment === '\t') { const n = TAB_WIDTH - (w % TAB_WIDTH); out += ' '.repeat(n); w += n; } else { out += g.segment; w += graphemeWidth(g.segment); }
+    if (g.segment === '\t') {
+      const n = TAB_WIDTH - (w % TAB_WIDTH);
+      out += ' '.repeat(n);
+      w += n;
+    } else {
+      out += g.segment;
+      w += graphemeWidth(g.segment);
+    }
   }
   return out;
 }

@@ -27,21 +27,30 @@ export function emojiReady(): boolean {
 
 /** The emoji for a shortcode name (without colons); undefined when unknown or not loaded yet. */
 export function emojiFor(name: string): string | undefined {
-  if (!glyphs) { void loadEmoji(); return undefined; }
+  if (!glyphs) {
+    void loadEmoji();
+    return undefined;
+  }
   return glyphs.get(name);
 }
 
 /** Shortcodes starting with `prefix`, in name order, at most `max` of them. */
 export function completeShortcode(prefix: string, max = 128): { name: string; emoji: string }[] {
-  if (!names || !glyphs) { void loadEmoji(); return []; }
+  if (!names || !glyphs) {
+    void loadEmoji();
+    return [];
+  }
   // Binary search for the first name >= prefix; matches follow it.
-  let lo = 0, hi = names.length;
+  let lo = 0,
+    hi = names.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (names[mid]! < prefix) lo = mid + 1; else hi = mid;
+    if (names[mid]! < prefix) lo = mid + 1;
+    else hi = mid;
   }
   const out: { name: string; emoji: string }[] = [];
-  for (let i = lo; i < names.length && out.length < max && names[i]!.startsWith(prefix); i++) out.push({ name: names[i]!, emoji: glyphs.get(names[i]!)! });
+  for (let i = lo; i < names.length && out.length < max && names[i]!.startsWith(prefix); i++)
+    out.push({ name: names[i]!, emoji: glyphs.get(names[i]!)! });
   return out;
 }
 

@@ -68,12 +68,20 @@ export function scanEscape(s: string, i: number): EscapeScan {
     let plain = true; // digits, ';' and ':' only: a candidate SGR
     while (j < n) {
       const d = s.charCodeAt(j);
-      if (d >= 0x30 && d <= 0x3f) { if (d > 0x3b) plain = false; j++; continue; }
+      if (d >= 0x30 && d <= 0x3f) {
+        if (d > 0x3b) plain = false;
+        j++;
+        continue;
+      }
       break;
     }
     while (j < n) {
       const d = s.charCodeAt(j);
-      if (d >= 0x20 && d <= 0x2f) { plain = false; j++; continue; }
+      if (d >= 0x20 && d <= 0x2f) {
+        plain = false;
+        j++;
+        continue;
+      }
       break;
     }
     if (j >= n) return { kind: 'csi', end: n };
@@ -123,7 +131,10 @@ export function stripEscapes(s: string): string {
   let i = 0;
   while (i < s.length) {
     const e = s.indexOf('\x1b', i);
-    if (e < 0) { out += s.slice(i); break; }
+    if (e < 0) {
+      out += s.slice(i);
+      break;
+    }
     out += s.slice(i, e);
     i = scanEscape(s, e).end;
   }

@@ -19,8 +19,23 @@ const listeners = new Set<() => void>();
 
 /** Languages registered, with the aliases highlight.js knows them by. */
 export const HIGHLIGHT_LANGUAGES = [
-  'bash', 'c', 'cpp', 'css', 'diff', 'go', 'java', 'javascript', 'json', 'lua', 'markdown', 'python', 'rust',
-  'sql', 'typescript', 'xml', 'yaml',
+  'bash',
+  'c',
+  'cpp',
+  'css',
+  'diff',
+  'go',
+  'java',
+  'javascript',
+  'json',
+  'lua',
+  'markdown',
+  'python',
+  'rust',
+  'sql',
+  'typescript',
+  'xml',
+  'yaml',
 ] as const;
 
 export function highlighterReady(): boolean {
@@ -137,7 +152,10 @@ export function highlightCode(code: string, lang: string, base: Style = DEFAULT_
   const re = /<span class="([^"]*)">|<\/span>|&(amp|lt|gt|quot|#x27|#39);|[^<&]+|[<&]/g;
   for (const m of html.matchAll(re)) {
     if (m[1] !== undefined) {
-      const cls = m[1].split(' ')[0]!.replace(/^hljs-/, '').replace(/_+$/, '');
+      const cls = m[1]
+        .split(' ')[0]!
+        .replace(/^hljs-/, '')
+        .replace(/_+$/, '');
       const own = CLASS_STYLES[cls] ?? CLASS_STYLES[cls.split('.')[0]!] ?? DEFAULT_STYLE;
       const top = stack[stack.length - 1]!;
       stack.push(own === DEFAULT_STYLE ? top : mergeStyles(top, own));

@@ -7,7 +7,10 @@ export class History {
   private pos = 0;
   private live = '';
 
-  constructor(entries: readonly string[] = [], private readonly max = 1000) {
+  constructor(
+    entries: readonly string[] = [],
+    private readonly max = 1000,
+  ) {
     for (const e of entries) this.add(e);
   }
 

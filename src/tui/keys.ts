@@ -52,22 +52,98 @@ const PASTE_START = '\x1b[200~';
 const PASTE_END = '\x1b[201~';
 
 const TILDE: Record<string, string> = {
-  1: 'home', 2: 'insert', 3: 'delete', 4: 'end', 5: 'pageup', 6: 'pagedown', 7: 'home', 8: 'end',
-  11: 'f1', 12: 'f2', 13: 'f3', 14: 'f4', 15: 'f5', 17: 'f6', 18: 'f7', 19: 'f8', 20: 'f9', 21: 'f10',
-  23: 'f11', 24: 'f12', 25: 'f13', 26: 'f14', 28: 'f15', 29: 'f16', 31: 'f17', 32: 'f18', 33: 'f19', 34: 'f20',
+  1: 'home',
+  2: 'insert',
+  3: 'delete',
+  4: 'end',
+  5: 'pageup',
+  6: 'pagedown',
+  7: 'home',
+  8: 'end',
+  11: 'f1',
+  12: 'f2',
+  13: 'f3',
+  14: 'f4',
+  15: 'f5',
+  17: 'f6',
+  18: 'f7',
+  19: 'f8',
+  20: 'f9',
+  21: 'f10',
+  23: 'f11',
+  24: 'f12',
+  25: 'f13',
+  26: 'f14',
+  28: 'f15',
+  29: 'f16',
+  31: 'f17',
+  32: 'f18',
+  33: 'f19',
+  34: 'f20',
 };
 const LETTER: Record<string, string> = {
-  A: 'up', B: 'down', C: 'right', D: 'left', H: 'home', F: 'end', E: 'clear', P: 'f1', Q: 'f2', R: 'f3', S: 'f4', M: 'enter',
+  A: 'up',
+  B: 'down',
+  C: 'right',
+  D: 'left',
+  H: 'home',
+  F: 'end',
+  E: 'clear',
+  P: 'f1',
+  Q: 'f2',
+  R: 'f3',
+  S: 'f4',
+  M: 'enter',
 };
 /** Kitty keyboard protocol codes of keypad and navigation keys; the modifier keys alone (57441–57454) are ignored. */
 const KITTY_KEYS: Record<number, string> = {
-  57399: '0', 57400: '1', 57401: '2', 57402: '3', 57403: '4', 57404: '5', 57405: '6', 57406: '7', 57407: '8', 57408: '9',
-  57409: '.', 57410: '/', 57411: '*', 57412: '-', 57413: '+', 57414: 'enter', 57415: '=', 57416: ',',
-  57417: 'left', 57418: 'right', 57419: 'up', 57420: 'down', 57421: 'pageup', 57422: 'pagedown', 57423: 'home', 57424: 'end',
-  57425: 'insert', 57426: 'delete',
+  57399: '0',
+  57400: '1',
+  57401: '2',
+  57402: '3',
+  57403: '4',
+  57404: '5',
+  57405: '6',
+  57406: '7',
+  57407: '8',
+  57408: '9',
+  57409: '.',
+  57410: '/',
+  57411: '*',
+  57412: '-',
+  57413: '+',
+  57414: 'enter',
+  57415: '=',
+  57416: ',',
+  57417: 'left',
+  57418: 'right',
+  57419: 'up',
+  57420: 'down',
+  57421: 'pageup',
+  57422: 'pagedown',
+  57423: 'home',
+  57424: 'end',
+  57425: 'insert',
+  57426: 'delete',
 };
 const SS3_TEXT: Record<string, string> = {
-  j: '*', k: '+', l: ',', m: '-', n: '.', o: '/', p: '0', q: '1', r: '2', s: '3', t: '4', u: '5', v: '6', w: '7', x: '8', y: '9', X: '=',
+  j: '*',
+  k: '+',
+  l: ',',
+  m: '-',
+  n: '.',
+  o: '/',
+  p: '0',
+  q: '1',
+  r: '2',
+  s: '3',
+  t: '4',
+  u: '5',
+  v: '6',
+  w: '7',
+  x: '8',
+  y: '9',
+  X: '=',
 };
 
 const key = (name: string, sequence: string, mods = 0): InputEvent => ({
@@ -99,7 +175,10 @@ export class KeyParser {
   private readonly pasteMs: number;
   private readonly timers: Timers;
 
-  constructor(private readonly emit: (ev: InputEvent) => void, opts: KeyParserOptions = {}) {
+  constructor(
+    private readonly emit: (ev: InputEvent) => void,
+    opts: KeyParserOptions = {},
+  ) {
     this.escMs = opts.escapeTimeoutMs ?? 25;
     this.pasteMs = opts.pasteTimeoutMs ?? 500;
     this.timers = opts.timers ?? { setTimeout: (f, ms) => setTimeout(f, ms), clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout) };
@@ -120,7 +199,10 @@ export class KeyParser {
     if (!s) return;
     this.clearTimer();
     if (this.pasting) this.feedPaste(s);
-    else { this.buf += s; this.parse(); }
+    else {
+      this.buf += s;
+      this.parse();
+    }
   }
 
   /** Deliver whatever waits (a lone Esc, an unfinished paste) as if its wait had run out. */
@@ -139,12 +221,18 @@ export class KeyParser {
   }
 
   private clearTimer(): void {
-    if (this.timer !== null) { this.timers.clearTimeout(this.timer); this.timer = null; }
+    if (this.timer !== null) {
+      this.timers.clearTimeout(this.timer);
+      this.timer = null;
+    }
   }
 
   private arm(ms: number): void {
     this.clearTimer();
-    this.timer = this.timers.setTimeout(() => { this.timer = null; this.flush(); }, ms);
+    this.timer = this.timers.setTimeout(() => {
+      this.timer = null;
+      this.flush();
+    }, ms);
   }
 
   private feedPaste(s: string): void {
@@ -154,13 +242,19 @@ export class KeyParser {
       this.pasting!.push(chunk.slice(0, end));
       const rest = chunk.slice(end + PASTE_END.length);
       this.endPaste(this.pasting!.join(''));
-      if (rest) { this.buf += rest; this.parse(); }
+      if (rest) {
+        this.buf += rest;
+        this.parse();
+      }
       return;
     }
     // Keep a possible start of the end marker for the next read.
     let keep = 0;
     for (let k = Math.min(PASTE_END.length - 1, chunk.length); k > 0; k--) {
-      if (PASTE_END.startsWith(chunk.slice(chunk.length - k))) { keep = k; break; }
+      if (PASTE_END.startsWith(chunk.slice(chunk.length - k))) {
+        keep = k;
+        break;
+      }
     }
     this.pasting!.push(chunk.slice(0, chunk.length - keep));
     this.pasteTail = chunk.slice(chunk.length - keep);
@@ -177,7 +271,12 @@ export class KeyParser {
     const b = this.buf;
     let i = 0;
     let text = '';
-    const flushText = () => { if (text) { this.emit({ type: 'text', text }); text = ''; } };
+    const flushText = () => {
+      if (text) {
+        this.emit({ type: 'text', text });
+        text = '';
+      }
+    };
     while (i < b.length) {
       const c = b.charCodeAt(i);
       if (c === 0x1b) {
@@ -209,7 +308,10 @@ export class KeyParser {
         i++;
         continue;
       }
-      if (c >= 0x80 && c < 0xa0) { i++; continue; }
+      if (c >= 0x80 && c < 0xa0) {
+        i++;
+        continue;
+      }
       // A run of text, as one event.
       let j = i + 1;
       while (j < b.length) {
@@ -269,7 +371,10 @@ export class KeyParser {
   private emitAlt(seq: string): void {
     const ch = seq.slice(1);
     const c = ch.codePointAt(0)!;
-    if (c < 0x20 || c === 0x7f) { this.emit(controlKey(c, seq, 2)); return; }
+    if (c < 0x20 || c === 0x7f) {
+      this.emit(controlKey(c, seq, 2));
+      return;
+    }
     this.emit(key(ch === ' ' ? 'space' : ch, seq, 2));
   }
 
@@ -279,7 +384,10 @@ export class KeyParser {
     if (c === 'O') return this.decodeSs3(seq, 0);
     if (c === ']' || c === 'P' || c === '_' || c === '^' || c === 'X') return; // terminal replies: not keys
     if (c === '\x1b') {
-      if (seq.length === 2) { this.emit(key('escape', seq, 2)); return; }
+      if (seq.length === 2) {
+        this.emit(key('escape', seq, 2));
+        return;
+      }
       const inner = seq.slice(1);
       if (inner[1] === '[') return this.decodeCsi(inner, 2, seq);
       if (inner[1] === 'O') return this.decodeSs3(inner, 2, seq);
@@ -293,9 +401,18 @@ export class KeyParser {
     const f = seq[seq.length - 1]!;
     const digits = seq.slice(2, -1);
     const mods = (digits ? Math.max(0, Number(digits) - 1) : 0) | extra;
-    if (LETTER[f]) { this.emit(key(LETTER[f]!, whole, mods)); return; }
-    if (f >= 'a' && f <= 'd') { this.emit(key(LETTER[f.toUpperCase()]!, whole, mods | 4)); return; }
-    if (SS3_TEXT[f]) { this.emit({ type: 'text', text: SS3_TEXT[f]! }); return; }
+    if (LETTER[f]) {
+      this.emit(key(LETTER[f]!, whole, mods));
+      return;
+    }
+    if (f >= 'a' && f <= 'd') {
+      this.emit(key(LETTER[f.toUpperCase()]!, whole, mods | 4));
+      return;
+    }
+    if (SS3_TEXT[f]) {
+      this.emit({ type: 'text', text: SS3_TEXT[f]! });
+      return;
+    }
     this.emit(key('unknown', whole, mods));
   }
 
@@ -303,7 +420,16 @@ export class KeyParser {
     if (seq[2] === 'M' && seq.length === 6) {
       // X10 mouse: wheel only.
       const btn = seq.charCodeAt(3) - 32;
-      if ((btn & 64) && (btn & 3) < 2) this.emit({ type: 'wheel', delta: btn & 1 ? 1 : -1, col: seq.charCodeAt(4) - 33, row: seq.charCodeAt(5) - 33, shift: !!(btn & 4), alt: !!(btn & 8), ctrl: !!(btn & 16) });
+      if (btn & 64 && (btn & 3) < 2)
+        this.emit({
+          type: 'wheel',
+          delta: btn & 1 ? 1 : -1,
+          col: seq.charCodeAt(4) - 33,
+          row: seq.charCodeAt(5) - 33,
+          shift: !!(btn & 4),
+          alt: !!(btn & 8),
+          ctrl: !!(btn & 16),
+        });
       return;
     }
     if (seq[2] === '[') {
@@ -318,7 +444,7 @@ export class KeyParser {
     if (lead === '<') {
       if (final !== 'M') return; // button releases and motion are not wanted
       const [b, x, y] = body.slice(1).split(';').map(Number) as [number, number, number];
-      if ((b & 64) && (b & 3) < 2 && !(b & 32)) {
+      if (b & 64 && (b & 3) < 2 && !(b & 32)) {
         this.emit({ type: 'wheel', delta: b & 1 ? 1 : -1, col: x - 1, row: y - 1, shift: !!(b & 4), alt: !!(b & 8), ctrl: !!(b & 16) });
       }
       return;
@@ -349,22 +475,46 @@ export class KeyParser {
       if (ev === '3') return; // key release
       return this.emitCode(Number(params[0]!.split(':')[0]), modParam(mp) | extra, whole);
     }
-    if (final === 'Z') { this.emit(key('tab', whole, 1 | modParam(params[1]) | extra)); return; }
-    if ((final === 'I' || final === 'O') && body === '') { this.emit({ type: 'focus', focused: final === 'I' }); return; }
-    if (LETTER[final] && final !== 'M') { this.emit(key(LETTER[final]!, whole, modParam(params[1]) | extra)); return; }
-    if (final >= 'a' && final <= 'd' && body === '') { this.emit(key(LETTER[final.toUpperCase()]!, whole, 1 | extra)); return; }
-    if (final === '^' && TILDE[params[0]!]) { this.emit(key(TILDE[params[0]!]!, whole, 4 | extra)); return; }
+    if (final === 'Z') {
+      this.emit(key('tab', whole, 1 | modParam(params[1]) | extra));
+      return;
+    }
+    if ((final === 'I' || final === 'O') && body === '') {
+      this.emit({ type: 'focus', focused: final === 'I' });
+      return;
+    }
+    if (LETTER[final] && final !== 'M') {
+      this.emit(key(LETTER[final]!, whole, modParam(params[1]) | extra));
+      return;
+    }
+    if (final >= 'a' && final <= 'd' && body === '') {
+      this.emit(key(LETTER[final.toUpperCase()]!, whole, 1 | extra));
+      return;
+    }
+    if (final === '^' && TILDE[params[0]!]) {
+      this.emit(key(TILDE[params[0]!]!, whole, 4 | extra));
+      return;
+    }
     this.emit(key('unknown', whole, extra));
   }
 
   /** A key given by its code point and modifiers (CSI-u, modifyOtherKeys). */
   private emitCode(code: number, mods: number, seq: string): void {
-    if (!Number.isInteger(code) || code < 0 || code > 0x10ffff) { this.emit(key('unknown', seq, mods)); return; }
+    if (!Number.isInteger(code) || code < 0 || code > 0x10ffff) {
+      this.emit(key('unknown', seq, mods));
+      return;
+    }
     if (code >= 0xe000 && code <= 0xf8ff) {
       // Kitty's functional keys (keypad, media, modifiers alone) live in the private use area.
       const kp = KITTY_KEYS[code];
-      if (kp === undefined) { if (code < 57441 || code > 57454) this.emit(key('unknown', seq, mods)); return; }
-      if (kp.length === 1 && (mods & ~1) === 0) { this.emit({ type: 'text', text: kp }); return; }
+      if (kp === undefined) {
+        if (code < 57441 || code > 57454) this.emit(key('unknown', seq, mods));
+        return;
+      }
+      if (kp.length === 1 && (mods & ~1) === 0) {
+        this.emit({ type: 'text', text: kp });
+        return;
+      }
       this.emit(key(kp, seq, mods));
       return;
     }

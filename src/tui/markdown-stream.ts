@@ -61,7 +61,12 @@ export class MarkdownStream {
 
   /** The text is complete: every block is final. */
   finish(): void {
-    if (this.pendingCr) { this.pendingCr = false; this.source += '\n'; this.open += '\n'; this.openTokens = null; }
+    if (this.pendingCr) {
+      this.pendingCr = false;
+      this.source += '\n';
+      this.open += '\n';
+      this.openTokens = null;
+    }
     this.finished = true;
     this.openLines = null;
     this.settle();
@@ -81,8 +86,18 @@ export class MarkdownStream {
     const lastContent = findLastContent(tokens);
     for (let i = 0; i < tokens.length; i++) {
       const t = tokens[i]!;
-      if (t.type === 'space') { consumed += t.raw.length; if (i < lastContent || this.finished) k = i + 1; continue; }
-      const final = this.finished || (i < lastContent && (tokens[i + 1]?.type === 'space' || t.type === 'heading' || t.type === 'hr' || (t.type === 'code' && (t as { codeBlockStyle?: string }).codeBlockStyle !== 'indented')));
+      if (t.type === 'space') {
+        consumed += t.raw.length;
+        if (i < lastContent || this.finished) k = i + 1;
+        continue;
+      }
+      const final =
+        this.finished ||
+        (i < lastContent &&
+          (tokens[i + 1]?.type === 'space' ||
+            t.type === 'heading' ||
+            t.type === 'hr' ||
+            (t.type === 'code' && (t as { codeBlockStyle?: string }).codeBlockStyle !== 'indented')));
       if (!final) break;
       consumed += t.raw.length;
       k = i + 1;
@@ -102,7 +117,10 @@ export class MarkdownStream {
   /** Lines for `width`: the finished blocks from their cache, the open block rendered now. */
   render(width: number): string[] {
     this.settle();
-    if (this.gen !== highlightGeneration()) { this.gen = highlightGeneration(); this.invalidate(); }
+    if (this.gen !== highlightGeneration()) {
+      this.gen = highlightGeneration();
+      this.invalidate();
+    }
     const out: string[] = [];
     for (const d of this.done) {
       if (!d.lines || d.width !== width) {

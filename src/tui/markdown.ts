@@ -110,14 +110,14 @@ const ENTITY: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', 
 function clean(s: string): string {
   const decoded = s.includes('&')
     ? s.replace(/&(#x[0-9a-f]{1,6}|#[0-9]{1,7}|[a-z]+[0-9]*);/gi, (m, e: string) => {
-      const lower = e.toLowerCase();
-      if (ENTITY[lower]) return ENTITY[lower]!;
-      if (lower.startsWith('#')) {
-        const cp = lower.startsWith('#x') ? parseInt(lower.slice(2), 16) : parseInt(lower.slice(1), 10);
-        if (cp > 0x1f && cp <= 0x10ffff && !(cp >= 0x7f && cp < 0xa0) && !(cp >= 0xd800 && cp <= 0xdfff)) return String.fromCodePoint(cp);
-      }
-      return m;
-    })
+        const lower = e.toLowerCase();
+        if (ENTITY[lower]) return ENTITY[lower]!;
+        if (lower.startsWith('#')) {
+          const cp = lower.startsWith('#x') ? parseInt(lower.slice(2), 16) : parseInt(lower.slice(1), 10);
+          if (cp > 0x1f && cp <= 0x10ffff && !(cp >= 0x7f && cp < 0xa0) && !(cp >= 0xd800 && cp <= 0xdfff)) return String.fromCodePoint(cp);
+        }
+        return m;
+      })
     : s;
   return sanitize(decoded);
 }
@@ -133,13 +133,26 @@ function inline(tokens: readonly Token[] | undefined, st: Style, ctx: MarkdownCo
         else out.push({ text: clean(tt.text), style: st });
         break;
       }
-      case 'escape': out.push({ text: clean((t as Tokens.Escape).text), style: st }); break;
-      case 'strong': inline((t as Tokens.Strong).tokens, mergeStyles(st, ctx.theme.strong), ctx, out); break;
-      case 'em': inline((t as Tokens.Em).tokens, mergeStyles(st, ctx.theme.em), ctx, out); break;
-      case 'del': inline((t as Tokens.Del).tokens, mergeStyles(st, ctx.theme.del), ctx, out); break;
-      case 'codespan': out.push({ text: clean((t as Tokens.Codespan).text), style: mergeStyles(st, ctx.theme.codespan) }); break;
-      case 'br': out.push({ text: '\n', style: st }); break;
-      case 'link': case 'image': {
+      case 'escape':
+        out.push({ text: clean((t as Tokens.Escape).text), style: st });
+        break;
+      case 'strong':
+        inline((t as Tokens.Strong).tokens, mergeStyles(st, ctx.theme.strong), ctx, out);
+        break;
+      case 'em':
+        inline((t as Tokens.Em).tokens, mergeStyles(st, ctx.theme.em), ctx, out);
+        break;
+      case 'del':
+        inline((t as Tokens.Del).tokens, mergeStyles(st, ctx.theme.del), ctx, out);
+        break;
+      case 'codespan':
+        out.push({ text: clean((t as Tokens.Codespan).text), style: mergeStyles(st, ctx.theme.codespan) });
+        break;
+      case 'br':
+        out.push({ text: '\n', style: st });
+        break;
+      case 'link':
+      case 'image': {
         const l = t as Tokens.Link | Tokens.Image;
         const href = clean(l.href ?? '');
         const linkStyle = mergeStyles(st, ctx.theme.link);
@@ -163,7 +176,8 @@ function inline(tokens: readonly Token[] | undefined, st: Style, ctx: MarkdownCo
         else out.push({ text: clean(h), style: st });
         break;
       }
-      case 'checkbox': break;
+      case 'checkbox':
+        break;
       default: {
         const g = t as Tokens.Generic;
         if (g.tokens) inline(g.tokens, st, ctx, out);
@@ -180,8 +194,11 @@ function inline(tokens: readonly Token[] | undefined, st: Style, ctx: MarkdownCo
 function renderBlock(t: Token, width: number, ctx: MarkdownContext): string[] {
   width = Math.max(1, width);
   switch (t.type) {
-    case 'space': case 'def': return [];
-    case 'paragraph': case 'text': {
+    case 'space':
+    case 'def':
+      return [];
+    case 'paragraph':
+    case 'text': {
       const p = t as Tokens.Paragraph;
       return wrapSpans(inline(p.tokens ?? [{ type: 'text', raw: p.text, text: p.text } as Token], DEFAULT_STYLE, ctx), width);
     }
@@ -189,8 +206,10 @@ function renderBlock(t: Token, width: number, ctx: MarkdownContext): string[] {
       const h = t as Tokens.Heading;
       return wrapSpans(inline(h.tokens, ctx.theme.heading, ctx), width);
     }
-    case 'hr': return [wrapSpans([{ text: (ctx.unicode ? '─' : '-').repeat(Math.min(width, 80)), style: ctx.theme.rule }], width)[0]!];
-    case 'code': return renderCode(t as Tokens.Code, width, ctx);
+    case 'hr':
+      return [wrapSpans([{ text: (ctx.unicode ? '─' : '-').repeat(Math.min(width, 80)), style: ctx.theme.rule }], width)[0]!];
+    case 'code':
+      return renderCode(t as Tokens.Code, width, ctx);
     case 'blockquote': {
       const bq = t as Tokens.Blockquote;
       const bar = ctx.unicode ? '│ ' : '> ';
@@ -198,8 +217,10 @@ function renderBlock(t: Token, width: number, ctx: MarkdownContext): string[] {
       const prefix = paint(bar, ctx.theme.rule);
       return inner.map((l) => prefix + (l ? styleOver(l, ctx.theme.blockquote) : ''));
     }
-    case 'list': return renderList(t as Tokens.List, width, ctx, 0);
-    case 'table': return renderTable(t as Tokens.Table, width, ctx);
+    case 'list':
+      return renderList(t as Tokens.List, width, ctx, 0);
+    case 'table':
+      return renderTable(t as Tokens.Table, width, ctx);
     case 'html': {
       const h = t as Tokens.HTML;
       return wrapSpans([{ text: clean(h.text).replace(/\n+$/, ''), style: ctx.theme.html }], width, { hard: true });
@@ -271,7 +292,19 @@ function renderList(list: Tokens.List, width: number, ctx: MarkdownContext, dept
 
 // ---- tables ------------------------------------------------------------------------------------
 
-interface Glyphs { h: string; v: string; tl: string; tm: string; tr: string; ml: string; mm: string; mr: string; bl: string; bm: string; br: string }
+interface Glyphs {
+  h: string;
+  v: string;
+  tl: string;
+  tm: string;
+  tr: string;
+  ml: string;
+  mm: string;
+  mr: string;
+  bl: string;
+  bm: string;
+  br: string;
+}
 const UNICODE_BOX: Glyphs = { h: '─', v: '│', tl: '┌', tm: '┬', tr: '┐', ml: '├', mm: '┼', mr: '┤', bl: '└', bm: '┴', br: '┘' };
 const ASCII_BOX: Glyphs = { h: '-', v: '|', tl: '+', tm: '+', tr: '+', ml: '+', mm: '+', mr: '+', bl: '+', bm: '+', br: '+' };
 
@@ -334,7 +367,7 @@ function renderTable(t: Tokens.Table, width: number, ctx: MarkdownContext): stri
       for (let i = 0; i < cols; i++) {
         const text = wrapped[i]?.[k] ?? '';
         const pad = widths[i]! - visibleWidth(text);
-        const align = header ? t.header[i]!.align ?? t.align[i] : t.align[i];
+        const align = header ? (t.header[i]!.align ?? t.align[i]) : t.align[i];
         const left = align === 'right' ? pad : align === 'center' ? Math.floor(pad / 2) : 0;
         line += ` ${' '.repeat(left)}${text}${' '.repeat(pad - left)} ${v}`;
       }
@@ -358,7 +391,13 @@ function renderStacked(t: Tokens.Table, head: Span[][], body: Span[][][], width:
       out.push(...wrapSpans([{ text: `${label}: `, style: ctx.theme.tableHeader }, ...cell], width, { restPrefix: '  ' }));
     });
   });
-  if (!body.length) out.push(...wrapSpans(head.flatMap((c, i) => (i ? [{ text: ' | ', style: ctx.theme.tableBorder }, ...c] : c)), width));
+  if (!body.length)
+    out.push(
+      ...wrapSpans(
+        head.flatMap((c, i) => (i ? [{ text: ' | ', style: ctx.theme.tableBorder }, ...c] : c)),
+        width,
+      ),
+    );
   void t;
   return out;
 }

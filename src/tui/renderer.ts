@@ -13,8 +13,22 @@
 // redrawn as the text above it grows. Rows that scrolled off are never touched again.
 
 import {
-  cursorColumn, cursorDown, cursorTo, cursorUp, CURSOR_HIDE, CURSOR_SHOW, ERASE_DOWN, ERASE_LINE_RIGHT, insertLines, RESET_MARGINS,
-  scrollDown, scrollUp, setMargins, SGR_RESET, SYNC_BEGIN, SYNC_END,
+  cursorColumn,
+  cursorDown,
+  cursorTo,
+  cursorUp,
+  CURSOR_HIDE,
+  CURSOR_SHOW,
+  ERASE_DOWN,
+  ERASE_LINE_RIGHT,
+  insertLines,
+  RESET_MARGINS,
+  scrollDown,
+  scrollUp,
+  setMargins,
+  SGR_RESET,
+  SYNC_BEGIN,
+  SYNC_END,
 } from './escapes.js';
 import { diffRows, EMPTY_ROW, parseRow, type Row, writeCells } from './row.js';
 import { transition } from './spans.js';
@@ -119,7 +133,10 @@ export class Renderer {
   private resizing = false;
   private resizeAgain = false;
 
-  constructor(private readonly terminal: Terminal, options: RendererOptions) {
+  constructor(
+    private readonly terminal: Terminal,
+    options: RendererOptions,
+  ) {
     this.mode = options.mode;
     this.transcript = options.transcript ?? new Transcript();
     this.clock = options.clock ?? realClock;
@@ -178,7 +195,11 @@ export class Renderer {
       // No frame until the region's place is known (one asked for meanwhile is drawn after).
       this.resizing = true;
       let pos: { row: number; col: number } | null;
-      try { pos = await this.terminal.queryCursorPosition(); } finally { this.resizing = false; }
+      try {
+        pos = await this.terminal.queryCursorPosition();
+      } finally {
+        this.resizing = false;
+      }
       if (!this.running) return;
       let pre = '';
       if (pos) {
@@ -209,7 +230,10 @@ export class Renderer {
   stop(): void {
     if (!this.running) return;
     this.cancelTimer();
-    if (this.resizeTimer !== null) { this.clock.clearTimeout(this.resizeTimer); this.resizeTimer = null; }
+    if (this.resizeTimer !== null) {
+      this.clock.clearTimeout(this.resizeTimer);
+      this.resizeTimer = null;
+    }
     if (this.mode === 'inline' && !this.resizing) {
       this.footer = [];
       this.renderNow(true);
@@ -235,15 +259,22 @@ export class Renderer {
     if (this.timer !== null && this.timerAt <= at) return;
     this.cancelTimer();
     this.timerAt = at;
-    this.timer = this.clock.setTimeout(() => {
-      this.timer = null;
-      this.timerAt = Infinity;
-      this.renderNow();
-    }, Math.max(0, at - now));
+    this.timer = this.clock.setTimeout(
+      () => {
+        this.timer = null;
+        this.timerAt = Infinity;
+        this.renderNow();
+      },
+      Math.max(0, at - now),
+    );
   }
 
   private cancelTimer(): void {
-    if (this.timer !== null) { this.clock.clearTimeout(this.timer); this.timer = null; this.timerAt = Infinity; }
+    if (this.timer !== null) {
+      this.clock.clearTimeout(this.timer);
+      this.timer = null;
+      this.timerAt = Infinity;
+    }
   }
 
   /** Forget what is on screen and draw everything again (Ctrl-L). */
@@ -258,7 +289,10 @@ export class Renderer {
    */
   async resume(): Promise<void> {
     if (!this.running) return;
-    if (this.mode === 'fullscreen') { this.redraw(); return; }
+    if (this.mode === 'fullscreen') {
+      this.redraw();
+      return;
+    }
     this.resizing = true;
     try {
       const pos = await this.terminal.queryCursorPosition();
@@ -267,7 +301,10 @@ export class Renderer {
       let pre = '';
       if (pos) {
         this.regionTop = pos.row - 1;
-        if (pos.col > 1) { pre = '\r\n'; this.regionTop = Math.min(this.height - 1, this.regionTop + 1); }
+        if (pos.col > 1) {
+          pre = '\r\n';
+          this.regionTop = Math.min(this.height - 1, this.regionTop + 1);
+        }
       } else {
         pre = `\r${'\n'.repeat(Math.max(0, this.height - 1))}`;
         this.regionTop = this.height - 1;
@@ -327,11 +364,17 @@ export class Renderer {
   // ---- frames ------------------------------------------------------------------------------
 
   private onResize(): void {
-    if (this.mode === 'inline') { void this.resizeInline(); return; }
+    if (this.mode === 'inline') {
+      void this.resizeInline();
+      return;
+    }
     // A resize reflows every block: wait for the storm (a window being dragged) to pass.
     this.repaint = true;
     if (this.resizeTimer !== null) this.clock.clearTimeout(this.resizeTimer);
-    this.resizeTimer = this.clock.setTimeout(() => { this.resizeTimer = null; this.requestRender(true); }, RESIZE_SETTLE_MS);
+    this.resizeTimer = this.clock.setTimeout(() => {
+      this.resizeTimer = null;
+      this.requestRender(true);
+    }, RESIZE_SETTLE_MS);
   }
 
   private resizeTimer: unknown = null;
@@ -384,10 +427,17 @@ export class Renderer {
   private placeCursor(rows: Row[], move: (row: number, col: number) => string): string {
     let out = '';
     let at = -1;
-    for (let r = rows.length - 1; r >= 0; r--) if (rows[r]!.cursor >= 0) { at = r; break; }
+    for (let r = rows.length - 1; r >= 0; r--)
+      if (rows[r]!.cursor >= 0) {
+        at = r;
+        break;
+      }
     if (at >= 0) {
       out += move(at, rows[at]!.cursor);
-      if (this.cursorShown !== true) { out += CURSOR_SHOW; this.cursorShown = true; }
+      if (this.cursorShown !== true) {
+        out += CURSOR_SHOW;
+        this.cursorShown = true;
+      }
     } else if (this.cursorShown !== false) {
       out += CURSOR_HIDE;
       this.cursorShown = false;
@@ -403,8 +453,17 @@ export class Renderer {
     // A line feed moves down without scrolling except on the bottom margin (or the last row).
     // (margins: 0 = the whole screen, -1 = not known, so no line feeds).
     const bottom = this.margins > 0 ? this.margins - 1 : this.height - 1;
-    if (row === this.hwRow + 1 && col === 0 && this.hwRow >= 0 && this.margins >= 0 && this.hwRow !== bottom && this.hwRow < this.height - 1) out = '\r\n';
-    else if (this.hwRow === row && this.hwCol >= 0 && col > this.hwCol && col - this.hwCol <= 3) out = `\x1b[${col - this.hwCol === 1 ? '' : col - this.hwCol}C`;
+    if (
+      row === this.hwRow + 1 &&
+      col === 0 &&
+      this.hwRow >= 0 &&
+      this.margins >= 0 &&
+      this.hwRow !== bottom &&
+      this.hwRow < this.height - 1
+    )
+      out = '\r\n';
+    else if (this.hwRow === row && this.hwCol >= 0 && col > this.hwCol && col - this.hwCol <= 3)
+      out = `\x1b[${col - this.hwCol === 1 ? '' : col - this.hwCol}C`;
     else if (this.hwRow === row && col === 0) out = '\r';
     else out = cursorTo(row, col);
     this.hwRow = row;
@@ -453,20 +512,36 @@ export class Renderer {
         }
         out += this.plain() + (d > 0 ? scrollUp(d) : scrollDown(-d));
         this.stats.scrolls++;
-        const rows = this.prevRows, ls = this.prevLines;
+        const rows = this.prevRows,
+          ls = this.prevLines;
         if (d > 0) {
-          for (let r = 0; r < region - d; r++) { rows[r] = rows[r + d]!; ls[r] = ls[r + d]!; }
-          for (let r = region - d; r < region; r++) { rows[r] = EMPTY_ROW; ls[r] = ''; }
+          for (let r = 0; r < region - d; r++) {
+            rows[r] = rows[r + d]!;
+            ls[r] = ls[r + d]!;
+          }
+          for (let r = region - d; r < region; r++) {
+            rows[r] = EMPTY_ROW;
+            ls[r] = '';
+          }
         } else {
-          for (let r = region - 1; r >= -d; r--) { rows[r] = rows[r + d]!; ls[r] = ls[r + d]!; }
-          for (let r = 0; r < -d; r++) { rows[r] = EMPTY_ROW; ls[r] = ''; }
+          for (let r = region - 1; r >= -d; r--) {
+            rows[r] = rows[r + d]!;
+            ls[r] = ls[r + d]!;
+          }
+          for (let r = 0; r < -d; r++) {
+            rows[r] = EMPTY_ROW;
+            ls[r] = '';
+          }
         }
       }
     }
     const rows: Row[] = new Array(H);
     for (let r = 0; r < H; r++) {
       const line = lines[r]!;
-      if (line === this.prevLines[r]) { rows[r] = this.prevRows[r]!; continue; }
+      if (line === this.prevLines[r]) {
+        rows[r] = this.prevRows[r]!;
+        continue;
+      }
       const row = parseRow(line, W);
       rows[r] = row;
       out += this.writeRowChange(this.prevRows[r]!, row, (c) => this.moveAbs(r, c), W);
@@ -501,7 +576,8 @@ export class Renderer {
     }
     if (col !== this.hwCol) {
       if (col === 0) out += '\r';
-      else if (this.hwCol >= 0 && col > this.hwCol && col - this.hwCol <= 3) out += `\x1b[${col - this.hwCol === 1 ? '' : col - this.hwCol}C`;
+      else if (this.hwCol >= 0 && col > this.hwCol && col - this.hwCol <= 3)
+        out += `\x1b[${col - this.hwCol === 1 ? '' : col - this.hwCol}C`;
       else out += cursorColumn(col);
       this.hwCol = col;
     }
@@ -532,7 +608,8 @@ export class Renderer {
 
     // After a resize, the first doc lines are the ones the frozen rows already show.
     if (this.pendingSkipInk >= 0) {
-      let ink = 0, k = 0;
+      let ink = 0,
+        k = 0;
       while (k < footStart) {
         const n = countInk([parseRow(doc[k]!, W)]);
         if (ink + n > this.pendingSkipInk) break;
@@ -609,7 +686,10 @@ export class Renderer {
     const rows: Row[] = new Array(lines.length);
     const common = Math.min(prev.length, lines.length);
     for (let i = 0; i < common; i++) {
-      if (lines[i] === prevLines[i]) { rows[i] = prev[i]!; continue; }
+      if (lines[i] === prevLines[i]) {
+        rows[i] = prev[i]!;
+        continue;
+      }
       if (!this.onScreen(i)) {
         // Off screen: the terminal keeps what it shows, and so does the frame.
         rows[i] = prev[i]!;
@@ -643,12 +723,22 @@ export class Renderer {
     }
     out += this.plain();
     let cursorAt = -1;
-    for (let i = rows.length - 1; i >= this.frozen; i--) if (rows[i]!.cursor >= 0 && this.onScreen(i)) { cursorAt = i; break; }
+    for (let i = rows.length - 1; i >= this.frozen; i--)
+      if (rows[i]!.cursor >= 0 && this.onScreen(i)) {
+        cursorAt = i;
+        break;
+      }
     if (cursorAt >= 0) {
       out += this.moveRel(cursorAt, rows[cursorAt]!.cursor);
-      if (this.cursorShown !== true) { out += CURSOR_SHOW; this.cursorShown = true; }
+      if (this.cursorShown !== true) {
+        out += CURSOR_SHOW;
+        this.cursorShown = true;
+      }
     } else {
-      if (this.cursorShown !== false) { out += CURSOR_HIDE; this.cursorShown = false; }
+      if (this.cursorShown !== false) {
+        out += CURSOR_HIDE;
+        this.cursorShown = false;
+      }
       // Park on the last row, so the cursor is always inside the region.
       if (lines.length > 0 && this.hwRow >= lines.length) out += this.moveRel(lines.length - 1, 0);
     }
@@ -708,7 +798,10 @@ export class Renderer {
    */
   private async resizeInline(): Promise<void> {
     if (!this.running) return;
-    if (this.resizing) { this.resizeAgain = true; return; }
+    if (this.resizing) {
+      this.resizeAgain = true;
+      return;
+    }
     this.resizing = true;
     this.cancelTimer();
     try {

@@ -31,13 +31,19 @@ export function parseRow(line: string, width: number): Row {
     if (cells.length >= width) return;
     if (isPrintableAscii(t)) {
       const n = Math.min(t.length, width - cells.length);
-      for (let k = 0; k < n; k++) { cells.push(t[k]!); styles.push(st); }
+      for (let k = 0; k < n; k++) {
+        cells.push(t[k]!);
+        styles.push(st);
+      }
       return;
     }
     for (const { segment: g } of segmentGraphemes(t)) {
       if (g === '\t') {
         const n = TAB_WIDTH - (cells.length % TAB_WIDTH);
-        for (let k = 0; k < n && cells.length < width; k++) { cells.push(' '); styles.push(st); }
+        for (let k = 0; k < n && cells.length < width; k++) {
+          cells.push(' ');
+          styles.push(st);
+        }
         continue;
       }
       const c = g.charCodeAt(0);
@@ -48,18 +54,28 @@ export function parseRow(line: string, width: number): Row {
         continue;
       }
       if (cells.length + w > width) {
-        if (cells.length < width) { cells.push(' '); styles.push(st); }
+        if (cells.length < width) {
+          cells.push(' ');
+          styles.push(st);
+        }
         return;
       }
-      cells.push(g); styles.push(st);
-      for (let k = 1; k < w; k++) { cells.push(''); styles.push(st); }
+      cells.push(g);
+      styles.push(st);
+      for (let k = 1; k < w; k++) {
+        cells.push('');
+        styles.push(st);
+      }
       if (cells.length >= width) return;
     }
   };
   let i = 0;
   while (i < line.length) {
     const e = line.indexOf('\x1b', i);
-    if (e < 0) { addText(line.slice(i)); break; }
+    if (e < 0) {
+      addText(line.slice(i));
+      break;
+    }
     if (e > i) addText(line.slice(i, e));
     const sc = scanEscape(line, e);
     if (sc.kind === 'sgr') st = applySgr(st, line.slice(e + 2, sc.end - 1));
@@ -114,7 +130,10 @@ export function writeCells(row: Row, from: number, to: number, cur: Style): { ou
     const c = row.cells[i]!;
     if (c === '') continue;
     const s = row.styles[i]!;
-    if (s !== cur) { out += transition(cur, s); cur = s; }
+    if (s !== cur) {
+      out += transition(cur, s);
+      cur = s;
+    }
     out += c;
   }
   return { out, style: cur };

@@ -26,7 +26,10 @@ export function sanitize(text: string, opts: SanitizeOptions = {}): string {
     let i = 0;
     while (i < s.length) {
       const e = s.indexOf('\x1b', i);
-      if (e < 0) { out += s.slice(i); break; }
+      if (e < 0) {
+        out += s.slice(i);
+        break;
+      }
       out += s.slice(i, e);
       const sc = scanEscape(s, e);
       if (opts.keepStyles && sc.kind === 'sgr') out += s.slice(e, sc.end);

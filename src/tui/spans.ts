@@ -26,7 +26,10 @@ export function parseAnsi(s: string, start: Style = DEFAULT_STYLE): Span[] {
   };
   while (i < s.length) {
     const e = s.indexOf('\x1b', i);
-    if (e < 0) { text += s.slice(i); break; }
+    if (e < 0) {
+      text += s.slice(i);
+      break;
+    }
     text += s.slice(i, e);
     const sc = scanEscape(s, e);
     if (sc.kind === 'sgr') {
@@ -34,7 +37,10 @@ export function parseAnsi(s: string, start: Style = DEFAULT_STYLE): Span[] {
       st = applySgr(st, s.slice(e + 2, sc.end - 1));
     } else if (sc.kind === 'osc') {
       const url = hyperlinkUrl(s, e, sc.end);
-      if (url !== null) { flush(); st = withLink(st, url); }
+      if (url !== null) {
+        flush();
+        st = withLink(st, url);
+      }
     }
     i = sc.end;
   }

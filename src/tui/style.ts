@@ -12,7 +12,15 @@ export const STRIKE = 128;
 export const OVERLINE = 256;
 
 const FLAG_CODES: [number, string][] = [
-  [BOLD, '1'], [DIM, '2'], [ITALIC, '3'], [UNDERLINE, '4'], [BLINK, '5'], [INVERSE, '7'], [HIDDEN, '8'], [STRIKE, '9'], [OVERLINE, '53'],
+  [BOLD, '1'],
+  [DIM, '2'],
+  [ITALIC, '3'],
+  [UNDERLINE, '4'],
+  [BLINK, '5'],
+  [INVERSE, '7'],
+  [HIDDEN, '8'],
+  [STRIKE, '9'],
+  [OVERLINE, '53'],
 ];
 
 export interface Style {
@@ -39,7 +47,10 @@ export function makeStyle(flags: number, fg: string, bg: string, link: string): 
     if (bg) parts.push(bg);
     s = Object.freeze({ flags, fg, bg, link, sgr: parts.join(';'), key });
     // Links make the set open-ended; forget them all rather than grow without bound.
-    if (interned.size > 50_000) { interned.clear(); interned.set(DEFAULT_STYLE.key, DEFAULT_STYLE); }
+    if (interned.size > 50_000) {
+      interned.clear();
+      interned.set(DEFAULT_STYLE.key, DEFAULT_STYLE);
+    }
     interned.set(key, s);
   }
   return s;
@@ -70,13 +81,19 @@ export function applySgr(s: Style, params: string): Style {
       if (head === '4') flags = sub[1] === '0' ? flags & ~UNDERLINE : flags | UNDERLINE;
       else if (head === '38' || head === '48') {
         const c = extendedColor(sub.slice(1).filter((_x, k) => !(sub[1] === '2' && k === 1 && sub.length > 5)));
-        if (c) { if (head === '38') fg = `38;${c}`; else bg = `48;${c}`; }
+        if (c) {
+          if (head === '38') fg = `38;${c}`;
+          else bg = `48;${c}`;
+        }
       }
       continue;
     }
     const n = p === '' ? 0 : Number(p);
-    if (n === 0) { flags = 0; fg = ''; bg = ''; }
-    else if (n === 1) flags |= BOLD;
+    if (n === 0) {
+      flags = 0;
+      fg = '';
+      bg = '';
+    } else if (n === 1) flags |= BOLD;
     else if (n === 2) flags |= DIM;
     else if (n === 3) flags |= ITALIC;
     else if (n === 4 || n === 21) flags |= UNDERLINE;
@@ -122,7 +139,9 @@ function extendedColor(p: string[]): string | null {
     return v === null ? null : `5;${v}`;
   }
   if (p[0] === '2') {
-    const r = byte(p[1]), g = byte(p[2]), b = byte(p[3]);
+    const r = byte(p[1]),
+      g = byte(p[2]),
+      b = byte(p[3]);
     return r === null || g === null || b === null ? null : `2;${r};${g};${b}`;
   }
   return null;
@@ -173,8 +192,12 @@ export function style(spec: StyleSpec, base: Style = DEFAULT_STYLE): Style {
     if (v === true) flags |= bit;
     else if (v === false) flags &= ~bit;
   };
-  set(BOLD, spec.bold); set(DIM, spec.dim); set(ITALIC, spec.italic); set(UNDERLINE, spec.underline);
-  set(INVERSE, spec.inverse); set(STRIKE, spec.strike);
+  set(BOLD, spec.bold);
+  set(DIM, spec.dim);
+  set(ITALIC, spec.italic);
+  set(UNDERLINE, spec.underline);
+  set(INVERSE, spec.inverse);
+  set(STRIKE, spec.strike);
   const fg = spec.fg === undefined ? base.fg : colorParams(spec.fg, false);
   const bg = spec.bg === undefined ? base.bg : colorParams(spec.bg, true);
   return makeStyle(flags, fg, bg, spec.link ?? base.link);

@@ -6,8 +6,20 @@
 import { writeSync } from 'node:fs';
 import type { ReadStream, WriteStream } from 'node:tty';
 import {
-  ALT_SCREEN_OFF, ALT_SCREEN_ON, CURSOR_SHOW, KITTY_KEYS_OFF, KITTY_KEYS_ON, MODIFY_OTHER_KEYS_OFF, MODIFY_OTHER_KEYS_ON, MOUSE_OFF, MOUSE_ON,
-  PASTE_OFF, PASTE_ON, QUERY_CURSOR, RESET_MARGINS, SGR_RESET,
+  ALT_SCREEN_OFF,
+  ALT_SCREEN_ON,
+  CURSOR_SHOW,
+  KITTY_KEYS_OFF,
+  KITTY_KEYS_ON,
+  MODIFY_OTHER_KEYS_OFF,
+  MODIFY_OTHER_KEYS_ON,
+  MOUSE_OFF,
+  MOUSE_ON,
+  PASTE_OFF,
+  PASTE_ON,
+  QUERY_CURSOR,
+  RESET_MARGINS,
+  SGR_RESET,
 } from './escapes.js';
 import { type InputEvent, KeyParser, type KeyParserOptions } from './keys.js';
 
@@ -64,7 +76,10 @@ export abstract class TerminalBase implements Terminal {
   private dispatch(ev: InputEvent): void {
     if (ev.type === 'cursor') {
       const w = this.cprWaiters.shift();
-      if (w) { w({ row: ev.row, col: ev.col }); return; }
+      if (w) {
+        w({ row: ev.row, col: ev.col });
+        return;
+      }
     }
     for (const l of [...this.inputListeners]) l(ev);
   }
@@ -103,7 +118,11 @@ export abstract class TerminalBase implements Terminal {
   /** The bytes that undo the active modes. */
   protected restoreBytes(): string {
     let out = '';
-    try { out += this.preamble?.() ?? ''; } catch { /* restoring matters more than the preamble */ }
+    try {
+      out += this.preamble?.() ?? '';
+    } catch {
+      /* restoring matters more than the preamble */
+    }
     out += SGR_RESET;
     if (this.active.altScreen) out += RESET_MARGINS + ALT_SCREEN_OFF;
     if (this.active.mouse) out += MOUSE_OFF;
@@ -120,8 +139,18 @@ export abstract class TerminalBase implements Terminal {
     const wasRaw = this.active.raw;
     this.active = {};
     this.preamble = null;
-    try { this.writeNow(bytes); } catch { /* the terminal may be gone (SIGHUP) */ }
-    if (wasRaw) { try { this.setRaw(false); } catch { /* as above */ } }
+    try {
+      this.writeNow(bytes);
+    } catch {
+      /* the terminal may be gone (SIGHUP) */
+    }
+    if (wasRaw) {
+      try {
+        this.setRaw(false);
+      } catch {
+        /* as above */
+      }
+    }
     for (const w of this.cprWaiters.splice(0)) w(null);
   }
 
@@ -136,7 +165,10 @@ export abstract class TerminalBase implements Terminal {
       };
       const timer = setTimeout(() => {
         const i = this.cprWaiters.indexOf(waiter);
-        if (i >= 0) { this.cprWaiters.splice(i, 1); this.parser.cancelCursorReport(); }
+        if (i >= 0) {
+          this.cprWaiters.splice(i, 1);
+          this.parser.cancelCursorReport();
+        }
         waiter(null);
       }, timeoutMs);
       this.cprWaiters.push(waiter);

@@ -139,10 +139,12 @@ export class Transcript {
     const out: string[] = [];
     if (from >= to) return out;
     // Binary search for the block holding line `from`.
-    let lo = 0, hi = this.entries.length - 1;
+    let lo = 0,
+      hi = this.entries.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (this.starts[mid]! <= from) lo = mid; else hi = mid - 1;
+      if (this.starts[mid]! <= from) lo = mid;
+      else hi = mid - 1;
     }
     for (let b = lo; b < this.entries.length && out.length < to - from; b++) {
       const ls = this.blockLines(b, width);

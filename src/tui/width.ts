@@ -90,7 +90,10 @@ function computeWidth(g: string): number {
   let w = eastAsianWidth(cps[0]!);
   let first = true;
   for (const ch of base) {
-    if (first) { first = false; continue; }
+    if (first) {
+      first = false;
+      continue;
+    }
     if (SPACING_MARK.test(ch) || (ch >= '\uFF00' && ch <= '\uFFEF')) w += eastAsianWidth(ch.codePointAt(0)!);
   }
   return w;

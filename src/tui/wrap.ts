@@ -17,9 +17,14 @@ export interface WrapOptions {
   restPrefix?: string | readonly Span[];
 }
 
-interface Piece { text: string; style: Style; width: number }
+interface Piece {
+  text: string;
+  style: Style;
+  width: number;
+}
 
-const toSpans = (p: string | readonly Span[] | undefined): readonly Span[] => (p === undefined ? [] : typeof p === 'string' ? parseAnsi(p) : p);
+const toSpans = (p: string | readonly Span[] | undefined): readonly Span[] =>
+  p === undefined ? [] : typeof p === 'string' ? parseAnsi(p) : p;
 
 /** Lines of at most `width` columns holding styled text (newlines in the text start new lines). */
 export function wrapSpans(spans: readonly Span[], width: number, opts: WrapOptions = {}): string[] {
@@ -39,7 +44,11 @@ export function wrapSpans(spans: readonly Span[], width: number, opts: WrapOptio
         const last = row[row.length - 1]!;
         const t = last.text.replace(/[ \t]+$/, '');
         if (t === last.text) break;
-        if (t) { last.width -= last.text.length - t.length; last.text = t; break; }
+        if (t) {
+          last.width -= last.text.length - t.length;
+          last.text = t;
+          break;
+        }
         row.pop();
       }
     }
@@ -50,7 +59,10 @@ export function wrapSpans(spans: readonly Span[], width: number, opts: WrapOptio
   };
   const push = (text: string, st: Style, w: number) => {
     const last = row[row.length - 1];
-    if (last && last.style === st) { last.text += text; last.width += w; } else row.push({ text, style: st, width: w });
+    if (last && last.style === st) {
+      last.text += text;
+      last.width += w;
+    } else row.push({ text, style: st, width: w });
     rowW += w;
   };
   // Graphemes of `text` one by one, breaking rows as they fill.
@@ -76,14 +88,21 @@ export function wrapSpans(spans: readonly Span[], width: number, opts: WrapOptio
     });
   }
   lines.forEach((line, li) => {
-    if (li > 0) { endRow(); wrapped = false; }
+    if (li > 0) {
+      endRow();
+      wrapped = false;
+    }
     if (opts.hard) {
       for (const sp of line) {
         if (isPrintableAscii(sp.text)) {
           let t = sp.text;
           while (t) {
             const room = avail - rowW;
-            if (room <= 0) { endRow(); wrapped = true; continue; }
+            if (room <= 0) {
+              endRow();
+              wrapped = true;
+              continue;
+            }
             push(t.slice(0, room), sp.style, Math.min(room, t.length));
             t = t.slice(room);
           }
@@ -112,12 +131,19 @@ export function wrapSpans(spans: readonly Span[], width: number, opts: WrapOptio
           if (rowW === 0 && wrapped) continue;
           let w = 0;
           for (const ch of t) w += ch === '\t' ? TAB_WIDTH - ((rowW + w) % TAB_WIDTH) : 1;
-          if (rowW + w > avail) { endRow(); wrapped = true; continue; }
+          if (rowW + w > avail) {
+            endRow();
+            wrapped = true;
+            continue;
+          }
           push(' '.repeat(w), sp.style, w);
         } else {
           const w = textWidth(t);
           const last = word[word.length - 1];
-          if (last && last.style === sp.style) { last.text += t; last.width += w; } else word.push({ text: t, style: sp.style, width: w });
+          if (last && last.style === sp.style) {
+            last.text += t;
+            last.width += w;
+          } else word.push({ text: t, style: sp.style, width: w });
           wordW += w;
         }
       }
@@ -131,8 +157,16 @@ export function wrapSpans(spans: readonly Span[], width: number, opts: WrapOptio
 function serialize(prefix: readonly Span[], row: Piece[]): string {
   let out = '';
   let cur = DEFAULT_STYLE;
-  for (const p of prefix) { if (p.text) { out += transition(cur, p.style) + p.text; cur = p.style; } }
-  for (const p of row) { out += transition(cur, p.style) + p.text; cur = p.style; }
+  for (const p of prefix) {
+    if (p.text) {
+      out += transition(cur, p.style) + p.text;
+      cur = p.style;
+    }
+  }
+  for (const p of row) {
+    out += transition(cur, p.style) + p.text;
+    cur = p.style;
+  }
   return out + transition(cur, DEFAULT_STYLE);
 }
 
@@ -152,7 +186,10 @@ export function truncate(text: string, width: number, ellipsis = '…'): string 
     let t = '';
     for (const g of graphemes(sp.text)) {
       const gw = g === '\t' ? 1 : graphemeWidth(g);
-      if (w + gw > keep) { if (t) out.push({ text: t, style: sp.style }); break outer; }
+      if (w + gw > keep) {
+        if (t) out.push({ text: t, style: sp.style });
+        break outer;
+      }
       t += g === '\t' ? ' ' : g;
       w += gw;
     }

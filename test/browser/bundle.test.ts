@@ -7,7 +7,9 @@ import { bundle } from '../fixtures/chromium.js';
 
 test('a bundle of all of clm/browser holds only the core, the fetch host and eventsource-parser', async (t) => {
   const { js, inputs } = await bundle("export * from 'clm/browser';", { minify: true });
-  const foreign = inputs.filter((p) => !/^(dist\/(core\/|browser\/|index\.js$|browser\.js$)|node_modules\/eventsource-parser\/)/.test(p) && p !== 'entry.ts');
+  const foreign = inputs.filter(
+    (p) => !/^(dist\/(core\/|browser\/|index\.js$|browser\.js$)|node_modules\/eventsource-parser\/)/.test(p) && p !== 'entry.ts',
+  );
   assert.deepEqual(foreign, [], 'modules outside the portable core');
   assert.ok(inputs.includes('dist/browser/fetch-host.js') && inputs.includes('dist/core/agent.js'), inputs.join('\n'));
   for (const heavy of ['wasmoon', '@modelcontextprotocol', 'node:', 'zod']) {
@@ -15,7 +17,9 @@ test('a bundle of all of clm/browser holds only the core, the fetch host and eve
   }
   assert.doesNotMatch(js, /\bfrom\s*["']node:|require\(["']/);
   const gz = gzipSync(js, { level: 9 }).length;
-  t.diagnostic(`clm/browser bundle: ${(js.length / 1024).toFixed(1)} KiB minified, ${(gz / 1024).toFixed(1)} KiB minified+gzip (goal ≤ 20 KiB)`);
+  t.diagnostic(
+    `clm/browser bundle: ${(js.length / 1024).toFixed(1)} KiB minified, ${(gz / 1024).toFixed(1)} KiB minified+gzip (goal ≤ 20 KiB)`,
+  );
 });
 
 test('the check would catch a Node-only module in the bundle', async () => {

@@ -76,17 +76,20 @@ interface Dialect {
 }
 const DIALECTS: Dialect[] = [
   {
-    provider: 'openai', path: '/v1/chat/completions',
+    provider: 'openai',
+    path: '/v1/chat/completions',
     call: (n, a, s) => (s ? oa.streamToolCall(n, JSON.stringify(a), 'call_1') : oa.toolCall(n, a, 'call_1')),
     text: (p, s) => (s ? oa.streamText(p) : oa.text(p.join(''))),
   },
   {
-    provider: 'anthropic', path: '/v1/messages',
+    provider: 'anthropic',
+    path: '/v1/messages',
     call: (n, a, s) => (s ? an.streamToolCall(n, JSON.stringify(a), 'toolu_1') : an.toolCall(n, a, 'toolu_1')),
     text: (p, s) => (s ? an.streamText(p) : an.text(p.join(''))),
   },
   {
-    provider: 'openai-responses', path: '/v1/responses',
+    provider: 'openai-responses',
+    path: '/v1/responses',
     call: (n, a, s) => (s ? rs.streamToolCall(n, JSON.stringify(a), 'call_1') : rs.toolCall(n, a, 'call_1')),
     text: (p, s) => (s ? rs.streamText(p) : rs.text(p.join(''))),
   },
@@ -97,8 +100,14 @@ for (const d of DIALECTS) {
     test(`${d.provider}, ${stream ? 'streamed' : 'not streamed'}: a tool round and a reply, relative baseUrl, extra and per-request headers`, async () => {
       mock.push(d.call('echo', { text: 'hi' }, stream), d.text(['all ', 'done'], stream));
       const o = await run({
-        prompt: 'echo hi', provider: d.provider, baseUrl: d.path, stream, tools: ['echo'], apiKey: 'k-1',
-        headers: { 'x-extra': 'yes' }, perRequestHeader: true,
+        prompt: 'echo hi',
+        provider: d.provider,
+        baseUrl: d.path,
+        stream,
+        tools: ['echo'],
+        apiKey: 'k-1',
+        headers: { 'x-extra': 'yes' },
+        perRequestHeader: true,
       });
       assert.equal(o.status, 0, show(o));
       assert.equal(o.text, 'all done');
@@ -109,7 +118,10 @@ for (const d of DIALECTS) {
         assert.equal(p.json.stream === true, stream, 'stream flag');
         assert.equal(p.headers['x-extra'], 'yes');
         assert.equal(p.headers['x-request-n'], String(i + 1));
-        assert.equal(d.provider === 'anthropic' ? p.headers['x-api-key'] : p.headers.authorization, d.provider === 'anthropic' ? 'k-1' : 'Bearer k-1');
+        assert.equal(
+          d.provider === 'anthropic' ? p.headers['x-api-key'] : p.headers.authorization,
+          d.provider === 'anthropic' ? 'k-1' : 'Bearer k-1',
+        );
       }
       assert.ok(mock.posts[1]!.body.includes('echo: hi'), 'the tool result went back to the model');
     });
@@ -133,9 +145,11 @@ test('a page tool behind the permission callback reads the DOM; a denied call fa
   assert.equal(oa.lastMessage(mock.posts[1]!.json).content, '[tool failed: denied by user]');
 });
 
-test('cancel() mid-stream ends the turn with ECANCELED and aborts the fetch; so does the host\'s signal', async () => {
+test("cancel() mid-stream ends the turn with ECANCELED and aborts the fetch; so does the host's signal", async () => {
   let closed!: () => void;
-  const serverSawClose = new Promise<void>((r) => { closed = r; });
+  const serverSawClose = new Promise<void>((r) => {
+    closed = r;
+  });
   mock.push({
     handle: (_req, res) => {
       res.on('close', () => closed());
@@ -194,34 +208,50 @@ test('checkConnection through a proxy prefix: /models and /props under it, the c
   const o = await run({ prompt: 'q', baseUrl: '/llm/v1/chat/completions', checkConnection: true });
   assert.equal(o.status, 0, show(o));
   assert.deepEqual(o.connection, { status: 'online', detail: null, ctxMax: 4096 });
-  assert.deepEqual(mock.requests.filter((r) => r.path.startsWith('/llm')).map((r) => `${r.method} ${r.path}`),
-    ['GET /llm/v1/models', 'GET /llm/props', 'POST /llm/v1/chat/completions']);
+  assert.deepEqual(
+    mock.requests.filter((r) => r.path.startsWith('/llm')).map((r) => `${r.method} ${r.path}`),
+    ['GET /llm/v1/models', 'GET /llm/props', 'POST /llm/v1/chat/completions'],
+  );
 });
 
 test('a cross-origin server without CORS: "blocked by CORS", naming both origins and the headers, not retried', async () => {
   const o = await run({ prompt: 'q', baseUrl: `${foreign.url}/v1/chat/completions`, apiKey: 'k', retryBaseMs: 1 });
   assert.equal(o.statusName, 'EIO', show(o));
-  assert.equal(o.error, `http request failed: blocked by CORS: ${foreign.url} answered but does not allow requests from ${mock.url} ` +
-    '(it must answer with Access-Control-Allow-Origin and allow the headers authorization, or be reached through a same-origin proxy)');
+  assert.equal(
+    o.error,
+    `http request failed: blocked by CORS: ${foreign.url} answered but does not allow requests from ${mock.url} ` +
+      '(it must answer with Access-Control-Allow-Origin and allow the headers authorization, or be reached through a same-origin proxy)',
+  );
   assert.deepEqual(o.notices, []);
   // One preflight (no retry), then the no-cors probe that told CORS from a dead server.
-  assert.deepEqual(foreign.requests.map((r) => r.method), ['OPTIONS', 'HEAD']);
+  assert.deepEqual(
+    foreign.requests.map((r) => r.method),
+    ['OPTIONS', 'HEAD'],
+  );
 });
 
 test('a refused connection: "could not connect", not retried', async () => {
   const port = await closedPort();
   const o = await run({ prompt: 'q', baseUrl: `http://127.0.0.1:${port}/v1/chat/completions`, retryBaseMs: 1 });
   assert.equal(o.statusName, 'EIO', show(o));
-  assert.match(o.error!, new RegExp(`^http request failed: could not connect to http://127\\.0\\.0\\.1:${port}: Failed to fetch \\(the server is down or refused the connection`));
+  assert.match(
+    o.error!,
+    new RegExp(
+      `^http request failed: could not connect to http://127\\.0\\.0\\.1:${port}: Failed to fetch \\(the server is down or refused the connection`,
+    ),
+  );
   assert.deepEqual(o.notices, []);
 });
 
-test('the docs\' example, as written: a page tool after confirm(), the streamed reply in #out', async () => {
+test("the docs' example, as written: a page tool after confirm(), the streamed reply in #out", async () => {
   mock.push(oa.streamToolCall('page_title', '{}'), oa.streamText(['The title is ', 'clm in a page.']));
   const p = await chromium.browser.newPage();
   const plog = pageLog(p);
   const dialogs: string[] = [];
-  p.on('dialog', (dlg) => { dialogs.push(dlg.message()); void dlg.accept(); });
+  p.on('dialog', (dlg) => {
+    dialogs.push(dlg.message());
+    void dlg.accept();
+  });
   try {
     await p.goto(`${mock.url}/example/index.html`);
     await p.waitForFunction("document.querySelector('#out').textContent.includes('clm in a page.')");
@@ -242,7 +272,9 @@ test('figure: a two-request tool turn in the browser (streamed, loopback mock)',
   assert.equal(ms.length, 20);
   assert.equal(mock.posts.length, 46);
   const sorted = [...ms].sort((a, b) => a - b);
-  t.diagnostic(`browser tool turn (2 requests, streamed): median ${sorted[10]!.toFixed(1)} ms, min ${sorted[0]!.toFixed(1)} ms over 20 turns`);
+  t.diagnostic(
+    `browser tool turn (2 requests, streamed): median ${sorted[10]!.toFixed(1)} ms, min ${sorted[0]!.toFixed(1)} ms over 20 turns`,
+  );
 });
 
 /** A loopback port nothing listens on. */

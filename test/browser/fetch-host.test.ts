@@ -8,22 +8,31 @@ import { startMockLlm, type MockLlm } from '../fixtures/mock-llm.js';
 import * as oa from '../fixtures/openai-replies.js';
 
 let mock: MockLlm;
-before(async () => { mock = await startMockLlm(); });
-after(async () => { await mock.close(); });
+before(async () => {
+  mock = await startMockLlm();
+});
+after(async () => {
+  await mock.close();
+});
 beforeEach(() => mock.reset());
 
 function request(host: ReturnType<typeof createFetchHost>, url: string, body?: string, headers?: Record<string, string>) {
   return new Promise<{ res?: HttpResponse; err?: HostError; chunks: number }>((resolve) => {
     let chunks = 0;
-    host.http({ url, body, headers }, {
-      onData: () => { chunks++; },
-      onResponse: (res) => resolve({ res, chunks }),
-      onError: (err) => resolve({ err, chunks }),
-    });
+    host.http(
+      { url, body, headers },
+      {
+        onData: () => {
+          chunks++;
+        },
+        onResponse: (res) => resolve({ res, chunks }),
+        onError: (err) => resolve({ err, chunks }),
+      },
+    );
   });
 }
 
-test('headers: the agent\'s, then `headers`, then `requestHeaders` per request, later ones winning whatever the case', async () => {
+test("headers: the agent's, then `headers`, then `requestHeaders` per request, later ones winning whatever the case", async () => {
   mock.push(oa.text('a'), oa.text('b'));
   let n = 0;
   const host = createFetchHost({
@@ -31,7 +40,10 @@ test('headers: the agent\'s, then `headers`, then `requestHeaders` per request, 
     requestHeaders: (req) => ({ 'x-n': String(++n), 'x-url': req.url }),
   });
   for (let i = 0; i < 2; i++) {
-    const r = await request(host, `${mock.base}/chat/completions`, '{}', { authorization: 'Bearer agent', 'content-type': 'application/json' });
+    const r = await request(host, `${mock.base}/chat/completions`, '{}', {
+      authorization: 'Bearer agent',
+      'content-type': 'application/json',
+    });
     assert.equal(r.res?.status, 200);
   }
   const [a, b] = mock.posts;
@@ -51,9 +63,17 @@ test('a relative URL resolves against `base`; without a page or a base it is ref
   assert.equal(mock.posts[0]!.path, '/v1/chat/completions');
 
   const notices: string[] = [];
-  const lost = createAgent({ baseUrl: '/v1/chat/completions' }, createFetchHost(), { onNotice: (t) => notices.push(t) }, { retryBaseMs: 1 });
+  const lost = createAgent(
+    { baseUrl: '/v1/chat/completions' },
+    createFetchHost(),
+    { onNotice: (t) => notices.push(t) },
+    { retryBaseMs: 1 },
+  );
   const f = await lost.run('q');
-  assert.equal(f.error, 'http request failed: relative URL "/v1/chat/completions" needs a page to resolve against: give createFetchHost a base');
+  assert.equal(
+    f.error,
+    'http request failed: relative URL "/v1/chat/completions" needs a page to resolve against: give createFetchHost a base',
+  );
   assert.deepEqual(notices, []);
 });
 
@@ -72,7 +92,7 @@ test('byte bodies are sent as they are; a non-2xx body is a response, not stream
   assert.match(new TextDecoder().decode(e.res!.body), /teapot/);
 });
 
-test('the host\'s signal cancels requests in flight and refuses later ones; cancel() reports once', async () => {
+test("the host's signal cancels requests in flight and refuses later ones; cancel() reports once", async () => {
   mock.push({ hang: true });
   const ac = new AbortController();
   const host = createFetchHost({ signal: ac.signal });
@@ -84,7 +104,10 @@ test('the host\'s signal cancels requests in flight and refuses later ones; canc
 
   mock.push({ hang: true });
   const errors: HostError[] = [];
-  const h = createFetchHost().http({ url: `${mock.base}/chat/completions`, body: '{}' }, { onResponse: () => assert.fail('no response'), onError: (e) => errors.push(e) });
+  const h = createFetchHost().http(
+    { url: `${mock.base}/chat/completions`, body: '{}' },
+    { onResponse: () => assert.fail('no response'), onError: (e) => errors.push(e) },
+  );
   h.cancel();
   h.cancel();
   await new Promise((r) => setTimeout(r, 20));
@@ -93,8 +116,16 @@ test('the host\'s signal cancels requests in flight and refuses later ones; canc
 
 test('a failed fetch outside a page: one message naming both possible causes, not retried', async () => {
   const notices: string[] = [];
-  const agent = createAgent({ baseUrl: 'http://127.0.0.1:1/v1/chat/completions' }, createFetchHost(), { onNotice: (t) => notices.push(t) }, { retryBaseMs: 1 });
+  const agent = createAgent(
+    { baseUrl: 'http://127.0.0.1:1/v1/chat/completions' },
+    createFetchHost(),
+    { onNotice: (t) => notices.push(t) },
+    { retryBaseMs: 1 },
+  );
   const r = await agent.run('q');
-  assert.match(r.error!, /^http request failed: network error or CORS rejection from http:\/\/127\.0\.0\.1:1\/v1\/chat\/completions: .+ \(is the server up, and does it allow this origin\?\)$/);
+  assert.match(
+    r.error!,
+    /^http request failed: network error or CORS rejection from http:\/\/127\.0\.0\.1:1\/v1\/chat\/completions: .+ \(is the server up, and does it allow this origin\?\)$/,
+  );
   assert.deepEqual(notices, []);
 });

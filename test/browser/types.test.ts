@@ -13,7 +13,9 @@ import { browserDocBlocks } from '../fixtures/docs-browser.js';
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const TSC = join(REPO, 'node_modules/typescript/bin/tsc');
 const dirs: string[] = [];
-after(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 /** A browser project with `clm` installed (a link to this repository) and these files; tsc's output and status. */
 async function typecheck(lib: string[], files: Record<string, string>): Promise<{ code: number | null; out: string }> {
@@ -21,19 +23,33 @@ async function typecheck(lib: string[], files: Record<string, string>): Promise<
   dirs.push(dir);
   mkdirSync(join(dir, 'node_modules'));
   symlinkSync(REPO, join(dir, 'node_modules/clm'), 'dir');
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: {
-      target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', lib, types: [],
-      strict: true, noEmit: true, skipLibCheck: false, isolatedModules: true,
-    },
-    include: ['*.ts'],
-  }));
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'ESNext',
+        moduleResolution: 'Bundler',
+        lib,
+        types: [],
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        isolatedModules: true,
+      },
+      include: ['*.ts'],
+    }),
+  );
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [TSC, '-p', dir], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { out += d; });
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      out += d;
+    });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, out }));
   });
@@ -65,7 +81,9 @@ agent.close();
 });
 
 test('the check would catch a Node type in a browser project', async () => {
-  const r = await typecheck(['ES2022', 'DOM'], { 'node.ts': "import { createFetchHost } from 'clm/browser';\ncreateFetchHost();\nconst b: Buffer = new Uint8Array();\nexport { b };\n" });
+  const r = await typecheck(['ES2022', 'DOM'], {
+    'node.ts': "import { createFetchHost } from 'clm/browser';\ncreateFetchHost();\nconst b: Buffer = new Uint8Array();\nexport { b };\n",
+  });
   assert.notEqual(r.code, 0);
   assert.match(r.out, /Cannot find name 'Buffer'/);
 });

@@ -24,7 +24,11 @@ export interface FakeCall {
   readonly calls: number;
 }
 
-export function call(tool: ToolDef, args: object | string, opts: { outputCap?: number; timeoutMs?: number; aborted?: boolean } = {}): FakeCall {
+export function call(
+  tool: ToolDef,
+  args: object | string,
+  opts: { outputCap?: number; timeoutMs?: number; aborted?: boolean } = {},
+): FakeCall {
   const ac = new AbortController();
   if (opts.aborted) ac.abort(new Error('cancelled'));
   const notes: string[] = [];
@@ -33,7 +37,9 @@ export function call(tool: ToolDef, args: object | string, opts: { outputCap?: n
   let done = false;
   let calls = 0;
   let settle!: (r: InvResult) => void;
-  const result = new Promise<InvResult>((r) => { settle = r; });
+  const result = new Promise<InvResult>((r) => {
+    settle = r;
+  });
   const timeoutMs = opts.timeoutMs ?? tool.timeoutMs ?? 0;
   const timer = timeoutMs > 0 ? setTimeout(() => ac.abort(new Error('timed out')), timeoutMs) : undefined;
   const finish = (r: InvResult) => {
@@ -53,21 +59,32 @@ export function call(tool: ToolDef, args: object | string, opts: { outputCap?: n
       if (typeof output === 'string') finish({ ok: true, text: output });
       else finish({ ok: true, text: Buffer.from(output).toString('utf8'), bytes: output });
     },
-    fail(message) { finish({ ok: false, text: message }); },
-    get done() { return done; },
+    fail(message) {
+      finish({ ok: false, text: message });
+    },
+    get done() {
+      return done;
+    },
     notify(text) {
       notes.push(text);
       const w = waiters.shift();
-      if (w) { taken++; w(text); }
+      if (w) {
+        taken++;
+        w(text);
+      }
     },
   };
   const ret = tool.invoke(inv);
   if (ret instanceof Promise) ret.catch((e) => finish({ ok: false, text: `threw: ${e}` }));
   return {
-    inv, result, notes,
+    inv,
+    result,
+    notes,
     nextNote: () => (taken < notes.length ? Promise.resolve(notes[taken++]!) : new Promise<string>((r) => waiters.push(r))),
     abort: () => ac.abort(new Error('cancelled')),
-    get calls() { return calls; },
+    get calls() {
+      return calls;
+    },
   };
 }
 

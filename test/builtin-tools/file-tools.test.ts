@@ -7,15 +7,25 @@ import { readFileTool, writeFileTool, listDirTool, builtinTools, READ_DEFAULT_LI
 import { call } from './fake-inv.js';
 
 let dir: string;
-before(() => { dir = mkdtempSync(join(tmpdir(), 'clm-files-')); });
-after(() => { rmSync(dir, { recursive: true, force: true }); });
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'clm-files-'));
+});
+after(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
 
 const lines = (n: number, from = 1) => Array.from({ length: n }, (_, i) => `line ${from + i}\n`).join('');
 
 test('builtinTools: order, names, gates, schemas as the reference', () => {
   const tools = builtinTools();
-  assert.deepEqual(tools.map((t) => t.name), ['read_file', 'write_file', 'list_dir', 'shell_exec', 'bg_exec']);
-  assert.deepEqual(tools.map((t) => !!t.noPrompt), [true, false, true, false, false]);
+  assert.deepEqual(
+    tools.map((t) => t.name),
+    ['read_file', 'write_file', 'list_dir', 'shell_exec', 'bg_exec'],
+  );
+  assert.deepEqual(
+    tools.map((t) => !!t.noPrompt),
+    [true, false, true, false, false],
+  );
   assert.equal(readFileTool.description, 'read a window of lines from a text file');
   const props = (readFileTool.parameters as any).properties;
   assert.deepEqual(Object.keys(props), ['path', 'offset', 'limit']);

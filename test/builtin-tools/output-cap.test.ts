@@ -4,7 +4,10 @@ import { CappedOutput, utf8Boundary, bytesToText } from '../../src/builtin-tools
 
 test('utf8Boundary: never inside a character', () => {
   const b = Buffer.from('a€b'); // 61 e2 82 ac 62
-  assert.deepEqual([0, 1, 2, 3, 4, 5, 9].map((n) => utf8Boundary(b, n)), [0, 1, 1, 1, 4, 5, 5]);
+  assert.deepEqual(
+    [0, 1, 2, 3, 4, 5, 9].map((n) => utf8Boundary(b, n)),
+    [0, 1, 1, 1, 4, 5, 5],
+  );
   const bad = Buffer.from([0x80, 0x80, 0x80, 0x80, 0x80]); // not UTF-8 at all: cut where asked
   assert.equal(utf8Boundary(bad, 4), 4);
 });

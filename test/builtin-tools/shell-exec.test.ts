@@ -56,7 +56,8 @@ test('shell_exec: $SHELL is used, /bin/sh when unset', async () => {
     assert.equal(r.ok, false);
     assert.equal(r.text, "cannot run '/bin/nonexistent-shell': No such file or directory");
   } finally {
-    if (saved === undefined) delete process.env.SHELL; else process.env.SHELL = saved;
+    if (saved === undefined) delete process.env.SHELL;
+    else process.env.SHELL = saved;
   }
 });
 

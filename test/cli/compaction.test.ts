@@ -71,7 +71,11 @@ function assertCompactedChain() {
   assert.equal(mock.posts.length, 3, mock.posts.map((p) => p.body.slice(0, 200)).join('\n'));
   const [first, fold, resumed] = mock.posts as [RecordedRequest, RecordedRequest, RecordedRequest];
   assert.ok(!isCompaction(first));
-  assert.deepEqual(contents(first).slice(1, 7), EARLIER.map((m) => m.content), 'the resumed history is sent');
+  assert.deepEqual(
+    contents(first).slice(1, 7),
+    EARLIER.map((m) => m.content),
+    'the resumed history is sent',
+  );
 
   // The compaction request: no tools, not streamed, the summary prompt as the last user message,
   // after the whole history including the tool round.
@@ -82,11 +86,17 @@ function assertCompactedChain() {
   assert.equal(last.role, 'user');
   assert.match(last.content, SUMMARY_PROMPT);
   assert.ok(contents(fold).includes('first earlier question'));
-  assert.ok(fold.json.messages.some((m: any) => m.role === 'tool' && m.tool_call_id === 'c1'), 'the tool result is summarised too');
+  assert.ok(
+    fold.json.messages.some((m: any) => m.role === 'tool' && m.tool_call_id === 'c1'),
+    'the tool result is summarised too',
+  );
 
   // The chain goes on from the folded history: system, summary, the last exchanges kept verbatim.
   assert.ok(!isCompaction(resumed));
-  assert.ok(resumed.json.tools.some((t: any) => t.function.name === 'list_dir'), 'the resumed chain offers the tools again');
+  assert.ok(
+    resumed.json.tools.some((t: any) => t.function.name === 'list_dir'),
+    'the resumed chain offers the tools again',
+  );
   const msgs = resumed.json.messages;
   assert.equal(msgs[0].role, 'system');
   assert.deepEqual({ role: msgs[1].role, content: msgs[1].content }, { role: 'user', content: SUMMARY });
@@ -104,10 +114,14 @@ function assertCompactedChain() {
  */
 async function compactingRun(args: string[] = []) {
   llamaServer(true);
-  const r = await resumedRun({ prompt: 3000, completion: 100 }, [
-    oa.text(SUMMARY, { usage: { prompt: 3200, completion: 40 } }),
-    oa.streamText(['the final ', 'answer'], { usage: { prompt: 900, completion: 5 } }),
-  ], args);
+  const r = await resumedRun(
+    { prompt: 3000, completion: 100 },
+    [
+      oa.text(SUMMARY, { usage: { prompt: 3200, completion: 40 } }),
+      oa.streamText(['the final ', 'answer'], { usage: { prompt: 900, completion: 5 } }),
+    ],
+    args,
+  );
   assert.equal(r.code, 0, show(r));
   assertProbedFirst();
   assertCompactedChain();
@@ -115,7 +129,11 @@ async function compactingRun(args: string[] = []) {
 }
 
 /** The texts of the `notice: …` lines on stderr. */
-const stderrNotices = (r: CliResult) => r.stderr.split('\n').filter((l) => l.startsWith('notice: ')).map((l) => l.slice('notice: '.length));
+const stderrNotices = (r: CliResult) =>
+  r.stderr
+    .split('\n')
+    .filter((l) => l.startsWith('notice: '))
+    .map((l) => l.slice('notice: '.length));
 
 test('/props n_ctx 4096 and a reply using 3100 tokens: the run compacts, then resumes the chain and answers', async () => {
   const r = await compactingRun();
@@ -178,7 +196,10 @@ test('without /props (404) the context size is unknown: the same 3100 tokens do 
   // The chain went straight on with the full history and the tool result.
   const second = mock.posts[1]!;
   assert.ok(second.json.tools.length > 0);
-  assert.deepEqual(contents(second).slice(1, 7), EARLIER.map((m) => m.content));
+  assert.deepEqual(
+    contents(second).slice(1, 7),
+    EARLIER.map((m) => m.content),
+  );
   assert.equal(oa.lastMessage(second.json).tool_call_id, 'c1');
   assert.doesNotMatch(r.stderr, /compacted/);
 });
@@ -213,7 +234,10 @@ test('a resumed conversation already over the threshold is compacted before the 
   assert.equal(mock.posts.length, 1, 'no second compaction');
   const resent = contents(mock.posts[0]!);
   assert.equal(resent[1], SUMMARY);
-  assert.ok(!resent.some((c) => c.startsWith('first earlier question') || c.startsWith('first earlier answer')), 'the folded messages stay folded');
+  assert.ok(
+    !resent.some((c) => c.startsWith('first earlier question') || c.startsWith('first earlier answer')),
+    'the folded messages stay folded',
+  );
   assert.deepEqual(resent.slice(-3), ['and now?', 'the answer', 'and then?']);
 });
 

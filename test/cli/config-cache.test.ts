@@ -23,7 +23,10 @@ const cacheFile = () => join(dirs.sessions, 'config-cache.json');
 function writeFiles(key = KEY): void {
   dirs.write('secrets.lua', `-- keys\nreturn {\n  mock = "${key}", -- the mock's key\n  search = [[${SEARCH}]],\n  unused = "",\n}\n`);
   chmodSync(join(dirs.clm, 'secrets.lua'), 0o600);
-  dirs.write('config.lua', `return {\n  model = "mock/m1",\n  providers = { mock = { url = "${mock.base}", api_key = clm.secrets.mock } },\n  tools = { web_search = { api_key = clm.secrets.search } },\n  system_prompt = "be brief",\n}\n`);
+  dirs.write(
+    'config.lua',
+    `return {\n  model = "mock/m1",\n  providers = { mock = { url = "${mock.base}", api_key = clm.secrets.mock } },\n  tools = { web_search = { api_key = clm.secrets.search } },\n  system_prompt = "be brief",\n}\n`,
+  );
 }
 
 /** One run with the debug log; its log lines about the configuration. */
@@ -32,7 +35,9 @@ async function runLogged(): Promise<string[]> {
   const r = await run(['-o', 'q'], { env: { CLM_DEBUG_LOG: log() } });
   assert.equal(r.code, 0, show(r));
   assert.equal(r.stdout, 'ok\n');
-  return readFileSync(log(), 'utf8').split('\n').filter((l) => / config: /.test(l));
+  return readFileSync(log(), 'utf8')
+    .split('\n')
+    .filter((l) => / config: /.test(l));
 }
 
 const hit = (lines: string[]) => lines.some((l) => l.includes('config: evaluation taken from the cache'));
@@ -42,7 +47,10 @@ test('the second run is answered from the cache and sends the real key; a new ke
   writeFiles();
   const cold = await runLogged();
   assert.ok(evaluated(cold) && !hit(cold), cold.join('\n'));
-  assert.ok(cold.some((l) => l.includes(`config: evaluation cached in ${dirs.sessions}`)), cold.join('\n'));
+  assert.ok(
+    cold.some((l) => l.includes(`config: evaluation cached in ${dirs.sessions}`)),
+    cold.join('\n'),
+  );
   const warm = await runLogged();
   assert.ok(hit(warm) && !evaluated(warm), warm.join('\n'));
   assert.equal(mock.posts.length, 2);

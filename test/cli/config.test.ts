@@ -90,7 +90,9 @@ test('agent profiles: inline agents.x and agents/x.lua change the system prompt 
   r = await run(['-a', 'pirate', '-m', 'mock/m9', '-o', 'q']);
   assert.equal(mock.posts[3]!.json.model, 'm9');
   // The config's own `agent` key selects a default profile.
-  writeConfig(`return {\n  agent = "pirate",\n  model = "mock/m1",\n  agents = { pirate = { system_prompt = "Arr." } },${providers()}\n}\n`);
+  writeConfig(
+    `return {\n  agent = "pirate",\n  model = "mock/m1",\n  agents = { pirate = { system_prompt = "Arr." } },${providers()}\n}\n`,
+  );
   r = await run(['-o', 'q']);
   assert.equal(r.code, 0, show(r));
   assert.match(systemPrompt(4), /^Arr\.\n/);
@@ -214,11 +216,14 @@ test('clm setup twice: wrote, then kept; secrets.lua 0600; the generated config 
   ]);
   assert.equal(statSync(join(dirs.clm, 'secrets.lua')).mode & 0o777, 0o600);
   assert.equal(statSync(join(dirs.clm, 'config.lua')).mode & 0o077 & 0o022, 0, 'config.lua is not group/other writable');
-  const seeds = readdirSync(join(REPO, 'plugins')).filter((f) => f.endsWith('.lua')).sort();
+  const seeds = readdirSync(join(REPO, 'plugins'))
+    .filter((f) => f.endsWith('.lua'))
+    .sort();
   assert.deepEqual(readdirSync(join(dirs.clm, 'plugins')).sort(), seeds);
   assert.ok(statSync(join(dirs.clm, 'agents')).isDirectory());
   const config = readFileSync(join(dirs.clm, 'config.lua'), 'utf8');
-  for (const p of ['anthropic', 'openai', 'groq', 'cerebras', 'nvidia', 'openrouter', 'github', 'ollama_cloud', 'llm7', 'google']) assert.match(config, new RegExp(`\\b${p} = \\{`), p);
+  for (const p of ['anthropic', 'openai', 'groq', 'cerebras', 'nvidia', 'openrouter', 'github', 'ollama_cloud', 'llm7', 'google'])
+    assert.match(config, new RegExp(`\\b${p} = \\{`), p);
 
   // The user edits a file; the second run keeps everything.
   appendFileSync(join(dirs.clm, 'config.lua'), '-- my edit\n');

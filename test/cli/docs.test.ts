@@ -23,11 +23,13 @@ test('docs/config.md: the unknown-key warning it shows is the one clm prints', a
 });
 
 test('docs/cli.md: the default plugin directory follows $XDG_CONFIG_HOME, as --help says', () => {
-  const row = doc('cli.md').split('\n').find((l) => l.startsWith('| `-p, --plugins DIR`'))!;
+  const row = doc('cli.md')
+    .split('\n')
+    .find((l) => l.startsWith('| `-p, --plugins DIR`'))!;
   assert.match(row, /\$XDG_CONFIG_HOME\/clm\/plugins/, row);
 });
 
-test('docs/differences.md lists the program\'s departures', () => {
+test("docs/differences.md lists the program's departures", () => {
   const d = doc('differences.md');
   for (const [what, re] of [
     ['no full-screen UI yet', /full-screen/],
@@ -45,5 +47,6 @@ test('docs/differences.md lists the program\'s departures', () => {
     ['the iteration limit', /max_iterations|--max-turns/],
     ['the probe not in front of the first request', /probe/],
     ['denied tools not advertised', /--deny-tools/],
-  ] as const) assert.match(d, re, `missing: ${what}`);
+  ] as const)
+    assert.match(d, re, `missing: ${what}`);
 });

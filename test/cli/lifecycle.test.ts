@@ -14,11 +14,18 @@ const { mock, dirs, run, spawn } = await cliSuite({ dirs: 'each' });
 
 /** Running (a zombie waiting for a parent that may never reap it counts as gone). */
 const alive = (pid: number) => {
-  try { return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch { return false; }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-for (const [sig, code] of [['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+for (const [sig, code] of [
+  ['SIGTERM', 143],
+  ['SIGHUP', 129],
+] as const) {
   test(`${sig} during a shell_exec ends clm with ${code} and stops the command's processes`, async () => {
     const pidFile = join(dirs.root, 'pid');
     mock.push(oa.toolCall('shell_exec', { command: `sleep 60 & echo $! > ${pidFile}; wait` }));
@@ -72,7 +79,8 @@ test('REPL: a line that arrives while a background job turn runs is still proces
     const last = oa.lastMessage(req.json);
     if (last.role === 'user' && last.content === 'go') return oa.toolCall('bg_exec', { command: 'sleep 0.3; echo job output', label: 'j' });
     if (last.role === 'tool') return oa.text('started');
-    if (String(last.content).startsWith('[background job')) return { body: { choices: [{ message: { role: 'assistant', content: 'noted' }, finish_reason: 'stop' }] }, delayMs: 400 };
+    if (String(last.content).startsWith('[background job'))
+      return { body: { choices: [{ message: { role: 'assistant', content: 'noted' }, finish_reason: 'stop' }] }, delayMs: 400 };
     return oa.text(`echo: ${last.content}`);
   });
   const c = spawn(['-H'], { keepStdin: true });

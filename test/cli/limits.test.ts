@@ -18,7 +18,11 @@ test('--max-turns N: the turn stops after N tool rounds with a clear error, exit
   const r = await run(['-S', '--max-turns', '3', '-o', 'loop']);
   assert.equal(r.code, 1, show(r));
   assert.equal(mock.posts.length, 3);
-  assert.match(r.stderr, /^error: max iterations reached \(3 tool rounds in one turn\); raise the limit with --max-turns N or max_iterations in config\.lua \(0 = unlimited\)$/m, r.stderr);
+  assert.match(
+    r.stderr,
+    /^error: max iterations reached \(3 tool rounds in one turn\); raise the limit with --max-turns N or max_iterations in config\.lua \(0 = unlimited\)$/m,
+    r.stderr,
+  );
   const j = await run(['-S', '--max-turns=2', '--output-format', 'json', '-o', 'loop']);
   assert.equal(j.code, 1, show(j));
   const o = JSON.parse(j.stdout);
@@ -84,8 +88,14 @@ test('combined short flags are accepted as getopt does: -So, -HS, -Sm MODEL, -So
   assert.deepEqual(pick(parseArgs(['-Smqwen', '-oq'])), { noStream: true, model: 'qwen', oneshot: 'q' });
   assert.deepEqual(pick(parseArgs(['-HSr', 'ID'])), { headless: true, noStream: true, resume: 'ID' });
   assert.deepEqual(pick(parseArgs(['-HrID'])), { headless: true, resume: 'ID' });
-  assert.throws(() => parseArgs(['-Sx']), (e: unknown) => e instanceof UsageError && e.message === 'unknown option -x (in -Sx)');
-  assert.throws(() => parseArgs(['-So']), (e: unknown) => e instanceof UsageError && e.message === '-o needs a value');
+  assert.throws(
+    () => parseArgs(['-Sx']),
+    (e: unknown) => e instanceof UsageError && e.message === 'unknown option -x (in -Sx)',
+  );
+  assert.throws(
+    () => parseArgs(['-So']),
+    (e: unknown) => e instanceof UsageError && e.message === '-o needs a value',
+  );
 });
 
 function pick(a: ReturnType<typeof parseArgs>) {
@@ -105,7 +115,10 @@ test('a schemeless loopback -u is taken as http://; a remote one is refused with
   assert.equal(l.code, 0, show(l));
   const remote = await run(['-u', 'api.example.com/v1', '-o', 'hi']);
   assert.equal(remote.code, 2, show(remote));
-  assert.match(remote.stderr, /^clm: -u: 'api\.example\.com\/v1' has no scheme; use https:\/\/api\.example\.com\/v1 \(or http:\/\/ if the server has no TLS\)$/m);
+  assert.match(
+    remote.stderr,
+    /^clm: -u: 'api\.example\.com\/v1' has no scheme; use https:\/\/api\.example\.com\/v1 \(or http:\/\/ if the server has no TLS\)$/m,
+  );
   const ftp = await run(['-u', 'ftp://h/v1', '-o', 'hi']);
   assert.equal(ftp.code, 2);
   assert.match(ftp.stderr, /is not an http:\/\/ or https:\/\/ URL/);

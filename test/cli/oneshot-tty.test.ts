@@ -14,7 +14,12 @@ const QUESTION = '(y) once  (n) deny  (a) always  (d) never  [esc = deny+cancel]
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function oneshot(t: { after(fn: () => Promise<void>): void }, prompt: string) {
-  const s = spawnPty(['-u', mock.base, '-p', dirs.empty, '-o', prompt], { dirs, cols: 120, rows: 30, env: { SHELL: '/bin/sh', NO_COLOR: '1' } });
+  const s = spawnPty(['-u', mock.base, '-p', dirs.empty, '-o', prompt], {
+    dirs,
+    cols: 120,
+    rows: 30,
+    env: { SHELL: '/bin/sh', NO_COLOR: '1' },
+  });
   t.after(() => s.dispose());
   return s;
 }

@@ -19,7 +19,9 @@ before(() => {
   dead = runCli(['-u', 'http://127.0.0.1:1/v1', '-p', deadDirs.empty, '-o', 'hello'], { dirs: deadDirs });
   void dead.finally(() => deadDirs.cleanup()).catch(() => undefined);
 });
-after(async () => { await dead.catch(() => undefined); });
+after(async () => {
+  await dead.catch(() => undefined);
+});
 
 test('-V prints the version, -h the usage, both exit 0', async () => {
   const v = await runCli(['-V'], { dirs });
@@ -74,7 +76,10 @@ test('without a configured system prompt, the CLI tells the model its tools reac
   assert.equal(r.code, 0, show(r));
   const sys = mock.posts[0]!.json.messages[0];
   assert.equal(sys.role, 'system');
-  assert.match(sys.content, /^You are a helpful assistant\. .*reading or modifying the user's files or running a command on their system\./);
+  assert.match(
+    sys.content,
+    /^You are a helpful assistant\. .*reading or modifying the user's files or running a command on their system\./,
+  );
 });
 
 // A server that ignores "stream": true and answers with one JSON object. The engine parses it
@@ -222,7 +227,11 @@ test('a reader that goes away (| head): no EPIPE crash, the run still completes'
 test('a dead endpoint: exit 1 at once (no retries) with a message that says what to check', async () => {
   const r = await dead;
   assert.equal(r.code, 1, show(r));
-  assert.match(r.stderr, /^error: cannot connect to http:\/\/127\.0\.0\.1:1\/v1\/chat\/completions \(connect ECONNREFUSED 127\.0\.0\.1:1\): is the server running, and is the URL right\?$/m, r.stderr);
+  assert.match(
+    r.stderr,
+    /^error: cannot connect to http:\/\/127\.0\.0\.1:1\/v1\/chat\/completions \(connect ECONNREFUSED 127\.0\.0\.1:1\): is the server running, and is the URL right\?$/m,
+    r.stderr,
+  );
   assert.doesNotMatch(r.stderr, /retrying/, 'a refused first connection is not retried');
   assert.equal(r.stdout.trim(), '');
 });
@@ -235,5 +244,9 @@ test('the first chat request does not wait for the connection probe (GET models,
   assert.equal(r.code, 0, show(r));
   assert.equal(r.stdout, 'answered without the probe\n');
   const paths = mock.requests.map((q) => `${q.method} ${q.path}`);
-  assert.deepEqual(paths.filter((p) => p.startsWith('GET')), ['GET /v1/models'], 'the probe still went out');
+  assert.deepEqual(
+    paths.filter((p) => p.startsWith('GET')),
+    ['GET /v1/models'],
+    'the probe still went out',
+  );
 });

@@ -79,7 +79,7 @@ test('--output-format stream-json: every line is a versioned JSON event, in orde
   for (const t of ['text', 'reasoning', 'tool_begin', 'tool_result', 'usage']) assert.ok(first(t) > 0, `${t} missing: ${types.join(' ')}`);
   assert.ok(first('tool_begin') < first('tool_result'), types.join(' '));
   assert.ok(first('tool_result') < first('text'), types.join(' '));
-  assert.ok(first('usage') < first('tool_result'), 'the first reply\'s usage comes before the tool runs');
+  assert.ok(first('usage') < first('tool_result'), "the first reply's usage comes before the tool runs");
   assert.ok(types.lastIndexOf('usage') < types.indexOf('result'));
   const start = events[0]!;
   assert.equal(start.model, 'local-model');
@@ -91,7 +91,13 @@ test('--output-format stream-json: every line is a versioned JSON event, in orde
   const res = events[first('tool_result')]!;
   assert.equal(res.outcome, 'ok');
   assert.match(res.content, /f\.txt/);
-  assert.equal(events.filter((e) => e.type === 'text').map((e) => e.text).join(''), 'Hello');
+  assert.equal(
+    events
+      .filter((e) => e.type === 'text')
+      .map((e) => e.text)
+      .join(''),
+    'Hello',
+  );
   assert.equal(events[first('reasoning')]!.text, 'hmm');
   const result = events.at(-1)!;
   assert.equal(result.result, 'Hello');
@@ -179,7 +185,13 @@ test('--deny-tools wins over --allow-tools', async () => {
 
 test('json: outcomes belong to their own call when calls of one tool finish out of order; result is the final reply', async () => {
   mock.push(
-    oa.toolCalls([{ id: 'slow', name: 'shell_exec', args: { command: 'sleep 0.3; exit 3' } }, { id: 'fast', name: 'shell_exec', args: { command: 'echo quick' } }], { content: 'Let me check.' }),
+    oa.toolCalls(
+      [
+        { id: 'slow', name: 'shell_exec', args: { command: 'sleep 0.3; exit 3' } },
+        { id: 'fast', name: 'shell_exec', args: { command: 'echo quick' } },
+      ],
+      { content: 'Let me check.' },
+    ),
     oa.text('The answer.'),
   );
   const r = await run(['-S', '--output-format', 'json', '-o', 'go']);
@@ -222,7 +234,7 @@ test('a policy pattern that matches no tool gets a warning; one that matches doe
   assert.doesNotMatch(r.stderr, /'read_\*' matches/);
 });
 
-test('json and stream-json put the result object\'s keys in the same order; unknown tokens_per_sec is null', async () => {
+test("json and stream-json put the result object's keys in the same order; unknown tokens_per_sec is null", async () => {
   mock.push(oa.streamText(['a'], { usage: { prompt: 3, completion: 1 } }));
   const j = await run(['--output-format', 'json', '-o', 'q']);
   mock.push(oa.streamText(['a'], { usage: { prompt: 3, completion: 1 } }));
@@ -241,11 +253,14 @@ test('Ctrl-C while starting up: json still prints one result object (status canc
   const mark = join(dirs.root, 'mcp-started');
   const cfgDir = join(dirs.root, 'cfg-startup');
   mkdirSync(join(cfgDir, 'clm'), { recursive: true });
-  writeFileSync(join(cfgDir, 'clm', 'config.lua'), `return {
+  writeFileSync(
+    join(cfgDir, 'clm', 'config.lua'),
+    `return {
   mcp_ready_timeout_ms = 60000,
   mcp_servers = { { name = "slow", command = { "sh", "-c", ${JSON.stringify(`touch '${mark}'; exec sleep 60`)} } } },
 }
-`);
+`,
+  );
   for (const fmt of ['json', 'stream-json']) {
     rmSync(mark, { force: true });
     const c = spawn(['--output-format', fmt, '-o', 'q'], { env: { XDG_CONFIG_HOME: cfgDir } });

@@ -14,18 +14,50 @@ function setup() {
   const log: string[] = [];
   const answers: [string, PermissionDecision][] = [];
   const p = new PermissionPrompt({
-    write: (s) => { out += s; },
-    listen: (fn) => { assert.equal(onKey, null, 'listen twice'); onKey = fn; log.push('listen'); },
-    unlisten: () => { onKey = null; log.push('unlisten'); },
-    cancelTurn: () => { log.push('cancel'); },
-    interrupt: () => { log.push('interrupt'); },
+    write: (s) => {
+      out += s;
+    },
+    listen: (fn) => {
+      assert.equal(onKey, null, 'listen twice');
+      onKey = fn;
+      log.push('listen');
+    },
+    unlisten: () => {
+      onKey = null;
+      log.push('unlisten');
+    },
+    cancelTurn: () => {
+      log.push('cancel');
+    },
+    interrupt: () => {
+      log.push('interrupt');
+    },
   });
-  const ask = (name: string, args = '{}') => p.request({ id: `call_${name}`, name, args, signal: new AbortController().signal, respond: (d) => answers.push([`${name} ${args}`, d]) });
+  const ask = (name: string, args = '{}') =>
+    p.request({
+      id: `call_${name}`,
+      name,
+      args,
+      signal: new AbortController().signal,
+      respond: (d) => answers.push([`${name} ${args}`, d]),
+    });
   const press = (sequence: string, name = sequence.toLowerCase(), extra: Partial<Key> = {}) => {
     assert.ok(onKey, `no key listener for ${sequence}`);
     onKey!({ sequence, name, ...extra });
   };
-  return { p, ask, press, answers, log, get out() { return out; }, get listening() { return onKey !== null; } };
+  return {
+    p,
+    ask,
+    press,
+    answers,
+    log,
+    get out() {
+      return out;
+    },
+    get listening() {
+      return onKey !== null;
+    },
+  };
 }
 
 test('argument summary: one field = its value, several = key: value, non-object raw, {} nothing', () => {
@@ -86,7 +118,10 @@ test('parallel requests queue and are asked one at a time; always answers the qu
   s.ask('shell_exec', '{"command":"three"}');
   s.ask('write_file', '{"path":"q"}');
   assert.equal(s.out, before);
-  assert.deepEqual(s.answers.slice(-2), [['shell_exec {"command":"three"}', 'allow_always'], ['write_file {"path":"q"}', 'deny_always']]);
+  assert.deepEqual(s.answers.slice(-2), [
+    ['shell_exec {"command":"three"}', 'allow_always'],
+    ['write_file {"path":"q"}', 'deny_always'],
+  ]);
 });
 
 test('Esc denies the current and every queued request and cancels the turn', () => {
@@ -94,7 +129,10 @@ test('Esc denies the current and every queued request and cancels the turn', () 
   s.ask('shell_exec', '{"command":"one"}');
   s.ask('write_file', '{"path":"p"}');
   s.press('\x1b', 'escape');
-  assert.deepEqual(s.answers.map((a) => a[1]), ['deny_once', 'deny_once']);
+  assert.deepEqual(
+    s.answers.map((a) => a[1]),
+    ['deny_once', 'deny_once'],
+  );
   assert.ok(s.out.endsWith('-> denied (cancelled)\n'));
   assert.deepEqual(s.log, ['listen', 'unlisten', 'cancel']);
   assert.equal(s.out.split('allow tool').length - 1, 1, 'the queued request is not asked');
@@ -122,7 +160,16 @@ test('Ctrl-C while asking is an interrupt; the turn end clears what is still que
 test('an answer that ends the turn synchronously leaves nothing behind', () => {
   const s = setup();
   let ended = false;
-  s.p.request({ id: 'call_t', name: 't', args: '{}', signal: new AbortController().signal, respond: () => { ended = true; s.p.turnEnded(); } });
+  s.p.request({
+    id: 'call_t',
+    name: 't',
+    args: '{}',
+    signal: new AbortController().signal,
+    respond: () => {
+      ended = true;
+      s.p.turnEnded();
+    },
+  });
   s.ask('u');
   s.press('y');
   assert.ok(ended);

@@ -18,7 +18,8 @@ const { mock, dirs, run, spawn } = await cliSuite({ dirs: 'each', args: (m) => [
 const EVERYTHING = join(REPO, 'node_modules', '.bin', 'mcp-server-everything');
 
 const toolNames = (i: number): string[] => (mock.posts[i]!.json.tools ?? []).map((t: any) => t.function.name);
-const toolResult = (i: number, id: string): string => mock.posts[i]!.json.messages.find((m: any) => m.role === 'tool' && m.tool_call_id === id)?.content;
+const toolResult = (i: number, id: string): string =>
+  mock.posts[i]!.json.messages.find((m: any) => m.role === 'tool' && m.tool_call_id === id)?.content;
 
 const SHOUT = `clm.tool_register("shout", {
   description = "Upper-case a text",
@@ -76,10 +77,13 @@ test('a broken plugin: a message naming it, the other plugins and the run still 
 });
 
 test('MCP over stdio (server-everything): mcp__ev__echo is offered in the first request and round-trips', async () => {
-  dirs.write('config.lua', `return {
+  dirs.write(
+    'config.lua',
+    `return {
   mcp_servers = { { name = "ev", command = { ${JSON.stringify(EVERYTHING)}, "stdio" } } },
 }
-`);
+`,
+  );
   mock.push(oa.toolCall('mcp__ev__echo', { message: 'ping from the model' }, 'm1'), oa.text('echoed'));
   const r = await run(['-p', dirs.empty, '-S', '-o', 'q']);
   assert.equal(r.code, 0, show(r));
@@ -92,10 +96,13 @@ test('MCP over stdio (server-everything): mcp__ev__echo is offered in the first 
 });
 
 test('--deny-tools covers MCP tools that arrive after start-up', async () => {
-  dirs.write('config.lua', `return {
+  dirs.write(
+    'config.lua',
+    `return {
   mcp_servers = { { name = "ev", command = { ${JSON.stringify(EVERYTHING)}, "stdio" } } },
 }
-`);
+`,
+  );
   mock.push(oa.toolCall('mcp__ev__echo', { message: 'x' }, 'm1'), oa.text('ok'));
   const r = await run(['-p', dirs.empty, '-S', '--deny-tools', 'mcp__*', '-o', 'q']);
   assert.equal(r.code, 0, show(r));
@@ -104,11 +111,14 @@ test('--deny-tools covers MCP tools that arrive after start-up', async () => {
 
 test('an MCP command that does not exist: a message naming it, the run still answers', async () => {
   // A ready bound far beyond the run's own deadline: answering at all shows it did not wait for it.
-  dirs.write('config.lua', `return {
+  dirs.write(
+    'config.lua',
+    `return {
   mcp_ready_timeout_ms = 600000,
   mcp_servers = { { name = "ghost", command = { "/nonexistent/clm-no-such-mcp-server", "stdio" } } },
 }
-`);
+`,
+  );
   mock.push(oa.text('answered anyway'));
   const r = await run(['-p', dirs.empty, '-S', '-o', 'q']);
   assert.equal(r.code, 0, show(r));
@@ -120,10 +130,13 @@ test('an MCP command that does not exist: a message naming it, the run still ans
 });
 
 test('stream-json: start-up notices (a broken plugin, a missing MCP server) come after the start event', async () => {
-  dirs.write('config.lua', `return {
+  dirs.write(
+    'config.lua',
+    `return {
   mcp_servers = { { name = "ghost", command = { "/nonexistent/clm-no-such-mcp-server" } } },
 }
-`);
+`,
+  );
   const d = pluginDir({ 'shout.lua': SHOUT, 'broken.lua': 'this is not lua\n' });
   mock.push(oa.streamText(['hi']));
   const r = await run(['-p', d, '--output-format', 'stream-json', '-o', 'q']);
@@ -132,8 +145,14 @@ test('stream-json: start-up notices (a broken plugin, a missing MCP server) come
   assert.equal(events[0]!.type, 'start', r.stdout);
   assert.ok(events[0]!.tools.includes('shout'));
   const notices = events.filter((e) => e.type === 'notice').map((e) => e.text as string);
-  assert.ok(notices.some((t) => /broken/.test(t)), notices.join('\n'));
-  assert.ok(notices.some((t) => /mcp: ghost/.test(t)), notices.join('\n'));
+  assert.ok(
+    notices.some((t) => /broken/.test(t)),
+    notices.join('\n'),
+  );
+  assert.ok(
+    notices.some((t) => /mcp: ghost/.test(t)),
+    notices.join('\n'),
+  );
   assert.equal(events.at(-1)!.type, 'result');
 });
 
@@ -151,7 +170,10 @@ test('plugins across runs: a second run with the same plugins works, an edited p
   assert.ok(toolNames(2).includes('shout'));
   assert.equal(toolResult(3, 'c'), 'TWO!');
   // Replace the tool (same size and a restored mtime would fool a stat-only check; use new text).
-  writeFileSync(join(d, 'shout.lua'), SHOUT.replaceAll('shout', 'whisper').replace('string.upper(args.text) .. "!"', 'string.lower(args.text)'));
+  writeFileSync(
+    join(d, 'shout.lua'),
+    SHOUT.replaceAll('shout', 'whisper').replace('string.upper(args.text) .. "!"', 'string.lower(args.text)'),
+  );
   const later = new Date(Date.now() + 5000);
   utimesSync(join(d, 'shout.lua'), later, later);
   await once('whisper', { text: 'QUIET' });
@@ -178,13 +200,19 @@ test('MCP over streamable HTTP with a bearer key from clm.secrets; the key stays
   const server = createToolServer();
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID() });
   await server.connect(transport);
-  const http = await serveFetch(async (req) => { auth.push(req.headers.get('authorization')); return transport.handleRequest(req); });
+  const http = await serveFetch(async (req) => {
+    auth.push(req.headers.get('authorization'));
+    return transport.handleRequest(req);
+  });
   try {
     dirs.write('secrets.lua', `return { web = "${KEY}" }\n`);
-    dirs.write('config.lua', `return {
+    dirs.write(
+      'config.lua',
+      `return {
   mcp_servers = { { name = "web", transport = "http", url = "${http.url}", api_key = clm.secrets.web } },
 }
-`);
+`,
+    );
     mock.push(oa.toolCall('mcp__web__echo', { text: 'over http' }, 'h1'), oa.text('ok'));
     const log = join(dirs.root, 'debug.log');
     const r = await run(['-p', dirs.empty, '-S', '-o', 'q'], { env: { CLM_DEBUG_LOG: log } });
@@ -201,11 +229,14 @@ test('MCP over streamable HTTP with a bearer key from clm.secrets; the key stays
 
 test('an MCP server that never answers initialize: the run waits only up to the bound, then answers', async () => {
   const silent = join(REPO, 'test', 'fixtures', 'mcp', 'tool-server.mjs');
-  dirs.write('config.lua', `return {
+  dirs.write(
+    'config.lua',
+    `return {
   mcp_ready_timeout_ms = 700,
   mcp_servers = { { name = "mute", command = { ${JSON.stringify(process.execPath)}, ${JSON.stringify(silent)}, "--silent" } } },
 }
-`);
+`,
+  );
   mock.push(oa.text('did not wait forever'));
   const r = await run(['-p', dirs.empty, '-S', '-o', 'q']);
   assert.equal(r.code, 0, show(r));
@@ -217,10 +248,13 @@ test('an MCP server that never answers initialize: the run waits only up to the 
 
 test('policy patterns are judged against plugin and MCP tools too: no false "matches no tool"', async () => {
   const tools = join(REPO, 'test', 'fixtures', 'mcp', 'tool-server.mjs');
-  dirs.write('config.lua', `return {
+  dirs.write(
+    'config.lua',
+    `return {
   mcp_servers = { { name = "t", command = { ${JSON.stringify(process.execPath)}, ${JSON.stringify(tools)} } } },
 }
-`);
+`,
+  );
   const d = pluginDir({ 'shout.lua': SHOUT });
   // Twice: the second run registers the plugin tools from the schema cache, before the worker is up.
   for (let i = 0; i < 2; i++) {
@@ -237,11 +271,14 @@ test('policy patterns are judged against plugin and MCP tools too: no false "mat
 
 test('an MCP server that joins after start-up: its tools are counted once it is ready', async () => {
   const tools = join(REPO, 'test', 'fixtures', 'mcp', 'tool-server.mjs');
-  dirs.write('config.lua', `return {
+  dirs.write(
+    'config.lua',
+    `return {
   mcp_ready_timeout_ms = 100,
   mcp_servers = { { name = "late", command = { ${JSON.stringify(process.execPath)}, ${JSON.stringify(tools)}, "--start-delay=800" } } },
 }
-`);
+`,
+  );
   // The reply waits until the server has joined, so the run is still going when it does.
   let joined = false;
   mock.push({

@@ -20,13 +20,21 @@ const { mock, dirs, run, spawn } = await cliSuite({
   setup: (d) => writeFileSync(join(d.root, 'notes.txt'), 'the notes'),
 });
 
-const sessionFiles = () => { try { return readdirSync(dirs.sessions).filter((f) => f.endsWith('.jsonl')); } catch { return []; } };
+const sessionFiles = () => {
+  try {
+    return readdirSync(dirs.sessions).filter((f) => f.endsWith('.jsonl'));
+  } catch {
+    return [];
+  }
+};
 const sessionText = () => (sessionFiles().length ? readFileSync(join(dirs.sessions, sessionFiles()[0]!), 'utf8') : '');
 
 /** config.lua with provider `mock` of this kind (and `other` of the other dialect) on the mock. */
 function config(kind: string, extra = ''): void {
   const other = kind === 'anthropic' ? 'openai-responses' : 'anthropic';
-  dirs.write('config.lua', `return {
+  dirs.write(
+    'config.lua',
+    `return {
   model = "mock/m1",
   providers = {
     mock = { kind = "${kind}", url = "${mock.base}", models = { m2 = { reasoning_effort = "high" } } },
@@ -36,7 +44,8 @@ function config(kind: string, extra = ''): void {
   agents = { quick = { reasoning_effort = "low" } },
   ${extra}
 }
-`);
+`,
+  );
 }
 
 const readNotes = { path: 'notes.txt' };
@@ -46,15 +55,28 @@ for (const kind of ['anthropic', 'openai-responses'] as const) {
   for (const stream of [false, true]) {
     const mode = stream ? 'streamed' : 'whole';
     const flags = stream ? [] : ['-S'];
-    const reply = kind === 'anthropic'
-      ? (b: A.BlockIn[]) => (stream ? A.streamBlocks(b) : A.replyBlocks(b))
-      : (i: R.ItemIn[]) => (stream ? R.streamItems(i) : R.replyItems(i));
+    const reply =
+      kind === 'anthropic'
+        ? (b: A.BlockIn[]) => (stream ? A.streamBlocks(b) : A.replyBlocks(b))
+        : (i: R.ItemIn[]) => (stream ? R.streamItems(i) : R.replyItems(i));
 
     test(`${kind} ${mode}: a session killed mid tool loop resumes with its reasoning, and the loop goes on carrying it`, async () => {
       config(kind);
       const rs = (n: string): R.ItemIn => ({ type: 'reasoning', id: `rs_${n}`, summary: [`summary ${n}`], encrypted: `ENC-${n}` });
-      const call = (id: string): R.ItemIn => ({ type: 'function_call', call_id: id, name: 'read_file', arguments: JSON.stringify(readNotes) });
-      if (kind === 'anthropic') mock.push((reply as (b: A.BlockIn[]) => any)([th('1'), { type: 'text', text: 'Reading.' }, { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: readNotes }]));
+      const call = (id: string): R.ItemIn => ({
+        type: 'function_call',
+        call_id: id,
+        name: 'read_file',
+        arguments: JSON.stringify(readNotes),
+      });
+      if (kind === 'anthropic')
+        mock.push(
+          (reply as (b: A.BlockIn[]) => any)([
+            th('1'),
+            { type: 'text', text: 'Reading.' },
+            { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: readNotes },
+          ]),
+        );
       else mock.push((reply as (i: R.ItemIn[]) => any)([rs('1'), { type: 'message', text: 'Reading.' }, call('call_1')]));
       mock.push({ hang: true });
       const c = spawn([...flags, '-o', 'read the notes']);
@@ -65,10 +87,15 @@ for (const kind of ['anthropic', 'openai-responses'] as const) {
       const id = sessionFiles()[0]!.replace(/\.jsonl$/, '');
 
       // In the session file: the assistant line with its reasoning, as the provider sent it.
-      const asst = sessionText().split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.role === 'assistant');
-      const wantPart = kind === 'anthropic'
-        ? { dialect: 'anthropic', type: 'thinking', thinking: 'thinking 1', signature: 'sig-1==' }
-        : { dialect: 'openai-responses', type: 'reasoning', item: R.outputItem(rs('1'), 0) };
+      const asst = sessionText()
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+        .find((l) => l.role === 'assistant');
+      const wantPart =
+        kind === 'anthropic'
+          ? { dialect: 'anthropic', type: 'thinking', thinking: 'thinking 1', signature: 'sig-1==' }
+          : { dialect: 'openai-responses', type: 'reasoning', item: R.outputItem(rs('1'), 0) };
       assert.deepEqual(asst.reasoning, [wantPart]);
       assert.equal(asst.content, 'Reading.', 'reasoning is not the reply text');
 
@@ -87,7 +114,10 @@ for (const kind of ['anthropic', 'openai-responses'] as const) {
       const [first, second] = mock.posts.map((p) => p.json);
       if (kind === 'anthropic') {
         const turns = first.messages;
-        assert.deepEqual(turns[1], { role: 'assistant', content: [th('1'), { type: 'text', text: 'Reading.' }, { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: readNotes }] });
+        assert.deepEqual(turns[1], {
+          role: 'assistant',
+          content: [th('1'), { type: 'text', text: 'Reading.' }, { type: 'tool_use', id: 'toolu_1', name: 'read_file', input: readNotes }],
+        });
         assert.equal(turns[2].content[0].type, 'tool_result');
         assert.deepEqual(turns[2].content.at(-1), { type: 'text', text: 'go on' });
         assert.deepEqual(second.messages[1], turns[1], 'still carried in the next round');
@@ -95,10 +125,16 @@ for (const kind of ['anthropic', 'openai-responses'] as const) {
       } else {
         const input = first.input;
         const at = input.findIndex((i: any) => i.type === 'reasoning');
-        assert.deepEqual(input.slice(at, at + 3).map((i: any) => i.type ?? i.role), ['reasoning', 'assistant', 'function_call']);
+        assert.deepEqual(
+          input.slice(at, at + 3).map((i: any) => i.type ?? i.role),
+          ['reasoning', 'assistant', 'function_call'],
+        );
         assert.deepEqual(input[at], R.outputItem(rs('1'), 0));
         assert.deepEqual(first.include, ['reasoning.encrypted_content']);
-        assert.deepEqual(second.input.filter((i: any) => i.type === 'reasoning').map((i: any) => i.encrypted_content), ['ENC-1', 'ENC-2']);
+        assert.deepEqual(
+          second.input.filter((i: any) => i.type === 'reasoning').map((i: any) => i.encrypted_content),
+          ['ENC-1', 'ENC-2'],
+        );
       }
     });
   }
@@ -118,8 +154,16 @@ test('the reasoning effort per model, per profile and from --reasoning-effort re
   let body = await runWith(['-m', 'mock/m2'], a);
   assert.deepEqual(body.thinking, { type: 'enabled', budget_tokens: 24000 }, "the model's high");
   assert.equal(body.max_tokens, 64000);
-  assert.deepEqual((await runWith(['-m', 'mock/m2', '-a', 'quick'], a)).thinking, { type: 'enabled', budget_tokens: 4000 }, 'the profile wins');
-  assert.deepEqual((await runWith(['-m', 'mock/m2', '--reasoning-effort', 'medium'], a)).thinking, { type: 'enabled', budget_tokens: 10000 }, 'the flag wins');
+  assert.deepEqual(
+    (await runWith(['-m', 'mock/m2', '-a', 'quick'], a)).thinking,
+    { type: 'enabled', budget_tokens: 4000 },
+    'the profile wins',
+  );
+  assert.deepEqual(
+    (await runWith(['-m', 'mock/m2', '--reasoning-effort', 'medium'], a)).thinking,
+    { type: 'enabled', budget_tokens: 10000 },
+    'the flag wins',
+  );
   assert.equal((await runWith(['-m', 'mock/m2', '--reasoning-effort', 'off'], a)).thinking, undefined);
   body = await runWith(['-m', 'other/x', '--reasoning-effort', 'high'], () => R.text('ok'));
   assert.deepEqual(body.reasoning, { effort: 'high', summary: 'auto' });
@@ -144,7 +188,10 @@ test('a session resumed on another dialect sends none of its reasoning, and the 
   const body = mock.posts[0]!.body;
   assert.doesNotMatch(body, /sig-1|"thinking"|"reasoning"|"include"/);
   assert.match(body, /Hello\./);
-  assert.match(readFileSync(log, 'utf8'), /the restored history holds 1 reasoning part of another dialect; openai-responses requests do not carry them/);
+  assert.match(
+    readFileSync(log, 'utf8'),
+    /the restored history holds 1 reasoning part of another dialect; openai-responses requests do not carry them/,
+  );
 });
 
 test('reasoning shows dim on stderr and as stream-json reasoning events, never as the reply', async () => {
@@ -159,8 +206,20 @@ test('reasoning shows dim on stderr and as stream-json reasoning events, never a
   const sj = await run(['--output-format', 'stream-json', '-o', 'q']);
   assert.equal(sj.code, 0, show(sj));
   const lines = jsonLines(sj.stdout);
-  assert.equal(lines.filter((l) => l.type === 'reasoning').map((l) => l.text).join(''), 'thinking 1');
-  assert.equal(lines.filter((l) => l.type === 'text').map((l) => l.text).join(''), 'The answer.');
+  assert.equal(
+    lines
+      .filter((l) => l.type === 'reasoning')
+      .map((l) => l.text)
+      .join(''),
+    'thinking 1',
+  );
+  assert.equal(
+    lines
+      .filter((l) => l.type === 'text')
+      .map((l) => l.text)
+      .join(''),
+    'The answer.',
+  );
   assert.equal(lines.at(-1)!.result, 'The answer.');
   assert.doesNotMatch(sj.stdout, /sig-1|RD/, 'signatures and encrypted data are not output');
   mock.push(A.replyBlocks(blocks));
@@ -171,23 +230,40 @@ test('reasoning shows dim on stderr and as stream-json reasoning events, never a
 test('the session log masks secrets in reasoning: signed thinking holding one is left out, summaries are masked, encrypted data stays', async () => {
   const KEY = 'sk-live-secret-7777';
   config('anthropic');
-  mock.push(A.replyBlocks([{ type: 'thinking', thinking: `the key is ${KEY}`, signature: 'sig-x' }, th('2'), { type: 'text', text: 'Done.' }]));
+  mock.push(
+    A.replyBlocks([{ type: 'thinking', thinking: `the key is ${KEY}`, signature: 'sig-x' }, th('2'), { type: 'text', text: 'Done.' }]),
+  );
   const r1 = await run(['-S', '-o', 'hi'], { env: { CLM_API_KEY: KEY } });
   assert.equal(r1.code, 0, show(r1));
   let text = sessionText();
   assert.ok(!text.includes(KEY));
-  assert.deepEqual(text.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.role === 'assistant').reasoning, [
-    { dialect: 'anthropic', type: 'thinking', thinking: 'thinking 2', signature: 'sig-2==' },
-  ], 'a masked thinking block would no longer match its signature');
+  assert.deepEqual(
+    text
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .find((l) => l.role === 'assistant').reasoning,
+    [{ dialect: 'anthropic', type: 'thinking', thinking: 'thinking 2', signature: 'sig-2==' }],
+    'a masked thinking block would no longer match its signature',
+  );
   for (const f of sessionFiles()) writeFileSync(join(dirs.sessions, f), '');
   config('openai-responses');
   mock.reset();
-  mock.push(R.replyItems([{ type: 'reasoning', id: 'rs_k', summary: [`saw ${KEY}`], encrypted: 'ENC-K' }, { type: 'message', text: 'Done.' }]));
+  mock.push(
+    R.replyItems([
+      { type: 'reasoning', id: 'rs_k', summary: [`saw ${KEY}`], encrypted: 'ENC-K' },
+      { type: 'message', text: 'Done.' },
+    ]),
+  );
   const r2 = await run(['-S', '-o', 'hi'], { env: { CLM_API_KEY: KEY } });
   assert.equal(r2.code, 0, show(r2));
   text = readFileSync(join(dirs.sessions, `${sessionIdOf(r2)}.jsonl`), 'utf8');
   assert.ok(!text.includes(KEY));
-  const item = text.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.role === 'assistant').reasoning[0].item;
+  const item = text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .find((l) => l.role === 'assistant').reasoning[0].item;
   assert.equal(item.encrypted_content, 'ENC-K');
   assert.doesNotMatch(item.summary[0].text, /sk-live/);
 });

@@ -15,15 +15,26 @@ const haveScript = spawnSync('script', ['--version']).status === 0;
 const bin = join(import.meta.dirname, '../../bin/clm.cjs');
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-test('on a terminal: history recall with the Up arrow, Ctrl-C cancels the turn, exit ends', { skip: !haveScript && 'script(1) not installed' }, async () => {
+test('on a terminal: history recall with the Up arrow, Ctrl-C cancels the turn, exit ends', {
+  skip: !haveScript && 'script(1) not installed',
+}, async () => {
   mock.push(oa.text('first answer'), { hang: true }, oa.text('third answer'));
   const cmd = `${q(process.execPath)} ${q(bin)} -H -u ${q(mock.base)} -p ${q(dirs.empty)}`;
-  const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: dirs.config, XDG_STATE_HOME: dirs.state, HOME: dirs.home, NO_COLOR: '1', TERM: 'xterm' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    XDG_CONFIG_HOME: dirs.config,
+    XDG_STATE_HOME: dirs.state,
+    HOME: dirs.home,
+    NO_COLOR: '1',
+    TERM: 'xterm',
+  };
   delete env.NODE_OPTIONS;
   delete env.CLM_API_KEY;
   const child = spawn('script', ['-qfec', cmd, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
-  child.stdout.on('data', (d) => { out += d; });
+  child.stdout.on('data', (d) => {
+    out += d;
+  });
   const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
   await waitFor(() => out.includes('user> '), 'the prompt');
   child.stdin.write('hello there\r');
@@ -42,26 +53,42 @@ test('on a terminal: history recall with the Up arrow, Ctrl-C cancels the turn, 
 /** The REPL on a pty: the child, its output so far, and its exit. */
 function onPty(t: { after(fn: () => void): void }, extra: string[] = []) {
   const cmd = [process.execPath, bin, '-H', '-u', mock.base, '-p', dirs.empty, ...extra].map(q).join(' ');
-  const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: dirs.config, XDG_STATE_HOME: dirs.state, HOME: dirs.home, NO_COLOR: '1', TERM: 'xterm', SHELL: '/bin/sh' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    XDG_CONFIG_HOME: dirs.config,
+    XDG_STATE_HOME: dirs.state,
+    HOME: dirs.home,
+    NO_COLOR: '1',
+    TERM: 'xterm',
+    SHELL: '/bin/sh',
+  };
   delete env.NODE_OPTIONS;
   delete env.CLM_API_KEY;
   const child = spawn('script', ['-qfec', cmd, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'], cwd: dirs.root });
   const s = { child, out: '', exited: new Promise<number | null>((r) => child.on('exit', (c) => r(c))) };
   // A failed assertion must not leave the REPL running (and the test file hanging).
-  t.after(() => { if (child.exitCode === null) child.kill('SIGKILL'); });
-  child.stdout.on('data', (d) => { s.out += d; });
+  t.after(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  child.stdout.on('data', (d) => {
+    s.out += d;
+  });
   return s;
 }
 
 const QUESTION = '(y) once  (n) deny  (a) always  (d) never  [esc = deny+cancel]';
 const toolMessage = (i: number, id: string) => mock.posts[i]!.json.messages.find((m: any) => m.role === 'tool' && m.tool_call_id === id);
 
-test('on a terminal a gated tool waits for the person: y runs it, n denies it', { skip: !haveScript && 'script(1) not installed' }, async (t) => {
+test('on a terminal a gated tool waits for the person: y runs it, n denies it', {
+  skip: !haveScript && 'script(1) not installed',
+}, async (t) => {
   const ran = join(dirs.root, 'ran.txt');
   const denied = join(dirs.root, 'denied.txt');
   mock.push(
-    oa.toolCall('shell_exec', { command: `echo RAN > ${ran}` }, 'c1'), oa.text('first done'),
-    oa.toolCall('shell_exec', { command: `echo RAN > ${denied}` }, 'c2'), oa.text('second done'),
+    oa.toolCall('shell_exec', { command: `echo RAN > ${ran}` }, 'c1'),
+    oa.text('first done'),
+    oa.toolCall('shell_exec', { command: `echo RAN > ${denied}` }, 'c2'),
+    oa.text('second done'),
   );
   const s = onPty(t, ['-S']);
   await waitFor(() => s.out.includes('user> '), 'the prompt', 15_000);
@@ -88,11 +115,15 @@ test('on a terminal a gated tool waits for the person: y runs it, n denies it', 
   assert.equal(await s.exited, 0);
 });
 
-test('on a terminal: a always allows that tool for the session, Esc denies and cancels the turn', { skip: !haveScript && 'script(1) not installed' }, async (t) => {
-  const a = join(dirs.root, 'a.txt'), b = join(dirs.root, 'b.txt');
+test('on a terminal: a always allows that tool for the session, Esc denies and cancels the turn', {
+  skip: !haveScript && 'script(1) not installed',
+}, async (t) => {
+  const a = join(dirs.root, 'a.txt'),
+    b = join(dirs.root, 'b.txt');
   mock.push(
     oa.toolCall('shell_exec', { command: `echo A > ${a}` }, 'c1'),
-    oa.toolCall('shell_exec', { command: `echo B > ${b}` }, 'c2'), oa.text('both done'),
+    oa.toolCall('shell_exec', { command: `echo B > ${b}` }, 'c2'),
+    oa.text('both done'),
     oa.toolCall('write_file', { path: join(dirs.root, 'w.txt'), content: 'w' }, 'c3'),
   );
   const s = onPty(t, ['-S']);
@@ -117,7 +148,9 @@ test('on a terminal: a always allows that tool for the session, Esc denies and c
   assert.equal(await s.exited, 0);
 });
 
-test('on a terminal --allow-tools answers matching requests without asking', { skip: !haveScript && 'script(1) not installed' }, async (t) => {
+test('on a terminal --allow-tools answers matching requests without asking', {
+  skip: !haveScript && 'script(1) not installed',
+}, async (t) => {
   const ran = join(dirs.root, 'ran.txt');
   mock.push(oa.toolCall('shell_exec', { command: `echo RAN > ${ran}` }, 'c1'), oa.text('done'));
   const s = onPty(t, ['-S', '--allow-tools', 'shell_exec']);

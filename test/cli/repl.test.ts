@@ -37,18 +37,27 @@ test('every piped line is processed, in order, even while earlier turns are stil
   mock.script((req) => ({ ...oa.text(`ok ${oa.lastMessage(req.json).content}`), delayMs: 60 }));
   const r = await repl('one\n\ntwo\n   \nthree\nfour\n', ['-S']);
   assert.equal(r.code, 0, show(r));
-  assert.deepEqual(mock.posts.map((_, i) => lastUser(i)), ['one', 'two', 'three', 'four']);
+  assert.deepEqual(
+    mock.posts.map((_, i) => lastUser(i)),
+    ['one', 'two', 'three', 'four'],
+  );
   // Each request carries the whole conversation so far.
   assert.equal(mock.posts[3]!.json.messages.filter((m: any) => m.role === 'user').length, 4);
   const order = ['ok one', 'ok two', 'ok three', 'ok four'].map((s) => r.stdout.indexOf(`assistant> ${s}\n`));
-  assert.ok(order.every((x, i) => x >= 0 && (i === 0 || x > order[i - 1]!)), r.stdout);
+  assert.ok(
+    order.every((x, i) => x >= 0 && (i === 0 || x > order[i - 1]!)),
+    r.stdout,
+  );
 });
 
 test('EOF ends the REPL after the last line (no trailing newline needed); exit 0', async () => {
   mock.script(() => oa.text('fine'));
   const r = await repl('alpha\nexit-not\nomega', ['-S']);
   assert.equal(r.code, 0, show(r));
-  assert.deepEqual(mock.posts.map((_, i) => lastUser(i)), ['alpha', 'exit-not', 'omega']);
+  assert.deepEqual(
+    mock.posts.map((_, i) => lastUser(i)),
+    ['alpha', 'exit-not', 'omega'],
+  );
   assert.ok(r.stdout.endsWith('user> \n'), JSON.stringify(r.stdout.slice(-40)));
 });
 
@@ -66,11 +75,7 @@ test('tool and error lines; the REPL keeps going after a failed turn', async () 
   const work = join(dirs.root, 'w');
   mkdirSync(work, { recursive: true });
   writeFileSync(join(work, 'inside.txt'), '');
-  mock.push(
-    oa.httpError(400, 'no such model'),
-    oa.toolCall('list_dir', { path: work }, 'c1'),
-    oa.text('listed'),
-  );
+  mock.push(oa.httpError(400, 'no such model'), oa.toolCall('list_dir', { path: work }, 'c1'), oa.text('listed'));
   const r = await repl('bad\nlist it\n', ['-S']);
   assert.equal(r.code, 0, show(r));
   assert.match(r.stderr, /^error: HTTP 400: no such model$/m);

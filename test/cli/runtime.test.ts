@@ -20,14 +20,26 @@ const WHISPER = 'clm.tool_register("whisper", { invoke = function(args, ctx) ctx
 let mock: MockLlm;
 let dirs: CliDirs;
 const open: Runtime[] = [];
-before(async () => { mock = await startMockLlm(); });
+before(async () => {
+  mock = await startMockLlm();
+});
 after(async () => {
   for (const r of open) await r.close();
   await mock.close();
 });
-beforeEach(() => { mock.reset(); dirs = makeDirs('clm-runtime-'); });
+beforeEach(() => {
+  mock.reset();
+  dirs = makeDirs('clm-runtime-');
+});
 
-const envOf = () => ({ ...process.env, XDG_CONFIG_HOME: dirs.config, XDG_STATE_HOME: dirs.state, HOME: dirs.home, CLM_DEBUG_LOG: '', CLM_API_KEY: '' });
+const envOf = () => ({
+  ...process.env,
+  XDG_CONFIG_HOME: dirs.config,
+  XDG_STATE_HOME: dirs.state,
+  HOME: dirs.home,
+  CLM_DEBUG_LOG: '',
+  CLM_API_KEY: '',
+});
 
 function plugins(name: string, files: Record<string, string>): string {
   const d = join(dirs.root, name);
@@ -38,7 +50,12 @@ function plugins(name: string, files: Record<string, string>): string {
 
 async function start(argv: string[], o: { resumeId?: string } = {}) {
   const events: RunEvent[] = [];
-  const rt = await createRuntime({ args: parseArgs(['-u', mock.base, '-S', ...argv]), onEvent: (e) => events.push(e), env: envOf(), resumeId: o.resumeId });
+  const rt = await createRuntime({
+    args: parseArgs(['-u', mock.base, '-S', ...argv]),
+    onEvent: (e) => events.push(e),
+    env: envOf(),
+    resumeId: o.resumeId,
+  });
   open.push(rt);
   return { rt, events, types: () => events.map((e) => e.type) };
 }
@@ -52,8 +69,11 @@ function serverChildren(): number[] {
       const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
       const state = stat.slice(stat.lastIndexOf(')') + 2)[0];
-      if (ppid === process.pid && state !== 'Z' && readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('tool-server.mjs')) out.push(Number(d));
-    } catch { /* gone */ }
+      if (ppid === process.pid && state !== 'Z' && readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('tool-server.mjs'))
+        out.push(Number(d));
+    } catch {
+      /* gone */
+    }
   }
   return out;
 }
@@ -65,20 +85,27 @@ const until = async (what: string, ok: () => boolean) => {
 
 test('the runtime is usable before plugins, MCP servers and the probe are ready; each reports as an event, then ready', async () => {
   mock.onGet('/v1/models', { body: { data: [{ id: 'm' }] }, delayMs: 200 });
-  dirs.write('config.lua', `return {
+  dirs.write(
+    'config.lua',
+    `return {
   mcp_servers = {
     { name = "slow", command = { ${JSON.stringify(process.execPath)}, ${JSON.stringify(TOOL_SERVER)}, "--start-delay=200" } },
     { name = "ghost", command = { "/nonexistent/clm-no-such-mcp-server" } },
   },
 }
-`);
+`,
+  );
   const d = plugins('p', { 'shout.lua': SHOUT, 'broken.lua': 'this is not lua\n' });
   const { rt, events, types } = await start(['-p', d]);
   // Returned with the agent in place; nothing slow has answered yet.
   assert.ok(rt.agent.toolNames.includes('read_file'));
   assert.ok(!rt.agent.toolNames.includes('shout'));
-  for (const t of ['plugins', 'mcp', 'ready', 'session'] as const) assert.ok(!types().includes(t), `${t} before start-up ended: ${types().join(' ')}`);
-  assert.deepEqual(events.filter((e) => e.type === 'connection'), [{ type: 'connection', status: 'checking', detail: null }]);
+  for (const t of ['plugins', 'mcp', 'ready', 'session'] as const)
+    assert.ok(!types().includes(t), `${t} before start-up ended: ${types().join(' ')}`);
+  assert.deepEqual(
+    events.filter((e) => e.type === 'connection'),
+    [{ type: 'connection', status: 'checking', detail: null }],
+  );
   assert.equal(rt.session, null, 'the session file waits for the end of start-up');
   await rt.ready;
   const plug = events.find((e) => e.type === 'plugins');
@@ -89,14 +116,25 @@ test('the runtime is usable before plugins, MCP servers and the probe are ready;
   const mcp = events.find((e) => e.type === 'mcp');
   assert.ok(mcp?.type === 'mcp');
   assert.deepEqual(mcp.ready, ['slow']);
-  assert.deepEqual(mcp.failed.map((f) => f.name), ['ghost']);
+  assert.deepEqual(
+    mcp.failed.map((f) => f.name),
+    ['ghost'],
+  );
   // The probe is not part of start-up (no request waits for it); it reports when it answers.
   await until('the probe reported', () => events.some((e) => e.type === 'connection' && e.status === 'online'));
   assert.ok(rt.agent.toolNames.includes('shout') && rt.agent.toolNames.includes('mcp__slow__echo'), rt.agent.toolNames.join(' '));
-  assert.ok(events.some((e) => e.type === 'notice' && /mcp: ghost/.test(e.text)), 'the failures are still told as notices');
+  assert.ok(
+    events.some((e) => e.type === 'notice' && /mcp: ghost/.test(e.text)),
+    'the failures are still told as notices',
+  );
   const session = events.find((e) => e.type === 'session');
   assert.ok(session?.type === 'session' && session.id === rt.session!.id);
-  assert.equal(types().filter((t) => t !== 'connection').at(-1), 'ready');
+  assert.equal(
+    types()
+      .filter((t) => t !== 'connection')
+      .at(-1),
+    'ready',
+  );
 });
 
 test('rotateSession: a fresh session file; the old one kept when it holds a conversation, deleted when empty', async () => {
@@ -108,7 +146,10 @@ test('rotateSession: a fresh session file; the old one kept when it holds a conv
   const second = rt.rotateSession()!;
   assert.notEqual(second.id, first.id);
   assert.ok(existsSync(first.path), 'a session with a conversation is kept');
-  assert.deepEqual(events.filter((e) => e.type === 'session').map((e) => (e as { id: string }).id), [first.id, second.id]);
+  assert.deepEqual(
+    events.filter((e) => e.type === 'session').map((e) => (e as { id: string }).id),
+    [first.id, second.id],
+  );
   const third = rt.rotateSession()!;
   assert.ok(!existsSync(second.path), 'an empty session is deleted');
   mock.push(oa.text('two'));
@@ -120,12 +161,15 @@ test('rotateSession: a fresh session file; the old one kept when it holds a conv
 
 test('switchAgent: a new agent for the profile, its plugins and MCP servers; the old ones stopped; subscriptions go on', async () => {
   const mcpLine = `{ name = "srv", command = { ${JSON.stringify(process.execPath)}, ${JSON.stringify(TOOL_SERVER)} } }`;
-  dirs.write('config.lua', `return {
+  dirs.write(
+    'config.lua',
+    `return {
   model = "base-model",
   mcp_servers = { ${mcpLine} },
   agents = { coder = { model = "coder-model", system_prompt = "You write code." } },
 }
-`);
+`,
+  );
   dirs.write('agents/coder/whisper.lua', WHISPER);
   const d = plugins('p', { 'shout.lua': SHOUT });
   const { rt, events } = await start(['-p', d]);
@@ -141,20 +185,29 @@ test('switchAgent: a new agent for the profile, its plugins and MCP servers; the
   assert.throws(() => old.submit('x'), /agent is closed/);
   assert.equal(now.model, 'coder-model');
   assert.equal(rt.run.agentName, 'coder');
-  assert.ok(now.toolNames.includes('shout') && now.toolNames.includes('whisper') && now.toolNames.includes('mcp__srv__echo'), now.toolNames.join(' '));
+  assert.ok(
+    now.toolNames.includes('shout') && now.toolNames.includes('whisper') && now.toolNames.includes('mcp__srv__echo'),
+    now.toolNames.join(' '),
+  );
   assert.equal(events.slice(before).filter((e) => e.type === 'ready').length, 1);
   mock.push(oa.text('from the coder'));
   assert.equal((await now.run('hi')).status, 0);
   assert.match(mock.posts.at(-1)!.json.messages[0].content, /^You write code\./);
-  assert.ok(events.slice(before).some((e) => e.type === 'text' && e.text === 'from the coder'), 'the run\'s subscribers hear the new agent');
+  assert.ok(
+    events.slice(before).some((e) => e.type === 'text' && e.text === 'from the coder'),
+    "the run's subscribers hear the new agent",
+  );
 });
 
 test('switchAgent stops the old MCP server children', async () => {
-  dirs.write('config.lua', `return {
+  dirs.write(
+    'config.lua',
+    `return {
   mcp_servers = { { name = "srv", command = { ${JSON.stringify(process.execPath)}, ${JSON.stringify(TOOL_SERVER)} } } },
   agents = { other = { model = "m2" } },
 }
-`);
+`,
+  );
   const earlier = new Set(serverChildren());
   const mine = () => serverChildren().filter((p) => !earlier.has(p));
   const { rt } = await start(['-p', dirs.empty]);
@@ -171,9 +224,12 @@ test('switchAgent stops the old MCP server children', async () => {
 test('what a resumed session restored: the conversation compacted, and the whole transcript for replay', async () => {
   const s = createSession({ env: envOf() });
   const logged = [
-    { role: 'user' as const, content: 'q1' }, { role: 'assistant' as const, content: 'a1' },
-    { role: 'user' as const, content: 'q2' }, { role: 'assistant' as const, content: 'a2' },
-    { role: 'user' as const, content: 'q3' }, { role: 'assistant' as const, content: 'a3' },
+    { role: 'user' as const, content: 'q1' },
+    { role: 'assistant' as const, content: 'a1' },
+    { role: 'user' as const, content: 'q2' },
+    { role: 'assistant' as const, content: 'a2' },
+    { role: 'user' as const, content: 'q3' },
+    { role: 'assistant' as const, content: 'a3' },
   ];
   for (const m of logged) s.append(m);
   s.appendCompaction({ index: 0, count: 2, summary: 'SUMMARY of q1' });
@@ -181,19 +237,31 @@ test('what a resumed session restored: the conversation compacted, and the whole
   const { rt } = await start(['-p', dirs.empty], { resumeId: s.id });
   assert.ok(rt.resumed, 'known at once');
   assert.equal(rt.resumed.id, s.id);
-  assert.deepEqual(rt.resumed.transcript.map((m) => m.content), ['q1', 'a1', 'q2', 'a2', 'q3', 'a3']);
-  assert.deepEqual(rt.resumed.messages.map((m) => m.content), ['SUMMARY of q1', 'q2', 'a2', 'q3', 'a3']);
-  assert.deepEqual(rt.agent.messages.slice(1).map((m) => m.content), ['SUMMARY of q1', 'q2', 'a2', 'q3', 'a3']);
+  assert.deepEqual(
+    rt.resumed.transcript.map((m) => m.content),
+    ['q1', 'a1', 'q2', 'a2', 'q3', 'a3'],
+  );
+  assert.deepEqual(
+    rt.resumed.messages.map((m) => m.content),
+    ['SUMMARY of q1', 'q2', 'a2', 'q3', 'a3'],
+  );
+  assert.deepEqual(
+    rt.agent.messages.slice(1).map((m) => m.content),
+    ['SUMMARY of q1', 'q2', 'a2', 'q3', 'a3'],
+  );
   await rt.ready;
   assert.equal(rt.session!.id, s.id, 'appends continue in the same file');
 });
 
 test('one process exit hook, however many runtimes, MCP servers and switches', async () => {
-  dirs.write('config.lua', `return {
+  dirs.write(
+    'config.lua',
+    `return {
   mcp_servers = { { name = "srv", command = { ${JSON.stringify(process.execPath)}, ${JSON.stringify(TOOL_SERVER)} } } },
   agents = { other = { model = "m2" } },
 }
-`);
+`,
+  );
   const base = process.listenerCount('exit');
   const a = await start(['-p', dirs.empty]);
   const b = await start(['-p', dirs.empty]);

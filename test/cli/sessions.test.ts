@@ -13,10 +13,21 @@ const KEY = 'sk-session-secret-4242';
 const { mock, dirs, run, spawn } = await cliSuite({ dirs: 'each', env: { CLM_API_KEY: KEY } });
 const fileOf = (id: string) => join(dirs.sessions, `${id}.jsonl`);
 const linesOf = (id: string) => readFileSync(fileOf(id), 'utf8').split('\n').filter(Boolean);
-const parses = (l: string) => { try { JSON.parse(l); return true; } catch { return false; } };
-const records = (id: string) => linesOf(id).filter(parses).map((l) => JSON.parse(l) as Record<string, any>);
+const parses = (l: string) => {
+  try {
+    JSON.parse(l);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const records = (id: string) =>
+  linesOf(id)
+    .filter(parses)
+    .map((l) => JSON.parse(l) as Record<string, any>);
 const sessionFiles = () => readdirSync(dirs.sessions).filter((f) => f.endsWith('.jsonl'));
-const convo = (i: number) => mock.posts[i]!.json.messages.filter((m: any) => m.role !== 'system').map((m: any) => `${m.role}:${m.content ?? ''}`);
+const convo = (i: number) =>
+  mock.posts[i]!.json.messages.filter((m: any) => m.role !== 'system').map((m: any) => `${m.role}:${m.content ?? ''}`);
 
 test('a one-shot run writes <state>/clm/<id>.jsonl: 0600, meta line, messages, no system prompt, no key', async () => {
   mock.push(oa.toolCall('list_dir', { path: dirs.root }, 'c1'), oa.text('the reply'));
@@ -41,7 +52,10 @@ test('a one-shot run writes <state>/clm/<id>.jsonl: 0600, meta line, messages, n
   assert.ok(recs[0]!.created >= before && recs[0]!.created <= after, `created ${recs[0]!.created}, run between ${before} and ${after}`);
   const msgs = recs.slice(1);
   assert.ok(msgs.every((m) => m.type === 'msg' && Object.keys(m).at(-1) === 'type'));
-  assert.deepEqual(msgs.map((m) => m.role), ['user', 'assistant', 'tool', 'assistant']);
+  assert.deepEqual(
+    msgs.map((m) => m.role),
+    ['user', 'assistant', 'tool', 'assistant'],
+  );
   assert.equal(msgs[0]!.content, 'the question');
   assert.equal(msgs[1]!.tool_calls[0].name, 'list_dir');
   assert.equal(JSON.parse(msgs[1]!.tool_calls[0].args).path, dirs.root);
@@ -66,7 +80,10 @@ test('-r ID -o continues the conversation and appends to the same file', async (
   const recs = records(id);
   assert.equal(recs.length, before + 2);
   assert.equal(recs.filter((x) => x.type === 'meta').length, 1);
-  assert.deepEqual(recs.slice(-2).map((m) => `${m.role}:${m.content}`), ['user:next', 'assistant:second answer']);
+  assert.deepEqual(
+    recs.slice(-2).map((m) => `${m.role}:${m.content}`),
+    ['user:next', 'assistant:second answer'],
+  );
   // The other spellings: --resume=ID and -rID.
   mock.push(oa.text('third'), oa.text('fourth'));
   assert.equal((await run(['-S', `--resume=${id}`, '-o', 'q3'])).code, 0);
@@ -96,11 +113,16 @@ test('-r in the REPL without an id: the numbered picker, then the chosen session
   assert.ok(r.stdout.includes('assistant> continued'));
   assert.deepEqual(convo(2), ['user:question A', 'assistant:answer A', 'user:and now?']);
   assert.equal(sessionIdOf(r), a);
-  assert.deepEqual(records(a).slice(-2).map((m) => m.content), ['and now?', 'continued']);
+  assert.deepEqual(
+    records(a)
+      .slice(-2)
+      .map((m) => m.content),
+    ['and now?', 'continued'],
+  );
   assert.equal(records(b).length, 3, 'the other session is untouched');
 });
 
-test('-H -r ID shows the conversation it resumed; the picker\'s piped answer ends its line', async () => {
+test("-H -r ID shows the conversation it resumed; the picker's piped answer ends its line", async () => {
   mock.push(oa.toolCall('list_dir', { path: dirs.root }, 'c1'), oa.text('answer A'));
   const a = sessionIdOf(await run(['-S', '-o', 'question A']));
   mock.push(oa.text('continued'));
@@ -155,7 +177,10 @@ test('kill -9 mid-run, then resume that id (a truncated last line is skipped)', 
   mock.push({ hang: true });
   const c = spawn(['-S', '-o', 'interrupted question']);
   await waitFor(() => mock.posts.length === 1, 'the request');
-  await waitFor(() => sessionFiles().length === 1 && readFileSync(join(dirs.sessions, sessionFiles()[0]!), 'utf8').includes('interrupted question'), 'the user message in the log');
+  await waitFor(
+    () => sessionFiles().length === 1 && readFileSync(join(dirs.sessions, sessionFiles()[0]!), 'utf8').includes('interrupted question'),
+    'the user message in the log',
+  );
   c.child.kill('SIGKILL');
   const killed = await c.result;
   assert.equal(killed.signal, 'SIGKILL');
@@ -172,7 +197,12 @@ test('kill -9 mid-run, then resume that id (a truncated last line is skipped)', 
   const lines = linesOf(id);
   const bad = lines.filter((l) => !parses(l));
   assert.deepEqual(bad, ['{"role":"assistant","content":"half a li']);
-  assert.deepEqual(records(id).filter((x) => x.type === 'msg').map((m) => m.content), ['interrupted question', 'again', 'after the crash']);
+  assert.deepEqual(
+    records(id)
+      .filter((x) => x.type === 'msg')
+      .map((m) => m.content),
+    ['interrupted question', 'again', 'after the crash'],
+  );
 });
 
 test('-r with an id that does not exist, or is not an id: a clear error, nothing sent', async () => {

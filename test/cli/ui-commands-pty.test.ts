@@ -21,14 +21,17 @@ after(async () => {
 beforeEach(() => {
   mock.reset();
   dirs = makeDirs('clm-ui-cmd-pty-');
-  dirs.write('config.lua', `return {
+  dirs.write(
+    'config.lua',
+    `return {
   model = "oa/gpt",
   providers = {
     oa = { url = "${mock.base}" },
     anth = { kind = "anthropic", url = "${mock.url}/anth/v1", api_key = "sk-ant-0123456789", models = { claude = {}, ["claude-opus"] = {} } },
   },
 }
-`);
+`,
+  );
 });
 
 function start(): PtyScreen {
@@ -40,7 +43,7 @@ function start(): PtyScreen {
 /** The input row (`> …`), trailing blanks trimmed. */
 const inputLine = (s: PtyScreen) => s.screen().find((l) => l.startsWith('> ')) ?? '';
 
-test('TAB completes a command and a provider, lists the configured models, then the server\'s; /model switches the dialect with the history', async () => {
+test("TAB completes a command and a provider, lists the configured models, then the server's; /model switches the dialect with the history", async () => {
   mock.onGet('/anth/v1/models', { body: { data: [{ id: 'claude' }, { id: 'claude-haiku' }] } });
   const s = start();
   await s.waitFor('[online]', 'the connection');
@@ -66,7 +69,10 @@ test('TAB completes a command and a provider, lists the configured models, then 
   await s.waitFor('the second answer');
   const req = mock.posts.at(-1)!;
   assert.equal(req.path, '/anth/v1/messages');
-  assert.deepEqual(req.json.messages.map((m: { content: unknown }) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))), ['first question', 'the first answer', 'second question']);
+  assert.deepEqual(
+    req.json.messages.map((m: { content: unknown }) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))),
+    ['first question', 'the first answer', 'second question'],
+  );
   assert.ok(!s.raw().includes('sk-ant-0123456789'), 'the key never reaches the screen');
   s.type(`/quit${KEYS.enter}`);
   assert.equal((await s.exited).code, 0);

@@ -20,7 +20,9 @@ const ANT_KEY = 'sk-ant-0123456789';
 
 /** Providers of three dialects on the mock, one without a url; agent profiles inline and in files. */
 function config(extra = ''): void {
-  s.dirs.write('config.lua', `return {
+  s.dirs.write(
+    'config.lua',
+    `return {
   model = "oa/gpt",
   providers = {
     oa = { url = "${s.mock.base}", api_key = "${OA_KEY}", disable_parallel_tool_calls = 1, models = { gpt = { context_size = 8000 }, listed = { context_size = 16000 } } },
@@ -31,7 +33,8 @@ function config(extra = ''): void {
   agents = { coder = { model = "anth/claude", system_prompt = "You write code." } },
   ${extra}
 }
-`);
+`,
+  );
   s.dirs.write('agents/reviewer.lua', 'return { system_prompt = "You review code." }\n');
   s.dirs.write('agents/coder/whisper.lua', 'clm.tool_register("whisper", { invoke = function(args, ctx) ctx:complete("...") end })\n');
 }
@@ -39,7 +42,7 @@ function config(extra = ''): void {
 const lastPost = () => s.mock.posts.at(-1)!;
 const contents = (msgs: { content: unknown }[]) => msgs.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
 
-test('/model provider/id switches the dialect: the next request goes to /messages with the key, the model\'s settings and the history', async () => {
+test("/model provider/id switches the dialect: the next request goes to /messages with the key, the model's settings and the history", async () => {
   config();
   const { rt, ctx, texts, printed, calls } = await s.start([]);
   assert.equal(rt.agent.provider, 'openai');
@@ -52,7 +55,7 @@ test('/model provider/id switches the dialect: the next request goes to /message
   assert.equal(calls.probeConnection, 1, 'a switch re-probes the connection');
   assert.equal(rt.agent.provider, 'anthropic');
   assert.equal(rt.agent.model, 'claude');
-  assert.equal(rt.agent.ctxMax, 50000, 'the model\'s context_size came with it');
+  assert.equal(rt.agent.ctxMax, 50000, "the model's context_size came with it");
   assert.equal(rt.run.providerName, 'anth');
 
   s.mock.push(A.text('second answer'));
@@ -62,12 +65,12 @@ test('/model provider/id switches the dialect: the next request goes to /message
   assert.equal(req.headers['x-api-key'], ANT_KEY);
   assert.equal(req.headers.authorization, undefined);
   assert.equal(req.json.model, 'claude');
-  assert.ok(req.json.thinking, 'the model\'s reasoning_effort is asked for');
+  assert.ok(req.json.thinking, "the model's reasoning_effort is asked for");
   assert.deepEqual(contents(req.json.messages), ['first question', 'first answer', 'second question']);
   for (const t of texts()) assert.ok(!t.includes(ANT_KEY) && !t.includes(OA_KEY), t);
 });
 
-test('/model back to an OpenAI provider and on to Responses: each dialect\'s own path, the history carried along', async () => {
+test("/model back to an OpenAI provider and on to Responses: each dialect's own path, the history carried along", async () => {
   config();
   const { rt, ctx } = await s.start(['-m', 'anth/claude']);
   s.mock.push(A.text('a1'));
@@ -78,7 +81,7 @@ test('/model back to an OpenAI provider and on to Responses: each dialect\'s own
   await rt.agent.run('q2');
   assert.equal(lastPost().path, '/v1/chat/completions');
   assert.equal(lastPost().headers.authorization, `Bearer ${OA_KEY}`);
-  assert.equal(lastPost().json.parallel_tool_calls, false, 'the provider\'s disable_parallel_tool_calls');
+  assert.equal(lastPost().json.parallel_tool_calls, false, "the provider's disable_parallel_tool_calls");
   await runCommand('/model resp/o4', ctx);
   s.mock.push(R.text('a3'));
   assert.equal((await rt.agent.run('q3')).status, 0);
@@ -95,13 +98,13 @@ test('/model with a bare id stays on the connection; one the provider lists unde
   await runCommand('/model literal-id', ctx);
   assert.deepEqual(printed.at(-1), { text: '[switched to model: literal-id (literal, not in config.lua)]', kind: 'notice' });
   assert.equal(rt.agent.model, 'literal-id');
-  assert.notEqual(rt.agent.ctxMax, 8000, 'the previous model\'s context size did not follow');
+  assert.notEqual(rt.agent.ctxMax, 8000, "the previous model's context size did not follow");
   s.mock.push(O.text('ok'));
   await rt.agent.run('hi');
   assert.equal(lastPost().path, '/v1/chat/completions');
   assert.equal(lastPost().json.model, 'literal-id');
   assert.equal(lastPost().headers.authorization, `Bearer ${OA_KEY}`, 'the key stays');
-  assert.equal(lastPost().json.parallel_tool_calls, false, 'the provider\'s settings stay');
+  assert.equal(lastPost().json.parallel_tool_calls, false, "the provider's settings stay");
   await runCommand('/model listed', ctx);
   assert.deepEqual(printed.at(-1), { text: '[switched to model: oa/listed]', kind: 'notice' });
   assert.equal(rt.agent.ctxMax, 16000);
@@ -134,21 +137,27 @@ test('/provider switches the connection and keeps the model id (slashes and all)
   assert.deepEqual(contents(lastPost().json.messages), ['q1', 'a1', 'q2']);
 });
 
-test('/provider and /model list what is configured; /model adds the server\'s live list, or why there is none', async () => {
+test("/provider and /model list what is configured; /model adds the server's live list, or why there is none", async () => {
   config();
   s.mock.onGet('/v1/models', { body: { data: [{ id: 'live-1' }, { id: 'live-2' }] } });
   const { ctx, printed } = await s.start([]);
   await runCommand('/provider', ctx);
-  assert.equal(printed.at(-1)!.text, ['available providers:', '  anth', '  nourl', '  oa (current)', '  resp', 'usage: /provider <name>'].join('\n'));
+  assert.equal(
+    printed.at(-1)!.text,
+    ['available providers:', '  anth', '  nourl', '  oa (current)', '  resp', 'usage: /provider <name>'].join('\n'),
+  );
   await runCommand('/model', ctx);
-  assert.equal(printed.at(-1)!.text, ['available models:', '  anth/claude', '  anth/claude-opus', '  oa/gpt (current)', '  oa/listed', 'usage: /model <name>'].join('\n'));
+  assert.equal(
+    printed.at(-1)!.text,
+    ['available models:', '  anth/claude', '  anth/claude-opus', '  oa/gpt (current)', '  oa/listed', 'usage: /model <name>'].join('\n'),
+  );
   await waitFor(() => printed.at(-1)!.text.startsWith('from server:'), 'the live list');
   assert.equal(printed.at(-1)!.text, 'from server:\n  live-1\n  live-2');
 
   s.mock.onGet('/v1/models', { status: 500, body: 'down' });
   await runCommand('/model', ctx);
   await waitFor(() => printed.at(-1)!.text.startsWith('(couldn'), 'the failure');
-  assert.equal(printed.at(-1)!.text, '(couldn\'t query live models from the current provider: HTTP 500)');
+  assert.equal(printed.at(-1)!.text, "(couldn't query live models from the current provider: HTTP 500)");
 });
 
 test('without config.lua: no models, no providers, no agents — each says so', async () => {
@@ -158,23 +167,26 @@ test('without config.lua: no models, no providers, no agents — each says so', 
   await runCommand('/provider', ctx);
   assert.equal(printed.at(-1)!.text, 'no providers configured');
   await runCommand('/provider x', ctx);
-  assert.deepEqual(printed.at(-1), { text: 'provider \'x\' not found', kind: 'error' });
+  assert.deepEqual(printed.at(-1), { text: "provider 'x' not found", kind: 'error' });
   await runCommand('/agent x', ctx);
   assert.deepEqual(printed.at(-1), { text: 'no config loaded', kind: 'error' });
   await runCommand('/model p/x', ctx);
-  assert.deepEqual(printed.at(-1), { text: 'provider \'p\' not found', kind: 'error' });
+  assert.deepEqual(printed.at(-1), { text: "provider 'p' not found", kind: 'error' });
 });
 
 test('switch refusals: unknown provider, a bad spec, a provider without url, busy; nothing changes and nothing is probed', async () => {
   config();
   const { rt, ctx, printed, calls } = await s.start([]);
-  const same = () => { assert.equal(rt.agent.model, 'gpt'); assert.equal(rt.agent.provider, 'openai'); };
+  const same = () => {
+    assert.equal(rt.agent.model, 'gpt');
+    assert.equal(rt.agent.provider, 'openai');
+  };
   await runCommand('/model nope/x', ctx);
-  assert.deepEqual(printed.at(-1), { text: 'provider \'nope\' not found', kind: 'error' });
+  assert.deepEqual(printed.at(-1), { text: "provider 'nope' not found", kind: 'error' });
   await runCommand('/model oa/', ctx);
-  assert.deepEqual(printed.at(-1), { text: 'model \'oa/\' has no model id after \'/\'', kind: 'error' });
+  assert.deepEqual(printed.at(-1), { text: "model 'oa/' has no model id after '/'", kind: 'error' });
   await runCommand('/provider nope', ctx);
-  assert.deepEqual(printed.at(-1), { text: 'provider \'nope\' not found', kind: 'error' });
+  assert.deepEqual(printed.at(-1), { text: "provider 'nope' not found", kind: 'error' });
   await runCommand('/provider nourl', ctx);
   assert.equal(printed.at(-1)!.kind, 'error');
   assert.match(printed.at(-1)!.text, /^failed to switch provider: provider 'nourl' has no url/);
@@ -232,7 +244,7 @@ test('/agent switches the profile (model, dialect, system prompt, agents/NAME/ p
 
   await runCommand('/a reviewer', ctx);
   assert.equal(printed.at(-1)!.text, '[switched to agent: reviewer]');
-  assert.ok(!rt.agent.toolNames.includes('whisper'), 'the other profile\'s plugins are gone');
+  assert.ok(!rt.agent.toolNames.includes('whisper'), "the other profile's plugins are gone");
 });
 
 test('/agent refusals: usage (with the profiles), unknown profile, a broken profile file', async () => {
@@ -242,7 +254,7 @@ test('/agent refusals: usage (with the profiles), unknown profile, a broken prof
   await runCommand('/agent', ctx);
   assert.deepEqual(printed.at(-1), { text: 'usage: /agent <name>\navailable agents:\n  broken\n  coder\n  reviewer', kind: 'error' });
   await runCommand('/agent ghost', ctx);
-  assert.deepEqual(printed.at(-1), { text: 'agent \'ghost\' not found', kind: 'error' });
+  assert.deepEqual(printed.at(-1), { text: "agent 'ghost' not found", kind: 'error' });
   const before = rt.agent;
   await runCommand('/agent broken', ctx);
   assert.equal(printed.at(-1)!.kind, 'error');
@@ -274,7 +286,10 @@ test('/clear forgets the conversation, clears the transcript and rotates the ses
 
 test('/reasoning and /output toggle or set the display, with their notices', async () => {
   const { ctx, printed, calls } = await s.start(['-u', s.mock.base]);
-  const run = async (c: string) => { await runCommand(c, ctx); return printed.at(-1)!.text; };
+  const run = async (c: string) => {
+    await runCommand(c, ctx);
+    return printed.at(-1)!.text;
+  };
   assert.equal(await run('/reasoning'), '[reasoning shown]');
   assert.equal(ctx.settings.showReasoning, true);
   assert.equal(await run('/think'), '[reasoning hidden]');
@@ -294,9 +309,19 @@ test('/reasoning and /output toggle or set the display, with their notices', asy
 
 test('/compact starts a compaction and says so', async () => {
   const { rt, ctx, printed } = await s.start(['-u', s.mock.base]);
-  for (let i = 1; i <= 3; i++) { s.mock.push(O.text(`a${i}`)); await rt.agent.run(`q${i}`); }
+  for (let i = 1; i <= 3; i++) {
+    s.mock.push(O.text(`a${i}`));
+    await rt.agent.run(`q${i}`);
+  }
   s.mock.push(O.text('SUMMARY'));
-  const done = new Promise<number>((res) => { const off = rt.subscribe((e) => { if (e.type === 'turn_done') { off(); res(e.status); } }); });
+  const done = new Promise<number>((res) => {
+    const off = rt.subscribe((e) => {
+      if (e.type === 'turn_done') {
+        off();
+        res(e.status);
+      }
+    });
+  });
   await runCommand('/compact', ctx);
   assert.deepEqual(printed.at(-1), { text: '[compacting the conversation...]', kind: 'notice' });
   assert.equal(await done, 0);
@@ -325,6 +350,24 @@ test('/help lists every command with its aliases, and the keys', async () => {
     assert.ok(help.includes(`/${c.name}`), c.name);
     for (const a of c.aliases) assert.ok(help.includes(`/${a}`), a);
   }
-  assert.deepEqual(COMMANDS.map((c) => c.name), ['help', 'clear', 'agent', 'model', 'provider', 'reasoning', 'output', 'compact', 'quit']);
-  for (const k of ['Enter', 'Shift+Enter', 'Alt+Enter', 'Esc', 'Ctrl-C', 'quit when idle with an empty input', '^O', '^R', '^L', 'PgUp', 'PgDn', 'End', 'TAB']) assert.ok(help.includes(k), k);
+  assert.deepEqual(
+    COMMANDS.map((c) => c.name),
+    ['help', 'clear', 'agent', 'model', 'provider', 'reasoning', 'output', 'compact', 'quit'],
+  );
+  for (const k of [
+    'Enter',
+    'Shift+Enter',
+    'Alt+Enter',
+    'Esc',
+    'Ctrl-C',
+    'quit when idle with an empty input',
+    '^O',
+    '^R',
+    '^L',
+    'PgUp',
+    'PgDn',
+    'End',
+    'TAB',
+  ])
+    assert.ok(help.includes(k), k);
 });

@@ -15,7 +15,9 @@ import type { Completion } from '../../src/cli/ui/command-context.js';
 const s = runtimeSuite();
 
 function config(): void {
-  s.dirs.write('config.lua', `return {
+  s.dirs.write(
+    'config.lua',
+    `return {
   model = "oa/gpt",
   providers = {
     oa = { url = "${s.mock.base}", api_key = "sk-oa-0123456789", models = { gpt = {} } },
@@ -25,7 +27,8 @@ function config(): void {
   },
   agents = { coder = {}, critic = {} },
 }
-`);
+`,
+  );
   s.dirs.write('agents/reviewer.lua', 'return {}\n');
 }
 
@@ -72,7 +75,7 @@ test('/model: provider names before the slash (one gets the slash)', async () =>
   assert.equal(r.later, undefined, 'no server to ask for an unknown provider');
 });
 
-test('/model provider/: the configured specs at once, then that provider\'s live list asked with its own url and key', async () => {
+test("/model provider/: the configured specs at once, then that provider's live list asked with its own url and key", async () => {
   config();
   s.mock.onGet('/anth/v1/models', { body: { data: [{ id: 'claude' }, { id: 'claude-haiku' }, { id: 'other' }] } });
   const { ctx } = await s.start([]);
@@ -81,7 +84,7 @@ test('/model provider/: the configured specs at once, then that provider\'s live
   assert.ok(r.later);
   assert.deepEqual(await r.later, { replace: 0, insert: '', candidates: ['anth/claude', 'anth/claude-haiku'], heading: 'from server:' });
   const get = s.mock.requests.find((q) => q.path === '/anth/v1/models')!;
-  assert.equal(get.headers['x-api-key'], 'sk-ant-0123456789', 'the anthropic dialect\'s auth');
+  assert.equal(get.headers['x-api-key'], 'sk-ant-0123456789', "the anthropic dialect's auth");
   assert.ok(get.headers['anthropic-version']);
 
   // Nothing configured matches: the server's list completes the text itself.
@@ -97,7 +100,11 @@ test('/model current-provider/: the live list of the current connection', async 
   s.mock.onGet('/v1/models', { body: { data: [{ id: 'gpt' }, { id: 'gpt-mini' }] } });
   const { ctx } = await s.start([]);
   const r = complete('/model oa/', ctx);
-  assert.deepEqual(r.now, { replace: 3, insert: 'oa/gpt', candidates: ['oa/gpt'], heading: 'from config:' }, 'one configured spec is listed, not closed with a space: the server may have longer ones');
+  assert.deepEqual(
+    r.now,
+    { replace: 3, insert: 'oa/gpt', candidates: ['oa/gpt'], heading: 'from config:' },
+    'one configured spec is listed, not closed with a space: the server may have longer ones',
+  );
   assert.deepEqual(await r.later, { replace: 0, insert: '', candidates: ['oa/gpt', 'oa/gpt-mini'], heading: 'from server:' });
 });
 
@@ -126,7 +133,13 @@ test('/model: a live fetch that never answers leaves `now` usable and the promis
   const { ctx } = await s.start([]);
   const r = complete('/model anth/', ctx);
   assert.equal(r.now!.insert, 'anth/claude');
-  const outcome = await Promise.race([r.later!.then(() => 'settled', () => 'settled'), new Promise((res) => setTimeout(() => res('pending'), 300))]);
+  const outcome = await Promise.race([
+    r.later!.then(
+      () => 'settled',
+      () => 'settled',
+    ),
+    new Promise((res) => setTimeout(() => res('pending'), 300)),
+  ]);
   assert.equal(outcome, 'pending');
 });
 
@@ -155,7 +168,11 @@ test('paths: names in the directory, hidden ones only for a dot, directories and
   writeFileSync(join(d, '.hidden'), '');
   symlinkSync(join(d, 'alpine'), join(d, 'linked'));
   execFileSync('mkfifo', [join(d, 'pipe')]);
-  const later = (text: string) => { const r = complete(text, ctx); assert.equal(r.now, null); return r.later!; };
+  const later = (text: string) => {
+    const r = complete(text, ctx);
+    assert.equal(r.now, null);
+    return r.later!;
+  };
   assert.deepEqual(await later(`look at ${d}/al`), { replace: 2, insert: 'alp', candidates: ['alpha.txt', 'alpine/'] });
   assert.deepEqual(await later(`${d}/alpi`), unique('alpine/', 4));
   assert.deepEqual(await later(`${d}/alph`), unique('alpha.txt ', 4));
@@ -185,7 +202,11 @@ test('paths: ~ is the home directory, relative paths the working directory, at m
     assert.equal(listed.candidates[0], 'f000');
     process.chdir(s.dirs.home);
     assert.deepEqual(await complete('./b', ctx).later, unique('big/', 1));
-    assert.deepEqual(await complete('big/f19', ctx).later, { replace: 3, insert: 'f19', candidates: ['f190', 'f191', 'f192', 'f193', 'f194', 'f195', 'f196', 'f197', 'f198', 'f199'] });
+    assert.deepEqual(await complete('big/f19', ctx).later, {
+      replace: 3,
+      insert: 'f19',
+      candidates: ['f190', 'f191', 'f192', 'f193', 'f194', 'f195', 'f196', 'f197', 'f198', 'f199'],
+    });
   } finally {
     process.env.HOME = home;
     process.chdir(cwd);

@@ -43,7 +43,8 @@ test('test_markdown: heading, list and table drawn, box characters, bold in bold
   const s = await ui.open(t);
   await ask(s, 'show me fruit');
   const text = s.text();
-  for (const w of ['Fruit', '- Apple', '- Banana', '- Cherry', 'Apple', 'Red', 'Yellow']) assert.ok(text.includes(w), `${w} missing:\n${text}`);
+  for (const w of ['Fruit', '- Apple', '- Banana', '- Cherry', 'Apple', 'Red', 'Yellow'])
+    assert.ok(text.includes(w), `${w} missing:\n${text}`);
   assert.ok(/[┌┬┐│├┼┤└┴┘─]/.test(text), 'box drawing');
   const at = s.find('bold')!;
   assert.ok(s.cell(at.row, at.col).bold, 'bold is bold');
@@ -68,9 +69,17 @@ test('test_scrollback: PgUp shows what scrolled away (Fruit), PgDn comes back', 
   const bottom = s.text();
   s.type(KEYS.pgUp);
   await s.waitFor(() => s.text() !== bottom, 'the view to move');
-  for (let i = 0; i < 6 && !s.text().includes('Fruit'); i++) { s.type(KEYS.pgUp); await sleep(60); await s.settle(); }
+  for (let i = 0; i < 6 && !s.text().includes('Fruit'); i++) {
+    s.type(KEYS.pgUp);
+    await sleep(60);
+    await s.settle();
+  }
   assert.ok(s.text().includes('Fruit'), s.text());
-  for (let i = 0; i < 10 && !s.text().includes('line 30'); i++) { s.type(KEYS.pgDn); await sleep(60); await s.settle(); }
+  for (let i = 0; i < 10 && !s.text().includes('line 30'); i++) {
+    s.type(KEYS.pgDn);
+    await sleep(60);
+    await s.settle();
+  }
   await s.waitFor('line 30', 'back at the end');
 });
 
@@ -89,7 +98,11 @@ test('test_scroll_stable_while_streaming: scrolled up, a streaming reply does no
   assert.equal(s.screen().slice(0, 8).join('\n'), held, 'the view moved mid-stream');
   await s.waitFor(() => idle(s), 'the second reply to end', 30_000);
   assert.equal(s.screen().slice(0, 8).join('\n'), held, 'the view moved after the stream');
-  for (let i = 0; i < 12 && !s.text().includes('second 40'); i++) { s.type(KEYS.pgDn); await sleep(60); await s.settle(); }
+  for (let i = 0; i < 12 && !s.text().includes('second 40'); i++) {
+    s.type(KEYS.pgDn);
+    await sleep(60);
+    await s.settle();
+  }
   await s.waitFor('second 40', 'PgDn reaches the end');
 });
 
@@ -234,5 +247,8 @@ test('test_session_resume: --resume replays the saved conversation and goes on',
   assert.ok(s.text().includes('An apple is a fruit.'));
   await ask(s, 'and a banana?');
   const msgs = mock.posts[0]!.json.messages;
-  assert.deepEqual(msgs.slice(1).map((m: any) => m.content), ['what is an apple?', 'An **apple** is a fruit.', 'and a banana?']);
+  assert.deepEqual(
+    msgs.slice(1).map((m: any) => m.content),
+    ['what is an apple?', 'An **apple** is a fruit.', 'and a banana?'],
+  );
 });

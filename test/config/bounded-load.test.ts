@@ -39,7 +39,10 @@ test('secrets.lua as a FIFO: a warning, the config still loads', async (t) => {
   const cfg = await loadConfig({ dir: c.dir });
   assert.equal(cfg?.model, 'm');
   assert.deepEqual(cfg?.secrets, {});
-  assert.ok(cfg?.warnings.some((w) => /^secrets\.lua: .* is not a regular file \(a FIFO or device is never read\); clm\.secrets is empty$/.test(w)), String(cfg?.warnings));
+  assert.ok(
+    cfg?.warnings.some((w) => /^secrets\.lua: .* is not a regular file \(a FIFO or device is never read\); clm\.secrets is empty$/.test(w)),
+    String(cfg?.warnings),
+  );
   tally('faults', 1);
 });
 
@@ -55,7 +58,9 @@ test('an agent profile file that is a FIFO is an error, not a hang', async (t) =
 test('a pattern bomb in config.lua is stopped: a clear error, and the event loop kept running', async (t) => {
   const c = tempFor(t, { 'config.lua': `local x = ${BOMB}\nreturn { model = "m" }` });
   let ticks = 0;
-  const iv = setInterval(() => { ticks++; }, 20);
+  const iv = setInterval(() => {
+    ticks++;
+  }, 20);
   try {
     const e = await loadError(loadConfig({ dir: c.dir, budgetMs: 200 }));
     assert.match(e.message, /^config\.lua: evaluation took longer than 200 ms and was stopped \(stuck inside one library call/);
@@ -72,7 +77,10 @@ test('a pattern bomb in secrets.lua: a warning, clm.secrets empty, config.lua st
   const c = tempFor(t, { 'secrets.lua': `${BOMB}\nreturn { k = "v" }`, 'config.lua': 'return { model = clm.secrets.k or "none" }' });
   const cfg = await loadConfig({ dir: c.dir, budgetMs: 200 });
   assert.equal(cfg?.model, 'none');
-  assert.ok(cfg?.warnings.some((w) => /^secrets\.lua: evaluation took longer than 200 ms and was stopped/.test(w)), String(cfg?.warnings));
+  assert.ok(
+    cfg?.warnings.some((w) => /^secrets\.lua: evaluation took longer than 200 ms and was stopped/.test(w)),
+    String(cfg?.warnings),
+  );
   tally('faults', 1);
 });
 
@@ -102,7 +110,10 @@ test('a syntax error in secrets.lua does not quote the secret', async (t) => {
 });
 
 test('the connection and tool limit keys: whole numbers ≥ 0, passed through typed', async (t) => {
-  const c = tempFor(t, { 'config.lua': 'return { probe_timeout_ms = 0, first_byte_timeout_ms = 9000, stream_idle_timeout_ms = 4000, max_reply_bytes = 1048576, max_parallel_tools = 2 }' });
+  const c = tempFor(t, {
+    'config.lua':
+      'return { probe_timeout_ms = 0, first_byte_timeout_ms = 9000, stream_idle_timeout_ms = 4000, max_reply_bytes = 1048576, max_parallel_tools = 2 }',
+  });
   const cfg = await loadConfig({ dir: c.dir });
   assert.deepEqual(
     [cfg?.probeTimeoutMs, cfg?.firstByteTimeoutMs, cfg?.streamIdleTimeoutMs, cfg?.maxReplyBytes, cfg?.maxParallelTools],
@@ -112,5 +123,8 @@ test('the connection and tool limit keys: whole numbers ≥ 0, passed through ty
   c.write('config.lua', 'return { max_reply_bytes = -1 }');
   assert.equal((await loadError(loadConfig({ dir: c.dir }))).message, 'config.lua:1: max_reply_bytes must be at least 0 (got -1)');
   c.write('config.lua', 'return { stream_idle_timeout_ms = 1.5 }');
-  assert.equal((await loadError(loadConfig({ dir: c.dir }))).message, 'config.lua:1: stream_idle_timeout_ms must be a whole number (got 1.5)');
+  assert.equal(
+    (await loadError(loadConfig({ dir: c.dir }))).message,
+    'config.lua:1: stream_idle_timeout_ms must be a whole number (got 1.5)',
+  );
 });

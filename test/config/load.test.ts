@@ -50,7 +50,12 @@ test('config.lua returning a table: typed values, raw table, Lua tables converte
   assert.equal(cfg.model, 'ex/big-model');
   assert.equal(cfg.systemPrompt, 'be BRIEF');
   assert.deepEqual(cfg.providers.ex, {
-    name: 'ex', kind: 'anthropic', url: 'https://api.example.com/v1', rateTokensPerSec: 100, rateBurst: 2000, models: {},
+    name: 'ex',
+    kind: 'anthropic',
+    url: 'https://api.example.com/v1',
+    rateTokensPerSec: 100,
+    rateBurst: 2000,
+    models: {},
   });
   assert.deepEqual(cfg.volatileTools, ['cdda_*', 'state']);
   assert.deepEqual(cfg.tools, { weather: { cities: ['Oslo', 'Lima'], n: 3, on: true, ratio: 0.5, units: 'metric' } });
@@ -178,7 +183,8 @@ test('an endless loop is stopped with a clear error, even one hiding behind pcal
 
 test('a loop that pcall catches inside a sort comparator (cannot yield) is stopped by force', async (t) => {
   const c = tempFor(t, {
-    'config.lua': 'local function spin() while true do end end\nlocal t = { 3, 1, 2 }\ntable.sort(t, function() while true do pcall(spin) end end)',
+    'config.lua':
+      'local function spin() while true do end end\nlocal t = { 3, 1, 2 }\ntable.sort(t, function() while true do pcall(spin) end end)',
   });
   const e = await loadError(c.dir, { budgetMs: 100 });
   assert.match(e.message, /^config\.lua:1: evaluation took longer than 100 ms \(endless loop\?\)$/);
@@ -216,8 +222,10 @@ test('importing src/config does not load the Lua runtime (no wasm without a conf
     const src = readFileSync(file, 'utf8');
     for (const m of src.matchAll(/^(?:import|export)\s+(?!type\b)[^;]*?from\s+'([^']+)'/gm)) {
       const spec = m[1];
-      assert.ok(!spec.includes('wasmoon') && !spec.includes('/lua/') && !spec.includes('lua-state') && !spec.includes('lua-value'),
-        `${file} statically imports ${spec}`);
+      assert.ok(
+        !spec.includes('wasmoon') && !spec.includes('/lua/') && !spec.includes('lua-state') && !spec.includes('lua-value'),
+        `${file} statically imports ${spec}`,
+      );
       if (spec.startsWith('.') && file.startsWith(root)) visit(resolve(dirname(file), spec).replace(/\.js$/, '.ts'));
     }
   };

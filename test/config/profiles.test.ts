@@ -85,7 +85,11 @@ test('a profile merges over every key except agent: tables deep, lists replaced'
   assert.equal(cfg.expandOutput, true);
   assert.equal(cfg.mcpReadyTimeoutMs, 2500);
   assert.deepEqual(cfg.providers.b, {
-    name: 'b', kind: 'anthropic', url: 'https://b.example/v1', rateBurst: 10, models: { m2: { autocompactPct: 50 } },
+    name: 'b',
+    kind: 'anthropic',
+    url: 'https://b.example/v1',
+    rateBurst: 10,
+    models: { m2: { autocompactPct: 50 } },
   });
   assert.equal(cfg.providers.c.url, 'http://c.local/v1');
   assert.equal(cfg.providers.a.url, 'https://a.example/v1');
@@ -107,14 +111,22 @@ test('unknown agent ⇒ ConfigError, whether named by -a or by the config `agent
 
 test('a broken or non-table profile file ⇒ ConfigError naming agents/<name>.lua and the line', async (t) => {
   const c = tempFor(t, { 'config.lua': 'return {}', 'agents/bad.lua': 'return {\n  model = ,\n}' });
-  await assert.rejects(loadConfig({ dir: c.dir, agent: 'bad' }), (e: unknown) =>
-    e instanceof ConfigError && e.message === "agents/bad.lua:2: unexpected symbol near ','" && e.line === 2 && e.file === join(c.dir, 'agents', 'bad.lua'));
+  await assert.rejects(
+    loadConfig({ dir: c.dir, agent: 'bad' }),
+    (e: unknown) =>
+      e instanceof ConfigError &&
+      e.message === "agents/bad.lua:2: unexpected symbol near ','" &&
+      e.line === 2 &&
+      e.file === join(c.dir, 'agents', 'bad.lua'),
+  );
   c.write('agents/bad.lua', 'return 42');
   await assert.rejects(loadConfig({ dir: c.dir, agent: 'bad' }), { message: 'agents/bad.lua: must return a table (it returned number)' });
   c.write('agents/bad.lua', 'return { model = 42 }');
   await assert.rejects(loadConfig({ dir: c.dir, agent: 'bad' }), { message: 'agents/bad.lua:1: model must be a string (got 42)' });
   c.write('config.lua', 'return { agents = { bad = { volatile_tools = "x" } } }');
-  await assert.rejects(loadConfig({ dir: c.dir, agent: 'bad' }), { message: 'config.lua:1: agents.bad.volatile_tools must be a list of strings (got "x")' });
+  await assert.rejects(loadConfig({ dir: c.dir, agent: 'bad' }), {
+    message: 'config.lua:1: agents.bad.volatile_tools must be a list of strings (got "x")',
+  });
 });
 
 test('selectAgent switches profiles on the loaded config (re-reading the file); listAgents', async (t) => {
@@ -135,7 +147,10 @@ test('selectAgent switches profiles on the loaded config (re-reading the file); 
 test('mergeProfile on plain tables', () => {
   const top = { agent: 'a', x: { y: 1, z: [1, 2] }, l: [1], s: 's' };
   assert.deepEqual(mergeProfile(top, { agent: 'b', x: { z: [3], w: 2 }, l: {}, s: 't' }), {
-    agent: 'a', x: { y: 1, z: [3], w: 2 }, l: {}, s: 't',
+    agent: 'a',
+    x: { y: 1, z: [3], w: 2 },
+    l: {},
+    s: 't',
   });
   assert.deepEqual(top, { agent: 'a', x: { y: 1, z: [1, 2] }, l: [1], s: 's' }); // inputs untouched
 });

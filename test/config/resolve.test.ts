@@ -37,8 +37,12 @@ test('parseModelSpec splits at the first /', () => {
 
 test('no config, no flags ⇒ the defaults', () => {
   assert.deepEqual(resolveConnection(null, {}, {}), {
-    baseUrl: 'http://127.0.0.1:8081/v1/chat/completions', base: 'http://127.0.0.1:8081/v1', apiKey: '',
-    provider: 'openai', model: 'local-model', secrets: [],
+    baseUrl: 'http://127.0.0.1:8081/v1/chat/completions',
+    base: 'http://127.0.0.1:8081/v1',
+    apiKey: '',
+    provider: 'openai',
+    model: 'local-model',
+    secrets: [],
   });
   const r = resolveConnection(null, { model: 'qwen3', url: 'http://10.0.0.2:8080/v1/' }, { CLM_API_KEY: 'env-key' });
   assert.equal(r.baseUrl, 'http://10.0.0.2:8080/v1/chat/completions');
@@ -89,14 +93,26 @@ test('a bare id is a literal model on the default connection', async (t) => {
 test('unknown provider in -m or --provider ⇒ ConfigError listing the configured ones', async (t) => {
   const cfg = await config(t);
   const names = 'anthropic, groq, nourl, ollama, openai, openrouter';
-  assert.throws(() => resolveConnection(cfg, { model: 'Qwen/Qwen3-32B' }, {}), configError(`unknown provider 'Qwen' in model 'Qwen/Qwen3-32B' (configured: ${names})`));
-  assert.throws(() => resolveConnection(cfg, { provider: 'nope' }, {}), configError(`unknown provider 'nope' given to --provider (configured: ${names})`));
-  assert.throws(() => resolveConnection(null, { model: 'groq/x' }, {}), configError("unknown provider 'groq' in model 'groq/x' (configured: none)"));
+  assert.throws(
+    () => resolveConnection(cfg, { model: 'Qwen/Qwen3-32B' }, {}),
+    configError(`unknown provider 'Qwen' in model 'Qwen/Qwen3-32B' (configured: ${names})`),
+  );
+  assert.throws(
+    () => resolveConnection(cfg, { provider: 'nope' }, {}),
+    configError(`unknown provider 'nope' given to --provider (configured: ${names})`),
+  );
+  assert.throws(
+    () => resolveConnection(null, { model: 'groq/x' }, {}),
+    configError("unknown provider 'groq' in model 'groq/x' (configured: none)"),
+  );
 });
 
 test('a provider without url needs -u', async (t) => {
   const cfg = await config(t);
-  assert.throws(() => resolveConnection(cfg, { model: 'nourl/m' }, {}), configError("provider 'nourl' has no url (set providers.nourl.url in config.lua, or pass -u)"));
+  assert.throws(
+    () => resolveConnection(cfg, { model: 'nourl/m' }, {}),
+    configError("provider 'nourl' has no url (set providers.nourl.url in config.lua, or pass -u)"),
+  );
   assert.equal(resolveConnection(cfg, { model: 'nourl/m', url: 'http://h/v1' }, {}).baseUrl, 'http://h/v1/chat/completions');
 });
 
@@ -132,8 +148,14 @@ test('-u overrides the provider url; the dialect path follows the kind', async (
   assert.equal(resolveConnection(null, { url: 'localhost:8080' }, {}).baseUrl, 'http://localhost:8080/chat/completions');
   assert.equal(resolveConnection(null, { url: '127.0.0.1:8080/v1' }, {}).baseUrl, 'http://127.0.0.1:8080/v1/chat/completions');
   assert.equal(resolveConnection(null, { url: '[::1]:8080/v1' }, {}).baseUrl, 'http://[::1]:8080/v1/chat/completions');
-  assert.throws(() => resolveConnection(null, { url: 'example.com:8080' }, {}), configError("-u: 'example.com:8080' has no scheme; use https://example.com:8080 (or http:// if the server has no TLS)"));
-  assert.throws(() => resolveConnection(null, { url: 'localhost.evil.com/v1' }, {}), configError("-u: 'localhost.evil.com/v1' has no scheme; use https://localhost.evil.com/v1 (or http:// if the server has no TLS)"));
+  assert.throws(
+    () => resolveConnection(null, { url: 'example.com:8080' }, {}),
+    configError("-u: 'example.com:8080' has no scheme; use https://example.com:8080 (or http:// if the server has no TLS)"),
+  );
+  assert.throws(
+    () => resolveConnection(null, { url: 'localhost.evil.com/v1' }, {}),
+    configError("-u: 'localhost.evil.com/v1' has no scheme; use https://localhost.evil.com/v1 (or http:// if the server has no TLS)"),
+  );
   assert.throws(() => resolveConnection(null, { url: 'ftp://h' }, {}), configError("-u: 'ftp://h' is not an http:// or https:// URL"));
 });
 
@@ -149,7 +171,10 @@ test('CLM_API_KEY: set and non-empty wins over the config; set-but-empty and uns
 
 test('the profile supplies model and system_prompt', async (t) => {
   const c = tempFor(t, {
-    'config.lua': CONFIG.replace('return {', 'return { agents = { fast = { model = "anthropic/haiku", system_prompt = "fast", volatile_tools = {} } },'),
+    'config.lua': CONFIG.replace(
+      'return {',
+      'return { agents = { fast = { model = "anthropic/haiku", system_prompt = "fast", volatile_tools = {} } },',
+    ),
     'secrets.lua': SECRETS,
   });
   const cfg = (await loadConfig({ dir: c.dir, agent: 'fast' }))!;

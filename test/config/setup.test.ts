@@ -5,9 +5,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSyn
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  CONFIG_TEMPLATE, SECRETS_TEMPLATE, TEMPLATE_PROVIDERS, loadConfig, resolveConnection, runSetup,
-} from '../../src/config/index.js';
+import { CONFIG_TEMPLATE, SECRETS_TEMPLATE, TEMPLATE_PROVIDERS, loadConfig, resolveConnection, runSetup } from '../../src/config/index.js';
 
 const seeds = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'config', 'seed-plugins');
 
@@ -25,12 +23,7 @@ test('setup writes everything once; a second run keeps everything', (t) => {
   const first = runSetup({ seedPluginsDir: seeds, env: { XDG_CONFIG_HOME: xdg } });
   assert.deepEqual(first, {
     ok: true,
-    lines: [
-      `plugins in ${dir}/plugins`,
-      `agent profiles in ${dir}/agents`,
-      `wrote ${dir}/secrets.lua`,
-      `wrote ${dir}/config.lua`,
-    ],
+    lines: [`plugins in ${dir}/plugins`, `agent profiles in ${dir}/agents`, `wrote ${dir}/secrets.lua`, `wrote ${dir}/config.lua`],
   });
   assert.deepEqual(readdirSync(join(dir, 'plugins')).sort(), ['alpha.lua', 'beta.lua']);
   assert.equal(readFileSync(join(dir, 'plugins', 'alpha.lua'), 'utf8'), readFileSync(join(seeds, 'alpha.lua'), 'utf8'));

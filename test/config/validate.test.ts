@@ -6,12 +6,15 @@ import { tempFor } from './helpers.js';
 
 const ctx = { label: 'config.lua', prefix: '' };
 const bad = (raw: Record<string, unknown>, message: string, keyPath?: string) =>
-  assert.throws(() => validateValues(raw, ctx), (e: unknown) => {
-    assert.ok(e instanceof ConfigError);
-    assert.equal(e.message, message);
-    if (keyPath) assert.equal(e.keyPath, keyPath);
-    return true;
-  });
+  assert.throws(
+    () => validateValues(raw, ctx),
+    (e: unknown) => {
+      assert.ok(e instanceof ConfigError);
+      assert.equal(e.message, message);
+      if (keyPath) assert.equal(e.keyPath, keyPath);
+      return true;
+    },
+  );
 
 test('wrong types name the key path', () => {
   bad({ model: 1 }, 'config.lua: model must be a string (got 1)', 'model');
@@ -21,17 +24,35 @@ test('wrong types name the key path', () => {
   bad({ providers: 'groq' }, 'config.lua: providers must be a table of name = { ... } (got "groq")');
   bad({ providers: { groq: 'x' } }, 'config.lua: providers.groq must be a table (got "x")');
   bad({ providers: { groq: { url: 5 } } }, 'config.lua: providers.groq.url must be a string (got 5)', 'providers.groq.url');
-  bad({ providers: { groq: { url: 'api.groq.com' } } }, 'config.lua: providers.groq.url must be an http:// or https:// URL (got "api.groq.com")');
-  bad({ providers: { g: { kind: 'gemini' } } }, 'config.lua: providers.g.kind must be one of "openai", "anthropic", "ollama", "openai-responses" (got "gemini")');
+  bad(
+    { providers: { groq: { url: 'api.groq.com' } } },
+    'config.lua: providers.groq.url must be an http:// or https:// URL (got "api.groq.com")',
+  );
+  bad(
+    { providers: { g: { kind: 'gemini' } } },
+    'config.lua: providers.g.kind must be one of "openai", "anthropic", "ollama", "openai-responses" (got "gemini")',
+  );
   bad({ providers: { g: { api_key: {} } } }, 'config.lua: providers.g.api_key must be a string (got a table)');
   bad({ providers: { g: { rate_tokens_per_sec: '5' } } }, 'config.lua: providers.g.rate_tokens_per_sec must be a number (got "5")');
   bad({ providers: { g: { rate_burst: -1 } } }, 'config.lua: providers.g.rate_burst must be at least 0 (got -1)');
-  bad({ providers: { g: { disable_parallel_tool_calls: 'yes' } } }, 'config.lua: providers.g.disable_parallel_tool_calls must be true, false or a number (got "yes")');
+  bad(
+    { providers: { g: { disable_parallel_tool_calls: 'yes' } } },
+    'config.lua: providers.g.disable_parallel_tool_calls must be true, false or a number (got "yes")',
+  );
   bad({ providers: { g: { max_tokens: 1.5 } } }, 'config.lua: providers.g.max_tokens must be a whole number (got 1.5)');
-  bad({ providers: { g: { models: { m: { context_size: 'big' } } } } }, 'config.lua: providers.g.models.m.context_size must be a number (got "big")');
-  bad({ providers: { g: { models: { 'qwen3-32b': { autocompact_pct: 150 } } } } },
-    'config.lua: providers.g.models["qwen3-32b"].autocompact_pct must be at most 99 (got 150)', 'providers.g.models["qwen3-32b"].autocompact_pct');
-  bad({ providers: { g: { models: { m: { system_prompt: false } } } } }, 'config.lua: providers.g.models.m.system_prompt must be a string (got false)');
+  bad(
+    { providers: { g: { models: { m: { context_size: 'big' } } } } },
+    'config.lua: providers.g.models.m.context_size must be a number (got "big")',
+  );
+  bad(
+    { providers: { g: { models: { 'qwen3-32b': { autocompact_pct: 150 } } } } },
+    'config.lua: providers.g.models["qwen3-32b"].autocompact_pct must be at most 99 (got 150)',
+    'providers.g.models["qwen3-32b"].autocompact_pct',
+  );
+  bad(
+    { providers: { g: { models: { m: { system_prompt: false } } } } },
+    'config.lua: providers.g.models.m.system_prompt must be a string (got false)',
+  );
   bad({ system_prompt: ['a'] }, 'config.lua: system_prompt must be a string (got a list)');
   bad({ tools: { weather: 'metric' } }, 'config.lua: tools.weather must be a table (got "metric")');
   bad({ volatile_tools: 'x_*' }, 'config.lua: volatile_tools must be a list of strings (got "x_*")');
@@ -49,22 +70,36 @@ test('ui: "inline" or "fullscreen", absent by default; a profile sets it too, wi
   assert.equal(validateValues({ ui: 'inline' }, ctx).ui, 'inline');
   assert.equal(validateValues({ ui: 'fullscreen' }, ctx).ui, 'fullscreen');
   assert.equal(validateValues({}, ctx).ui, undefined);
-  const c = tempFor(t, { 'config.lua': 'return {\n  ui = "inline",\n  agents = { full = { ui = "fullscreen" } },\n}\n', 'agents/odd.lua': 'return {\n\n  ui = "split",\n}\n' });
+  const c = tempFor(t, {
+    'config.lua': 'return {\n  ui = "inline",\n  agents = { full = { ui = "fullscreen" } },\n}\n',
+    'agents/odd.lua': 'return {\n\n  ui = "split",\n}\n',
+  });
   assert.equal((await loadConfig({ dir: c.dir }))!.ui, 'inline');
   assert.equal((await loadConfig({ dir: c.dir, agent: 'full' }))!.ui, 'fullscreen');
-  await assert.rejects(loadConfig({ dir: c.dir, agent: 'odd' }), { message: 'agents/odd.lua:3: ui must be one of "fullscreen", "inline" (got "split")' });
+  await assert.rejects(loadConfig({ dir: c.dir, agent: 'odd' }), {
+    message: 'agents/odd.lua:3: ui must be one of "fullscreen", "inline" (got "split")',
+  });
   c.write('config.lua', 'return {\n  model = "a/b",\n  ui = 1,\n}\n');
   await assert.rejects(loadConfig({ dir: c.dir }), { message: 'config.lua:3: ui must be a string (got 1)' });
 });
 
 test('accepted forms: true or nonzero numbers, "true"/true, {} as an empty list, kind default openai', () => {
-  const v = validateValues({
-    providers: {
-      n1: { disable_parallel_tool_calls: 1 }, n0: { disable_parallel_tool_calls: 0 }, t: { disable_parallel_tool_calls: true },
-      o: { url: 'http://127.0.0.1:8080/v1', max_tokens: 4096, models: { m: { context_size: 8192, autocompact_pct: 0 } } },
+  const v = validateValues(
+    {
+      providers: {
+        n1: { disable_parallel_tool_calls: 1 },
+        n0: { disable_parallel_tool_calls: 0 },
+        t: { disable_parallel_tool_calls: true },
+        o: { url: 'http://127.0.0.1:8080/v1', max_tokens: 4096, models: { m: { context_size: 8192, autocompact_pct: 0 } } },
+      },
+      show_thinking: 'true',
+      expand_output: true,
+      volatile_tools: {},
+      mcp_servers: {},
+      tools: {},
     },
-    show_thinking: 'true', expand_output: true, volatile_tools: {}, mcp_servers: {}, tools: {},
-  }, ctx);
+    ctx,
+  );
   assert.equal(v.providers.n1.disableParallelToolCalls, true);
   assert.equal(v.providers.n0.disableParallelToolCalls, false);
   assert.equal(v.providers.t.disableParallelToolCalls, true);
@@ -90,9 +125,18 @@ test('unknown keys are warnings, not errors', () => {
 
 test('type errors through loadConfig carry the file and the line of the key', async (t) => {
   const c = tempFor(t, { 'config.lua': 'return { providers = { groq = { url = 42 } } }' });
-  await assert.rejects(loadConfig({ dir: c.dir }), (e: unknown) =>
-    e instanceof ConfigError && e.message === 'config.lua:1: providers.groq.url must be a string (got 42)' && e.file === `${c.dir}/config.lua` && e.line === 1);
-  c.write('config.lua', 'local url = "x"\nreturn {\n  model = "a/b",\n  providers = {\n    a = { kind = "openai" },\n    groq = {\n      url = 42,\n    },\n  },\n}\n');
+  await assert.rejects(
+    loadConfig({ dir: c.dir }),
+    (e: unknown) =>
+      e instanceof ConfigError &&
+      e.message === 'config.lua:1: providers.groq.url must be a string (got 42)' &&
+      e.file === `${c.dir}/config.lua` &&
+      e.line === 1,
+  );
+  c.write(
+    'config.lua',
+    'local url = "x"\nreturn {\n  model = "a/b",\n  providers = {\n    a = { kind = "openai" },\n    groq = {\n      url = 42,\n    },\n  },\n}\n',
+  );
   await assert.rejects(loadConfig({ dir: c.dir }), { message: 'config.lua:7: providers.groq.url must be a string (got 42)' });
   // A key built by code has no place in the text: no line then.
   c.write('config.lua', 'local t = {}\nt["mo" .. "del"] = 5\nreturn t\n');

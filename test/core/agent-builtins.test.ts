@@ -15,11 +15,19 @@ import { ECANCELED } from '../../src/core/errors.js';
 
 let mock: MockLlm;
 let dir: string;
-before(async () => { mock = await startMockLlm(); dir = mkdtempSync(join(tmpdir(), 'clm-builtins-')); });
-after(async () => { await stopBackgroundJobs(); await mock.close(); rmSync(dir, { recursive: true, force: true }); });
+before(async () => {
+  mock = await startMockLlm();
+  dir = mkdtempSync(join(tmpdir(), 'clm-builtins-'));
+});
+after(async () => {
+  await stopBackgroundJobs();
+  await mock.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 beforeEach(() => mock.reset());
 
-const withBuiltins = (o: Parameters<typeof harness>[1] = {}) => harness(mock, { permission: 'allow_once', ...o, cfg: { builtinTools: builtinTools(), ...o.cfg } });
+const withBuiltins = (o: Parameters<typeof harness>[1] = {}) =>
+  harness(mock, { permission: 'allow_once', ...o, cfg: { builtinTools: builtinTools(), ...o.cfg } });
 
 test('write_file (through permission) then read_file (test_file_tools)', async () => {
   const path = join(dir, 'hello.txt');
@@ -30,7 +38,11 @@ test('write_file (through permission) then read_file (test_file_tools)', async (
   assert.equal(r.results.length, 2);
   assert.equal(r.results[0]!.content, 'ok: file written');
   assert.match(r.results[1]!.content, /hello/);
-  assert.deepEqual(r.permissions.map((p) => p.name), ['write_file'], 'read_file is no-prompt, write_file is gated');
+  assert.deepEqual(
+    r.permissions.map((p) => p.name),
+    ['write_file'],
+    'read_file is no-prompt, write_file is gated',
+  );
 });
 
 test('shell_exec runs a command (test_shell_exec)', async () => {
@@ -99,5 +111,8 @@ test('a shell_exec timeout keeps the output printed so far, reported as a timeou
   const r = withBuiltins();
   assert.equal((await r.agent.run('run')).status, 0);
   assert.equal(r.results[0]!.outcome, 'timedout');
-  assert.match(r.results[0]!.content, /^\[tool failed: partial output line\n+\(timed out after 300 ms; killed by signal 15: Terminated\)\]$/);
+  assert.match(
+    r.results[0]!.content,
+    /^\[tool failed: partial output line\n+\(timed out after 300 ms; killed by signal 15: Terminated\)\]$/,
+  );
 });

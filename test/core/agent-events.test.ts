@@ -18,14 +18,20 @@ import type { AgentEvent } from '../../src/core/events.js';
 import type { PermissionRequest, ProviderKind } from '../../src/core/types.js';
 
 let mock: MockLlm;
-before(async () => { mock = await startMockLlm(); });
-after(async () => { await mock.close(); });
+before(async () => {
+  mock = await startMockLlm();
+});
+after(async () => {
+  await mock.close();
+});
 beforeEach(() => mock.reset());
 
 const settle = () => new Promise((r) => setTimeout(r, 30));
-const history = (n: number) => Array.from({ length: n }, (_, i) => i + 1).flatMap((i) => [
-  { role: 'user' as const, content: `old question ${i}` }, { role: 'assistant' as const, content: `old answer ${i}` },
-]);
+const history = (n: number) =>
+  Array.from({ length: n }, (_, i) => i + 1).flatMap((i) => [
+    { role: 'user' as const, content: `old question ${i}` },
+    { role: 'assistant' as const, content: `old answer ${i}` },
+  ]);
 
 /** Subscribe and record every event. */
 function record(agent: { subscribe(fn: (e: AgentEvent) => void): () => void }) {
@@ -35,27 +41,41 @@ function record(agent: { subscribe(fn: (e: AgentEvent) => void): () => void }) {
 }
 
 test('subscribe sees every event, the callbacks are derived from the same ones, unsubscribe stops it', async () => {
-  mock.push(oa.toolCall('t', {}, 'c1', { usage: { prompt: 5, completion: 1 } }), oa.text('answer', { usage: { prompt: 9, completion: 2 } }));
+  mock.push(
+    oa.toolCall('t', {}, 'c1', { usage: { prompt: 5, completion: 1 } }),
+    oa.text('answer', { usage: { prompt: 9, completion: 2 } }),
+  );
   const r = harness(mock, { tools: [echoTool('t', 'out', { noPrompt: true })] });
   const rec = record(r.agent);
   assert.equal((await r.agent.run('go')).status, 0);
   const t = rec.types();
   assert.equal(t[0], 'turn_start');
   assert.equal(t.at(-1), 'turn_done');
-  for (const k of ['message', 'state', 'finish', 'usage', 'tool_batch', 'tool_begin', 'tool_result', 'text']) assert.ok(t.includes(k as never), `${k} missing: ${t.join(' ')}`);
+  for (const k of ['message', 'state', 'finish', 'usage', 'tool_batch', 'tool_begin', 'tool_result', 'text'])
+    assert.ok(t.includes(k as never), `${k} missing: ${t.join(' ')}`);
   // The callbacks saw the same things in the same order.
   const asCallback = rec.events.flatMap((e): string[] => {
     switch (e.type) {
-      case 'text': return [`text:${e.text}`];
-      case 'tool_begin': return [`begin:${e.name}:${e.args}`];
-      case 'tool_result': return [`result:${e.name}:${e.outcome}`];
-      case 'tool_batch': return [`batch:${e.completed}/${e.total}`];
-      case 'finish': return [`finish:${e.reason}`];
-      case 'usage': return [`usage:${e.usage.promptTokens}/${e.usage.completionTokens}`];
-      case 'state': return [`state:${e.state}`];
-      case 'message': return [`message:${e.message.role}`];
-      case 'turn_done': return [`done:${e.status}`];
-      default: return [];
+      case 'text':
+        return [`text:${e.text}`];
+      case 'tool_begin':
+        return [`begin:${e.name}:${e.args}`];
+      case 'tool_result':
+        return [`result:${e.name}:${e.outcome}`];
+      case 'tool_batch':
+        return [`batch:${e.completed}/${e.total}`];
+      case 'finish':
+        return [`finish:${e.reason}`];
+      case 'usage':
+        return [`usage:${e.usage.promptTokens}/${e.usage.completionTokens}`];
+      case 'state':
+        return [`state:${e.state}`];
+      case 'message':
+        return [`message:${e.message.role}`];
+      case 'turn_done':
+        return [`done:${e.status}`];
+      default:
+        return [];
     }
   });
   const start = r.events.indexOf('message:user');
@@ -95,11 +115,25 @@ test('turn_start carries its origin: submit, notify (queued and idle), compact, 
 
 test('a tool that notifies (bg_exec) starts a notify turn after the current one', async () => {
   mock.push(oa.toolCall('bg', {}), oa.text('started it'), oa.text('noted the result'));
-  const r = harness(mock, { tools: [{ name: 'bg', noPrompt: true, invoke: (inv) => { inv.complete('job 1 started'); setTimeout(() => inv.notify('job 1 finished'), 20); } }] });
+  const r = harness(mock, {
+    tools: [
+      {
+        name: 'bg',
+        noPrompt: true,
+        invoke: (inv) => {
+          inv.complete('job 1 started');
+          setTimeout(() => inv.notify('job 1 finished'), 20);
+        },
+      },
+    ],
+  });
   const rec = record(r.agent);
   assert.equal((await r.agent.run('start a job')).status, 0);
   while (rec.events.filter((e) => e.type === 'turn_done').length < 2) await settle();
-  assert.deepEqual(rec.events.filter((e) => e.type === 'turn_start').map((e) => (e as { origin: string }).origin), ['submit', 'notify']);
+  assert.deepEqual(
+    rec.events.filter((e) => e.type === 'turn_start').map((e) => (e as { origin: string }).origin),
+    ['submit', 'notify'],
+  );
   assert.equal(mock.posts[2]!.json.messages.at(-1).content, 'job 1 finished');
 });
 
@@ -110,7 +144,10 @@ test('compaction events: manual success with what was folded; failure with the e
   mock.push(oa.text('THE SUMMARY'));
   assert.equal((await r.agent.compactAndWait()).status, 0);
   const c = rec.events.filter((e) => e.type === 'compaction');
-  assert.deepEqual(c.map((e) => `${e.kind}:${e.phase}`), ['manual:started', 'manual:succeeded']);
+  assert.deepEqual(
+    c.map((e) => `${e.kind}:${e.phase}`),
+    ['manual:started', 'manual:succeeded'],
+  );
   const ok = c[1]!;
   assert.ok(ok.phase === 'succeeded');
   assert.deepEqual(ok.record, { index: 0, count: 2, summary: 'THE SUMMARY' });
@@ -119,7 +156,10 @@ test('compaction events: manual success with what was folded; failure with the e
   assert.ok(ok.tokensAfter < ok.tokensBefore, `${ok.tokensBefore} → ${ok.tokensAfter}`);
   // The notice and onCompaction say the same.
   const notice = rec.events.find((e) => e.type === 'notice');
-  assert.ok(notice?.type === 'notice' && notice.text.includes(`compacted 2 messages into a summary: 7 → 6 messages, ~${ok.tokensBefore} → ~${ok.tokensAfter} tokens`));
+  assert.ok(
+    notice?.type === 'notice' &&
+      notice.text.includes(`compacted 2 messages into a summary: 7 → 6 messages, ~${ok.tokensBefore} → ~${ok.tokensAfter} tokens`),
+  );
   const order = rec.types();
   assert.ok(order.indexOf('compaction') < order.indexOf('state'), 'started before the request');
   // Nothing left to fold: failed, with the error, and the turn ends EAGAIN.
@@ -129,17 +169,25 @@ test('compaction events: manual success with what was folded; failure with the e
   const recShort = record(short.agent);
   const res = await short.agent.compactAndWait();
   assert.equal(res.error, 'compaction made no progress');
-  assert.deepEqual(recShort.events.filter((e) => e.type === 'compaction'), [
-    { type: 'compaction', kind: 'manual', phase: 'started' },
-    { type: 'compaction', kind: 'manual', phase: 'failed', error: 'compaction made no progress' },
-  ]);
+  assert.deepEqual(
+    recShort.events.filter((e) => e.type === 'compaction'),
+    [
+      { type: 'compaction', kind: 'manual', phase: 'started' },
+      { type: 'compaction', kind: 'manual', phase: 'failed', error: 'compaction made no progress' },
+    ],
+  );
   // A failed summary request.
   mock.push(oa.httpError(500, 'down'));
   const r2 = harness(mock, { cfg: { maxTries: 1 } });
   r2.agent.restoreHistory(history(3));
   const rec2 = record(r2.agent);
   assert.equal((await r2.agent.compactAndWait()).status, EIO);
-  assert.deepEqual(rec2.events.filter((e) => e.type === 'compaction').at(-1), { type: 'compaction', kind: 'manual', phase: 'failed', error: 'compaction request failed: HTTP 500: down' });
+  assert.deepEqual(rec2.events.filter((e) => e.type === 'compaction').at(-1), {
+    type: 'compaction',
+    kind: 'manual',
+    phase: 'failed',
+    error: 'compaction request failed: HTTP 500: down',
+  });
 });
 
 test('mid-chain compaction events agree with the consuming take* flags', async () => {
@@ -162,10 +210,13 @@ test('mid-chain compaction events agree with the consuming take* flags', async (
   const r2 = harness(mock, { tools: [echoTool('t', 'out', { noPrompt: true })] });
   const rec = record(r2.agent);
   assert.equal((await r2.agent.run('only turn')).status, 0);
-  assert.deepEqual(rec.events.filter((e) => e.type === 'compaction'), [
-    { type: 'compaction', kind: 'mid_chain', phase: 'started' },
-    { type: 'compaction', kind: 'mid_chain', phase: 'failed', error: 'compaction made no progress' },
-  ]);
+  assert.deepEqual(
+    rec.events.filter((e) => e.type === 'compaction'),
+    [
+      { type: 'compaction', kind: 'mid_chain', phase: 'started' },
+      { type: 'compaction', kind: 'mid_chain', phase: 'failed', error: 'compaction made no progress' },
+    ],
+  );
   assert.equal(r2.agent.takeMidChainCompactError(), true);
   assert.equal(r2.agent.takeMidChainCompactStarted(), true);
 });
@@ -178,8 +229,14 @@ test('autocompactAtTurnEnd: a turn over the threshold is followed by a compactio
   const rec = record(r.agent);
   assert.equal((await r.agent.run('go')).status, 0);
   while (r.agent.busy) await settle();
-  assert.deepEqual(rec.events.filter((e) => e.type === 'turn_start').map((e) => (e as { origin: string }).origin), ['submit', 'autocompact']);
-  assert.deepEqual(rec.events.filter((e) => e.type === 'compaction').map((e) => `${e.kind}:${e.phase}`), ['end_of_turn:started', 'end_of_turn:succeeded']);
+  assert.deepEqual(
+    rec.events.filter((e) => e.type === 'turn_start').map((e) => (e as { origin: string }).origin),
+    ['submit', 'autocompact'],
+  );
+  assert.deepEqual(
+    rec.events.filter((e) => e.type === 'compaction').map((e) => `${e.kind}:${e.phase}`),
+    ['end_of_turn:started', 'end_of_turn:succeeded'],
+  );
   assert.equal(r.agent.overAutocompactThreshold(), false);
   assert.equal(mock.posts.length, 2);
   assert.match(mock.posts[1]!.body, /Summarize the conversation/);
@@ -210,13 +267,23 @@ test('autocompactAtTurnEnd after a cancelled turn; queued notifications wait for
   let r!: ReturnType<typeof harness>;
   r = harness(mock, {
     cfg: { contextSize: 1000, autocompactAtTurnEnd: true },
-    tools: [{ name: 'slow', noPrompt: true, invoke: () => { r.agent.notify('while busy'); setTimeout(() => r.agent.cancel(), 10); } }],
+    tools: [
+      {
+        name: 'slow',
+        noPrompt: true,
+        invoke: () => {
+          r.agent.notify('while busy');
+          setTimeout(() => r.agent.cancel(), 10);
+        },
+      },
+    ],
   });
   r.agent.restoreHistory(history(3));
   const rec = record(r.agent);
   r.agent.submit('go');
   while (rec.events.filter((e) => e.type === 'turn_done').length < 3) await settle();
-  const turns = rec.events.filter((e) => e.type === 'turn_start' || e.type === 'turn_done')
+  const turns = rec.events
+    .filter((e) => e.type === 'turn_start' || e.type === 'turn_done')
     .map((e) => (e.type === 'turn_start' ? e.origin : `done:${e.status}`));
   assert.deepEqual(turns, ['submit', `done:${ECANCELED}`, 'autocompact', 'done:0', 'notify', 'done:0']);
   assert.equal(mock.posts[2]!.json.messages.at(-1).content, 'while busy');
@@ -226,15 +293,20 @@ for (const kind of ['openai', 'anthropic', 'openai-responses'] as const) {
   test(`tokens per second measured from the stream when the server reports none (${kind})`, async () => {
     const path = kind === 'anthropic' ? 'messages' : kind === 'openai-responses' ? 'responses' : 'chat/completions';
     const parts = ['one ', 'two ', 'three ', 'four'];
-    const reply = kind === 'anthropic' ? A.streamText(parts, { usage: { input: 10, output: 21 }, chunkDelayMs: 15 })
-      : kind === 'openai-responses' ? R.streamText(parts, { usage: { input: 10, output: 21 }, chunkDelayMs: 15 })
-        : oa.streamText(parts, { usage: { prompt: 10, completion: 21 }, chunkDelayMs: 15 });
+    const reply =
+      kind === 'anthropic'
+        ? A.streamText(parts, { usage: { input: 10, output: 21 }, chunkDelayMs: 15 })
+        : kind === 'openai-responses'
+          ? R.streamText(parts, { usage: { input: 10, output: 21 }, chunkDelayMs: 15 })
+          : oa.streamText(parts, { usage: { prompt: 10, completion: 21 }, chunkDelayMs: 15 });
     mock.push(reply);
     const r = harness(mock, { cfg: { baseUrl: `${mock.base}/${path}`, provider: kind as ProviderKind, stream: true } });
     const rec = record(r.agent);
     // When the text deltas were handled: the measurement spans the first to the last of them.
     const at: number[] = [];
-    r.agent.subscribe((e) => { if (e.type === 'text') at.push(performance.now()); });
+    r.agent.subscribe((e) => {
+      if (e.type === 'text') at.push(performance.now());
+    });
     assert.equal((await r.agent.run('q')).status, 0);
     const u = rec.events.find((e) => e.type === 'usage');
     assert.ok(u?.type === 'usage');
@@ -253,24 +325,44 @@ for (const kind of ['openai', 'anthropic', 'openai-responses'] as const) {
   });
 }
 
-test('the server\'s tokens per second win over the measurement; a whole reply measures nothing', async () => {
-  mock.push(oa.streamText(['a', 'b', 'c'], { usage: { prompt: 1, completion: 9, tps: 42.5 }, chunkDelayMs: 10 }), oa.text('whole', { usage: { prompt: 1, completion: 9 } }));
+test("the server's tokens per second win over the measurement; a whole reply measures nothing", async () => {
+  mock.push(
+    oa.streamText(['a', 'b', 'c'], { usage: { prompt: 1, completion: 9, tps: 42.5 }, chunkDelayMs: 10 }),
+    oa.text('whole', { usage: { prompt: 1, completion: 9 } }),
+  );
   const r = harness(mock, { cfg: { stream: true } });
   const rec = record(r.agent);
   await r.agent.run('q');
   await r.agent.run('q2');
   const us = rec.events.filter((e) => e.type === 'usage');
-  assert.deepEqual(us.map((e) => e.type === 'usage' && [e.tokensPerSec, e.measured]), [[42.5, false], [0, false]]);
+  assert.deepEqual(
+    us.map((e) => e.type === 'usage' && [e.tokensPerSec, e.measured]),
+    [
+      [42.5, false],
+      [0, false],
+    ],
+  );
 });
 
 test('a permission request carries the call id and is aborted when the turn is cancelled', async () => {
-  mock.push(oa.toolCalls([{ name: 'g', args: { n: 1 }, id: 'call_A' }, { name: 'g', args: { n: 2 }, id: 'call_B' }]));
+  mock.push(
+    oa.toolCalls([
+      { name: 'g', args: { n: 1 }, id: 'call_A' },
+      { name: 'g', args: { n: 2 }, id: 'call_B' },
+    ]),
+  );
   const asked: PermissionRequest[] = [];
   const r = harness(mock, { tools: [echoTool('g')], callbacks: { onPermission: (req) => asked.push(req) } });
   const done = r.turnDone();
   r.agent.submit('go');
   while (asked.length < 2) await settle();
-  assert.deepEqual(asked.map((q) => [q.id, q.name, q.args]), [['call_A', 'g', '{"n":1}'], ['call_B', 'g', '{"n":2}']]);
+  assert.deepEqual(
+    asked.map((q) => [q.id, q.name, q.args]),
+    [
+      ['call_A', 'g', '{"n":1}'],
+      ['call_B', 'g', '{"n":2}'],
+    ],
+  );
   asked[0]!.respond('deny_once');
   assert.equal(asked[0]!.signal.aborted, false, 'answered, not withdrawn');
   const why: string[] = [];
@@ -280,13 +372,24 @@ test('a permission request carries the call id and is aborted when the turn is c
   assert.deepEqual(why, ['cancelled by user']);
   asked[1]!.respond('allow_once');
   await settle();
-  assert.deepEqual(r.results.map((x) => x.content), ['[tool failed: denied by user]', '[tool failed: cancelled by user]'], 'a late answer changes nothing');
+  assert.deepEqual(
+    r.results.map((x) => x.content),
+    ['[tool failed: denied by user]', '[tool failed: cancelled by user]'],
+    'a late answer changes nothing',
+  );
 });
 
 test('a permission request is aborted when the agent closes', async () => {
   mock.push(oa.toolCall('g', {}, 'call_X'));
   let req: PermissionRequest | undefined;
-  const r = harness(mock, { tools: [echoTool('g')], callbacks: { onPermission: (q) => { req = q; } } });
+  const r = harness(mock, {
+    tools: [echoTool('g')],
+    callbacks: {
+      onPermission: (q) => {
+        req = q;
+      },
+    },
+  });
   r.agent.submit('go');
   while (!req) await settle();
   r.agent.close();
@@ -311,7 +414,15 @@ test('getters for a status bar: providerName and API key presence, which no even
 });
 
 test('listModels for another endpoint and dialect, from the agent and without one', async () => {
-  mock.onGet('/v1/models', { body: { data: [{ id: 'claude-a', type: 'model' }, { id: 'claude-b', type: 'model' }], has_more: false } });
+  mock.onGet('/v1/models', {
+    body: {
+      data: [
+        { id: 'claude-a', type: 'model' },
+        { id: 'claude-b', type: 'model' },
+      ],
+      has_more: false,
+    },
+  });
   const r = harness(mock);
   const other = { baseUrl: `${mock.base}/messages`, provider: 'anthropic' as const, apiKey: 'ak-1' };
   assert.deepEqual(await r.agent.listModels(other), ['claude-a', 'claude-b']);
@@ -321,7 +432,10 @@ test('listModels for another endpoint and dialect, from the agent and without on
   assert.ok(get.headers['anthropic-version']);
   const host = createNodeHost({ log: null });
   try {
-    assert.deepEqual(await listModels(host, { baseUrl: `${mock.base}/responses`, provider: 'openai-responses', apiKey: 'k2' }), ['claude-a', 'claude-b']);
+    assert.deepEqual(await listModels(host, { baseUrl: `${mock.base}/responses`, provider: 'openai-responses', apiKey: 'k2' }), [
+      'claude-a',
+      'claude-b',
+    ]);
     assert.equal(mock.requests.at(-1)!.headers.authorization, 'Bearer k2');
     await assert.rejects(listModels(host, { baseUrl: 'http://127.0.0.1:1/v1/chat/completions' }), /ECONNREFUSED/);
   } finally {
@@ -331,7 +445,13 @@ test('listModels for another endpoint and dialect, from the agent and without on
 
 test('a callback that throws ends the turn with EIO instead of leaving it hanging', async () => {
   mock.push(oa.text('answer'));
-  const r = harness(mock, { callbacks: { onFinishReason: () => { throw new Error('bug in a callback'); } } });
+  const r = harness(mock, {
+    callbacks: {
+      onFinishReason: () => {
+        throw new Error('bug in a callback');
+      },
+    },
+  });
   const res = await r.agent.run('q');
   assert.equal(res.status, EIO);
   assert.equal(res.error, 'internal error: bug in a callback');

@@ -10,8 +10,12 @@ import { MAX_RETRY_WAIT_MS } from '../../src/core/llm-call.js';
 import { ClmError, ECANCELED, EIO, E2BIG, EAGAIN } from '../../src/core/errors.js';
 
 let mock: MockLlm;
-before(async () => { mock = await startMockLlm(); });
-after(async () => { await mock.close(); });
+before(async () => {
+  mock = await startMockLlm();
+});
+after(async () => {
+  await mock.close();
+});
 beforeEach(() => mock.reset());
 
 test('text reply: system prompt sent, one request, callback order (test_text_reply)', async () => {
@@ -29,7 +33,15 @@ test('text reply: system prompt sent, one request, callback order (test_text_rep
   assert.equal(mock.posts[0]!.headers.authorization, 'Bearer test');
   assert.equal(r.text, 'hi there');
   const tail = r.events.slice(r.events.indexOf('finish:stop'));
-  assert.deepEqual(tail, ['finish:stop', 'usage:11/4', 'reasoning:thought', 'message:assistant', 'text:hi there', 'state:complete', 'done:0']);
+  assert.deepEqual(tail, [
+    'finish:stop',
+    'usage:11/4',
+    'reasoning:thought',
+    'message:assistant',
+    'text:hi there',
+    'state:complete',
+    'done:0',
+  ]);
   assert.equal(r.agent.state, 'complete');
   assert.equal(r.agent.messages.at(-1)!.content, 'hi there');
 });
@@ -67,18 +79,21 @@ test('binary tool output is replaced by a notice (test_binary_tool_output)', asy
 });
 
 test('mid-chain autocompaction between tool batches (test_autocompact_mid_chain)', async () => {
-  mock.push(
-    oa.toolCall('t', {}, 'c1', { usage: { prompt: 99000, completion: 2000 } }),
-    oa.text('SUMMARY OF WORK'),
-    oa.text('final'),
-  );
+  mock.push(oa.toolCall('t', {}, 'c1', { usage: { prompt: 99000, completion: 2000 } }), oa.text('SUMMARY OF WORK'), oa.text('final'));
   let startedSeen = false;
   const r = harness(mock, { tools: [echoTool('t', 'out', { noPrompt: true })], callbacks: {} });
-  r.agent.restoreHistory([1, 2, 3].flatMap((i) => [{ role: 'user' as const, content: `old ${i}` }, { role: 'assistant' as const, content: `reply ${i}` }]));
+  r.agent.restoreHistory(
+    [1, 2, 3].flatMap((i) => [
+      { role: 'user' as const, content: `old ${i}` },
+      { role: 'assistant' as const, content: `reply ${i}` },
+    ]),
+  );
   const done = r.turnDone();
   r.agent.submit('first');
   // Poll the consuming flag from the state callback, as a UI would.
-  const poll = setInterval(() => { if (r.agent.takeMidChainCompactStarted()) startedSeen = true; }, 1);
+  const poll = setInterval(() => {
+    if (r.agent.takeMidChainCompactStarted()) startedSeen = true;
+  }, 1);
   assert.equal(await done, 0);
   clearInterval(poll);
   assert.equal(mock.posts.length, 3);
@@ -201,7 +216,15 @@ test('stream meta: reasoning, finish, usage from the empty-choices chunk, tokens
 
 test('SSE edge cases through the agent: CRLF, comments, multi-line data, no final newline', async () => {
   const ev = (o: object) => `data: ${JSON.stringify(o)}\r\n\r\n`;
-  mock.push({ sse: [': keep-alive\r\n\r\n', ev({ choices: [{ delta: { content: 'a' } }] }), 'data: {"choices":[{"delta":\ndata: {"content":"b"}}]}\n\n', ev({ choices: [{ delta: {}, finish_reason: 'stop' }] }), 'data: [DONE]'] });
+  mock.push({
+    sse: [
+      ': keep-alive\r\n\r\n',
+      ev({ choices: [{ delta: { content: 'a' } }] }),
+      'data: {"choices":[{"delta":\ndata: {"content":"b"}}]}\n\n',
+      ev({ choices: [{ delta: {}, finish_reason: 'stop' }] }),
+      'data: [DONE]',
+    ],
+  });
   const r = harness(mock, { cfg: { stream: true } });
   const d = r.turnDone();
   r.agent.submit('x');
@@ -245,20 +268,28 @@ test('a refused connection before the server was ever reached fails at once, say
   assert.equal(await d, EIO);
   assert.ok(!r.states.includes('rate_limited'), r.states.join(' '));
   assert.deepEqual(r.notices, []);
-  assert.equal(r.agent.lastError, 'cannot connect to http://127.0.0.1:1/v1/chat/completions (connect ECONNREFUSED 127.0.0.1:1): is the server running, and is the URL right?');
+  assert.equal(
+    r.agent.lastError,
+    'cannot connect to http://127.0.0.1:1/v1/chat/completions (connect ECONNREFUSED 127.0.0.1:1): is the server running, and is the URL right?',
+  );
 });
 
 test('a refused connection after the server answered once is retried (a server restarting)', async () => {
   const { createServer } = await import('node:http');
   const body = JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'up' }, finish_reason: 'stop' }] });
-  const srv = createServer((_q, res) => { res.writeHead(200, { 'content-type': 'application/json' }).end(body); });
+  const srv = createServer((_q, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+  });
   await new Promise<void>((res) => srv.listen(0, '127.0.0.1', res));
   const port = (srv.address() as { port: number }).port;
   const r = harness(mock, { cfg: { baseUrl: `http://127.0.0.1:${port}/v1/chat/completions`, maxTries: 2 }, retryBaseMs: 1 });
   let d = r.turnDone();
   r.agent.submit('x');
   assert.equal(await d, 0);
-  await new Promise<void>((res) => { srv.close(() => res()); srv.closeAllConnections(); });
+  await new Promise<void>((res) => {
+    srv.close(() => res());
+    srv.closeAllConnections();
+  });
   d = r.turnDone();
   r.agent.submit('again');
   assert.equal(await d, EIO);
@@ -328,9 +359,18 @@ test('RATE_LIMITED counts as in flight and can be cancelled', async () => {
   const d = r.turnDone();
   r.agent.submit('x');
   while (r.agent.state !== 'rate_limited') await new Promise((res) => setTimeout(res, 2));
-  assert.throws(() => r.agent.submit('y'), (e: unknown) => e instanceof ClmError && e.code === 'EBUSY');
-  assert.throws(() => r.agent.compact(), (e: unknown) => e instanceof ClmError && e.code === 'EBUSY');
-  assert.throws(() => r.agent.setProvider({ baseUrl: mock.base }), (e: unknown) => e instanceof ClmError && e.code === 'EBUSY');
+  assert.throws(
+    () => r.agent.submit('y'),
+    (e: unknown) => e instanceof ClmError && e.code === 'EBUSY',
+  );
+  assert.throws(
+    () => r.agent.compact(),
+    (e: unknown) => e instanceof ClmError && e.code === 'EBUSY',
+  );
+  assert.throws(
+    () => r.agent.setProvider({ baseUrl: mock.base }),
+    (e: unknown) => e instanceof ClmError && e.code === 'EBUSY',
+  );
   r.agent.cancel();
   assert.equal(await d, ECANCELED);
   assert.equal(r.agent.state, 'complete');
@@ -342,27 +382,49 @@ test('EBUSY while in flight; cancel ends with ECANCELED; repeated cancel EALREAD
   const r = harness(mock);
   const d = r.turnDone();
   r.agent.submit('x');
-  assert.throws(() => r.agent.submit('y'), (e: unknown) => e instanceof ClmError && e.code === 'EBUSY' && e.errno === -16);
+  assert.throws(
+    () => r.agent.submit('y'),
+    (e: unknown) => e instanceof ClmError && e.code === 'EBUSY' && e.errno === -16,
+  );
   assert.equal(r.agent.lastError, 'turn already in progress');
   // Cancel once the server holds the request, so the hanging reply is not left queued.
   while (mock.posts.length < 1) await new Promise((res) => setTimeout(res, 2));
   r.agent.cancel();
   assert.equal(await d, ECANCELED);
-  assert.throws(() => r.agent.cancel(), (e: unknown) => e instanceof ClmError && e.code === 'EALREADY');
+  assert.throws(
+    () => r.agent.cancel(),
+    (e: unknown) => e instanceof ClmError && e.code === 'EALREADY',
+  );
   assert.equal(r.doneCount, 1);
   mock.push(oa.text('fine'));
   const d2 = r.turnDone();
   r.agent.submit('next');
   assert.equal(await d2, 0);
-  assert.throws(() => r.agent.cancel(), (e: unknown) => e instanceof ClmError && e.code === 'EINVAL');
+  assert.throws(
+    () => r.agent.cancel(),
+    (e: unknown) => e instanceof ClmError && e.code === 'EINVAL',
+  );
 });
 
 test('cancel during a tool call aborts it and still pairs every call with a result', async () => {
   let aborted = false;
-  mock.push(oa.toolCalls([{ name: 'slow', args: {} }, { name: 'fast', args: {} }]));
+  mock.push(
+    oa.toolCalls([
+      { name: 'slow', args: {} },
+      { name: 'fast', args: {} },
+    ]),
+  );
   const r = harness(mock, {
     tools: [
-      { name: 'slow', noPrompt: true, invoke: (inv) => { inv.signal.addEventListener('abort', () => { aborted = true; }); } },
+      {
+        name: 'slow',
+        noPrompt: true,
+        invoke: (inv) => {
+          inv.signal.addEventListener('abort', () => {
+            aborted = true;
+          });
+        },
+      },
       echoTool('fast', 'quick', { noPrompt: true }),
     ],
   });
@@ -408,7 +470,10 @@ test('permission: allow always is remembered (test_perm_remember), deny always t
     assert.equal(await d, 0);
   }
   assert.equal(r.permissions.length, 1);
-  assert.deepEqual(r.results.map((x) => x.outcome), ['ok', 'ok']);
+  assert.deepEqual(
+    r.results.map((x) => x.outcome),
+    ['ok', 'ok'],
+  );
   const r2 = harness(mock, { tools: [echoTool('g')], permission: 'deny_always' });
   for (let i = 0; i < 2; i++) {
     mock.push(oa.toolCall('g', {}), oa.text('ok'));
@@ -432,7 +497,13 @@ test('permission: no handler denies gated tools (test_perm_no_handler)', async (
 
 test('hidden tools are not advertised (test_hidden_tool); schema order and stability', async () => {
   mock.push(oa.text('a'), oa.text('b'));
-  const r = harness(mock, { tools: [echoTool('visible_tool'), echoTool('secret_tool', 'x', { hidden: true }), { name: 'third', parameters: '{"properties":{"p":{"type":"string"}}}', timeoutOverridable: true, invoke: (i) => i.complete('') }] });
+  const r = harness(mock, {
+    tools: [
+      echoTool('visible_tool'),
+      echoTool('secret_tool', 'x', { hidden: true }),
+      { name: 'third', parameters: '{"properties":{"p":{"type":"string"}}}', timeoutOverridable: true, invoke: (i) => i.complete('') },
+    ],
+  });
   let d = r.turnDone();
   r.agent.submit('x');
   await d;
@@ -457,14 +528,34 @@ test('hidden tools are not advertised (test_hidden_tool); schema order and stabi
 
 test('duplicate tool names are refused with EEXIST', () => {
   const r = harness(mock, { tools: [echoTool('a')] });
-  assert.throws(() => r.agent.addTool(echoTool('a')), (e: unknown) => e instanceof ClmError && e.code === 'EEXIST');
+  assert.throws(
+    () => r.agent.addTool(echoTool('a')),
+    (e: unknown) => e instanceof ClmError && e.code === 'EEXIST',
+  );
   r.agent.removeTool('a');
   r.agent.addTool(echoTool('a'));
 });
 
 test('unknown tool, malformed arguments, throwing tool: clear results, turn continues', async () => {
-  mock.push(oa.toolCalls([{ name: 'nope', args: {} }, { name: 'thrower', args: '{not json' }]), oa.text('recovered'));
-  const r = harness(mock, { tools: [{ name: 'thrower', noPrompt: true, invoke: (inv) => { JSON.parse(inv.args); inv.complete('unreachable'); } }] });
+  mock.push(
+    oa.toolCalls([
+      { name: 'nope', args: {} },
+      { name: 'thrower', args: '{not json' },
+    ]),
+    oa.text('recovered'),
+  );
+  const r = harness(mock, {
+    tools: [
+      {
+        name: 'thrower',
+        noPrompt: true,
+        invoke: (inv) => {
+          JSON.parse(inv.args);
+          inv.complete('unreachable');
+        },
+      },
+    ],
+  });
   const d = r.turnDone();
   r.agent.submit('x');
   assert.equal(await d, 0);
@@ -480,7 +571,18 @@ test('unknown tool, malformed arguments, throwing tool: clear results, turn cont
 test('a tool that never completes times out; a late completion is dropped', async () => {
   let late: (() => void) | undefined;
   mock.push(oa.toolCall('stuck', {}), oa.text('after timeout'));
-  const r = harness(mock, { tools: [{ name: 'stuck', noPrompt: true, timeoutMs: 50, invoke: (inv) => { late = () => inv.complete('late'); } }] });
+  const r = harness(mock, {
+    tools: [
+      {
+        name: 'stuck',
+        noPrompt: true,
+        timeoutMs: 50,
+        invoke: (inv) => {
+          late = () => inv.complete('late');
+        },
+      },
+    ],
+  });
   const d = r.turnDone();
   r.agent.submit('x');
   assert.equal(await d, 0);
@@ -527,7 +629,10 @@ test('bad server output: non-JSON 200, malformed SSE, stream cut mid-event — c
 test('volatile tools: older results are superseded in the next request', async () => {
   mock.push(oa.toolCall('local_map', {}, 'm1'), oa.toolCall('local_map', {}, 'm2'), oa.text('done'));
   let n = 0;
-  const r = harness(mock, { cfg: { volatileTools: ['local_*'] }, tools: [{ name: 'local_map', noPrompt: true, invoke: (i) => i.complete(`map v${++n}`) }] });
+  const r = harness(mock, {
+    cfg: { volatileTools: ['local_*'] },
+    tools: [{ name: 'local_map', noPrompt: true, invoke: (i) => i.complete(`map v${++n}`) }],
+  });
   const d = r.turnDone();
   r.agent.submit('x');
   assert.equal(await d, 0);
@@ -560,7 +665,11 @@ test('50 sequential tool rounds are not throttled', async () => {
 });
 
 test('notify while busy is submitted right after the turn; never lost when onTurnDone submits', async () => {
-  mock.push({ body: { choices: [{ message: { role: 'assistant', content: 'one' }, finish_reason: 'stop' }] }, delayMs: 30 }, oa.text('two'), oa.text('three'));
+  mock.push(
+    { body: { choices: [{ message: { role: 'assistant', content: 'one' }, finish_reason: 'stop' }] }, delayMs: 30 },
+    oa.text('two'),
+    oa.text('three'),
+  );
   const r = harness(mock);
   const d1 = r.turnDone();
   r.agent.submit('first');
@@ -573,14 +682,24 @@ test('notify while busy is submitted right after the turn; never lost when onTur
   assert.equal(await d2, 0);
   assert.equal(mock.posts.length, 2);
   assert.equal(mock.posts[1]!.json.messages.at(-1).content, 'note A\n\nnote B');
-  assert.deepEqual(r.agent.messages.slice(1).map((m) => [m.role, m.content]), [
-    ['user', 'first'], ['assistant', 'one'], ['user', 'note A\n\nnote B'], ['assistant', 'two'],
-  ]);
+  assert.deepEqual(
+    r.agent.messages.slice(1).map((m) => [m.role, m.content]),
+    [
+      ['user', 'first'],
+      ['assistant', 'one'],
+      ['user', 'note A\n\nnote B'],
+      ['assistant', 'two'],
+    ],
+  );
   assert.equal(r.doneCount, 2);
 });
 
 test('notifications queued when onTurnDone submits wait for that turn, then are sent', async () => {
-  mock.push({ body: { choices: [{ message: { role: 'assistant', content: 'one' }, finish_reason: 'stop' }] }, delayMs: 30 }, oa.text('two'), oa.text('three'));
+  mock.push(
+    { body: { choices: [{ message: { role: 'assistant', content: 'one' }, finish_reason: 'stop' }] }, delayMs: 30 },
+    oa.text('two'),
+    oa.text('three'),
+  );
   let r!: ReturnType<typeof harness>;
   const statuses: number[] = [];
   const waiters: (() => void)[] = [];
@@ -602,7 +721,10 @@ test('notifications queued when onTurnDone submits wait for that turn, then are 
   assert.equal(r.agent.busy, true, 'the queued notification started a turn');
   await nextDone();
   assert.deepEqual(statuses, [0, 0, 0]);
-  assert.deepEqual(mock.posts.map((p) => p.json.messages.at(-1).content), ['first', 'from onTurnDone', 'queued note']);
+  assert.deepEqual(
+    mock.posts.map((p) => p.json.messages.at(-1).content),
+    ['first', 'from onTurnDone', 'queued note'],
+  );
 });
 
 test('run() resolves with status and text', async () => {
@@ -636,7 +758,10 @@ test('checkConnection: models 200 then /props learns the context; 4xx online; 5x
   const res = await r.agent.checkConnection();
   assert.deepEqual(res, { status: 'online', detail: null, ctxMax: 4096 });
   assert.equal(r.agent.ctxMax, 4096);
-  assert.deepEqual(r.events.filter((e) => e.startsWith('conn:')), ['conn:checking:', 'conn:online:']);
+  assert.deepEqual(
+    r.events.filter((e) => e.startsWith('conn:')),
+    ['conn:checking:', 'conn:online:'],
+  );
   assert.deepEqual(await r.agent.listModels(), ['m1', 'm2']);
   mock.onGet('/v1/models', { status: 401, body: { error: { message: 'no key' } } });
   const r2 = harness(mock);
@@ -653,9 +778,16 @@ test('checkConnection: models 200 then /props learns the context; 4xx online; 5x
 test('restoreHistory appends without onMessage and keeps the fresh system prompt; clearHistory resets', async () => {
   const r = harness(mock, { cfg: { systemPrompt: 'NEW' } });
   const before = r.events.length;
-  r.agent.restoreHistory([{ role: 'system', content: 'OLD' }, { role: 'user', content: 'u1' }, { role: 'assistant', content: 'a1' }]);
+  r.agent.restoreHistory([
+    { role: 'system', content: 'OLD' },
+    { role: 'user', content: 'u1' },
+    { role: 'assistant', content: 'a1' },
+  ]);
   assert.equal(r.events.length, before);
-  assert.deepEqual(r.agent.messages.map((m) => m.content?.slice(0, 3)), ['NEW', 'u1', 'a1']);
+  assert.deepEqual(
+    r.agent.messages.map((m) => m.content?.slice(0, 3)),
+    ['NEW', 'u1', 'a1'],
+  );
   r.agent.clearHistory();
   assert.equal(r.agent.messages.length, 1);
   assert.equal(r.events.at(-1), 'message:system');
@@ -665,7 +797,20 @@ test('close during a tool call: no callbacks afterwards, late completion harmles
   let complete: (() => void) | undefined;
   let aborted = false;
   mock.push(oa.toolCall('slow', {}));
-  const r = harness(mock, { tools: [{ name: 'slow', noPrompt: true, invoke: (inv) => { complete = () => inv.complete('x'); inv.signal.addEventListener('abort', () => { aborted = true; }); } }] });
+  const r = harness(mock, {
+    tools: [
+      {
+        name: 'slow',
+        noPrompt: true,
+        invoke: (inv) => {
+          complete = () => inv.complete('x');
+          inv.signal.addEventListener('abort', () => {
+            aborted = true;
+          });
+        },
+      },
+    ],
+  });
   r.agent.submit('x');
   while (!complete) await new Promise((res) => setTimeout(res, 2));
   const n = r.events.length;
@@ -680,24 +825,56 @@ test('close during a tool call: no callbacks afterwards, late completion harmles
 test('bad config is refused with EINVAL', async () => {
   const { createAgent } = await import('../../src/core/agent.js');
   const { createNodeHost } = await import('../../src/host/node.js');
-  assert.throws(() => createAgent({ baseUrl: 'ftp://x' }, createNodeHost({ log: null })), (e: unknown) => e instanceof ClmError && e.code === 'EINVAL');
+  assert.throws(
+    () => createAgent({ baseUrl: 'ftp://x' }, createNodeHost({ log: null })),
+    (e: unknown) => e instanceof ClmError && e.code === 'EINVAL',
+  );
   assert.throws(() => createAgent({ baseUrl: 'http://x', autocompactPct: 150 }, createNodeHost({ log: null })), /autocompactPct/);
 });
 
 test('parallel tool calls run together; results are recorded in completion order', async () => {
-  mock.push(oa.toolCalls([{ name: 'slow', args: {}, id: 's' }, { name: 'fast', args: {}, id: 'f' }]), oa.text('done'));
+  mock.push(
+    oa.toolCalls([
+      { name: 'slow', args: {}, id: 's' },
+      { name: 'fast', args: {}, id: 'f' },
+    ]),
+    oa.text('done'),
+  );
   const started: string[] = [];
   const r = harness(mock, {
     tools: [
-      { name: 'slow', noPrompt: true, invoke: (inv) => { started.push('slow'); setTimeout(() => inv.complete('slow out'), 60); } },
-      { name: 'fast', noPrompt: true, invoke: (inv) => { started.push('fast'); setTimeout(() => inv.complete('fast out'), 5); } },
+      {
+        name: 'slow',
+        noPrompt: true,
+        invoke: (inv) => {
+          started.push('slow');
+          setTimeout(() => inv.complete('slow out'), 60);
+        },
+      },
+      {
+        name: 'fast',
+        noPrompt: true,
+        invoke: (inv) => {
+          started.push('fast');
+          setTimeout(() => inv.complete('fast out'), 5);
+        },
+      },
     ],
   });
   assert.equal((await r.agent.run('go')).status, 0);
   assert.deepEqual(started, ['slow', 'fast'], 'both dispatched before either finished');
   const tools = mock.posts[1]!.json.messages.filter((m: any) => m.role === 'tool');
-  assert.deepEqual(tools.map((m: any) => [m.tool_call_id, m.content]), [['f', 'fast out'], ['s', 'slow out']]);
-  assert.deepEqual(r.events.filter((e) => e.startsWith('batch:')), ['batch:0/2', 'batch:1/2', 'batch:2/2']);
+  assert.deepEqual(
+    tools.map((m: any) => [m.tool_call_id, m.content]),
+    [
+      ['f', 'fast out'],
+      ['s', 'slow out'],
+    ],
+  );
+  assert.deepEqual(
+    r.events.filter((e) => e.startsWith('batch:')),
+    ['batch:0/2', 'batch:1/2', 'batch:2/2'],
+  );
 });
 
 test('close settles pending run(), checkConnection() and listModels()', async () => {
@@ -752,6 +929,10 @@ test('stream() yields the turn as events and ends with done', async () => {
   // A refused submit surfaces as an error of the iteration.
   mock.push({ hang: true });
   r.agent.submit('busy');
-  await assert.rejects(async () => { for await (const _ of r.agent.stream('x')) { /* nothing */ } }, /turn already in progress/);
+  await assert.rejects(async () => {
+    for await (const _ of r.agent.stream('x')) {
+      /* nothing */
+    }
+  }, /turn already in progress/);
   r.agent.cancel();
 });

@@ -11,19 +11,35 @@ import { ClmError, ECANCELED, EIO } from '../../src/core/errors.js';
 import type { ToolDef } from '../../src/core/types.js';
 
 let mock: MockLlm;
-before(async () => { mock = await startMockLlm(); });
-after(async () => { await mock.close(); });
+before(async () => {
+  mock = await startMockLlm();
+});
+after(async () => {
+  await mock.close();
+});
 beforeEach(() => mock.reset());
 
 const countingTool = (): { def: ToolDef; calls: () => number } => {
   let n = 0;
-  return { def: { name: 't', noPrompt: true, invoke: (inv) => { n++; inv.complete('did it'); } }, calls: () => n };
+  return {
+    def: {
+      name: 't',
+      noPrompt: true,
+      invoke: (inv) => {
+        n++;
+        inv.complete('did it');
+      },
+    },
+    calls: () => n,
+  };
 };
 const settle = () => new Promise((r) => setTimeout(r, 30));
 /** A promise with its resolve function, so a callback can signal the test. */
 function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => void } {
   let resolve!: (v: T) => void;
-  const promise = new Promise<T>((r) => { resolve = r; });
+  const promise = new Promise<T>((r) => {
+    resolve = r;
+  });
   return { promise, resolve };
 }
 
@@ -31,7 +47,15 @@ test('cancel inside onState(calling_tool): one onTurnDone, the tool never runs',
   mock.push(oa.toolCall('t', {}));
   const tool = countingTool();
   let r!: ReturnType<typeof harness>;
-  r = harness(mock, { tools: [tool.def], callbacks: { onState: (s) => { r.states.push(s); if (s === 'calling_tool') r.agent.cancel(); } } });
+  r = harness(mock, {
+    tools: [tool.def],
+    callbacks: {
+      onState: (s) => {
+        r.states.push(s);
+        if (s === 'calling_tool') r.agent.cancel();
+      },
+    },
+  });
   const done = r.turnDone();
   r.agent.submit('go');
   assert.equal(await done, ECANCELED);
@@ -50,7 +74,9 @@ test('cancel inside onAssistantText, then a new submit from onTurnDone: the old 
   r = harness(mock, {
     tools: [tool.def],
     callbacks: {
-      onAssistantText: () => { if (statuses.length === 0) r.agent.cancel(); },
+      onAssistantText: () => {
+        if (statuses.length === 0) r.agent.cancel();
+      },
       onTurnDone: (s) => {
         statuses.push(s);
         if (statuses.length === 1) r.agent.submit('second prompt');
@@ -63,14 +89,28 @@ test('cancel inside onAssistantText, then a new submit from onTurnDone: the old 
   assert.deepEqual(statuses, [ECANCELED, 0]);
   assert.equal(tool.calls(), 0);
   assert.equal(mock.posts.length, 2);
-  assert.deepEqual(r.agent.messages.slice(1).map((m) => [m.role, m.content]), [['user', 'first prompt'], ['user', 'second prompt'], ['assistant', 'plain answer']]);
+  assert.deepEqual(
+    r.agent.messages.slice(1).map((m) => [m.role, m.content]),
+    [
+      ['user', 'first prompt'],
+      ['user', 'second prompt'],
+      ['assistant', 'plain answer'],
+    ],
+  );
 });
 
 test('close inside a callback: tools do not run afterwards', async () => {
   mock.push(oa.toolCall('t', {}));
   const tool = countingTool();
   let r!: ReturnType<typeof harness>;
-  r = harness(mock, { tools: [tool.def], callbacks: { onState: (s) => { if (s === 'calling_tool') r.agent.close(); } } });
+  r = harness(mock, {
+    tools: [tool.def],
+    callbacks: {
+      onState: (s) => {
+        if (s === 'calling_tool') r.agent.close();
+      },
+    },
+  });
   r.agent.submit('go');
   await settle();
   await settle();
@@ -78,10 +118,23 @@ test('close inside a callback: tools do not run afterwards', async () => {
 });
 
 test('cancel inside onToolBatch(0, n): nothing half-done reaches the next request', async () => {
-  mock.push(oa.toolCalls([{ name: 't', args: {}, id: 'A' }, { name: 't', args: {}, id: 'B' }]), oa.text('next answer'));
+  mock.push(
+    oa.toolCalls([
+      { name: 't', args: {}, id: 'A' },
+      { name: 't', args: {}, id: 'B' },
+    ]),
+    oa.text('next answer'),
+  );
   const tool = countingTool();
   let r!: ReturnType<typeof harness>;
-  r = harness(mock, { tools: [tool.def], callbacks: { onToolBatch: (k) => { if (k === 0 && !r.agent.messages.some((m) => m.content === 'next')) r.agent.cancel(); } } });
+  r = harness(mock, {
+    tools: [tool.def],
+    callbacks: {
+      onToolBatch: (k) => {
+        if (k === 0 && !r.agent.messages.some((m) => m.content === 'next')) r.agent.cancel();
+      },
+    },
+  });
   let d = r.turnDone();
   r.agent.submit('go');
   assert.equal(await d, ECANCELED);
@@ -98,7 +151,20 @@ test('cancel when the next round starts (onState thinking after tools) sends no 
   const tool = countingTool();
   let r!: ReturnType<typeof harness>;
   let armed = false;
-  r = harness(mock, { tools: [tool.def], callbacks: { onToolResult: () => { armed = true; }, onState: (s) => { if (s === 'thinking' && armed) { armed = false; r.agent.cancel(); } } } });
+  r = harness(mock, {
+    tools: [tool.def],
+    callbacks: {
+      onToolResult: () => {
+        armed = true;
+      },
+      onState: (s) => {
+        if (s === 'thinking' && armed) {
+          armed = false;
+          r.agent.cancel();
+        }
+      },
+    },
+  });
   let d = r.turnDone();
   r.agent.submit('first');
   assert.equal(await d, ECANCELED);
@@ -121,8 +187,17 @@ test('a notify from onState(complete) starts after onTurnDone, not before', asyn
   const second = deferred();
   r = harness(mock, {
     callbacks: {
-      onState: (s) => { seen.push(`state:${s}`); if (s === 'complete' && !notified) { notified = true; r.agent.notify('steer'); } },
-      onTurnDone: (s) => { seen.push(`done:${s}:${r.agent.state}`); (seen.filter((e) => e.startsWith('done:')).length === 1 ? first : second).resolve(); },
+      onState: (s) => {
+        seen.push(`state:${s}`);
+        if (s === 'complete' && !notified) {
+          notified = true;
+          r.agent.notify('steer');
+        }
+      },
+      onTurnDone: (s) => {
+        seen.push(`done:${s}:${r.agent.state}`);
+        (seen.filter((e) => e.startsWith('done:')).length === 1 ? first : second).resolve();
+      },
     },
   });
   r.agent.submit('go');
@@ -142,7 +217,14 @@ test('run() called from onTurnDone resolves with its own turn', async () => {
   let r!: ReturnType<typeof harness>;
   const statuses: number[] = [];
   const started = deferred<{ run: Promise<{ status: number; text: string }> }>();
-  r = harness(mock, { callbacks: { onTurnDone: (s) => { statuses.push(s); if (statuses.length === 1) started.resolve({ run: r.agent.run('second prompt') }); } } });
+  r = harness(mock, {
+    callbacks: {
+      onTurnDone: (s) => {
+        statuses.push(s);
+        if (statuses.length === 1) started.resolve({ run: r.agent.run('second prompt') });
+      },
+    },
+  });
   r.agent.submit('first');
   const second = (await started.promise).run;
   assert.deepEqual(await second, { status: 0, text: 'answer 1' });
@@ -153,8 +235,21 @@ test('cancel while polling the mid-chain compaction flag: no compaction request 
   mock.push(oa.toolCall('t', {}, 'c1', { usage: { prompt: 900, completion: 10 } }), oa.text('REAL ANSWER'));
   const tool = countingTool();
   let r!: ReturnType<typeof harness>;
-  r = harness(mock, { cfg: { contextSize: 1000 }, tools: [tool.def], callbacks: { onState: () => { if (r.agent.takeMidChainCompactStarted()) r.agent.cancel(); } } });
-  r.agent.restoreHistory([1, 2, 3].flatMap((i) => [{ role: 'user' as const, content: `q${i}` }, { role: 'assistant' as const, content: `a${i}` }]));
+  r = harness(mock, {
+    cfg: { contextSize: 1000 },
+    tools: [tool.def],
+    callbacks: {
+      onState: () => {
+        if (r.agent.takeMidChainCompactStarted()) r.agent.cancel();
+      },
+    },
+  });
+  r.agent.restoreHistory(
+    [1, 2, 3].flatMap((i) => [
+      { role: 'user' as const, content: `q${i}` },
+      { role: 'assistant' as const, content: `a${i}` },
+    ]),
+  );
   let d = r.turnDone();
   r.agent.submit('first prompt');
   assert.equal(await d, ECANCELED);
@@ -167,8 +262,15 @@ test('cancel while polling the mid-chain compaction flag: no compaction request 
 
 test('restoreHistory refuses malformed entries with EINVAL and appends nothing', () => {
   const r = harness(mock);
-  for (const bad of [[null], [{ role: 'assistant', content: null, toolCalls: 'x' }], [{ role: 'assistant', content: null, toolCalls: [null] }]]) {
-    assert.throws(() => r.agent.restoreHistory(bad as never), (e: unknown) => e instanceof ClmError && e.code === 'EINVAL');
+  for (const bad of [
+    [null],
+    [{ role: 'assistant', content: null, toolCalls: 'x' }],
+    [{ role: 'assistant', content: null, toolCalls: [null] }],
+  ]) {
+    assert.throws(
+      () => r.agent.restoreHistory(bad as never),
+      (e: unknown) => e instanceof ClmError && e.code === 'EINVAL',
+    );
   }
   assert.equal(r.agent.messages.length, 1);
 });
@@ -176,17 +278,34 @@ test('restoreHistory refuses malformed entries with EINVAL and appends nothing',
 test('the tool limiter spaces queued calls at its rate', async () => {
   mock.push(oa.toolCalls([1, 2, 3].map((i) => ({ name: 'stamp', args: {}, id: `s${i}` }))), oa.text('ok'));
   const starts: number[] = [];
-  const r = harness(mock, { cfg: { toolRatePerSec: 20, toolRateBurst: 1 }, tools: [{ name: 'stamp', noPrompt: true, invoke: (inv) => { starts.push(Date.now()); inv.complete('x'); } }] });
+  const r = harness(mock, {
+    cfg: { toolRatePerSec: 20, toolRateBurst: 1 },
+    tools: [
+      {
+        name: 'stamp',
+        noPrompt: true,
+        invoke: (inv) => {
+          starts.push(Date.now());
+          inv.complete('x');
+        },
+      },
+    ],
+  });
   assert.equal((await r.agent.run('go')).status, 0);
   assert.equal(starts.length, 3);
   assert.ok(starts[2]! - starts[0]! >= 80, `calls started ${starts.map((t) => t - starts[0]!).join(', ')} ms apart`);
 });
 
 test('a stream cut in the trailing usage chunk keeps the finished reply', async () => {
-  mock.push({ sse: ['data: {"choices":[{"delta":{"content":"The complete answer."}}]}\n\n', 'data: {"choices":[{"delta":{},"finish_reason":"stop"}]}\n\n', 'data: {"choices":[],"usage":{"prompt_tok'] });
+  mock.push({
+    sse: [
+      'data: {"choices":[{"delta":{"content":"The complete answer."}}]}\n\n',
+      'data: {"choices":[{"delta":{},"finish_reason":"stop"}]}\n\n',
+      'data: {"choices":[],"usage":{"prompt_tok',
+    ],
+  });
   const r = harness(mock, { cfg: { stream: true } });
   const res = await r.agent.run('q');
   assert.equal(res.status, 0);
   assert.equal(r.agent.messages.at(-1)!.content, 'The complete answer.');
 });
-

@@ -18,7 +18,9 @@ test('src/core imports only relative modules and portable packages', () => {
   const bad: string[] = [];
   for (const f of files(CORE)) {
     // Comments may mention modules; only code counts.
-    const src = readFileSync(f, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
+    const src = readFileSync(f, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/(^|[^:])\/\/.*$/gm, '$1');
     for (const m of src.matchAll(/(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) {
       const spec = m[1] ?? m[2]!;
       if (spec.startsWith('.')) continue;
@@ -38,7 +40,9 @@ test('src/browser and the browser entry import only the portable core', () => {
   const SRC = join(import.meta.dirname, '../../src');
   const bad: string[] = [];
   for (const f of [...files(join(SRC, 'browser')), join(SRC, 'browser.ts'), join(SRC, 'index.ts')]) {
-    const src = readFileSync(f, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
+    const src = readFileSync(f, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/(^|[^:])\/\/.*$/gm, '$1');
     for (const m of src.matchAll(/(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) {
       const spec = m[1] ?? m[2]!;
       if (!/^\.\.?\/(\.\.\/)?(core\/|browser\/|index\.js$)|^\.\/(fetch-host|index)\.js$/.test(spec)) bad.push(`${f}: ${spec}`);

@@ -19,7 +19,7 @@ test('/models beside the endpoint, for absolute and relative endpoints', () => {
   assert.equal(modelsUrl('http://h:8080'), 'http://h:8080');
 });
 
-test('/props at the root of the endpoint\'s own path: beside its v1 folder, a proxy prefix kept', () => {
+test("/props at the root of the endpoint's own path: beside its v1 folder, a proxy prefix kept", () => {
   assert.equal(propsUrl('http://h:8080/v1/chat/completions'), 'http://h:8080/props');
   assert.equal(propsUrl('http://h:8080/chat/completions'), 'http://h:8080/props');
   assert.equal(propsUrl('https://example.com/llm/v1/chat/completions'), 'https://example.com/llm/props');
@@ -40,7 +40,10 @@ function tableHost(answers: Record<string, { status: number; body: string }>): H
       queueMicrotask(() => h.onResponse({ status: a.status, headers: {}, body: new TextEncoder().encode(a.body) }));
       return { cancel() {} };
     },
-    setTimer(ms, cb) { const t = setTimeout(cb, ms); return { cancel: () => clearTimeout(t) }; },
+    setTimer(ms, cb) {
+      const t = setTimeout(cb, ms);
+      return { cancel: () => clearTimeout(t) };
+    },
   };
 }
 
@@ -69,12 +72,15 @@ test('a relative baseUrl is accepted and used as given; checkConnection learns t
 test('a baseUrl that is neither an http(s) URL nor a path is refused, naming what it got', () => {
   const host = tableHost({});
   for (const bad of ['localhost:8080/v1/chat/completions', 'v1/chat/completions', 'ftp://h/v1', '', 'file:///etc/passwd']) {
-    assert.throws(() => createAgent({ baseUrl: bad }, host), (e: unknown) => {
-      assert.ok(e instanceof ClmError);
-      assert.equal(e.code, 'EINVAL');
-      assert.equal(e.message, `baseUrl must be an http(s) URL or a path starting with /, ./ or ../, got ${JSON.stringify(bad)}`);
-      return true;
-    });
+    assert.throws(
+      () => createAgent({ baseUrl: bad }, host),
+      (e: unknown) => {
+        assert.ok(e instanceof ClmError);
+        assert.equal(e.code, 'EINVAL');
+        assert.equal(e.message, `baseUrl must be an http(s) URL or a path starting with /, ./ or ../, got ${JSON.stringify(bad)}`);
+        return true;
+      },
+    );
   }
 });
 
@@ -86,7 +92,10 @@ test('a host error marked retryable: false ends the turn at once, without retry 
       queueMicrotask(() => h.onError({ code: 'ECORS', message: 'blocked by CORS', retryable: false }));
       return { cancel() {} };
     },
-    setTimer(ms, cb) { const t = setTimeout(cb, ms); return { cancel: () => clearTimeout(t) }; },
+    setTimer(ms, cb) {
+      const t = setTimeout(cb, ms);
+      return { cancel: () => clearTimeout(t) };
+    },
   };
   const notices: string[] = [];
   const agent = createAgent({ baseUrl: 'http://h/v1/chat/completions' }, host, { onNotice: (t) => notices.push(t) }, { retryBaseMs: 1 });
@@ -111,7 +120,7 @@ test('a relative baseUrl through the Node host fails at once: an invalid URL is 
   }
 });
 
-test('the library\'s default system prompt invites the tools a program registers, and speaks of no shell', () => {
+test("the library's default system prompt invites the tools a program registers, and speaks of no shell", () => {
   assert.match(DEFAULT_SYSTEM_PROMPT, /^You are a helpful assistant\./);
   assert.match(DEFAULT_SYSTEM_PROMPT, /tools/);
   assert.doesNotMatch(DEFAULT_SYSTEM_PROMPT, /command|files|system\b/);

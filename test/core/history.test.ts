@@ -10,7 +10,19 @@ const res = (id: string, c: string, name = 'read_file'): Message => ({ role: 'to
 
 test('history compact: keeps system, inserts summary, keeps the last 2 user turns (test_history_compact)', () => {
   const sys: Message = { role: 'system', content: 'SYS' };
-  const h: Message[] = [sys, u('turn1'), a('r1'), u('turn2'), call('c1'), res('c1', 'out'), a('r2'), u('turn3'), a('r3'), u('turn4'), a('r4')];
+  const h: Message[] = [
+    sys,
+    u('turn1'),
+    a('r1'),
+    u('turn2'),
+    call('c1'),
+    res('c1', 'out'),
+    a('r2'),
+    u('turn3'),
+    a('r3'),
+    u('turn4'),
+    a('r4'),
+  ];
   const f = foldHistory(h, 'SUMMARY');
   assert.deepEqual(f, { at: 1, count: 6 });
   assert.equal(h[0], sys);
@@ -33,14 +45,25 @@ test('history compact agentic fallback keeps mission and the 2 most recent excha
   for (let i = 0; i < 4; i++) h.push(call(`c${i}`), res(`c${i}`, `out${i}`));
   const f = foldHistory(h, 'SUMMARY');
   assert.deepEqual(f, { at: 2, count: 4 });
-  assert.deepEqual(h.map((m) => m.content), ['SYS', 'MISSION', 'SUMMARY', null, 'out2', null, 'out3']);
+  assert.deepEqual(
+    h.map((m) => m.content),
+    ['SYS', 'MISSION', 'SUMMARY', null, 'out2', null, 'out3'],
+  );
   const short: Message[] = [{ role: 'system', content: 'SYS' }, u('MISSION'), call('a'), res('a', 'x'), call('b'), res('b', 'y')];
   assert.equal(foldHistory(short, 'S').count, 0);
   assert.equal(short.length, 6);
 });
 
 test('supersede stubs earlier results of the same tool only, idempotently (test_history_supersede)', () => {
-  const h: Message[] = [u('go'), call('1', 'local_map'), res('1', 'map v1', 'local_map'), call('2', 'other'), res('2', 'keep', 'other'), call('3', 'local_map'), res('3', 'map v2', 'local_map')];
+  const h: Message[] = [
+    u('go'),
+    call('1', 'local_map'),
+    res('1', 'map v1', 'local_map'),
+    call('2', 'other'),
+    res('2', 'keep', 'other'),
+    call('3', 'local_map'),
+    res('3', 'map v2', 'local_map'),
+  ];
   // The current batch head is the last tool-call message (index 5): only results before it are stubbed.
   const orig = h[2];
   assert.equal(supersede(h, 'local_map'), 1);
@@ -58,9 +81,15 @@ test('supersede stubs earlier results of the same tool only, idempotently (test_
 test('system prompt carries the time stamp and the context-update rule', () => {
   const d = new Date(2026, 10, 30, 9, 5, 7);
   const s = systemMessage('BASE', d).content!;
-  assert.match(s, /^BASE\n\ncurrent time: Mon, 30 Nov 2026 09:05:07 [+-]\d{4}\n\nYou may periodically receive a line beginning with "\[context update\]"/);
+  assert.match(
+    s,
+    /^BASE\n\ncurrent time: Mon, 30 Nov 2026 09:05:07 [+-]\d{4}\n\nYou may periodically receive a line beginning with "\[context update\]"/,
+  );
   assert.match(systemMessage(undefined, d).content!, /^You are a helpful assistant\./);
-  assert.match(contextUpdateMessage(d).content!, /^\[context update\] current time: Mon, 30 Nov 2026 09:05:07 [+-]\d{4}\n\(automatic context, not user input; do not acknowledge\)$/);
+  assert.match(
+    contextUpdateMessage(d).content!,
+    /^\[context update\] current time: Mon, 30 Nov 2026 09:05:07 [+-]\d{4}\n\(automatic context, not user input; do not acknowledge\)$/,
+  );
   assert.equal(contextUpdateMessage(d).role, 'user');
 });
 

@@ -8,14 +8,25 @@ import { openaiAdapter } from '../../src/core/providers/openai.js';
 import type { ParsedReply } from '../../src/core/providers/adapter.js';
 import { scriptedHost, type Attempt } from '../fixtures/scripted-host.js';
 
-function run(attempts: Attempt[], stream = true): Promise<{ reply?: ParsedReply; fail?: LlmFailure; host: ReturnType<typeof scriptedHost>; text: string }> {
+function run(
+  attempts: Attempt[],
+  stream = true,
+): Promise<{ reply?: ParsedReply; fail?: LlmFailure; host: ReturnType<typeof scriptedHost>; text: string }> {
   const host = scriptedHost(attempts);
   let text = '';
   return new Promise((resolve) => {
     new LlmCall({
-      host, adapter: openaiAdapter, url: 'http://x/v1/chat/completions', headers: {}, body: '{}', stream,
-      maxTries: 4, retryBaseMs: 100,
-      onText: (t) => { text += t; },
+      host,
+      adapter: openaiAdapter,
+      url: 'http://x/v1/chat/completions',
+      headers: {},
+      body: '{}',
+      stream,
+      maxTries: 4,
+      retryBaseMs: 100,
+      onText: (t) => {
+        text += t;
+      },
       onDone: (reply) => resolve({ reply, host, text }),
       onFail: (fail) => resolve({ fail, host, text }),
     }).start();
@@ -26,7 +37,11 @@ const ev = (o: object) => `data: ${JSON.stringify(o)}\n\n`;
 const finish = ev({ choices: [{ delta: {}, finish_reason: 'stop' }] });
 
 test('a transport failure before any byte is retried with backoff; the reply then stands', async () => {
-  const r = await run([{ error: 'ECONNRESET' }, { error: 'ECONNREFUSED' }, { chunks: [ev({ choices: [{ delta: { content: 'ok' } }] }), finish] }]);
+  const r = await run([
+    { error: 'ECONNRESET' },
+    { error: 'ECONNREFUSED' },
+    { chunks: [ev({ choices: [{ delta: { content: 'ok' } }] }), finish] },
+  ]);
   assert.equal(r.reply?.content, 'ok');
   assert.deepEqual(r.host.waits, [100, 200]);
 });
@@ -50,7 +65,12 @@ test('Retry-After: seconds, a date, a date in the past, junk; capped at the ceil
   assert.equal(retryAfterMs(' 3 '), 3000);
   assert.equal(retryAfterMs('soon'), null);
   assert.equal(retryAfterMs(''), null);
-  const r = await run([{ status: 503, headers: { 'retry-after': '1.5' } }, { status: 429, headers: { 'retry-after': '86400' } }, { status: 500 }, { chunks: [finish] }]);
+  const r = await run([
+    { status: 503, headers: { 'retry-after': '1.5' } },
+    { status: 429, headers: { 'retry-after': '86400' } },
+    { status: 500 },
+    { chunks: [finish] },
+  ]);
   assert.equal(r.fail, undefined);
   assert.deepEqual(r.host.waits, [1500, 60000, 400]);
 });
@@ -64,14 +84,21 @@ test('4xx other than 429 is final at once', async () => {
 });
 
 test('streamed tool-call fragments: the first id and name stay, arguments are joined, calls ordered by index', async () => {
-  const r = await run([{ chunks: [
-    ev({ choices: [{ delta: { tool_calls: [{ index: 1, id: 'call_b', function: { name: 'second', arguments: '{"n":' } }] } }] }),
-    ev({ choices: [{ delta: { tool_calls: [{ index: 0, id: 'call_a', function: { name: 'first', arguments: '{}' } }] } }] }),
-    // Some servers repeat an id (or send a different one) on later fragments: the first stays.
-    ev({ choices: [{ delta: { tool_calls: [{ index: 1, id: 'call_other', function: { name: 'renamed', arguments: '2}' } }] } }] }),
-    ev({ choices: [{ delta: {}, finish_reason: 'tool_calls' }] }),
-  ] }]);
-  assert.deepEqual(r.reply!.toolCalls, [{ id: 'call_a', name: 'first', args: '{}' }, { id: 'call_b', name: 'second', args: '{"n":2}' }]);
+  const r = await run([
+    {
+      chunks: [
+        ev({ choices: [{ delta: { tool_calls: [{ index: 1, id: 'call_b', function: { name: 'second', arguments: '{"n":' } }] } }] }),
+        ev({ choices: [{ delta: { tool_calls: [{ index: 0, id: 'call_a', function: { name: 'first', arguments: '{}' } }] } }] }),
+        // Some servers repeat an id (or send a different one) on later fragments: the first stays.
+        ev({ choices: [{ delta: { tool_calls: [{ index: 1, id: 'call_other', function: { name: 'renamed', arguments: '2}' } }] } }] }),
+        ev({ choices: [{ delta: {}, finish_reason: 'tool_calls' }] }),
+      ],
+    },
+  ]);
+  assert.deepEqual(r.reply!.toolCalls, [
+    { id: 'call_a', name: 'first', args: '{}' },
+    { id: 'call_b', name: 'second', args: '{"n":2}' },
+  ]);
   assert.equal(r.reply!.content, null);
   assert.equal(r.reply!.finishReason, 'tool_calls');
 });

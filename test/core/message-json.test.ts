@@ -8,7 +8,14 @@ test('lossless round trip (test_message_roundtrip)', () => {
   const h: Message[] = [
     { role: 'system', content: 'sys' },
     { role: 'user', content: 'line1\nline2 "quoted" 🦴' },
-    { role: 'assistant', content: null, toolCalls: [{ id: 'a', name: 'read_file', args: '{"path":"x"}' }, { id: 'b', name: 'list_dir', args: '{}' }] },
+    {
+      role: 'assistant',
+      content: null,
+      toolCalls: [
+        { id: 'a', name: 'read_file', args: '{"path":"x"}' },
+        { id: 'b', name: 'list_dir', args: '{}' },
+      ],
+    },
     { role: 'tool', content: 'result', toolCallId: 'a', toolName: 'read_file' },
     { role: 'assistant', content: 'done' },
   ];
@@ -20,8 +27,19 @@ test('lossless round trip (test_message_roundtrip)', () => {
 
 test('from_json rejects garbage, nothing appended (test_from_json_rejects_garbage)', () => {
   const h: Message[] = [];
-  for (const bad of [null, { role: 'emperor', content: 'x' }, { content: 'x' }, { role: 'assistant', tool_calls: 'nope' }, { role: 'assistant', tool_calls: [1] }, { role: 'user', content: 5 }, 'str']) {
-    assert.throws(() => messageFromJson(h, bad), (e: unknown) => e instanceof ClmError && e.code === 'EINVAL');
+  for (const bad of [
+    null,
+    { role: 'emperor', content: 'x' },
+    { content: 'x' },
+    { role: 'assistant', tool_calls: 'nope' },
+    { role: 'assistant', tool_calls: [1] },
+    { role: 'user', content: 5 },
+    'str',
+  ]) {
+    assert.throws(
+      () => messageFromJson(h, bad),
+      (e: unknown) => e instanceof ClmError && e.code === 'EINVAL',
+    );
   }
   assert.equal(h.length, 0);
   assert.throws(() => messageFromJson(h, { role: 'emperor' }), /unknown role 'emperor'/);

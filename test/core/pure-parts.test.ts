@@ -9,7 +9,12 @@ import { modelsUrl, propsUrl, buildUrl, providerFromStr } from '../../src/core/p
 import { TokenBucket } from '../../src/core/ratelimit.js';
 
 test('parse /props (test_parse_props)', () => {
-  const p = (n: unknown, slots?: number, build = true) => JSON.stringify({ ...(build ? { build_info: 'b1' } : {}), default_generation_settings: { n_ctx: n }, ...(slots ? { total_slots: slots } : {}) });
+  const p = (n: unknown, slots?: number, build = true) =>
+    JSON.stringify({
+      ...(build ? { build_info: 'b1' } : {}),
+      default_generation_settings: { n_ctx: n },
+      ...(slots ? { total_slots: slots } : {}),
+    });
   assert.equal(parseProps(p(262144, 1)), 262144);
   assert.equal(parseProps(p(262144, 4)), 65536);
   assert.equal(parseProps(p(262144, 1, false)), null);
@@ -67,7 +72,11 @@ test('SSE: CRLF, multi-line data, comments, event names, a last event without ne
   r.push(enc.encode(': comment\r\ndata: a\r\ndata: b\r\n\r\nevent: x\ndata: {"k":1}\n\nda'));
   r.push(enc.encode('ta: last'));
   r.end();
-  assert.deepEqual(got, [['', 'a\nb'], ['x', '{"k":1}'], ['', 'last']]);
+  assert.deepEqual(got, [
+    ['', 'a\nb'],
+    ['x', '{"k":1}'],
+    ['', 'last'],
+  ]);
 });
 
 test('SSE: a multi-byte character split across chunks survives', () => {

@@ -15,7 +15,11 @@ import { tally } from '../fixtures/tally.js';
 const suite = await faultSuite();
 const { mock, dirs, run } = suite;
 const sessionFiles = () => (existsSync(dirs.sessions) ? readdirSync(dirs.sessions).filter((n) => n.endsWith('.jsonl')) : []);
-const lines = (file: string) => readFileSync(file, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+const lines = (file: string) =>
+  readFileSync(file, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 test('config.lua as a FIFO, or a link to /dev/zero: exit 2 naming the file, nothing sent, no session', async () => {
   rmSync(join(dirs.clm, 'config.lua'));
@@ -69,9 +73,12 @@ test('the plugin schema cache as a FIFO: ignored, the plugins still load and run
   execFileSync('mkfifo', [join(dirs.sessions, 'plugin-tools-cache.json')]);
   const plugins = join(dirs.root, 'plugins');
   mkdirSync(plugins);
-  writeFileSync(join(plugins, 'hello.lua'), `
+  writeFileSync(
+    join(plugins, 'hello.lua'),
+    `
     clm.tool_register("hello", { description = "greets", no_prompt = true,
-      invoke = function(args, ctx) ctx:complete("hello from lua") end })`);
+      invoke = function(args, ctx) ctx:complete("hello from lua") end })`,
+  );
   mock.push(oa.toolCall('hello', {}), oa.text('done'));
   const r = await run(['-o', 'greet', '-p', plugins]);
   assert.equal(r.code, 0, show(r));
@@ -91,22 +98,38 @@ test('disk full while logging: the turn ends, the session says what it lacks (no
   const [file] = sessionFiles();
   assert.ok(file, 'the partial session is kept');
   const saved = lines(join(dirs.sessions, file));
-  assert.deepEqual(saved.map((l) => l.type === 'meta' ? 'meta' : `${l.role}`), ['meta', 'user']);
+  assert.deepEqual(
+    saved.map((l) => (l.type === 'meta' ? 'meta' : `${l.role}`)),
+    ['meta', 'user'],
+  );
   tally('faults', 1);
 });
 
 test('resuming a session with damaged lines says how many were skipped', async () => {
   const id = '20260102-030405-0badc0de';
-  const file = writeSession(dirs, id, [{ role: 'user', content: 'first' }, { role: 'assistant', content: 'one' }]);
-  writeFileSync(file, readFileSync(file, 'utf8') + 'garbage that is not json\n{"role":"emperor","type":"msg"}\n{"role":"user","content":"cut off by a cra');
+  const file = writeSession(dirs, id, [
+    { role: 'user', content: 'first' },
+    { role: 'assistant', content: 'one' },
+  ]);
+  writeFileSync(
+    file,
+    readFileSync(file, 'utf8') + 'garbage that is not json\n{"role":"emperor","type":"msg"}\n{"role":"user","content":"cut off by a cra',
+  );
   mock.push(oa.text('two'));
   const r = await run(['-r', id, '-o', 'again']);
   assert.equal(r.code, 0, show(r));
   assert.match(r.stderr, new RegExp(`notice: session ${id}: 3 damaged lines were skipped; their content is not restored`));
-  assert.deepEqual(mock.posts[0]!.json.messages.slice(1).map((m: { content: string }) => m.content), ['first', 'one', 'again']);
+  assert.deepEqual(
+    mock.posts[0]!.json.messages.slice(1).map((m: { content: string }) => m.content),
+    ['first', 'one', 'again'],
+  );
   assert.equal(sessionIdOf(r), id);
   const tail = readFileSync(file, 'utf8').split('\n').slice(-3);
-  assert.deepEqual(tail.slice(0, 2).map((l) => (JSON.parse(l) as { content: string }).content), ['again', 'two'], 'the new turn follows the cut line on lines of its own');
+  assert.deepEqual(
+    tail.slice(0, 2).map((l) => (JSON.parse(l) as { content: string }).content),
+    ['again', 'two'],
+    'the new turn follows the cut line on lines of its own',
+  );
   tally('faults', 1);
 });
 

@@ -20,7 +20,9 @@ const suite = await faultSuite({
 const { mock, dirs, run } = suite;
 
 const open = new Set<ServerResponse>();
-after(() => { for (const r of open) r.destroy(); });
+after(() => {
+  for (const r of open) r.destroy();
+});
 function handSse(feed: (res: ServerResponse) => void): Reply {
   return {
     handle: (_req, res) => {
@@ -32,7 +34,10 @@ function handSse(feed: (res: ServerResponse) => void): Reply {
   };
 }
 function every(res: ServerResponse, ms: number, chunk: () => string): void {
-  const t = setInterval(() => { if (res.destroyed) clearInterval(t); else res.write(chunk()); }, ms);
+  const t = setInterval(() => {
+    if (res.destroyed) clearInterval(t);
+    else res.write(chunk());
+  }, ms);
   res.on('close', () => clearInterval(t));
 }
 const delta = (text: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text } }] })}\n\n`;
@@ -41,7 +46,10 @@ const delta = (text: string) => `data: ${JSON.stringify({ choices: [{ index: 0, 
 function session(): { roles: string[]; last: string | null } {
   const files = existsSync(dirs.sessions) ? readdirSync(dirs.sessions).filter((n) => n.endsWith('.jsonl')) : [];
   assert.equal(files.length, 1, `one session file (${files.join(', ')})`);
-  const lines = readFileSync(join(dirs.sessions, files[0]!), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+  const lines = readFileSync(join(dirs.sessions, files[0]!), 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   const msgs = lines.filter((l) => l.type === 'msg');
   return { roles: msgs.map((m) => m.role), last: msgs.filter((m) => m.role === 'assistant').at(-1)?.content ?? null };
 }
@@ -61,12 +69,28 @@ function failedWith(r: CliResult, re: RegExp): void {
 let dead: Promise<CliResult>;
 before(() => {
   const d = makeDirs();
-  dead = runCli(['-u', 'http://127.0.0.1:1/v1', '-p', d.empty, '-o', 'anyone there?'], { dirs: d, env: { CLM_API_KEY: KNOWN_KEY }, timeoutMs: 60_000 });
-  void dead.then((r) => suite.captured('the dead-endpoint run', r.stdout + r.stderr), () => {}).finally(() => d.cleanup());
+  dead = runCli(['-u', 'http://127.0.0.1:1/v1', '-p', d.empty, '-o', 'anyone there?'], {
+    dirs: d,
+    env: { CLM_API_KEY: KNOWN_KEY },
+    timeoutMs: 60_000,
+  });
+  void dead
+    .then(
+      (r) => suite.captured('the dead-endpoint run', r.stdout + r.stderr),
+      () => {},
+    )
+    .finally(() => d.cleanup());
 });
 
 test('a stream cut in the middle of an event', async () => {
-  mock.push({ handle: (_q, res) => { res.writeHead(200, { 'content-type': 'text/event-stream' }); res.write(delta('half a ')); res.write('data: {"choices":[{"ind'); setTimeout(() => res.destroy(), 50); } });
+  mock.push({
+    handle: (_q, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(delta('half a '));
+      res.write('data: {"choices":[{"ind');
+      setTimeout(() => res.destroy(), 50);
+    },
+  });
   const r = await run(['-o', 'hi']);
   failedWith(r, /^error: http request failed: connection closed before the response was complete$/);
   assert.equal(r.stdout, 'half a \n', 'what arrived was shown');
@@ -92,7 +116,10 @@ test('HTML error pages: a 404 is shown short and not retried; a 502 is retried, 
   failedWith(r, /^error: HTTP 404: <!DOCTYPE html><html><head><title>404 Not Found<\/title>.{0,500}… \(\d+ bytes\)$/);
   assert.equal(mock.posts.length, 1);
   for (const f of readdirSync(dirs.sessions)) if (f.endsWith('.jsonl')) rmSync(join(dirs.sessions, f));
-  mock.push({ status: 502, headers: { 'content-type': 'text/html' }, body: '<html><body><h1>502 Bad Gateway</h1></body></html>' }, oa.streamText(['recovered']));
+  mock.push(
+    { status: 502, headers: { 'content-type': 'text/html' }, body: '<html><body><h1>502 Bad Gateway</h1></body></html>' },
+    oa.streamText(['recovered']),
+  );
   const g = await run(['-o', 'hi']);
   assert.equal(g.code, 0, show(g));
   assert.equal(g.stdout, 'recovered\n');
@@ -127,7 +154,12 @@ test('a stream of keep-alive comments only: the turn ends; comments do not keep 
 });
 
 test('a stream that stalls after some text ends after stream_idle_timeout_ms', async () => {
-  mock.push(handSse((res) => { res.write(delta('so far so ')); every(res, 100, () => ': ping\n\n'); }));
+  mock.push(
+    handSse((res) => {
+      res.write(delta('so far so '));
+      every(res, 100, () => ': ping\n\n');
+    }),
+  );
   const r = await run(['-o', 'hi']);
   failedWith(r, /^error: the stream stalled: no event for 3 s \(stream_idle_timeout_ms\)$/);
   assert.equal(r.stdout, 'so far so \n');
@@ -157,7 +189,10 @@ test('a reply larger than max_reply_bytes (streamed without end): stopped with a
 test('a dead endpoint: a clear error at once (a refused first contact is not retried)', async () => {
   const r = await dead;
   assert.equal(r.code, 1, show(r));
-  assert.match(r.stderr, /^error: cannot connect to http:\/\/127\.0\.0\.1:1\/v1\/chat\/completions \(connect ECONNREFUSED 127\.0\.0\.1:1\): is the server running, and is the URL right\?$/m);
+  assert.match(
+    r.stderr,
+    /^error: cannot connect to http:\/\/127\.0\.0\.1:1\/v1\/chat\/completions \(connect ECONNREFUSED 127\.0\.0\.1:1\): is the server running, and is the URL right\?$/m,
+  );
   assert.equal(r.stderr.split('\n').filter((l) => /^notice: .*retrying in/.test(l)).length, 0);
   assert.doesNotMatch(r.stderr, /\n\s+at /);
   tally('faults', 1);

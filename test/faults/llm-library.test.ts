@@ -13,12 +13,18 @@ import * as oa from '../fixtures/openai-replies.js';
 import { tally } from '../fixtures/tally.js';
 
 let mock: MockLlm;
-before(async () => { mock = await startMockLlm(); });
-after(async () => { await mock.close(); });
+before(async () => {
+  mock = await startMockLlm();
+});
+after(async () => {
+  await mock.close();
+});
 beforeEach(() => mock.reset());
 
 const open = new Set<ServerResponse>();
-after(() => { for (const r of open) r.destroy(); });
+after(() => {
+  for (const r of open) r.destroy();
+});
 
 /** An SSE response the test writes to by hand (kept until the client goes away). */
 function handSse(feed: (res: ServerResponse) => void): Reply {
@@ -34,7 +40,10 @@ function handSse(feed: (res: ServerResponse) => void): Reply {
 
 /** Write `chunk` every `ms` until the client closes the connection. */
 function every(res: ServerResponse, ms: number, chunk: () => string): void {
-  const t = setInterval(() => { if (res.destroyed || res.writableEnded) clearInterval(t); else res.write(chunk()); }, ms);
+  const t = setInterval(() => {
+    if (res.destroyed || res.writableEnded) clearInterval(t);
+    else res.write(chunk());
+  }, ms);
   res.on('close', () => clearInterval(t));
 }
 
@@ -65,7 +74,10 @@ test('a silent server: the turn ends after firstByteTimeoutMs, not retried, hist
   assert.equal(await done, EIO);
   assert.equal(h.agent.lastError, 'no reply within 300 ms (first_byte_timeout_ms)');
   assert.equal(mock.posts.length, 1, 'a silent server is not asked again');
-  assert.deepEqual(h.agent.messages.slice(1).map((m) => m.role), ['user']);
+  assert.deepEqual(
+    h.agent.messages.slice(1).map((m) => m.role),
+    ['user'],
+  );
   h.agent.close();
   tally('faults', 1);
 });
@@ -94,27 +106,40 @@ test('a comment-only stream ends the turn: comments do not count as events', asy
 });
 
 test('a stream that stalls after some text (comments only from then on) ends after streamIdleTimeoutMs', async () => {
-  mock.push(handSse((res) => { res.write(delta('partial ')); every(res, 40, () => ': ping\n\n'); }));
+  mock.push(
+    handSse((res) => {
+      res.write(delta('partial '));
+      every(res, 40, () => ': ping\n\n');
+    }),
+  );
   const h = harness(mock, { cfg: { stream: true, streamIdleTimeoutMs: 300 } });
   const done = h.turnDone();
   h.agent.submit('hello?');
   assert.equal(await done, EIO);
   assert.equal(h.agent.lastError, 'the stream stalled: no event for 300 ms (stream_idle_timeout_ms)');
   assert.equal(h.text, 'partial ', 'what arrived was shown');
-  assert.deepEqual(h.agent.messages.slice(1).map((m) => m.role), ['user']);
+  assert.deepEqual(
+    h.agent.messages.slice(1).map((m) => m.role),
+    ['user'],
+  );
   h.agent.close();
   tally('faults', 1);
 });
 
 test('a steady stream is not cut by the idle timeout', async () => {
   let n = 0;
-  mock.push(handSse((res) => {
-    const t = setInterval(() => {
-      if (++n <= 12) { res.write(delta(`${n} `)); return; }
-      clearInterval(t);
-      res.end(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`);
-    }, 50);
-  }));
+  mock.push(
+    handSse((res) => {
+      const t = setInterval(() => {
+        if (++n <= 12) {
+          res.write(delta(`${n} `));
+          return;
+        }
+        clearInterval(t);
+        res.end(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`);
+      }, 50);
+    }),
+  );
   const h = harness(mock, { cfg: { stream: true, streamIdleTimeoutMs: 3000 } });
   const done = h.turnDone();
   h.agent.submit('count');
@@ -131,7 +156,10 @@ test('an endless streamed reply stops at maxReplyBytes with a clear error (no Ra
   assert.equal(await done, EIO);
   assert.equal(h.agent.lastError, 'the reply was larger than 1 MiB (max_reply_bytes); reading it was stopped');
   assert.ok(h.text.length > 0 && h.text.length <= 1 << 20);
-  assert.deepEqual(h.agent.messages.slice(1).map((m) => m.role), ['user']);
+  assert.deepEqual(
+    h.agent.messages.slice(1).map((m) => m.role),
+    ['user'],
+  );
   h.agent.close();
   tally('faults', 1);
 });
@@ -152,7 +180,14 @@ test('a huge whole reply, and a huge error page, stop at maxReplyBytes too', asy
 
 test('a callback that throws while a reply streams does not escape the host: the turn fails', async () => {
   mock.push(oa.streamText(['a', 'b']));
-  const h = harness(mock, { cfg: { stream: true }, callbacks: { onAssistantText: () => { throw new Error('embedder bug'); } } });
+  const h = harness(mock, {
+    cfg: { stream: true },
+    callbacks: {
+      onAssistantText: () => {
+        throw new Error('embedder bug');
+      },
+    },
+  });
   const done = h.turnDone();
   h.agent.submit('hi');
   assert.equal(await done, EIO);
@@ -163,7 +198,12 @@ test('a callback that throws while a reply streams does not escape the host: the
 
 test('an error body that echoes the API key does not reach lastError', async () => {
   const key = 'sk-echo-1234567890abcdef';
-  mock.push({ handle: (req, res) => { res.writeHead(401, { 'content-type': 'application/json' }); res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${String(req.headers.authorization).slice(7)}` } })); } });
+  mock.push({
+    handle: (req, res) => {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${String(req.headers.authorization).slice(7)}` } }));
+    },
+  });
   const h = harness(mock, { cfg: { apiKey: key, maxTries: 1 } });
   const done = h.turnDone();
   h.agent.submit('hi');
@@ -175,8 +215,20 @@ test('an error body that echoes the API key does not reach lastError', async () 
 
 test('stream cut mid-event, reset before the first byte, malformed SSE, malformed JSON: each a clear error', async () => {
   const cases: [Reply[], boolean, RegExp][] = [
-    [[{ handle: (_q, res) => { res.writeHead(200, { 'content-type': 'text/event-stream' }); res.write(delta('half')); res.write('data: {"choices":[{"index":0,"del'); setTimeout(() => res.destroy(), 20); } }], true,
-      /^http request failed: connection closed before the response was complete$/],
+    [
+      [
+        {
+          handle: (_q, res) => {
+            res.writeHead(200, { 'content-type': 'text/event-stream' });
+            res.write(delta('half'));
+            res.write('data: {"choices":[{"index":0,"del');
+            setTimeout(() => res.destroy(), 20);
+          },
+        },
+      ],
+      true,
+      /^http request failed: connection closed before the response was complete$/,
+    ],
     [[{ destroy: true }, { destroy: true }], false, /^http request failed: socket hang up$/],
     [[{ sse: ['data: {not json}\n\n'] }], true, /^could not parse stream event: \{not json\}$/],
     [[{ body: '{"choices": [' }], false, /^could not parse llm response: \{"choices": \[$/],
@@ -197,9 +249,23 @@ test('stream cut mid-event, reset before the first byte, malformed SSE, malforme
 
 test('close() while a tool runs leaves a paired history that a new agent accepts', async () => {
   let started!: () => void;
-  const running = new Promise<void>((r) => { started = r; });
-  const slow: ToolDef = { name: 'slow', parameters: { type: 'object' }, noPrompt: true, invoke: () => { started(); } };
-  mock.push(oa.toolCalls([{ name: 'slow', args: {} }, { name: 'fast', args: {} }]));
+  const running = new Promise<void>((r) => {
+    started = r;
+  });
+  const slow: ToolDef = {
+    name: 'slow',
+    parameters: { type: 'object' },
+    noPrompt: true,
+    invoke: () => {
+      started();
+    },
+  };
+  mock.push(
+    oa.toolCalls([
+      { name: 'slow', args: {} },
+      { name: 'fast', args: {} },
+    ]),
+  );
   const h = harness(mock, { tools: [slow, echoTool('fast', 'quick', { noPrompt: true })] });
   // close() ends run() promises (the caller's callbacks are dropped first).
   const turn = h.agent.run('go');
@@ -217,17 +283,38 @@ test('close() while a tool runs leaves a paired history that a new agent accepts
   next.agent.submit('again');
   assert.equal(await d2, 0, next.agent.lastError);
   const sent = mock.posts.at(-1)!.json.messages as { role: string; tool_call_id?: string; content: string }[];
-  assert.deepEqual(sent.filter((m) => m.role === 'tool').map((m) => m.content).sort(), ['[tool failed: agent closed]', 'quick']);
+  assert.deepEqual(
+    sent
+      .filter((m) => m.role === 'tool')
+      .map((m) => m.content)
+      .sort(),
+    ['[tool failed: agent closed]', 'quick'],
+  );
   next.agent.close();
   tally('faults', 1);
 });
 
 test('1,000 calls in one reply run at most maxParallelTools at once (16 by default); all complete', async () => {
-  for (const [limit, expect] of [[undefined, 16], [4, 4]] as const) {
-    let now = 0, peak = 0, done = 0;
+  for (const [limit, expect] of [
+    [undefined, 16],
+    [4, 4],
+  ] as const) {
+    let now = 0,
+      peak = 0,
+      done = 0;
     const tool: ToolDef = {
-      name: 'work', parameters: { type: 'object' }, noPrompt: true,
-      invoke: (inv) => { now++; peak = Math.max(peak, now); setTimeout(() => { now--; done++; inv.complete('ok'); }, 1); },
+      name: 'work',
+      parameters: { type: 'object' },
+      noPrompt: true,
+      invoke: (inv) => {
+        now++;
+        peak = Math.max(peak, now);
+        setTimeout(() => {
+          now--;
+          done++;
+          inv.complete('ok');
+        }, 1);
+      },
     };
     mock.push(oa.toolCalls(Array.from({ length: 1000 }, (_, i) => ({ id: `c${i}`, name: 'work', args: {} }))), oa.text('all done'));
     const h = harness(mock, { tools: [tool], cfg: limit === undefined ? {} : { maxParallelTools: limit } });

@@ -15,16 +15,23 @@ const { mock, dirs, run } = await faultSuite();
 
 function mcpConfig(extraArgs: string[], timeoutMs: number, readyMs = 10_000): void {
   const command = ['node', SERVER, ...extraArgs].map((a) => JSON.stringify(a)).join(', ');
-  dirs.write('config.lua', `return {
+  dirs.write(
+    'config.lua',
+    `return {
   tools = { web_search = { api_key = clm.secrets.search } },
   mcp_ready_timeout_ms = ${readyMs},
   mcp_servers = { { name = "s", command = { ${command} }, timeout_ms = ${timeoutMs} } },
-}\n`);
+}\n`,
+  );
 }
 
 const toolMessages = () => {
   const [file] = readdirSync(dirs.sessions).filter((n) => n.endsWith('.jsonl'));
-  return readFileSync(join(dirs.sessions, file!), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l)).filter((l) => l.role === 'tool');
+  return readFileSync(join(dirs.sessions, file!), 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l))
+    .filter((l) => l.role === 'tool');
 };
 
 test('an MCP server that crashes during a call: the call fails by name, the turn goes on, the server restarts', async () => {
@@ -36,7 +43,10 @@ test('an MCP server that crashes during a call: the call fails by name, the turn
   assert.match(r.stderr, /\[x mcp__s__crash\] \[tool failed: MCP server disconnected\]/);
   assert.match(r.stderr, /notice: mcp: s: server exited; restarting/);
   assert.equal(mock.posts[1]!.json.messages.at(-1).content, '[tool failed: MCP server disconnected]');
-  assert.deepEqual(toolMessages().map((m) => m.content), ['[tool failed: MCP server disconnected]']);
+  assert.deepEqual(
+    toolMessages().map((m) => m.content),
+    ['[tool failed: MCP server disconnected]'],
+  );
   tally('faults', 1);
 });
 
@@ -60,6 +70,9 @@ test('an MCP server that never answers a call: "timed out after N ms", not "canc
   assert.equal(r.stdout, 'gave up on it\n');
   assert.match(r.stderr, /\[timeout mcp__s__slow\] \[tool failed: timed out after 4000 ms\]/);
   assert.equal(mock.posts[1]!.json.messages.at(-1).content, '[tool failed: timed out after 4000 ms]');
-  assert.deepEqual(toolMessages().map((m) => m.content), ['[tool failed: timed out after 4000 ms]']);
+  assert.deepEqual(
+    toolMessages().map((m) => m.content),
+    ['[tool failed: timed out after 4000 ms]'],
+  );
   tally('faults', 1);
 });

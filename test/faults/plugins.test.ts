@@ -34,7 +34,10 @@ test('plugins that throw, loop, allocate, recurse or run a pattern bomb: each ca
   writeFileSync(join(plugins, 'faulty.lua'), PLUGIN);
   // The bomb gets a round of its own: the watchdog restarts the plugin worker, which fails
   // whatever else was running in it with a retryable error.
-  const rounds = [['throws', 'loops', 'allocates', 'recurses', 'fine'], ['bomb', 'fine']];
+  const rounds = [
+    ['throws', 'loops', 'allocates', 'recurses', 'fine'],
+    ['bomb', 'fine'],
+  ];
   mock.push(...rounds.map((names, k) => oa.toolCalls(names.map((name, i) => ({ id: `r${k}c${i}`, name, args: {} })))), oa.text('survived'));
   const r = await run(['-o', 'break things', '-p', plugins], { timeoutMs: 120_000 });
   assert.equal(r.code, 0, show(r));
@@ -50,11 +53,17 @@ test('plugins that throw, loop, allocate, recurse or run a pattern bomb: each ca
   assert.match(results.get('allocates0')!, /^\[tool failed: .*not enough memory/);
   assert.match(results.get('recurses0')!, /^\[tool failed: .*(stack overflow|not enough memory)/);
   assert.equal(results.get('fine0'), 'still fine');
-  assert.match(results.get('bomb1')!, /^\[tool failed: plugin faulty: a single Lua library call \(e\.g\. string\.find or string\.match with a pathological pattern\) ran for [\d.]+ s without yielding; the call was aborted\]$/);
+  assert.match(
+    results.get('bomb1')!,
+    /^\[tool failed: plugin faulty: a single Lua library call \(e\.g\. string\.find or string\.match with a pathological pattern\) ran for [\d.]+ s without yielding; the call was aborted\]$/,
+  );
   assert.match(results.get('fine1')!, /^still fine$|^\[tool failed: aborted: the plugin host was restarted/);
   assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
   const [file] = readdirSync(dirs.sessions).filter((n) => n.endsWith('.jsonl'));
-  const saved = readFileSync(join(dirs.sessions, file!), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+  const saved = readFileSync(join(dirs.sessions, file!), 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.equal(saved.filter((l) => l.role === 'tool').length, 7, 'every result is in the session');
   assert.equal(saved.at(-1).content, 'survived');
   tally('faults', 5);

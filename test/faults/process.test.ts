@@ -14,11 +14,19 @@ const { mock, dirs, run, spawn } = await faultSuite();
 
 /** Running (a zombie waiting for a parent that may never reap it counts as gone). */
 const alive = (pid: number) => {
-  try { return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch { return false; }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
 };
 const pidsIn = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split(/\s+/).filter(Boolean).map(Number) : []);
 const sessionFiles = () => (existsSync(dirs.sessions) ? readdirSync(dirs.sessions).filter((n) => n.endsWith('.jsonl')) : []);
-const sessionLines = (file: string) => readFileSync(join(dirs.sessions, file), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+const sessionLines = (file: string) =>
+  readFileSync(join(dirs.sessions, file), 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, any>);
 
 test('kill -9 during shell_exec: the command, and what it put in the background, die with clm; the session resumes', async () => {
   const pids = join(dirs.root, 'pids');
@@ -37,7 +45,10 @@ test('kill -9 during shell_exec: the command, and what it put in the background,
   const [file] = sessionFiles();
   assert.ok(file, 'the session was written before the kill');
   const before = sessionLines(file);
-  assert.deepEqual(before.slice(1).map((l) => l.role), ['user', 'assistant']);
+  assert.deepEqual(
+    before.slice(1).map((l) => l.role),
+    ['user', 'assistant'],
+  );
   assert.equal(before[2]!.tool_calls?.[0]?.name, 'shell_exec');
 
   const id = file.replace(/\.jsonl$/, '');
@@ -47,7 +58,10 @@ test('kill -9 during shell_exec: the command, and what it put in the background,
   assert.equal(again.stdout, 'picked up where we left off\n');
   // The unanswered call gets a stand-in result, so the server accepts the history.
   const sent = mock.posts.at(-1)!.json.messages as { role: string; content: string }[];
-  assert.deepEqual(sent.slice(1).map((m) => m.role), ['user', 'assistant', 'tool', 'user']);
+  assert.deepEqual(
+    sent.slice(1).map((m) => m.role),
+    ['user', 'assistant', 'tool', 'user'],
+  );
   tally('faults', 2);
 });
 
@@ -64,13 +78,21 @@ test('SIGTERM during a tool: exit 143 with a message, the tool stopped, the sess
   await waitFor(() => !alive(leader), 'the tool to stop', 30_000);
   const [file] = sessionFiles();
   assert.ok(file);
-  assert.deepEqual(sessionLines(file).slice(1).map((l) => l.role), ['user', 'assistant']);
+  assert.deepEqual(
+    sessionLines(file)
+      .slice(1)
+      .map((l) => l.role),
+    ['user', 'assistant'],
+  );
   tally('faults', 1);
 });
 
 const BOMB = 'local x = string.find(string.rep("a", 40) .. "b", string.rep("a*", 30) .. "c")\nreturn {}\n';
 
-for (const [sig, code] of [['SIGTERM', 143], ['SIGINT', 130]] as const) {
+for (const [sig, code] of [
+  ['SIGTERM', 143],
+  ['SIGINT', 130],
+] as const) {
   test(`${sig} while config.lua is stuck in a pattern bomb ends clm at once (${code})`, async () => {
     dirs.write('config.lua', BOMB);
     const c = spawn(['-o', 'hi']);
@@ -91,7 +113,10 @@ test('a pattern bomb in config.lua left alone: exit 2 with a clear error after t
   dirs.write('config.lua', BOMB);
   const r = await run(['-o', 'hi'], { timeoutMs: 60_000 });
   assert.equal(r.code, 2, show(r));
-  assert.match(r.stderr, /^clm: config\.lua: evaluation took longer than 2 s and was stopped \(stuck inside one library call, e\.g\. string\.find or string\.match with a pathological pattern\?\)/m);
+  assert.match(
+    r.stderr,
+    /^clm: config\.lua: evaluation took longer than 2 s and was stopped \(stuck inside one library call, e\.g\. string\.find or string\.match with a pathological pattern\?\)/m,
+  );
   assert.equal(mock.posts.length, 0);
   tally('faults', 1);
 });
@@ -99,18 +124,31 @@ test('a pattern bomb in config.lua left alone: exit 2 with a clear error after t
 test('a reply with 60 shell_exec calls runs at most max_parallel_tools (here 4) at once; all finish', async () => {
   dirs.write('config.lua', 'return { tools = { web_search = { api_key = clm.secrets.search } }, max_parallel_tools = 4 }\n');
   const log = join(dirs.root, 'starts');
-  const calls = Array.from({ length: 60 }, (_, i) => ({ id: `c${i}`, name: 'shell_exec', args: { command: `echo + >> ${log}; sleep 0.3; echo - >> ${log}; echo ${i}` } }));
+  const calls = Array.from({ length: 60 }, (_, i) => ({
+    id: `c${i}`,
+    name: 'shell_exec',
+    args: { command: `echo + >> ${log}; sleep 0.3; echo - >> ${log}; echo ${i}` },
+  }));
   mock.push(oa.toolCalls(calls), oa.text('all done'));
   const r = await run(['-o', 'many'], { timeoutMs: 120_000 });
   assert.equal(r.code, 0, show(r));
   assert.equal(r.stdout, 'all done\n');
   // The order of starts and ends in the shared log is the only clock needed.
-  let now = 0, peak = 0;
-  for (const mark of readFileSync(log, 'utf8').split('\n').filter(Boolean)) { now += mark === '+' ? 1 : -1; peak = Math.max(peak, now); }
+  let now = 0,
+    peak = 0;
+  for (const mark of readFileSync(log, 'utf8').split('\n').filter(Boolean)) {
+    now += mark === '+' ? 1 : -1;
+    peak = Math.max(peak, now);
+  }
   assert.equal(now, 0);
   // At most 4; at least 2 (a loaded machine may let one finish before the fourth has started).
   assert.ok(peak <= 4 && peak >= 2, `peak ${peak}`);
-  const results = mock.posts[1]!.json.messages.filter((m: any) => m.role === 'tool').map((m: any) => m.content).sort((a: string, b: string) => Number(a) - Number(b));
-  assert.deepEqual(results, calls.map((_, i) => `${i}\n`));
+  const results = mock.posts[1]!.json.messages.filter((m: any) => m.role === 'tool')
+    .map((m: any) => m.content)
+    .sort((a: string, b: string) => Number(a) - Number(b));
+  assert.deepEqual(
+    results,
+    calls.map((_, i) => `${i}\n`),
+  );
   tally('faults', 1);
 });

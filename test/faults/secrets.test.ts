@@ -18,7 +18,9 @@ const { mock, dirs, run } = suite;
 const echoKey = () => ({
   handle: (req: any, res: any) => {
     res.writeHead(401, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${String(req.headers.authorization).replace(/^Bearer /, '')}` } }));
+    res.end(
+      JSON.stringify({ error: { message: `Incorrect API key provided: ${String(req.headers.authorization).replace(/^Bearer /, '')}` } }),
+    );
   },
 });
 
@@ -41,13 +43,22 @@ test('tool output and a reply carrying a secrets.lua value: masked in stream-jso
   const file = plant(suite, 'notes.txt', `the search key is ${KNOWN_SECRET}\n`);
   // The reply splits the secret across two streamed deltas.
   const half = KNOWN_SECRET.length >> 1;
-  const script = () => [oa.toolCall('shell_exec', { command: `cat ${file}` }), oa.streamText(['I found ', KNOWN_SECRET.slice(0, half), KNOWN_SECRET.slice(half), ' in it'])];
+  const script = () => [
+    oa.toolCall('shell_exec', { command: `cat ${file}` }),
+    oa.streamText(['I found ', KNOWN_SECRET.slice(0, half), KNOWN_SECRET.slice(half), ' in it']),
+  ];
   mock.push(...script());
   const s = await run(['-o', 'look', '--output-format', 'stream-json']);
   assert.equal(s.code, 0, show(s));
   const events = jsonLines(s.stdout);
   assert.equal(events.find((e) => e.type === 'tool_result')?.content, 'the search key is [REDACTED]\n');
-  assert.equal(events.filter((e) => e.type === 'text').map((e) => e.text).join(''), 'I found [REDACTED] in it');
+  assert.equal(
+    events
+      .filter((e) => e.type === 'text')
+      .map((e) => e.text)
+      .join(''),
+    'I found [REDACTED] in it',
+  );
   assert.equal(events.at(-1)!.result, 'I found [REDACTED] in it');
   assert.ok(mock.posts[1]!.body.includes(KNOWN_SECRET), 'the model itself still sees the tool output');
 
@@ -67,10 +78,13 @@ test('tool output and a reply carrying a secrets.lua value: masked in stream-jso
 test('shell_exec and bg_exec children do not inherit CLM_API_KEY', async () => {
   const envFile = join(dirs.root, 'tool-env.txt');
   const bgFile = join(dirs.root, 'bg-env.txt');
-  mock.push(oa.toolCalls([
-    { id: 'a', name: 'shell_exec', args: { command: `env > ${envFile}; echo done` } },
-    { id: 'b', name: 'bg_exec', args: { command: `env > ${bgFile}` } },
-  ]), oa.text('ok'));
+  mock.push(
+    oa.toolCalls([
+      { id: 'a', name: 'shell_exec', args: { command: `env > ${envFile}; echo done` } },
+      { id: 'b', name: 'bg_exec', args: { command: `env > ${bgFile}` } },
+    ]),
+    oa.text('ok'),
+  );
   const r = await run(['-o', 'env']);
   assert.equal(r.code, 0, show(r));
   const env = readFileSync(envFile, 'utf8');
@@ -85,7 +99,10 @@ test('a syntax error in secrets.lua does not quote the secret (stderr, debug log
   mock.push(oa.text('ok'));
   const r = await run(['-o', 'hi']);
   assert.equal(r.code, 0, show(r));
-  assert.match(r.stderr, /^notice: secrets\.lua:2: unfinished string \(the text there is not shown: it may hold a secret\); clm\.secrets is empty$/m);
+  assert.match(
+    r.stderr,
+    /^notice: secrets\.lua:2: unfinished string \(the text there is not shown: it may hold a secret\); clm\.secrets is empty$/m,
+  );
   assert.match(readFileSync(suite.log, 'utf8'), /secrets\.lua:2: unfinished string \(the text there is not shown/);
   tally('faults', 1);
 });

@@ -48,6 +48,12 @@ test('json and stream-json keep the bytes as they came', async () => {
   assert.equal(JSON.parse(j.stdout).result, `copy ${OSC52}`);
   mock.push(oa.streamText(['copy ', OSC52]));
   const s = await run(['-o', 'hi', '--output-format', 'stream-json']);
-  assert.equal(jsonLines(s.stdout).filter((e) => e.type === 'text').map((e) => e.text).join(''), `copy ${OSC52}`);
+  assert.equal(
+    jsonLines(s.stdout)
+      .filter((e) => e.type === 'text')
+      .map((e) => e.text)
+      .join(''),
+    `copy ${OSC52}`,
+  );
   tally('bad_inputs', 2);
 });

@@ -53,13 +53,20 @@ test('json.decode of any JSON text, then json.encode: the same canonical JSON', 
 });
 
 test('json.decode of any text: the value, or nil and "json.decode: invalid JSON: …"; the state keeps working', async () => {
-  const text = fc.oneof(anyText(60), json.map((v) => JSON.stringify(v)).chain((s) => fc.nat({ max: s.length }).map((n) => s.slice(0, n))));
+  const text = fc.oneof(
+    anyText(60),
+    json.map((v) => JSON.stringify(v)).chain((s) => fc.nat({ max: s.length }).map((n) => s.slice(0, n))),
+  );
   let lone = 0;
   await checkAsync(300, text, async (s) => {
     const out = await ok(host, 'decode_encode', { s });
     let parsed: unknown;
     let valid = true;
-    try { parsed = JSON.parse(s); } catch { valid = false; }
+    try {
+      parsed = JSON.parse(s);
+    } catch {
+      valid = false;
+    }
     if (valid) assert.ok(out.startsWith('ok ') || /^nil json\.decode: nesting deeper/.test(out), out);
     else assert.match(out, /^nil json\.decode: invalid JSON: /);
     if (valid && out.startsWith('ok ') && wellFormed(parsed)) {
@@ -74,7 +81,17 @@ test('json.decode of any text: the value, or nil and "json.decode: invalid JSON:
 });
 
 test('json.decode of a non-string: nil and "json.decode: expected a string"', async () => {
-  await checkAsync(100, fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.integer(), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 3 }), fc.integer(), { maxKeys: 2 })), async (v) => {
-    assert.equal(await ok(host, 'decode_value', { v }), 'nil json.decode: expected a string');
-  });
+  await checkAsync(
+    100,
+    fc.oneof(
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(fc.integer(), { maxLength: 3 }),
+      fc.dictionary(fc.string({ maxLength: 3 }), fc.integer(), { maxKeys: 2 }),
+    ),
+    async (v) => {
+      assert.equal(await ok(host, 'decode_value', { v }), 'nil json.decode: expected a string');
+    },
+  );
 });

@@ -15,19 +15,49 @@ import type { Message } from '../../src/core/types.js';
 import { scriptedHost } from '../fixtures/scripted-host.js';
 import { anyText, check, fc } from '../fixtures/fuzz.js';
 
-const call = fc.record({ id: anyText(20), name: anyText(20), args: fc.oneof(anyText(40), fc.jsonValue().map((v) => JSON.stringify(v))) }, { noNullPrototype: true });
+const call = fc.record(
+  {
+    id: anyText(20),
+    name: anyText(20),
+    args: fc.oneof(
+      anyText(40),
+      fc.jsonValue().map((v) => JSON.stringify(v)),
+    ),
+  },
+  { noNullPrototype: true },
+);
 const optional = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });
 
 /** A message as the engine makes them: tool calls only on assistant messages. */
-const message: fc.Arbitrary<Message> = fc.oneof(
-  fc.record({ role: fc.constantFrom('system' as const, 'user' as const), content: fc.option(anyText(60), { nil: null }) }, { noNullPrototype: true }),
-  fc.record({ role: fc.constant('assistant' as const), content: fc.option(anyText(60), { nil: null }), toolCalls: optional(fc.array(call, { minLength: 1, maxLength: 3 })) }, { requiredKeys: ['role', 'content'], noNullPrototype: true }),
-  fc.record({ role: fc.constant('tool' as const), content: fc.option(anyText(60), { nil: null }), toolCallId: optional(anyText(20)), toolName: optional(anyText(20)) }, { requiredKeys: ['role', 'content'], noNullPrototype: true }),
-).map((m) => {
-  const out = { ...m } as Message;
-  for (const k of Object.keys(out) as (keyof Message)[]) if (out[k] === undefined) delete out[k];
-  return out;
-});
+const message: fc.Arbitrary<Message> = fc
+  .oneof(
+    fc.record(
+      { role: fc.constantFrom('system' as const, 'user' as const), content: fc.option(anyText(60), { nil: null }) },
+      { noNullPrototype: true },
+    ),
+    fc.record(
+      {
+        role: fc.constant('assistant' as const),
+        content: fc.option(anyText(60), { nil: null }),
+        toolCalls: optional(fc.array(call, { minLength: 1, maxLength: 3 })),
+      },
+      { requiredKeys: ['role', 'content'], noNullPrototype: true },
+    ),
+    fc.record(
+      {
+        role: fc.constant('tool' as const),
+        content: fc.option(anyText(60), { nil: null }),
+        toolCallId: optional(anyText(20)),
+        toolName: optional(anyText(20)),
+      },
+      { requiredKeys: ['role', 'content'], noNullPrototype: true },
+    ),
+  )
+  .map((m) => {
+    const out = { ...m } as Message;
+    for (const k of Object.keys(out) as (keyof Message)[]) if (out[k] === undefined) delete out[k];
+    return out;
+  });
 
 /** What the round trip must keep: content '' and null are distinct; a user/system null stays null. */
 const canonical = (m: Message): Message => ({ ...m, content: m.content ?? null });
@@ -41,11 +71,21 @@ test('message JSON: any message round-trips exactly, also through JSON text', ()
 });
 
 test('message JSON: any JSON value is a message or a ClmError EINVAL with a message', () => {
-  const shaped = fc.record({
-    role: fc.oneof(fc.constantFrom('system', 'user', 'assistant', 'tool', 'bot', ''), fc.jsonValue()),
-    content: fc.jsonValue(), tool_call_id: fc.jsonValue(), tool_name: fc.jsonValue(),
-    tool_calls: fc.oneof(fc.jsonValue(), fc.array(fc.oneof(fc.jsonValue(), fc.record({ id: fc.jsonValue(), name: fc.jsonValue(), args: fc.jsonValue() }, { requiredKeys: [] })))),
-  }, { requiredKeys: [] });
+  const shaped = fc.record(
+    {
+      role: fc.oneof(fc.constantFrom('system', 'user', 'assistant', 'tool', 'bot', ''), fc.jsonValue()),
+      content: fc.jsonValue(),
+      tool_call_id: fc.jsonValue(),
+      tool_name: fc.jsonValue(),
+      tool_calls: fc.oneof(
+        fc.jsonValue(),
+        fc.array(
+          fc.oneof(fc.jsonValue(), fc.record({ id: fc.jsonValue(), name: fc.jsonValue(), args: fc.jsonValue() }, { requiredKeys: [] })),
+        ),
+      ),
+    },
+    { requiredKeys: [] },
+  );
   check(1000, fc.oneof(fc.jsonValue(), shaped, fc.anything()), (v) => {
     try {
       const m = parseMessageJson(v);
@@ -62,7 +102,16 @@ test('message JSON: any JSON value is a message or a ClmError EINVAL with a mess
 });
 
 test('session lines: meta, messages and compactions round-trip through their line text', () => {
-  const meta = fc.record({ id: anyText(30), created: fc.integer({ min: 0, max: 2 ** 40 }), model: optional(anyText(20)), provider: optional(anyText(10)), agent: optional(anyText(10)) }, { noNullPrototype: true });
+  const meta = fc.record(
+    {
+      id: anyText(30),
+      created: fc.integer({ min: 0, max: 2 ** 40 }),
+      model: optional(anyText(20)),
+      provider: optional(anyText(10)),
+      agent: optional(anyText(10)),
+    },
+    { noNullPrototype: true },
+  );
   check(500, fc.record({ meta, messages: fc.array(message, { maxLength: 6 }) }), ({ meta: mt, messages }) => {
     const lines = [encodeMetaLine(mt), ...messages.map(encodeMessageLine)];
     for (const l of lines) assert.ok(l.endsWith('\n') && !l.slice(0, -1).includes('\n'), 'one line each');
@@ -81,7 +130,22 @@ test('session lines: any text is a record or skipped; only a newer format versio
   const line = fc.oneof(
     anyText(80),
     fc.jsonValue().map((v) => JSON.stringify(v)),
-    fc.record({ type: fc.constantFrom('meta', 'msg', 'compact', 'other'), v: fc.jsonValue(), id: fc.jsonValue(), created: fc.jsonValue(), index: fc.jsonValue(), count: fc.jsonValue(), summary: fc.jsonValue(), role: fc.jsonValue(), content: fc.jsonValue() }, { requiredKeys: ['type'] }).map((o) => JSON.stringify(o)),
+    fc
+      .record(
+        {
+          type: fc.constantFrom('meta', 'msg', 'compact', 'other'),
+          v: fc.jsonValue(),
+          id: fc.jsonValue(),
+          created: fc.jsonValue(),
+          index: fc.jsonValue(),
+          count: fc.jsonValue(),
+          summary: fc.jsonValue(),
+          role: fc.jsonValue(),
+          content: fc.jsonValue(),
+        },
+        { requiredKeys: ['type'] },
+      )
+      .map((o) => JSON.stringify(o)),
   );
   check(1000, fc.array(line, { maxLength: 8 }), (lines) => {
     for (const l of lines) {
@@ -103,17 +167,27 @@ test('session lines: any text is a record or skipped; only a newer format versio
 
 test('restoreHistory: well-formed messages are kept exactly; anything else is EINVAL and appends nothing', () => {
   const agent = createAgent({ baseUrl: 'http://127.0.0.1:1/v1/chat/completions' }, scriptedHost([]));
-  check(500, fc.array(fc.oneof(message.map((m) => m as unknown), fc.anything()), { maxLength: 5 }), (list) => {
-    agent.clearHistory();
-    const before = agent.messages.length;
-    try {
-      agent.restoreHistory(list as Message[]);
-      const kept = (list as Message[]).filter((m) => m.role !== 'system').map((m) => parseMessageJson(messageToJson(m)));
-      assert.deepEqual(agent.messages.slice(before), kept);
-    } catch (e) {
-      assert.ok(e instanceof ClmError && e.code === 'EINVAL', String(e));
-      assert.equal(agent.messages.length, before);
-    }
-  });
+  check(
+    500,
+    fc.array(
+      fc.oneof(
+        message.map((m) => m as unknown),
+        fc.anything(),
+      ),
+      { maxLength: 5 },
+    ),
+    (list) => {
+      agent.clearHistory();
+      const before = agent.messages.length;
+      try {
+        agent.restoreHistory(list as Message[]);
+        const kept = (list as Message[]).filter((m) => m.role !== 'system').map((m) => parseMessageJson(messageToJson(m)));
+        assert.deepEqual(agent.messages.slice(before), kept);
+      } catch (e) {
+        assert.ok(e instanceof ClmError && e.code === 'EINVAL', String(e));
+        assert.equal(agent.messages.length, before);
+      }
+    },
+  );
   agent.close();
 });

@@ -16,15 +16,26 @@ import { anyText, check, checkAsync, fc } from '../fixtures/fuzz.js';
 const argsText = fc.oneof(
   anyText(40),
   fc.jsonValue().map((v) => JSON.stringify(v)),
-  fc.dictionary(fc.constantFrom('timeout_ms', 'output_cap', 'path', 'command', 'n'), fc.oneof(fc.jsonValue(), fc.double(), fc.constantFrom(0.5, -1, 1e-300, 1e300))).map((o) => JSON.stringify(o)),
+  fc
+    .dictionary(
+      fc.constantFrom('timeout_ms', 'output_cap', 'path', 'command', 'n'),
+      fc.oneof(fc.jsonValue(), fc.double(), fc.constantFrom(0.5, -1, 1e-300, 1e300)),
+    )
+    .map((o) => JSON.stringify(o)),
 );
-const calls = fc.array(fc.record({ name: fc.oneof(fc.constantFrom('alpha', 'beta', 'gamma', ''), anyText(8)), args: argsText }), { minLength: 1, maxLength: 6 });
+const calls = fc.array(fc.record({ name: fc.oneof(fc.constantFrom('alpha', 'beta', 'gamma', ''), anyText(8)), args: argsText }), {
+  minLength: 1,
+  maxLength: 6,
+});
 
 test('dispatch: any calls, names and arguments — one result each, only registered tools run, arguments as sent', async () => {
   await checkAsync(200, fc.record({ calls, syncFail: fc.boolean() }), async ({ calls: cs, syncFail }) => {
     const seen: { name: string; args: string }[] = [];
     const tool = (name: string): ToolDef => ({
-      name, noPrompt: true, timeoutOverridable: true, outputCapOverridable: true,
+      name,
+      noPrompt: true,
+      timeoutOverridable: true,
+      outputCapOverridable: true,
       invoke: (inv) => {
         seen.push({ name, args: inv.args });
         assert.ok(Number.isSafeInteger(inv.outputCap) && inv.outputCap >= 1, `outputCap ${inv.outputCap}`);
@@ -33,18 +44,35 @@ test('dispatch: any calls, names and arguments — one result each, only registe
         inv.complete(`${name} done`);
       },
     });
-    const reply = { choices: [{ message: { role: 'assistant', content: null, tool_calls: cs.map((c, i) => ({ id: `c${i}`, type: 'function', function: { name: c.name, arguments: c.args } })) }, finish_reason: 'tool_calls' }] };
+    const reply = {
+      choices: [
+        {
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: cs.map((c, i) => ({ id: `c${i}`, type: 'function', function: { name: c.name, arguments: c.args } })),
+          },
+          finish_reason: 'tool_calls',
+        },
+      ],
+    };
     const final = { choices: [{ message: { role: 'assistant', content: 'end' }, finish_reason: 'stop' }] };
     const host = scriptedHost([{ body: JSON.stringify(reply) }, { body: JSON.stringify(final) }]);
     const results: { name: string; outcome: string }[] = [];
-    const agent = createAgent({ baseUrl: 'http://x/v1/chat/completions', stream: false }, host, { onToolResult: (name, _c, outcome) => results.push({ name, outcome }) });
+    const agent = createAgent({ baseUrl: 'http://x/v1/chat/completions', stream: false }, host, {
+      onToolResult: (name, _c, outcome) => results.push({ name, outcome }),
+    });
     for (const n of ['alpha', 'beta', 'gamma']) agent.addTool(tool(n));
     const r = await agent.run('go');
     assert.equal(r.status, 0, r.error);
     assert.equal(results.length, cs.length);
     const known = cs.filter((c) => ['alpha', 'beta', 'gamma'].includes(c.name));
     assert.deepEqual(seen.map((s) => s.name).sort(), known.map((c) => c.name).sort());
-    for (const s of seen) assert.ok(known.some((c) => c.name === s.name && (c.args || '{}') === s.args), `args of ${s.name}: ${s.args}`);
+    for (const s of seen)
+      assert.ok(
+        known.some((c) => c.name === s.name && (c.args || '{}') === s.args),
+        `args of ${s.name}: ${s.args}`,
+      );
     // The history pairs each call with exactly one result.
     const tools = agent.messages.filter((m) => m.role === 'tool');
     assert.deepEqual(tools.map((m) => m.toolCallId).sort(), cs.map((_, i) => `c${i}`).sort());
@@ -54,11 +82,21 @@ test('dispatch: any calls, names and arguments — one result each, only registe
 
 test('callLimits: any argument values give an output cap of at least one byte and a whole, non-negative timeout', () => {
   const def: ToolDef = { name: 't', invoke: () => {}, timeoutOverridable: true, outputCapOverridable: true };
-  check(1000, fc.oneof(fc.jsonValue(), fc.record({ output_cap: fc.oneof(fc.double(), fc.jsonValue()), timeout_ms: fc.oneof(fc.double(), fc.jsonValue()) }, { requiredKeys: [] })), (args) => {
-    const l = callLimits(def, args);
-    assert.ok(Number.isSafeInteger(l.outputCap) && l.outputCap >= 1, `outputCap ${l.outputCap}`);
-    assert.ok(Number.isSafeInteger(l.timeoutMs) && l.timeoutMs >= 0, `timeoutMs ${l.timeoutMs}`);
-  });
+  check(
+    1000,
+    fc.oneof(
+      fc.jsonValue(),
+      fc.record(
+        { output_cap: fc.oneof(fc.double(), fc.jsonValue()), timeout_ms: fc.oneof(fc.double(), fc.jsonValue()) },
+        { requiredKeys: [] },
+      ),
+    ),
+    (args) => {
+      const l = callLimits(def, args);
+      assert.ok(Number.isSafeInteger(l.outputCap) && l.outputCap >= 1, `outputCap ${l.outputCap}`);
+      assert.ok(Number.isSafeInteger(l.timeoutMs) && l.timeoutMs >= 0, `timeoutMs ${l.timeoutMs}`);
+    },
+  );
 });
 
 test('builtin argument helpers: any text parses to an object or undefined; integers are whole or the fallback', () => {

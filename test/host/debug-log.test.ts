@@ -21,7 +21,8 @@ test('createDebugLog: undefined when no path; CLM_DEBUG_LOG is the default', () 
     const log = createDebugLog();
     assert.equal(log?.path, p);
   } finally {
-    if (saved === undefined) delete process.env.CLM_DEBUG_LOG; else process.env.CLM_DEBUG_LOG = saved;
+    if (saved === undefined) delete process.env.CLM_DEBUG_LOG;
+    else process.env.CLM_DEBUG_LOG = saved;
   }
 });
 
@@ -34,7 +35,10 @@ test('createDebugLog: appends prefixed lines, each on disk as soon as it is logg
   log('second\n');
   createDebugLog(p)!('third'); // appends, never truncates
   const lines = readFileSync(p, 'utf8').split('\n');
-  assert.deepEqual(lines.map((l) => l.replace(/^\S+ \[\d+\] /, '')), ['first', 'second', 'third', '']);
+  assert.deepEqual(
+    lines.map((l) => l.replace(/^\S+ \[\d+\] /, '')),
+    ['first', 'second', 'third', ''],
+  );
 });
 
 test('createDebugLog: secrets are masked — given, added later, CLM_API_KEY, bearer tokens', () => {
@@ -47,7 +51,8 @@ test('createDebugLog: secrets are masked — given, added later, CLM_API_KEY, be
     log('a given-secret b later-secret c env-key-123456 d');
     log('Authorization: Bearer sk-abcdef');
   } finally {
-    if (saved === undefined) delete process.env.CLM_API_KEY; else process.env.CLM_API_KEY = saved;
+    if (saved === undefined) delete process.env.CLM_API_KEY;
+    else process.env.CLM_API_KEY = saved;
   }
   const text = readFileSync(p, 'utf8');
   for (const s of ['given-secret', 'later-secret', 'env-key-123456', 'sk-abcdef']) assert.ok(!text.includes(s), s);
@@ -88,7 +93,10 @@ test('redact: a secret cut at the end of the text (an excerpt) is masked from it
 });
 
 test('redact: a secret that contains another is masked whole, whatever order they are given in', () => {
-  for (const order of [['tok-123', 'tok-123-long'], ['tok-123-long', 'tok-123']]) {
+  for (const order of [
+    ['tok-123', 'tok-123-long'],
+    ['tok-123-long', 'tok-123'],
+  ]) {
     assert.equal(redact('a tok-123-long b tok-123 c', order), 'a [REDACTED] b [REDACTED] c');
   }
 });
@@ -100,10 +108,13 @@ test('host: the Authorization header value it sends is never written to the log'
   try {
     mock.push({ body: { echo: 'opaque-token-xyz' } });
     await new Promise<void>((resolve) => {
-      host.http({ url: `${mock.base}/chat/completions`, body: '{}', headers: { Authorization: 'Bearer opaque-token-xyz' } }, {
-        onResponse: () => resolve(),
-        onError: () => resolve(),
-      });
+      host.http(
+        { url: `${mock.base}/chat/completions`, body: '{}', headers: { Authorization: 'Bearer opaque-token-xyz' } },
+        {
+          onResponse: () => resolve(),
+          onError: () => resolve(),
+        },
+      );
     });
     // The core logs bodies through host.log; a body echoing the key must come out masked.
     host.log!('response body: {"echo":"opaque-token-xyz"}');

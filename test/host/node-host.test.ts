@@ -24,11 +24,30 @@ interface Outcome {
 function start(host: NodeHost, req: HttpRequest, opts: { stream?: boolean; onChunk?: () => void } = {}) {
   const o: Outcome = { chunks: [], reports: 0, order: [] };
   let done!: () => void;
-  const settled = new Promise<Outcome>((r) => { done = () => r(o); });
+  const settled = new Promise<Outcome>((r) => {
+    done = () => r(o);
+  });
   const handle = host.http(req, {
-    onData: opts.stream === false ? undefined : (c) => { o.chunks.push(Buffer.from(c)); o.order.push('data'); opts.onChunk?.(); },
-    onResponse: (res) => { o.response = res; o.reports++; o.order.push('response'); done(); },
-    onError: (err) => { o.error = err; o.reports++; o.order.push('error'); done(); },
+    onData:
+      opts.stream === false
+        ? undefined
+        : (c) => {
+            o.chunks.push(Buffer.from(c));
+            o.order.push('data');
+            opts.onChunk?.();
+          },
+    onResponse: (res) => {
+      o.response = res;
+      o.reports++;
+      o.order.push('response');
+      done();
+    },
+    onError: (err) => {
+      o.error = err;
+      o.reports++;
+      o.order.push('error');
+      done();
+    },
   });
   return { handle, settled, o };
 }
@@ -42,20 +61,36 @@ async function startServer(handler: (req: IncomingMessage, res: ServerResponse, 
     req.on('data', (c: Buffer) => parts.push(c));
     req.on('end', () => handler(req, res, Buffer.concat(parts).toString('utf8')));
   });
-  server.on('connection', (s) => { connections++; sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  server.on('connection', (s) => {
+    connections++;
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
-    get connections() { return connections; },
-    close: () => new Promise<void>((r) => { for (const s of sockets) s.destroy(); server.close(() => r()); }),
+    get connections() {
+      return connections;
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
   };
 }
 
 let mock: MockLlm;
 let host: NodeHost;
-before(async () => { mock = await startMockLlm(); host = createNodeHost({ log: null }); });
-after(async () => { host.close(); await mock.close(); });
+before(async () => {
+  mock = await startMockLlm();
+  host = createNodeHost({ log: null });
+});
+after(async () => {
+  host.close();
+  await mock.close();
+});
 
 test('POST: full body, lower-cased headers, default Content-Type and User-Agent', async () => {
   mock.push({ status: 200, headers: { 'X-Custom': 'Yes' }, body: { ok: true } });
@@ -75,7 +110,12 @@ test('POST: full body, lower-cased headers, default Content-Type and User-Agent'
 
 test('headers: caller overrides defaults case-insensitively; client suffix tags the User-Agent; GET has no body type', async () => {
   mock.push({ body: 'x' });
-  await start(host, { url: `${mock.url}/p`, body: 'a=1', headers: { 'content-type': 'text/plain', Authorization: 'Bearer k' }, clientSuffix: 'weather' }).settled;
+  await start(host, {
+    url: `${mock.url}/p`,
+    body: 'a=1',
+    headers: { 'content-type': 'text/plain', Authorization: 'Bearer k' },
+    clientSuffix: 'weather',
+  }).settled;
   const rec = mock.posts.at(-1)!;
   assert.equal(rec.headers['content-type'], 'text/plain');
   assert.equal(rec.headers['authorization'], 'Bearer k');
@@ -133,7 +173,13 @@ test('transport errors: refused port, socket destroyed before and during the res
   assert.equal(o.error?.code, 'ECONNRESET');
   assert.equal(o.reports, 1);
 
-  mock.push({ handle: (_req, res) => { res.writeHead(200, { 'content-length': '100' }); res.write('partial'); setTimeout(() => res.socket?.destroy(), 30); } });
+  mock.push({
+    handle: (_req, res) => {
+      res.writeHead(200, { 'content-length': '100' });
+      res.write('partial');
+      setTimeout(() => res.socket?.destroy(), 30);
+    },
+  });
   o = await start(host, { url: `${mock.base}/x`, body: '{}' }).settled;
   assert.ok(o.error, 'cut body is an error');
   assert.equal(o.response, undefined);
@@ -197,7 +243,10 @@ test('bad URL: reported once (after http() returns), and cancel in between wins'
 });
 
 test('keep-alive: sequential requests share one connection', async () => {
-  const srv = await startServer((_req, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{}'); });
+  const srv = await startServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{}');
+  });
   const h = createNodeHost({ log: null });
   try {
     for (let i = 0; i < 4; i++) {
@@ -218,7 +267,10 @@ test('keep-alive: a reused connection the server dropped is retried once on a fr
   const srv = await startServer((req, res) => {
     const n = (served.get(req.socket) ?? 0) + 1;
     served.set(req.socket, n);
-    if (n > 1) { req.socket.destroy(); return; } // a server that silently closed its idle side
+    if (n > 1) {
+      req.socket.destroy();
+      return;
+    } // a server that silently closed its idle side
     res.writeHead(200, { 'content-type': 'text/plain' });
     res.end(`ok ${n}`);
   });
@@ -252,15 +304,24 @@ test('redirects: POST and body survive 301/302/303/307; at most 5 hops; credenti
       res.end('moved');
       return;
     }
-    if (u.pathname === '/away') { res.writeHead(302, { location: `${other.url}/landed` }); res.end(); return; }
+    if (u.pathname === '/away') {
+      res.writeHead(302, { location: `${other.url}/landed` });
+      res.end();
+      return;
+    }
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ method: req.method, body, auth: req.headers['authorization'] ?? null }));
   });
   try {
     for (const code of [301, 302, 303, 307, 308]) {
-      const o = await start(host, { url: `${srv.url}/r${code}/1`, body: '{"x":1}', headers: { Authorization: 'Bearer same-origin' } }).settled;
+      const o = await start(host, { url: `${srv.url}/r${code}/1`, body: '{"x":1}', headers: { Authorization: 'Bearer same-origin' } })
+        .settled;
       assert.equal(o.response!.status, 200, `code ${code}`);
-      assert.deepEqual(JSON.parse(Buffer.from(o.response!.body).toString()), { method: 'POST', body: '{"x":1}', auth: 'Bearer same-origin' });
+      assert.deepEqual(JSON.parse(Buffer.from(o.response!.body).toString()), {
+        method: 'POST',
+        body: '{"x":1}',
+        auth: 'Bearer same-origin',
+      });
       assert.equal(o.chunks.join(''), Buffer.from(o.response!.body).toString(), 'only the final body streams');
     }
     hops.length = 0;
@@ -280,7 +341,12 @@ test('redirects: POST and body survive 301/302/303/307; at most 5 hops; credenti
 test('idle timeout: no byte for idleTimeoutMs aborts; a slow but steady stream does not', async () => {
   const h = createNodeHost({ log: null, idleTimeoutMs: 400 });
   try {
-    mock.push({ handle: (_req, res) => { res.writeHead(200); res.write('first'); } }); // then silence
+    mock.push({
+      handle: (_req, res) => {
+        res.writeHead(200);
+        res.write('first');
+      },
+    }); // then silence
     const o = await start(h, { url: `${mock.base}/x`, body: '{}' }).settled;
     assert.equal(o.error!.code, 'ETIMEDOUT');
     assert.equal(Buffer.concat(o.chunks).toString(), 'first');
@@ -315,7 +381,10 @@ test('log: absent when disabled; given sink receives request lines without the q
     assert.equal(typeof h.log, 'function');
     mock.push({ body: 'ok' });
     await start(h, { url: `${mock.base}/chat?key=sekrit`, body: '{}' }).settled;
-    assert.ok(lines.some((l) => /^http POST http:\/\/127\.0\.0\.1:\d+\/v1\/chat -> 200/.test(l)), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => /^http POST http:\/\/127\.0\.0\.1:\d+\/v1\/chat -> 200/.test(l)),
+      lines.join('\n'),
+    );
     assert.ok(!lines.join('\n').includes('sekrit'));
   } finally {
     h.close();

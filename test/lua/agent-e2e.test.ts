@@ -74,10 +74,18 @@ const TIMEOUT_200 = /^\[tool failed: (timed out after 200 ms|plugin exceeded exe
 describe('seed plugins', () => {
   let host: PluginHost;
   const CONDITIONS = {
-    current_condition: [{
-      temp_F: '70', temp_C: '21', FeelsLikeF: '68', humidity: '55', weatherDesc: [{ value: 'Partly cloudy' }],
-      windspeedMiles: '9', winddir16Point: 'WSW', precipInches: '0.1',
-    }],
+    current_condition: [
+      {
+        temp_F: '70',
+        temp_C: '21',
+        FeelsLikeF: '68',
+        humidity: '55',
+        weatherDesc: [{ value: 'Partly cloudy' }],
+        windspeedMiles: '9',
+        winddir16Point: 'WSW',
+        precipInches: '0.1',
+      },
+    ],
   };
   before(async () => {
     host = await loadPlugins({
@@ -148,13 +156,19 @@ describe('seed plugins', () => {
     const r = agentWith(host);
     assert.equal(await turn(r, 'weather and lua'), 0);
     const got = toolMessages(llm.posts[1]);
-    assert.equal(got.w, 'Weather for Paris, France: Partly cloudy, 70°F (21°C), feels like 68°F; humidity 55%; wind 9 mph WSW; precipitation 0.1 in');
+    assert.equal(
+      got.w,
+      'Weather for Paris, France: Partly cloudy, 70°F (21°C), feels like 68°F; humidity 55%; wind 9 mph WSW; precipitation 0.1 in',
+    );
     assert.equal(got.s, 'Answer: Lua is a language.\n\n1. Lua\n   https://www.lua.org\n   The language.');
     const search = web.posts[0]!;
     assert.equal(search.path, '/search');
     assert.equal(search.json.api_key, 'tvly-e2e');
     assert.equal(search.headers['user-agent'], 'clm (web_search)');
-    assert.deepEqual(r.permissions.map((p) => p.name), ['get_weather']);
+    assert.deepEqual(
+      r.permissions.map((p) => p.name),
+      ['get_weather'],
+    );
   });
 });
 
@@ -173,15 +187,21 @@ describe('fixture plugins', () => {
       llm.push(oa.toolCall('removed_globals', {}, 'g'), oa.text('ok'));
       const r = agentWith(host);
       assert.equal(await turn(r, 'probe'), 0);
-      assert.equal(seen(llm.posts[1], 'g'),
+      assert.equal(
+        seen(llm.posts[1], 'g'),
         'os=nil io=nil debug=nil package=nil coroutine=nil dofile=nil loadfile=nil load=nil require=nil ' +
-        'collectgarbage=nil print=nil warn=nil string.dump=nil | string=table table=table math=table ' +
-        'utf8=table json=table http=table clm=table');
+          'collectgarbage=nil print=nil warn=nil string.dump=nil | string=table table=table math=table ' +
+          'utf8=table json=table http=table clm=table',
+      );
     });
 
     test('escape attempts are contained (one batch of them)', async () => {
       const cases = ['string_metatable', 'gc_finalizer', 'dump_by_method', 'other_plugin', 'ctx_tamper'];
-      llm.push(oa.toolCalls(cases.map((c) => ({ id: c, name: 'escape', args: { case: c } }))), oa.toolCall('hijack_probe', {}, 'h'), oa.text('ok'));
+      llm.push(
+        oa.toolCalls(cases.map((c) => ({ id: c, name: 'escape', args: { case: c } }))),
+        oa.toolCall('hijack_probe', {}, 'h'),
+        oa.text('ok'),
+      );
       const r = agentWith(host);
       assert.equal(await turn(r, 'escape'), 0);
       assert.deepEqual(toolMessages(llm.posts[1]), {
@@ -204,7 +224,10 @@ describe('fixture plugins', () => {
         assert.equal(await turn(r, 'bomb'), 0);
         assert.equal(seen(llm.posts[1], 'm'), '[tool failed: not enough memory]');
         assert.equal(seen(llm.posts[2], 'k'), 'ok, loop stopped: true');
-        assert.deepEqual(r.results.map((x) => x.outcome), ['failed', 'ok']);
+        assert.deepEqual(
+          r.results.map((x) => x.outcome),
+          ['failed', 'ok'],
+        );
       });
     }
 
@@ -224,7 +247,14 @@ describe('fixture plugins', () => {
     // Registered per test: beforeEach resets the server's routes.
     const routes = () => {
       web.onGet('/hello', { status: 203, body: 'hi there' });
-      web.onGet('/hang', { handle: (_req, res) => { hanging++; res.on('close', () => { closed++; }); } });
+      web.onGet('/hang', {
+        handle: (_req, res) => {
+          hanging++;
+          res.on('close', () => {
+            closed++;
+          });
+        },
+      });
       web.script(() => ({ status: 201, body: 'created' }));
     };
 
@@ -299,9 +329,15 @@ describe('fixture plugins', () => {
       const got = toolMessages(llm.posts[1]);
       assert.equal(got.fan, 'true:A true:B true:C');
       // try_all did not wait for the slow task (a 5 s sleep): it was cancelled, not finished.
-      assert.equal(got.try, '[tool failed: task exploded (the slow task: cancelled=true, task cancelled: another task in clm.try_all failed)]');
+      assert.equal(
+        got.try,
+        '[tool failed: task exploded (the slow task: cancelled=true, task cancelled: another task in clm.try_all failed)]',
+      );
       assert.equal(got.live, '[tool failed: ctx:complete called while 1 task(s) were still running (they were cancelled)]');
-      assert.equal(got.ret, '[tool failed: plugin returned without calling ctx:complete/ctx:fail (it returned with 1 live task(s), which were cancelled)]');
+      assert.equal(
+        got.ret,
+        '[tool failed: plugin returned without calling ctx:complete/ctx:fail (it returned with 1 live task(s), which were cancelled)]',
+      );
       assert.match(got.task!, /^main: tasks\.lua:\d+: ctx:complete may only be called from the main tool coroutine, not from a task$/);
     });
   });
@@ -312,17 +348,20 @@ describe('fixture plugins', () => {
       llm.push(oa.toolCall('json_probe', args, 'j'), oa.text('ok'));
       const r = agentWith(host);
       assert.equal(await turn(r, 'json'), 0);
-      assert.equal(seen(llm.posts[1], 'j'), [
-        '{"arr":{},"f":2.5,"n":3,"nested":{"a":[1,{"b":[true,null]}]},"none":null,"obj":{}}',
-        'null=true',
-        'empty_obj=true',
-        'empty_arr=true',
-        'deep=true',
-        'int=integer float=float',
-        'roundtrip=[null,{},{"x":{"y":{"z":"é\\u0000"}}}]',
-        'big=nil, json.decode: input too large (2097154 > 2097152 bytes)',
-        "bad=nil, json.decode: invalid JSON: Expected property name or '}' in JSON at position 1",
-      ].join('\n'));
+      assert.equal(
+        seen(llm.posts[1], 'j'),
+        [
+          '{"arr":{},"f":2.5,"n":3,"nested":{"a":[1,{"b":[true,null]}]},"none":null,"obj":{}}',
+          'null=true',
+          'empty_obj=true',
+          'empty_arr=true',
+          'deep=true',
+          'int=integer float=float',
+          'roundtrip=[null,{},{"x":{"y":{"z":"é\\u0000"}}}]',
+          'big=nil, json.decode: input too large (2097154 > 2097152 bytes)',
+          "bad=nil, json.decode: invalid JSON: Expected property name or '}' in JSON at position 1",
+        ].join('\n'),
+      );
     });
   });
 
@@ -342,7 +381,10 @@ describe('fixture plugins', () => {
         fast: 'B task=B raw={"v":"B","ms":5}',
       });
       // The fast one finished first, while the slow one's task was still alive.
-      assert.deepEqual(r.results.map((x) => x.content[0]), ['B', 'A']);
+      assert.deepEqual(
+        r.results.map((x) => x.content[0]),
+        ['B', 'A'],
+      );
     });
   });
 
@@ -360,14 +402,17 @@ describe('fixture plugins', () => {
 describe('watchdog', () => {
   let host: PluginHost;
   const logs: string[] = [];
-  const RUNAWAY = /^\[tool failed: plugin evil: a single Lua library call \(e\.g\. string\.find or string\.match with a pathological pattern\) ran for \d+\.\d s without yielding; the call was aborted\]$/;
+  const RUNAWAY =
+    /^\[tool failed: plugin evil: a single Lua library call \(e\.g\. string\.find or string\.match with a pathological pattern\) ran for \d+\.\d s without yielding; the call was aborted\]$/;
   before(async () => {
     host = await loadPlugins({ dirs: [dir('watchdog')], watchdogMs: 400, log: (l) => logs.push(l) });
     assert.deepEqual(host.errors, []);
   });
   after(() => host.close());
 
-  test('a pattern bomb is stopped by the watchdog while another plugin\'s call in the same batch completes', { timeout: 30_000 }, async () => {
+  test("a pattern bomb is stopped by the watchdog while another plugin's call in the same batch completes", {
+    timeout: 30_000,
+  }, async () => {
     llm.push(
       oa.toolCalls([
         { id: 'bomb', name: 'pattern_bomb', args: { delay_ms: 60 } },
@@ -394,7 +439,10 @@ describe('watchdog', () => {
     const got = toolMessages(llm.posts[1]);
     assert.equal(got.good, 'good one (call 1 of this state)');
     assert.match(got.bomb!, RUNAWAY);
-    assert.deepEqual(r.results.map((x) => x.name), ['good_echo', 'pattern_bomb', 'good_echo']);
+    assert.deepEqual(
+      r.results.map((x) => x.name),
+      ['good_echo', 'pattern_bomb', 'good_echo'],
+    );
     // The worker was restarted: the good plugin was loaded again and serves.
     assert.equal(seen(llm.posts[2], 'again'), 'good two (call 1 of this state)');
     assert.ok(logs.some((l) => l.includes('restarting the plugin host')));
@@ -436,11 +484,17 @@ describe('a plugin with a syntax error next to a good one', () => {
     assert.equal(host.errors.length, 1);
     assert.equal(host.errors[0]!.plugin, 'a_syntax');
     assert.match(host.errors[0]!.message, /^a_syntax\.lua:1: .*'}' expected/);
-    assert.deepEqual(host.tools.map((t) => t.name), ['still_here']);
+    assert.deepEqual(
+      host.tools.map((t) => t.name),
+      ['still_here'],
+    );
     llm.push(oa.toolCall('still_here', { x: 'yes' }, 'g'), oa.text('ok'));
     const r = agentWith(host);
     assert.equal(await turn(r, 'go'), 0);
-    assert.deepEqual(llm.posts[0]!.json.tools.map((t: any) => t.function.name), ['still_here']);
+    assert.deepEqual(
+      llm.posts[0]!.json.tools.map((t: any) => t.function.name),
+      ['still_here'],
+    );
     assert.equal(seen(llm.posts[1], 'g'), 'still here: yes');
   });
 });

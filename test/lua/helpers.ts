@@ -19,7 +19,10 @@ export interface Call {
 
 export function tool(host: PluginHost, name: string): ToolDef {
   const t = host.tools.find((x) => x.name === name);
-  if (!t) throw new Error(`tool ${name} not registered (have: ${host.tools.map((x) => x.name).join(', ')}; errors: ${JSON.stringify(host.errors)})`);
+  if (!t)
+    throw new Error(
+      `tool ${name} not registered (have: ${host.tools.map((x) => x.name).join(', ')}; errors: ${JSON.stringify(host.errors)})`,
+    );
   return t;
 }
 
@@ -28,7 +31,9 @@ export function start(host: PluginHost, name: string, args: string | object = '{
   const def = tool(host, name);
   const ac = new AbortController();
   let settle!: (r: Result) => void;
-  const result = new Promise<Result>((r) => { settle = r; });
+  const result = new Promise<Result>((r) => {
+    settle = r;
+  });
   let done = false;
   const inv: ToolInvocation = {
     name,
@@ -36,9 +41,21 @@ export function start(host: PluginHost, name: string, args: string | object = '{
     outputCap: 65536,
     timeoutMs: def.timeoutMs ?? 0,
     signal: ac.signal,
-    get done() { return done; },
-    complete(out) { if (!done) { done = true; settle({ ok: true, out }); } },
-    fail(error) { if (!done) { done = true; settle({ ok: false, error }); } },
+    get done() {
+      return done;
+    },
+    complete(out) {
+      if (!done) {
+        done = true;
+        settle({ ok: true, out });
+      }
+    },
+    fail(error) {
+      if (!done) {
+        done = true;
+        settle({ ok: false, error });
+      }
+    },
     notify() {},
   };
   void def.invoke(inv);
@@ -89,6 +106,13 @@ export async function startLoopback(): Promise<{ server: MockLlm; hits: { hangin
   const server = await startMockLlm();
   const hits = { hanging: 0, closed: 0 };
   server.onGet('/hello', { body: 'hi' });
-  server.onGet('/hang', { handle: (_req, res) => { hits.hanging++; res.on('close', () => { hits.closed++; }); } });
+  server.onGet('/hang', {
+    handle: (_req, res) => {
+      hits.hanging++;
+      res.on('close', () => {
+        hits.closed++;
+      });
+    },
+  });
   return { server, hits };
 }

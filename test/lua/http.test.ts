@@ -19,9 +19,24 @@ before(async () => {
   server.onGet('/missing', { status: 404, body: 'no such thing' });
   server.onGet('/teapot', { status: 418, body: '' });
   server.onGet('/slow', { body: 'slow', delayMs: 300 });
-  server.onGet('/nul', { handle: (_req, res) => { res.writeHead(200); res.end(Buffer.from([0x61, 0x00, 0x62, 0xff, 0x00])); } });
-  server.onGet('/big', { handle: (_req, res) => { res.writeHead(200); res.end(Buffer.alloc(5 * 1024 * 1024, 0x41)); } });
-  server.onGet('/redirect', { handle: (_req, res) => { res.writeHead(302, { location: '/hello' }); res.end(); } });
+  server.onGet('/nul', {
+    handle: (_req, res) => {
+      res.writeHead(200);
+      res.end(Buffer.from([0x61, 0x00, 0x62, 0xff, 0x00]));
+    },
+  });
+  server.onGet('/big', {
+    handle: (_req, res) => {
+      res.writeHead(200);
+      res.end(Buffer.alloc(5 * 1024 * 1024, 0x41));
+    },
+  });
+  server.onGet('/redirect', {
+    handle: (_req, res) => {
+      res.writeHead(302, { location: '/hello' });
+      res.end();
+    },
+  });
   server.script(() => ({ status: 201, body: 'created' }));
   host = await loadPlugins({ dirs: [join(fixtures, 'lua-http')] });
   assert.deepEqual(host.errors, []);
@@ -45,7 +60,7 @@ test('bodies are binary-safe (NUL and non-UTF-8 bytes arrive intact)', async () 
   assert.deepEqual([...(r.out as Uint8Array)], [0x61, 0x00, 0x62, 0xff, 0x00]);
 });
 
-test('GET headers: the plugin\'s headers are sent, the User-Agent names the tool, no content type', async () => {
+test("GET headers: the plugin's headers are sent, the User-Agent names the tool, no content type", async () => {
   await ok(host, 'get', { url: `${server.url}/hello`, headers: { 'X-Test': 'yes', 'X-Num': 5 } });
   const h = last().headers;
   assert.equal(h['x-test'], 'yes');
@@ -87,8 +102,10 @@ test('a response body over 4 MiB fails the request', async () => {
 });
 
 test('at most 8 requests in flight per plugin: the 9th fails (nil, err)', async () => {
-  assert.equal(await ok(host, 'burst', { n: 9, url: `${server.url}/slow` }),
-    'ok=8 failed=1 http.get: too many requests in flight (at most 8 per plugin)');
+  assert.equal(
+    await ok(host, 'burst', { n: 9, url: `${server.url}/slow` }),
+    'ok=8 failed=1 http.get: too many requests in flight (at most 8 per plugin)',
+  );
 });
 
 test('the in-flight limit is per plugin, across calls', async () => {
@@ -100,8 +117,10 @@ test('the in-flight limit is per plugin, across calls', async () => {
 });
 
 test('at most 128 requests per call: the 129th fails (nil, err); the next call starts afresh', async () => {
-  assert.equal(await ok(host, 'sequential', { n: 129, url: `${server.url}/hello` }),
-    'ok=128 http.get: request limit exceeded (at most 128 per tool call)');
+  assert.equal(
+    await ok(host, 'sequential', { n: 129, url: `${server.url}/hello` }),
+    'ok=128 http.get: request limit exceeded (at most 128 per tool call)',
+  );
   assert.equal(await ok(host, 'sequential', { n: 1, url: `${server.url}/hello` }), 'ok=1 ');
 });
 

@@ -44,10 +44,14 @@ test('json.encode: scalars, strings, empty table, arrays, sorted objects, nestin
 });
 
 test('json.decode: null is json.null, integers vs floats, empty containers, nesting', async () => {
-  assert.equal(await ok(host, 'decode', { text: '{"a":null,"b":[1,2.5,"x",true],"c":{},"d":[]}' }),
-    '{a=null,b={1=integer:1,2=float:2.5,3="x",4=boolean:true},c={},d={}}');
-  assert.equal(await ok(host, 'decode', { text: '[1e400, 12345678901234567890, -3]' }),
-    '{1=float:inf,2=float:1.2345678901235e+19,3=integer:-3}');
+  assert.equal(
+    await ok(host, 'decode', { text: '{"a":null,"b":[1,2.5,"x",true],"c":{},"d":[]}' }),
+    '{a=null,b={1=integer:1,2=float:2.5,3="x",4=boolean:true},c={},d={}}',
+  );
+  assert.equal(
+    await ok(host, 'decode', { text: '[1e400, 12345678901234567890, -3]' }),
+    '{1=float:inf,2=float:1.2345678901235e+19,3=integer:-3}',
+  );
   assert.equal(await ok(host, 'decode', { text: '"\\u0000\\u00e9"' }), '"\\0é"');
   assert.equal(await ok(host, 'decode', { text: '{"deep":{"er":{"est":[[[]]]}}}' }), '{deep={er={est={1={1={}}}}}}');
 });
@@ -64,8 +68,10 @@ test('json.decode: 2 MiB is accepted, one byte more is rejected', async () => {
 });
 
 test('round trip keeps data and gives a stable key order', async () => {
-  assert.equal(await ok(host, 'roundtrip', { text: '{"z":[1,{"y":null}],"a":"é","m":{"b":true,"a":false}}' }),
-    '{"a":"é","m":{"a":false,"b":true},"z":[1,{"y":null}]}');
+  assert.equal(
+    await ok(host, 'roundtrip', { text: '{"z":[1,{"y":null}],"a":"é","m":{"b":true,"a":false}}' }),
+    '{"a":"é","m":{"a":false,"b":true},"z":[1,{"y":null}]}',
+  );
 });
 
 test('json.null is a light userdata distinct from nil, and truthy', async () => {
@@ -81,10 +87,19 @@ test('json.encode stops at the plugin memory cap instead of building a huge text
 test('tool arguments that are not a JSON object are refused with a clear message', async () => {
   const echo = host.tools.find((t) => t.name === 'echo_args_type')!;
   for (const raw of ['null', '5', '"s"', '[1,2]']) {
-    const r = await new Promise<string>((res) => echo.invoke({
-      name: 'echo_args_type', args: raw, outputCap: 65536, timeoutMs: 0, signal: new AbortController().signal, done: false,
-      complete: (o) => res(`ok ${String(o)}`), fail: (m) => res(`fail ${m}`), notify() {},
-    }));
+    const r = await new Promise<string>((res) =>
+      echo.invoke({
+        name: 'echo_args_type',
+        args: raw,
+        outputCap: 65536,
+        timeoutMs: 0,
+        signal: new AbortController().signal,
+        done: false,
+        complete: (o) => res(`ok ${String(o)}`),
+        fail: (m) => res(`fail ${m}`),
+        notify() {},
+      }),
+    );
     assert.equal(r, 'fail invalid tool arguments (expected a JSON object)', raw);
   }
   assert.equal(await ok(host, 'echo_args_type', {}), 'table');

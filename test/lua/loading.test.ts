@@ -38,7 +38,10 @@ describe('the reference cases', () => {
     const lines: string[] = [];
     const host = await loadPlugins({ dirs: [join(fixtures, 'plugins')], log: (l) => lines.push(l) });
     try {
-      assert.deepEqual(host.tools.map((t) => t.name), ['sandbox_ok_marker']);
+      assert.deepEqual(
+        host.tools.map((t) => t.name),
+        ['sandbox_ok_marker'],
+      );
       const marker = tool(host, 'sandbox_ok_marker');
       assert.equal(marker.hidden, true);
       assert.equal(marker.noPrompt, true);
@@ -80,10 +83,21 @@ describe('registration rules and bad plugin files', () => {
   const err = (plugin: string) => host.errors.find((e) => e.plugin === plugin)?.message ?? '(no error)';
 
   test('tools appear in load order: directories in order, files by name, registration order', () => {
-    assert.deepEqual(host.tools.map((t) => t.name), [
-      'dup_tool', 'k_schema_tool', 'k_plain_tool', 'k_names_tool', 'l_tool', 'm_config_tool', 'n_config_by_tool', 'o_config_tool', 'q_tool',
-      'agent_only_tool',
-    ]);
+    assert.deepEqual(
+      host.tools.map((t) => t.name),
+      [
+        'dup_tool',
+        'k_schema_tool',
+        'k_plain_tool',
+        'k_names_tool',
+        'l_tool',
+        'm_config_tool',
+        'n_config_by_tool',
+        'o_config_tool',
+        'q_tool',
+        'agent_only_tool',
+      ],
+    );
   });
 
   test('the first plugin to claim a name keeps it; a duplicate is a load error naming the name', async () => {
@@ -97,7 +111,10 @@ describe('registration rules and bad plugin files', () => {
   });
 
   test('the mcp__ prefix is reserved for MCP servers (they connect after plugins load)', () => {
-    assert.equal(err('c_squat_mcp'), "c_squat_mcp.lua:2: clm.tool_register: the prefix 'mcp__' is reserved for MCP server tools ('mcp__ev__echo')");
+    assert.equal(
+      err('c_squat_mcp'),
+      "c_squat_mcp.lua:2: clm.tool_register: the prefix 'mcp__' is reserved for MCP server tools ('mcp__ev__echo')",
+    );
   });
 
   test('invoke must be a function; params_schema must be a table; names must be usable', () => {
@@ -114,7 +131,11 @@ describe('registration rules and bad plugin files', () => {
   });
 
   test('every load failure is logged with the plugin name', () => {
-    for (const e of host.errors) assert.ok(logs.some((l) => l.includes(e.plugin) && l.includes(e.message)), e.plugin);
+    for (const e of host.errors)
+      assert.ok(
+        logs.some((l) => l.includes(e.plugin) && l.includes(e.message)),
+        e.plugin,
+      );
   });
 
   test('a caught registration error does not spoil the plugin', async () => {
@@ -133,15 +154,19 @@ describe('registration rules and bad plugin files', () => {
 
   test('schemas serialise with sorted keys; empty required/enum stay arrays; fields map to the ToolDef', () => {
     const t = tool(host, 'k_schema_tool');
-    assert.equal(JSON.stringify(t.parameters),
+    assert.equal(
+      JSON.stringify(t.parameters),
       '{"properties":{"alpha":{"description":"first","type":"integer"},"nested":{"properties":{},"required":[],"type":"object"},' +
-      '"zeta":{"enum":["b","a"],"type":"string"}},"required":[],"type":"object"}');
+        '"zeta":{"enum":["b","a"],"type":"string"}},"required":[],"type":"object"}',
+    );
     assert.equal(t.description, 'schema checks');
     assert.equal(t.timeoutMs, 1234);
     assert.equal(t.noPrompt, undefined);
     assert.equal(t.hidden, undefined);
-    assert.equal(JSON.stringify(tool(host, 'k_names_tool').parameters),
-      '{"items":{"required":[]},"properties":{"enum":{},"required":{"type":"boolean"}},"required":["required"],"type":"object"}');
+    assert.equal(
+      JSON.stringify(tool(host, 'k_names_tool').parameters),
+      '{"items":{"required":[]},"properties":{"enum":{},"required":{"type":"boolean"}},"required":["required"],"type":"object"}',
+    );
     const plain = tool(host, 'k_plain_tool');
     assert.equal(plain.parameters, undefined);
     assert.equal(plain.description, '');
@@ -156,7 +181,9 @@ describe('registration rules and bad plugin files', () => {
   });
 
   test('a plugin without any config entry sees an empty table', async () => {
-    const d = pluginDir({ 'cfg.lua': 'clm.tool_register("cfg_t", { invoke = function(a, ctx) ctx:complete(type(clm.config) .. json.encode(clm.config)) end })' });
+    const d = pluginDir({
+      'cfg.lua': 'clm.tool_register("cfg_t", { invoke = function(a, ctx) ctx:complete(type(clm.config) .. json.encode(clm.config)) end })',
+    });
     const h = await loadPlugins({ dirs: [d.dir], toolsConfig: { other: { x: 1 } } });
     try {
       assert.equal(await ok(h, 'cfg_t'), 'table{}');
@@ -168,10 +195,16 @@ describe('registration rules and bad plugin files', () => {
 
   test('a file over the size limit is refused with a message; other files still load', async () => {
     const big = '-- padding\n'.repeat(100_000) + 'clm.tool_register("big_t", { invoke = function(a, ctx) ctx:complete("x") end })\n';
-    const d = pluginDir({ 'big.lua': big, 'small.lua': 'clm.tool_register("small_t", { invoke = function(a, ctx) ctx:complete("small") end })' });
+    const d = pluginDir({
+      'big.lua': big,
+      'small.lua': 'clm.tool_register("small_t", { invoke = function(a, ctx) ctx:complete("small") end })',
+    });
     const h = await loadPlugins({ dirs: [d.dir] });
     try {
-      assert.deepEqual(h.tools.map((t) => t.name), ['small_t']);
+      assert.deepEqual(
+        h.tools.map((t) => t.name),
+        ['small_t'],
+      );
       assert.equal(h.errors.length, 1);
       assert.equal(h.errors[0].plugin, 'big');
       assert.match(h.errors[0].message, /plugin file is too large \(\d+ bytes; the limit is 1048576\)/);
@@ -202,7 +235,10 @@ describe('registration rules and bad plugin files', () => {
     });
     const h = await loadPlugins({ dirs: [d.dir] });
     try {
-      assert.deepEqual(h.tools.map((t) => t.name), ['ok_t']);
+      assert.deepEqual(
+        h.tools.map((t) => t.name),
+        ['ok_t'],
+      );
       assert.deepEqual(h.errors, []);
     } finally {
       await h.close();
@@ -228,7 +264,11 @@ t.invoke({ name: 't', args: '{"text":"ab"}', outputCap: 1000, timeoutMs: 0, sign
 `,
   });
   try {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', join(d.dir, 'main.mts')], { encoding: 'utf8', timeout: 30_000, cwd: join(fixtures, '..', '..') });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', join(d.dir, 'main.mts')], {
+      encoding: 'utf8',
+      timeout: 30_000,
+      cwd: join(fixtures, '..', '..'),
+    });
     assert.equal(r.signal, null, 'the process had to be killed');
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout, 'out ba\n');

@@ -55,10 +55,31 @@ async function attempt(name: string, expect: string | RegExp): Promise<void> {
 }
 
 const BUDGET = 'plugin exceeded execution time budget (200 ms of CPU time)';
-const RUNAWAY = /^plugin runaway: a single Lua library call \(e\.g\. string\.find or string\.match with a pathological pattern\) ran for \d+\.\d s without yielding; the call was aborted$/;
+const RUNAWAY =
+  /^plugin runaway: a single Lua library call \(e\.g\. string\.find or string\.match with a pathological pattern\) ran for \d+\.\d s without yielding; the call was aborted$/;
 
 describe('libraries', () => {
-  for (const lib of ['os', 'io', 'debug', 'package', 'coroutine', 'require', 'load', 'loadstring', 'dofile', 'loadfile', 'collectgarbage', 'print', 'warn', 'module', 'setfenv', 'getfenv', 'newproxy', 'jit', 'ffi']) {
+  for (const lib of [
+    'os',
+    'io',
+    'debug',
+    'package',
+    'coroutine',
+    'require',
+    'load',
+    'loadstring',
+    'dofile',
+    'loadfile',
+    'collectgarbage',
+    'print',
+    'warn',
+    'module',
+    'setfenv',
+    'getfenv',
+    'newproxy',
+    'jit',
+    'ffi',
+  ]) {
     test(`${lib} is unreachable (_G, _ENV, rawget, _G._G, the libraries)`, () => attempt(`lib_${lib}`, 'absent'));
   }
   test('string.dump and string methods that would load code do not exist', async () => {
@@ -87,7 +108,7 @@ describe('metatables', () => {
     await attempt('mt_index_loop', 'false C stack overflow');
     await attempt('mt_tostring_error_object', 'false custom');
   });
-  test('shadowing clm changes only this plugin\'s own global', async () => {
+  test("shadowing clm changes only this plugin's own global", async () => {
     await attempt('mt_clm_replace', 'fake');
     await stillServing();
   });
@@ -98,7 +119,17 @@ describe('deadline dodges', () => {
     await attempt('yield_in_sort', 'false attempt to yield across a C-call boundary');
     await attempt('yield_in_gsub', 'false attempt to yield across a C-call boundary');
   });
-  for (const tool of ['dodge_spin_pcall', 'dodge_sort', 'dodge_gsub', 'dodge_tostring', 'dodge_close', 'dodge_task', 'dodge_many_tasks', 'dodge_sleep_slices', 'dodge_recursive_pcall']) {
+  for (const tool of [
+    'dodge_spin_pcall',
+    'dodge_sort',
+    'dodge_gsub',
+    'dodge_tostring',
+    'dodge_close',
+    'dodge_task',
+    'dodge_many_tasks',
+    'dodge_sleep_slices',
+    'dodge_recursive_pcall',
+  ]) {
     test(`${tool}: the call fails at its CPU budget; the plugin serves on`, async () => {
       tally('escapes');
       assert.deepEqual(await invoke(host, tool), { ok: false, error: BUDGET });
@@ -208,12 +239,16 @@ describe('C-level runaways (the watchdog)', () => {
       assert.match(r.ok ? '' : r.error, RUNAWAY, tool);
       await alive();
     }
-    assert.deepEqual(await invoke(wd, 'runaway_find'), { ok: false, error: "tool 'runaway_find' is disabled: its plugin ran away too often" });
+    assert.deepEqual(await invoke(wd, 'runaway_find'), {
+      ok: false,
+      error: "tool 'runaway_find' is disabled: its plugin ran away too often",
+    });
     await alive();
   });
 
   test('a gsub bomb and a spinning error handler end by budget, memory or watchdog; the others serve on', async () => {
-    const contained = /^(plugin exceeded execution time budget \(200 ms of CPU time\)|not enough memory|plugin spinner: a single Lua library call .* without yielding; the call was aborted)$/;
+    const contained =
+      /^(plugin exceeded execution time budget \(200 ms of CPU time\)|not enough memory|plugin spinner: a single Lua library call .* without yielding; the call was aborted)$/;
     for (const tool of ['spin_gsub_bomb', 'spin_error_handler']) {
       tally('escapes');
       const r = await invoke(wd, tool);

@@ -117,10 +117,19 @@ describe('CPU deadline', () => {
 
   test('a long computation is time-sliced: other calls, in this plugin and others, run meanwhile', async () => {
     const order: string[] = [];
-    const busy = invoke(host, 'busy', { n: 3e7 }).then((r) => { order.push('busy'); return r; });
+    const busy = invoke(host, 'busy', { n: 3e7 }).then((r) => {
+      order.push('busy');
+      return r;
+    });
     await new Promise((r) => setTimeout(r, 20));
-    const other = invoke(host, 'iso_b').then((r) => { order.push('other plugin'); return r; });
-    const same = invoke(host, 'ok').then((r) => { order.push('same plugin'); return r; });
+    const other = invoke(host, 'iso_b').then((r) => {
+      order.push('other plugin');
+      return r;
+    });
+    const same = invoke(host, 'ok').then((r) => {
+      order.push('same plugin');
+      return r;
+    });
     await Promise.all([busy, other, same]);
     assert.deepEqual(order.slice(-1), ['busy']);
   });
@@ -179,7 +188,10 @@ describe('completion rules and ctx', () => {
     assert.equal(await ok(host, 'log'), 'logged');
     assert.ok(logs.includes('lua plugin log: hello from lua'));
     // Each call ends with a budget report in the debug log.
-    assert.ok(logs.some((l) => /^lua budget \[log\]: cpu=[\d.]+\/30000 ms resumes=\d+ mem=\d+\/8388608 peak=\d+ http=0 tasks=0$/.test(l)), logs.join('\n'));
+    assert.ok(
+      logs.some((l) => /^lua budget \[log\]: cpu=[\d.]+\/30000 ms resumes=\d+ mem=\d+\/8388608 peak=\d+ http=0 tasks=0$/.test(l)),
+      logs.join('\n'),
+    );
   });
 
   test('a ctx kept past its call cannot complete anything', async () => {
@@ -201,7 +213,10 @@ describe('files', () => {
       assert.equal(readFileSync(p, 'utf8'), 'hello');
       assert.equal(await ok(host, 'files', { op: 'read', path: p }), 'read:hello');
       assert.equal(await ok(host, 'files', { op: 'read', path: join(d.dir, 'missing') }), 'nil No such file or directory');
-      assert.equal(await ok(host, 'files', { op: 'write', path: join(d.dir, 'no/such/dir'), content: 'x' }), 'nil No such file or directory');
+      assert.equal(
+        await ok(host, 'files', { op: 'write', path: join(d.dir, 'no/such/dir'), content: 'x' }),
+        'nil No such file or directory',
+      );
       assert.equal(await ok(host, 'files_binary', { path: join(d.dir, 'bin') }), '4 true');
     } finally {
       d.remove();
@@ -215,8 +230,14 @@ describe('concurrency', () => {
     const b = start(host, 'slow_echo', { ms: 10, v: 'B' });
     const order: string[] = [];
     const [ra, rb] = await Promise.all([
-      a.result.then((r) => { order.push('A'); return r; }),
-      b.result.then((r) => { order.push('B'); return r; }),
+      a.result.then((r) => {
+        order.push('A');
+        return r;
+      }),
+      b.result.then((r) => {
+        order.push('B');
+        return r;
+      }),
     ]);
     assert.deepEqual(ra, { ok: true, out: 'A {"ms":80,"v":"A"}' });
     assert.deepEqual(rb, { ok: true, out: 'B {"ms":10,"v":"B"}' });

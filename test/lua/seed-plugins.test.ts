@@ -13,10 +13,18 @@ let host: PluginHost;
 let server: MockLlm;
 
 const CONDITIONS = {
-  current_condition: [{
-    temp_F: '70', temp_C: '21', FeelsLikeF: '68', humidity: '55', weatherDesc: [{ value: 'Partly cloudy' }],
-    windspeedMiles: '9', winddir16Point: 'WSW', precipInches: '0.1',
-  }],
+  current_condition: [
+    {
+      temp_F: '70',
+      temp_C: '21',
+      FeelsLikeF: '68',
+      humidity: '55',
+      weatherDesc: [{ value: 'Partly cloudy' }],
+      windspeedMiles: '9',
+      winddir16Point: 'WSW',
+      precipInches: '0.1',
+    },
+  ],
 };
 
 before(async () => {
@@ -41,7 +49,10 @@ after(async () => {
 });
 
 test('the seed directory registers the five tools in file order', () => {
-  assert.deepEqual(host.tools.map((t) => t.name), ['edit_file', 'reverse_string', 'tasks', 'get_weather', 'web_search']);
+  assert.deepEqual(
+    host.tools.map((t) => t.name),
+    ['edit_file', 'reverse_string', 'tasks', 'get_weather', 'web_search'],
+  );
 });
 
 describe('reverse_string', () => {
@@ -62,22 +73,38 @@ describe('edit_file', () => {
     const d = pluginDir({ 'f.txt': 'alpha beta\nbeta gamma\nunique line\n' });
     const path = join(d.dir, 'f.txt');
     try {
-      assert.equal(await ok(host, 'edit_file', { path, old_str: 'unique line', new_str: 'changed' }),
-        `ok: replaced 1 occurrence(s) of 11 bytes with 7 bytes each in ${path}`);
+      assert.equal(
+        await ok(host, 'edit_file', { path, old_str: 'unique line', new_str: 'changed' }),
+        `ok: replaced 1 occurrence(s) of 11 bytes with 7 bytes each in ${path}`,
+      );
       assert.equal(readFileSync(path, 'utf8'), 'alpha beta\nbeta gamma\nchanged\n');
-      assert.match(await failure(host, 'edit_file', { path, old_str: 'beta', new_str: 'B' }), /^old_str matches 2 times; must be unique \(/);
+      assert.match(
+        await failure(host, 'edit_file', { path, old_str: 'beta', new_str: 'B' }),
+        /^old_str matches 2 times; must be unique \(/,
+      );
       assert.equal(await failure(host, 'edit_file', { path, old_str: 'delta', new_str: 'D' }), `old_str not found in ${path}`);
-      assert.equal(await failure(host, 'edit_file', { path, old_str: '', new_str: 'D' }), "missing 'old_str' (use write_file to create new files)");
-      assert.equal(await ok(host, 'edit_file', { path, old_str: 'beta', new_str: 'B.', replace_all: true }),
-        `ok: replaced 2 occurrence(s) of 4 bytes with 2 bytes each in ${path}`);
+      assert.equal(
+        await failure(host, 'edit_file', { path, old_str: '', new_str: 'D' }),
+        "missing 'old_str' (use write_file to create new files)",
+      );
+      assert.equal(
+        await ok(host, 'edit_file', { path, old_str: 'beta', new_str: 'B.', replace_all: true }),
+        `ok: replaced 2 occurrence(s) of 4 bytes with 2 bytes each in ${path}`,
+      );
       assert.equal(readFileSync(path, 'utf8'), 'alpha B.\nB. gamma\nchanged\n');
       // Literal, not a pattern.
       writeFileSync(path, 'a.b a%b (x)');
-      assert.equal(await ok(host, 'edit_file', { path, old_str: '(x)', new_str: '[y]' }), `ok: replaced 1 occurrence(s) of 3 bytes with 3 bytes each in ${path}`);
+      assert.equal(
+        await ok(host, 'edit_file', { path, old_str: '(x)', new_str: '[y]' }),
+        `ok: replaced 1 occurrence(s) of 3 bytes with 3 bytes each in ${path}`,
+      );
       assert.equal(readFileSync(path, 'utf8'), 'a.b a%b [y]');
       // The same error text as the builtin file tools (strerror's, not Node's).
       const nope = join(d.dir, 'nope.txt');
-      assert.equal(await failure(host, 'edit_file', { path: nope, old_str: 'a', new_str: 'b' }), `cannot read '${nope}': No such file or directory`);
+      assert.equal(
+        await failure(host, 'edit_file', { path: nope, old_str: 'a', new_str: 'b' }),
+        `cannot read '${nope}': No such file or directory`,
+      );
       assert.equal(await failure(host, 'edit_file', { path: d.dir, old_str: 'a', new_str: 'b' }), `cannot read '${d.dir}': Is a directory`);
       assert.equal(tool(host, 'edit_file').noPrompt, undefined);
     } finally {
@@ -93,7 +120,10 @@ describe('tasks', () => {
     assert.equal(await ok(host, 'tasks', { action: 'add', text: 'write tests' }), 'added task 1.\n[ ] 1. write tests');
     assert.equal(await ok(host, 'tasks', { action: 'add', text: 'ship' }), 'added task 2.\n[ ] 1. write tests\n[ ] 2. ship');
     assert.equal(await ok(host, 'tasks', { action: 'done', id: 1 }), 'task 1 done.\n[x] 1. write tests\n[ ] 2. ship');
-    assert.equal(await ok(host, 'tasks', { action: 'update', id: 2, text: 'ship it' }), 'updated task 2.\n[x] 1. write tests\n[ ] 2. ship it');
+    assert.equal(
+      await ok(host, 'tasks', { action: 'update', id: 2, text: 'ship it' }),
+      'updated task 2.\n[x] 1. write tests\n[ ] 2. ship it',
+    );
     assert.equal(await ok(host, 'tasks', { action: 'remove', id: '1' }), 'removed task 1.\n[ ] 2. ship it');
     assert.equal(await ok(host, 'tasks', { action: 'list' }), '[ ] 2. ship it');
   });
@@ -109,9 +139,14 @@ describe('tasks', () => {
 
 describe('get_weather', () => {
   test('fetches conditions and the area name and formats a report', async () => {
-    assert.equal(await ok(host, 'get_weather', { location: 'Paris' }),
-      'Weather for Paris, Ile-de-France, France: Partly cloudy, 70°F (21°C), feels like 68°F; humidity 55%; wind 9 mph WSW; precipitation 0.1 in');
-    const paths = server.requests.filter((r) => r.path.startsWith('/Paris')).map((r) => r.path).sort();
+    assert.equal(
+      await ok(host, 'get_weather', { location: 'Paris' }),
+      'Weather for Paris, Ile-de-France, France: Partly cloudy, 70°F (21°C), feels like 68°F; humidity 55%; wind 9 mph WSW; precipitation 0.1 in',
+    );
+    const paths = server.requests
+      .filter((r) => r.path.startsWith('/Paris'))
+      .map((r) => r.path)
+      .sort();
     assert.deepEqual(paths, ['/Paris?format=%l', '/Paris?format=j1']);
     assert.equal(server.requests.find((r) => r.path === '/Paris?format=j1')?.headers['user-agent'], 'clm (get_weather)');
   });
@@ -131,12 +166,19 @@ describe('get_weather', () => {
 
 describe('web_search', () => {
   test('posts the query with the configured key and formats answer and results', async () => {
-    server.push({ body: { answer: 'Lua is a language.', results: [
-      { title: 'Lua', url: 'https://www.lua.org', content: 'The programming language.' },
-      { title: 'Lua (moon)', url: 'https://example.org/moon', content: '' },
-    ] } });
-    assert.equal(await ok(host, 'web_search', { query: 'what is lua', max_results: 50, topic: 'general' }),
-      'Answer: Lua is a language.\n\n1. Lua\n   https://www.lua.org\n   The programming language.\n2. Lua (moon)\n   https://example.org/moon');
+    server.push({
+      body: {
+        answer: 'Lua is a language.',
+        results: [
+          { title: 'Lua', url: 'https://www.lua.org', content: 'The programming language.' },
+          { title: 'Lua (moon)', url: 'https://example.org/moon', content: '' },
+        ],
+      },
+    });
+    assert.equal(
+      await ok(host, 'web_search', { query: 'what is lua', max_results: 50, topic: 'general' }),
+      'Answer: Lua is a language.\n\n1. Lua\n   https://www.lua.org\n   The programming language.\n2. Lua (moon)\n   https://example.org/moon',
+    );
     const req = server.posts[server.posts.length - 1];
     assert.equal(req.path, '/search');
     assert.equal(req.headers['content-type'], 'application/json');
@@ -150,7 +192,10 @@ describe('web_search', () => {
     assert.equal(await ok(host, 'web_search', { query: 'nothing' }), 'no results.');
     assert.equal(server.posts[server.posts.length - 1].json.max_results, 5);
     server.push({ status: 401, body: { detail: { error: 'Unauthorized: missing or invalid API key.' } } });
-    assert.equal(await failure(host, 'web_search', { query: 'x' }), 'search service returned HTTP 401: Unauthorized: missing or invalid API key.');
+    assert.equal(
+      await failure(host, 'web_search', { query: 'x' }),
+      'search service returned HTTP 401: Unauthorized: missing or invalid API key.',
+    );
     assert.equal(await failure(host, 'web_search', {}), "missing 'query' argument");
   });
 
@@ -158,7 +203,10 @@ describe('web_search', () => {
     const h = await loadPlugins({ dirs: [seedPluginDir()] });
     const before = server.requests.length;
     try {
-      assert.match(await failure(h, 'web_search', { query: 'x' }), /^web_search needs a Tavily API key: set tools = \{ web_search = \{ api_key = "\.\.\." \} \} in config\.lua$/);
+      assert.match(
+        await failure(h, 'web_search', { query: 'x' }),
+        /^web_search needs a Tavily API key: set tools = \{ web_search = \{ api_key = "\.\.\." \} \} in config\.lua$/,
+      );
       assert.equal(server.requests.length, before);
     } finally {
       await h.close();

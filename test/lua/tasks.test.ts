@@ -27,7 +27,14 @@ let gates = 0;
 function gate(n = 1): string {
   const target = hits.hanging + n;
   const path = `/gate-${++gates}`;
-  server.onGet(path, { handle: (_req, res) => { void until(() => hits.hanging >= target, 10_000).then(() => res.end('open'), () => res.end('closed')); } });
+  server.onGet(path, {
+    handle: (_req, res) => {
+      void until(() => hits.hanging >= target, 10_000).then(
+        () => res.end('open'),
+        () => res.end('closed'),
+      );
+    },
+  });
   return `${server.url}${path}`;
 }
 
@@ -42,8 +49,10 @@ describe('clm.spawn and outcomes', () => {
   });
 
   test('outcome tables: one value directly, several as an array, none omitted; failures carry error', async () => {
-    assert.equal(await ok(host, 'outcomes'),
-      'ok=true value=1\nok=true value={a,b,c}\nok=true\nok=false error=bad thing\nok=false error=(error object is a table value)\nstable=true');
+    assert.equal(
+      await ok(host, 'outcomes'),
+      'ok=true value=1\nok=true value={a,b,c}\nok=true\nok=false error=bad thing\nok=false error=(error object is a table value)\nstable=true',
+    );
   });
 
   test('tasks may sleep and use http', async () => {
@@ -51,14 +60,23 @@ describe('clm.spawn and outcomes', () => {
   });
 
   test('a task may not spawn', async () => {
-    assert.match(await ok(host, 'task_cannot_spawn'), /^ok=false error=task_rules\.lua:\d+: clm\.spawn may only be called from the main tool coroutine, not from a task$/);
+    assert.match(
+      await ok(host, 'task_cannot_spawn'),
+      /^ok=false error=task_rules\.lua:\d+: clm\.spawn may only be called from the main tool coroutine, not from a task$/,
+    );
   });
 
   test('only the main coroutine completes, fails, waits, reads or cancels; tasks may read ctx:args_raw', async () => {
     const lines = (await ok(host, 'task_cannot_ctl')).split('\n');
     const expect = ['ctx:complete', 'ctx:fail', 'task:wait', 'task:result', 'task:cancel', 'clm.await_all', 'clm.wait_any', 'clm.try_all'];
     expect.forEach((what, i) => {
-      assert.match(lines[i], new RegExp(`^ok=false error=task_rules\\.lua:\\d+: ${what.replace('.', '\\.')} may only be called from the main tool coroutine, not from a task$`), what);
+      assert.match(
+        lines[i],
+        new RegExp(
+          `^ok=false error=task_rules\\.lua:\\d+: ${what.replace('.', '\\.')} may only be called from the main tool coroutine, not from a task$`,
+        ),
+        what,
+      );
     });
     assert.equal(lines[8], 'ok=true value={}');
   });
@@ -78,41 +96,53 @@ describe('observing errors', () => {
   });
 
   test('completing with unobserved task errors fails the tool', async () => {
-    assert.equal(await failure(host, 'complete_with_unobserved_errors'), 'ctx:complete called with 1 unobserved task error(s): nobody looked');
+    assert.equal(
+      await failure(host, 'complete_with_unobserved_errors'),
+      'ctx:complete called with 1 unobserved task error(s): nobody looked',
+    );
   });
 });
 
 describe('task:cancel', () => {
   test('true for pending or already cancelled, false for finished; reason defaults', async () => {
-    assert.equal(await ok(host, 'cancel_rules'), [
-      'pending->true',
-      'ok=false error=no longer needed cancelled=true',
-      'again->true',
-      'succeeded->false',
-      'failed->false',
-      'ok=false error=task cancelled cancelled=true',
-    ].join('\n'));
+    assert.equal(
+      await ok(host, 'cancel_rules'),
+      [
+        'pending->true',
+        'ok=false error=no longer needed cancelled=true',
+        'again->true',
+        'succeeded->false',
+        'failed->false',
+        'ok=false error=task cancelled cancelled=true',
+      ].join('\n'),
+    );
   });
 
   test('cancelling a task aborts its HTTP request', async () => {
     const before = hits.closed;
-    assert.equal(await ok(host, 'cancel_aborts_http', { url: `${server.url}/hang`, gate: gate() }), 'ok=false error=task cancelled cancelled=true');
+    assert.equal(
+      await ok(host, 'cancel_aborts_http', { url: `${server.url}/hang`, gate: gate() }),
+      'ok=false error=task cancelled cancelled=true',
+    );
     await until(() => hits.closed > before, 30_000, 'the request to be closed');
   });
 });
 
 describe('waiting', () => {
   test('clm.wait_any: index of a terminal task, timeout without cancelling, unique handles, at most 128', async () => {
-    assert.equal(await ok(host, 'wait_any_rules'), [
-      'index=2',
-      'timeout=nil,timeout',
-      'still pending=true',
-      'zero=nil,timeout',
-      'dup=clm.wait_any: task at index 2 appears more than once',
-      'max=clm.wait_any: at most 128 tasks may be waited on at once (got 129)',
-      'bad=clm.wait_any (element 2): expected a task handle',
-      'empty=clm.wait_any: no tasks given',
-    ].join('\n'));
+    assert.equal(
+      await ok(host, 'wait_any_rules'),
+      [
+        'index=2',
+        'timeout=nil,timeout',
+        'still pending=true',
+        'zero=nil,timeout',
+        'dup=clm.wait_any: task at index 2 appears more than once',
+        'max=clm.wait_any: at most 128 tasks may be waited on at once (got 129)',
+        'bad=clm.wait_any (element 2): expected a task handle',
+        'empty=clm.wait_any: no tasks given',
+      ].join('\n'),
+    );
   });
 
   test('clm.wait_any accepts 128 tasks', async () => {
@@ -135,11 +165,12 @@ describe('waiting', () => {
   });
 
   test('clm.try_all: first failure cancels the unfinished rest of the set and returns nil, err', async () => {
-    assert.equal(await ok(host, 'try_all_failure'), [
-      'nil bad one',
-      'ok=false error=task cancelled: another task in clm.try_all failed cancelled=true',
-      'ok=true value=outside',
-    ].join('\n'));
+    assert.equal(
+      await ok(host, 'try_all_failure'),
+      ['nil bad one', 'ok=false error=task cancelled: another task in clm.try_all failed cancelled=true', 'ok=true value=outside'].join(
+        '\n',
+      ),
+    );
   });
 
   test('waiting where yielding is impossible is a clean error', async () => {
@@ -151,12 +182,18 @@ describe('how a family ends', () => {
   test('returning with live tasks cancels them (and their HTTP) and fails the tool', async () => {
     const before = hits.closed;
     const r = start(host, 'return_with_live_tasks', { url: `${server.url}/hang`, gate: gate() });
-    assert.deepEqual(await r.result, { ok: false, error: 'plugin returned without calling ctx:complete/ctx:fail (it returned with 2 live task(s), which were cancelled)' });
+    assert.deepEqual(await r.result, {
+      ok: false,
+      error: 'plugin returned without calling ctx:complete/ctx:fail (it returned with 2 live task(s), which were cancelled)',
+    });
     await until(() => hits.closed > before, 30_000, 'the request to be closed');
   });
 
   test('completing with live tasks fails the tool', async () => {
-    assert.equal(await failure(host, 'complete_with_live_tasks'), 'ctx:complete called while 1 task(s) were still running (they were cancelled)');
+    assert.equal(
+      await failure(host, 'complete_with_live_tasks'),
+      'ctx:complete called while 1 task(s) were still running (they were cancelled)',
+    );
   });
 
   test('no spawning after the call completed', async () => {

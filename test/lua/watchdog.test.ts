@@ -11,10 +11,13 @@ import { fixtures, ok, invoke, start, sleep } from './helpers.js';
 
 // Well above a time slice (20 ms) even on a loaded machine; the default is 1000.
 const WATCHDOG_MS = 500;
-const RUNAWAY = /^plugin evil: a single Lua library call \(e\.g\. string\.find or string\.match with a pathological pattern\) ran for \d+\.\d s without yielding; the call was aborted$/;
+const RUNAWAY =
+  /^plugin evil: a single Lua library call \(e\.g\. string\.find or string\.match with a pathological pattern\) ran for \d+\.\d s without yielding; the call was aborted$/;
 const RETRYABLE = 'aborted: the plugin host was restarted (another plugin call ran away); this call may be retried';
 
-test('runaway patterns: the culprit fails, the others retry, the plugins come back, the loop never stalls', { timeout: 60_000 }, async () => {
+test('runaway patterns: the culprit fails, the others retry, the plugins come back, the loop never stalls', {
+  timeout: 60_000,
+}, async () => {
   const logs: string[] = [];
   const host = await loadPlugins({ dirs: [join(fixtures, 'lua-watchdog')], watchdogMs: WATCHDOG_MS, log: (l) => logs.push(l) });
   try {
@@ -26,7 +29,9 @@ test('runaway patterns: the culprit fails, the others retry, the plugins come ba
     // Main-thread timers keep firing while the runaway call spins (at least WATCHDOG_MS): a
     // main loop blocked until the watchdog fired would get at most the one tick already due.
     let ticks = 0;
-    const probe = setInterval(() => { ticks++; }, 10);
+    const probe = setInterval(() => {
+      ticks++;
+    }, 10);
     const evil = await invoke(host, 'evil_find');
     clearInterval(probe);
 
@@ -63,7 +68,10 @@ test('runaway patterns: the culprit fails, the others retry, the plugins come ba
 test('a runaway at load time drops that plugin; the rest load', { timeout: 30_000 }, async () => {
   const host = await loadPlugins({ dirs: [join(fixtures, 'lua-watchdog-load')], watchdogMs: WATCHDOG_MS });
   try {
-    assert.deepEqual(host.tools.map((t) => t.name), ['fine_tool']);
+    assert.deepEqual(
+      host.tools.map((t) => t.name),
+      ['fine_tool'],
+    );
     assert.equal(host.errors.length, 1);
     assert.equal(host.errors[0].plugin, 'a_evil_load');
     assert.match(host.errors[0].message, /^load aborted: a single Lua library call .* without yielding$/);

@@ -54,19 +54,28 @@ test('tool names: mcp__<server>__<tool>, characters providers refuse become "_"'
   assert.equal(mcpToolName('fs', 'read_file'), 'mcp__fs__read_file');
   assert.equal(mcpToolName('my server', 'a.b/c'), 'mcp__my_server__a_b_c');
   const seen: string[] = [];
-  const defs = buildToolDefs('s', [
-    { name: 'x.y', description: 'first', inputSchema: { type: 'object', properties: { a: { type: 'string' } } } },
-    { name: 'x_y' },
-    { name: 'plain', inputSchema: { properties: {} } },
-  ], 1234, async () => {}, (tool) => seen.push(tool));
-  assert.deepEqual(defs.map((d) => [d.name, d.description, d.parameters, d.timeoutMs, d.noPrompt]), [
-    ['mcp__s__x_y', 'first', { type: 'object', properties: { a: { type: 'string' } } }, 1234, false],
-    ['mcp__s__plain', 'plain', { type: 'object' }, 1234, false],
-  ]);
+  const defs = buildToolDefs(
+    's',
+    [
+      { name: 'x.y', description: 'first', inputSchema: { type: 'object', properties: { a: { type: 'string' } } } },
+      { name: 'x_y' },
+      { name: 'plain', inputSchema: { properties: {} } },
+    ],
+    1234,
+    async () => {},
+    (tool) => seen.push(tool),
+  );
+  assert.deepEqual(
+    defs.map((d) => [d.name, d.description, d.parameters, d.timeoutMs, d.noPrompt]),
+    [
+      ['mcp__s__x_y', 'first', { type: 'object', properties: { a: { type: 'string' } } }, 1234, false],
+      ['mcp__s__plain', 'plain', { type: 'object' }, 1234, false],
+    ],
+  );
   assert.deepEqual(seen, ['x_y']);
 });
 
-test('toolSync replaces a server\'s tools in the target and reports clashes', async () => {
+test("toolSync replaces a server's tools in the target and reports clashes", async () => {
   const { toolSync } = await import('../../src/mcp/tool-sync.js');
   const reg = new Map<string, unknown>([['mcp__a__taken', {}]]);
   const target = {

@@ -4,11 +4,22 @@ import assert from 'node:assert/strict';
 import { callResultToText, contentItemToText } from '../../src/mcp/content.js';
 
 test('text items are joined with newlines; others are summarised', () => {
-  assert.equal(callResultToText({ content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }), 'a\nb');
+  assert.equal(
+    callResultToText({
+      content: [
+        { type: 'text', text: 'a' },
+        { type: 'text', text: 'b' },
+      ],
+    }),
+    'a\nb',
+  );
   assert.equal(contentItemToText({ type: 'image', data: 'AAECAw==', mimeType: 'image/png' }), '[image: image/png, 4 bytes]');
   assert.equal(contentItemToText({ type: 'audio', data: 'AAAA', mimeType: 'audio/wav' }), '[audio: audio/wav, 3 bytes]');
   assert.equal(contentItemToText({ type: 'resource', resource: { uri: 'file:///a', text: 'body' } }), '[resource: file:///a]\nbody');
-  assert.equal(contentItemToText({ type: 'resource', resource: { uri: 'file:///b', mimeType: 'application/zip', blob: 'AAE=' } }), '[resource: file:///b, application/zip, 2 bytes]');
+  assert.equal(
+    contentItemToText({ type: 'resource', resource: { uri: 'file:///b', mimeType: 'application/zip', blob: 'AAE=' } }),
+    '[resource: file:///b, application/zip, 2 bytes]',
+  );
   assert.equal(contentItemToText({ type: 'resource_link', uri: 'file:///c', name: 'c file' }), '[resource link: file:///c (c file)]');
   assert.equal(contentItemToText({ type: 'hologram' }), '[hologram content]');
   assert.equal(contentItemToText(42), '[unknown content]');

@@ -38,11 +38,17 @@ test('tools are listed as gated mcp__everything__* with their schemas', () => {
   assert.ok(findTool(tools, 'mcp__everything__get-tiny-image'));
   assert.ok(tools.every((t) => t.name.startsWith('mcp__everything__')));
   assert.ok(notices.includes(`mcp: everything: ${tools.length} tools registered`), notices.join('\n'));
-  assert.ok(logs.some((l) => l.startsWith('mcp everything stderr: ')), 'server stderr reaches the debug log');
+  assert.ok(
+    logs.some((l) => l.startsWith('mcp everything stderr: ')),
+    'server stderr reaches the debug log',
+  );
 });
 
 test('echo round trip', async () => {
-  assert.deepEqual(await invoke(findTool(mcp.tools(), 'mcp__everything__echo'), { message: 'héllo "world"' }), { ok: true, text: 'Echo: héllo "world"' });
+  assert.deepEqual(await invoke(findTool(mcp.tools(), 'mcp__everything__echo'), { message: 'héllo "world"' }), {
+    ok: true,
+    text: 'Echo: héllo "world"',
+  });
 });
 
 test('an image result keeps every item, the image summarised', async () => {

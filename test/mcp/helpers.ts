@@ -44,7 +44,11 @@ export function makeInvocation(args: string | object = '{}', opts: { timeoutMs?:
   };
 }
 
-export async function invoke(tool: ToolDef | undefined, args: string | object = '{}', opts: { timeoutMs?: number } = {}): Promise<InvocationResult> {
+export async function invoke(
+  tool: ToolDef | undefined,
+  args: string | object = '{}',
+  opts: { timeoutMs?: number } = {},
+): Promise<InvocationResult> {
   if (!tool) throw new Error('no such tool');
   const call = makeInvocation(args, opts);
   await tool.invoke(call.inv);
@@ -72,14 +76,25 @@ export class ToolsRecorder {
 
   next(pred: (names: string[]) => boolean, timeoutMs = 5000): Promise<string[]> {
     return new Promise((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`no matching onToolsChanged within ${timeoutMs} ms; saw ${JSON.stringify(this.events)}`)), timeoutMs);
-      this.waiters.push({ pred, resolve: (n) => { clearTimeout(t); resolve(n); } });
+      const t = setTimeout(
+        () => reject(new Error(`no matching onToolsChanged within ${timeoutMs} ms; saw ${JSON.stringify(this.events)}`)),
+        timeoutMs,
+      );
+      this.waiters.push({
+        pred,
+        resolve: (n) => {
+          clearTimeout(t);
+          resolve(n);
+        },
+      });
     });
   }
 }
 
 /** Serve a fetch-style handler on 127.0.0.1 with node:http (streams the response body as it comes). */
-export async function serveFetch(handler: (req: Request) => Promise<Response>): Promise<{ url: string; server: HttpServer; close(): Promise<void> }> {
+export async function serveFetch(
+  handler: (req: Request) => Promise<Response>,
+): Promise<{ url: string; server: HttpServer; close(): Promise<void> }> {
   const server = createServer(async (req, res) => {
     try {
       const chunks: Buffer[] = [];
@@ -90,7 +105,11 @@ export async function serveFetch(handler: (req: Request) => Promise<Response>): 
         else if (v !== undefined) headers.set(k, v);
       }
       const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-      const request = new Request(`http://${req.headers.host}${req.url}`, { method: req.method, headers, body: hasBody ? Buffer.concat(chunks) : undefined });
+      const request = new Request(`http://${req.headers.host}${req.url}`, {
+        method: req.method,
+        headers,
+        body: hasBody ? Buffer.concat(chunks) : undefined,
+      });
       const response = await handler(request);
       res.writeHead(response.status, Object.fromEntries(response.headers));
       if (!response.body) return void res.end();
@@ -112,9 +131,10 @@ export async function serveFetch(handler: (req: Request) => Promise<Response>): 
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     server,
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

@@ -21,7 +21,10 @@ async function sdkServer(opts: { json: boolean; pageSize?: number; extraTools?: 
   await server.connect(transport);
   const http = await serveFetch(async (req) => {
     if (req.method === 'POST') {
-      const body = await req.clone().json().catch(() => null);
+      const body = await req
+        .clone()
+        .json()
+        .catch(() => null);
       for (const m of Array.isArray(body) ? body : [body]) {
         if (m?.method) seen.push({ method: m.method, cursor: m.params?.cursor, auth: req.headers.get('authorization') });
       }
@@ -29,7 +32,9 @@ async function sdkServer(opts: { json: boolean; pageSize?: number; extraTools?: 
     return transport.handleRequest(req);
   });
   return {
-    ...http, seen, cancelled,
+    ...http,
+    seen,
+    cancelled,
     async close() {
       await server.close().catch(() => {});
       await http.close();
@@ -40,11 +45,25 @@ async function sdkServer(opts: { json: boolean; pageSize?: number; extraTools?: 
 test('SSE mode: list, call, bearer key, mixed content, isError and JSON-RPC errors', async () => {
   const srv = await sdkServer({ json: false });
   const notices: string[] = [];
-  const mcp = connectMcpServers([{ name: 'web', transport: 'http', url: srv.url, api_key: 'sk-test-123', timeout_ms: 5000 }], { onNotice: (t) => notices.push(t) });
+  const mcp = connectMcpServers([{ name: 'web', transport: 'http', url: srv.url, api_key: 'sk-test-123', timeout_ms: 5000 }], {
+    onNotice: (t) => notices.push(t),
+  });
   try {
     assert.deepEqual((await mcp.waitReady(READY_MS)).ready, ['web']);
     const tools = mcp.tools();
-    assert.deepEqual(tools.map((t) => t.name), ['mcp__web__echo', 'mcp__web__mixed', 'mcp__web__fail', 'mcp__web__rpc-error', 'mcp__web__slow', 'mcp__web__crash', 'mcp__web__dotted_name', 'mcp__web__grow']);
+    assert.deepEqual(
+      tools.map((t) => t.name),
+      [
+        'mcp__web__echo',
+        'mcp__web__mixed',
+        'mcp__web__fail',
+        'mcp__web__rpc-error',
+        'mcp__web__slow',
+        'mcp__web__crash',
+        'mcp__web__dotted_name',
+        'mcp__web__grow',
+      ],
+    );
     assert.equal(findTool(tools, 'mcp__web__dotted_name')!.description, 'dotted.name', 'no description: the tool name');
     assert.ok(notices.includes('mcp: web: 8 tools registered'));
     assert.ok(srv.seen.length >= 3 && srv.seen.every((s) => s.auth === 'Bearer sk-test-123'), JSON.stringify(srv.seen));
@@ -53,7 +72,8 @@ test('SSE mode: list, call, bearer key, mixed content, isError and JSON-RPC erro
     assert.deepEqual(await invoke(findTool(tools, 'mcp__web__dotted_name')), { ok: true, text: 'dotted ok' }, 'called by its own name');
     assert.deepEqual(await invoke(findTool(tools, 'mcp__web__mixed')), {
       ok: true,
-      text: 'first\n[image: image/png, 70 bytes]\n[audio: audio/wav, 3 bytes]\n[resource: file:///notes.txt]\nnote body\n' +
+      text:
+        'first\n[image: image/png, 70 bytes]\n[audio: audio/wav, 3 bytes]\n[resource: file:///notes.txt]\nnote body\n' +
         '[resource: file:///blob.bin, application/octet-stream, 4 bytes]\n[resource link: file:///linked.md (linked)]\nlast',
     });
     assert.deepEqual(await invoke(findTool(tools, 'mcp__web__fail')), { ok: false, text: 'it went wrong' });
@@ -81,13 +101,23 @@ test('cancel reaches the server; a slow answer times out; late answers are dropp
     for (let i = 0; i < 50 && !srv.cancelled.length; i++) await new Promise((r) => setTimeout(r, 20));
     assert.deepEqual(srv.cancelled, ['slow'], 'notifications/cancelled reached the server');
 
-    assert.deepEqual(await invoke(slow, { ms: 3000 }, { timeoutMs: 200 }), { ok: false, text: "MCP server 'web' did not answer within 200 ms" });
+    assert.deepEqual(await invoke(slow, { ms: 3000 }, { timeoutMs: 200 }), {
+      ok: false,
+      text: "MCP server 'web' did not answer within 200 ms",
+    });
 
     // The agent finished the invocation itself (its own deadline); the answer that still
     // arrives later must not complete it a second time.
     const late = makeInvocation({ ms: 100 });
     let completions = 0;
-    const inv = { ...late.inv, complete: () => void completions++, fail: () => void completions++, get done() { return true; } };
+    const inv = {
+      ...late.inv,
+      complete: () => void completions++,
+      fail: () => void completions++,
+      get done() {
+        return true;
+      },
+    };
     await slow.invoke(inv);
     assert.equal(completions, 0);
   } finally {
@@ -104,7 +134,10 @@ test('JSON-response mode with paginated tools/list (nextCursor followed)', async
     const names = mcp.tools().map((t) => t.name);
     assert.equal(names.length, 13);
     assert.deepEqual(names.slice(-5), ['mcp__paged__t000', 'mcp__paged__t001', 'mcp__paged__t002', 'mcp__paged__t003', 'mcp__paged__t004']);
-    assert.deepEqual(srv.seen.filter((s) => s.method === 'tools/list').map((s) => s.cursor), [undefined, '3', '6', '9', '12']);
+    assert.deepEqual(
+      srv.seen.filter((s) => s.method === 'tools/list').map((s) => s.cursor),
+      [undefined, '3', '6', '9', '12'],
+    );
     assert.equal(srv.seen[0]!.auth, null, 'no api_key, no Authorization header');
     assert.deepEqual(await invoke(findTool(mcp.tools(), 'mcp__paged__echo'), { text: 'json' }), { ok: true, text: 'json' });
   } finally {
@@ -120,10 +153,18 @@ test('a minimal plain-JSON server (no SSE, no session id, GET refused)', async (
     if (m.id === undefined) return new Response(null, { status: 202 });
     const reply = (result: unknown) => Response.json({ jsonrpc: '2.0', id: m.id, result });
     switch (m.method) {
-      case 'initialize': return reply({ protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'plain', version: '0' } });
-      case 'tools/list': return reply({ tools: [{ name: 'add', inputSchema: { type: 'object' } }] });
-      case 'tools/call': return reply({ content: [{ type: 'text', text: String(m.params.arguments.a + m.params.arguments.b) }] });
-      default: return Response.json({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'no such method' } });
+      case 'initialize':
+        return reply({
+          protocolVersion: m.params.protocolVersion,
+          capabilities: { tools: {} },
+          serverInfo: { name: 'plain', version: '0' },
+        });
+      case 'tools/list':
+        return reply({ tools: [{ name: 'add', inputSchema: { type: 'object' } }] });
+      case 'tools/call':
+        return reply({ content: [{ type: 'text', text: String(m.params.arguments.a + m.params.arguments.b) }] });
+      default:
+        return Response.json({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'no such method' } });
     }
   });
   const mcp = connectMcpServers([{ name: 'plain', transport: 'http', url: srv.url }], {});

@@ -44,7 +44,11 @@ test('a crashed server is restarted: tools withdrawn, then back; the budget boun
     assert.equal(conn.state, 'ready');
     assert.notEqual(conn.pid, firstPid);
     assert.deepEqual(await invoke(findTool(mcp.tools(), 'mcp__crashy__echo'), { text: 'again' }), { ok: true, text: 'again' });
-    assert.deepEqual(notices, ['mcp: crashy: 8 tools registered', 'mcp: crashy: server exited; restarting', 'mcp: crashy: 8 tools registered']);
+    assert.deepEqual(notices, [
+      'mcp: crashy: 8 tools registered',
+      'mcp: crashy: server exited; restarting',
+      'mcp: crashy: 8 tools registered',
+    ]);
 
     // Budget spent: the next crash leaves it down, waiting for the next token.
     const gone2 = rec.next((n) => n.length === 0);
@@ -62,7 +66,10 @@ test('a crashed server is restarted: tools withdrawn, then back; the budget boun
 
 test('a call through a withdrawn tool while the server is down fails cleanly', async () => {
   const rec = new ToolsRecorder();
-  const mcp = connectMcpServers([{ name: 'c2', command: [node, fixture] }], { onToolsChanged: rec.onToolsChanged, restartBudget: () => new RestartBudget(0, 60_000) });
+  const mcp = connectMcpServers([{ name: 'c2', command: [node, fixture] }], {
+    onToolsChanged: rec.onToolsChanged,
+    restartBudget: () => new RestartBudget(0, 60_000),
+  });
   try {
     await mcp.waitReady(READY_MS);
     const echo = findTool(mcp.tools(), 'mcp__c2__echo')!;
@@ -92,7 +99,9 @@ test('notifications/tools/list_changed replaces the tool set', async () => {
 
 test('a command that does not exist fails at once with a clear message', async () => {
   const notices: string[] = [];
-  const mcp = connectMcpServers([{ name: 'nope', command: ['clm-no-such-mcp-server-xyz', '--flag'] }], { onNotice: (t) => notices.push(t) });
+  const mcp = connectMcpServers([{ name: 'nope', command: ['clm-no-such-mcp-server-xyz', '--flag'] }], {
+    onNotice: (t) => notices.push(t),
+  });
   try {
     // A bound far past this file's deadline: returning at all shows the failure ended the wait.
     const report = await mcp.waitReady(3_600_000);
@@ -107,10 +116,13 @@ test('a command that does not exist fails at once with a clear message', async (
 
 test('a server that never answers initialize: the wait is bounded, then a clear error', async () => {
   const notices: string[] = [];
-  const mcp = connectMcpServers([
-    { name: 'mute', command: [node, fixture, '--silent'], timeout_ms: 400 },
-    { name: 'mute-long', command: [node, fixture, '--silent'] },
-  ], { onNotice: (t) => notices.push(t) });
+  const mcp = connectMcpServers(
+    [
+      { name: 'mute', command: [node, fixture, '--silent'], timeout_ms: 400 },
+      { name: 'mute-long', command: [node, fixture, '--silent'] },
+    ],
+    { onNotice: (t) => notices.push(t) },
+  );
   try {
     const t0 = Date.now();
     const report = await mcp.waitReady(1200);
@@ -119,7 +131,10 @@ test('a server that never answers initialize: the wait is bounded, then a clear 
     assert.deepEqual(report.failed, [{ name: 'mute', error: 'connect failed (no answer to initialize within 400 ms)' }]);
     assert.deepEqual(report.pending, ['mute-long']);
     assert.ok(notices.includes('mcp: mute: connect failed (no answer to initialize within 400 ms)'), notices.join('\n'));
-    assert.ok(notices.includes('mcp: mute-long: not ready after 1.2 s; continuing without it (its tools are added when it is ready)'), notices.join('\n'));
+    assert.ok(
+      notices.includes('mcp: mute-long: not ready after 1.2 s; continuing without it (its tools are added when it is ready)'),
+      notices.join('\n'),
+    );
     await assert.rejects(mcp.get('mute')!.ready, /no answer to initialize within 400 ms/);
     // The failed server's child is gone; the pending one is stopped by close().
     const pid = mcp.get('mute-long')!.pid!;
@@ -135,7 +150,10 @@ test('a server that never answers initialize: the wait is bounded, then a clear 
 test('a slow server not ready within the bound joins later with its tools', async () => {
   const rec = new ToolsRecorder();
   const notices: string[] = [];
-  const mcp = connectMcpServers([{ name: 'late', command: [node, fixture, '--start-delay=700'] }], { onToolsChanged: rec.onToolsChanged, onNotice: (t) => notices.push(t) });
+  const mcp = connectMcpServers([{ name: 'late', command: [node, fixture, '--start-delay=700'] }], {
+    onToolsChanged: rec.onToolsChanged,
+    onNotice: (t) => notices.push(t),
+  });
   try {
     const joined = rec.next((n) => n.length > 0);
     const report = await mcp.waitReady(100);

@@ -24,7 +24,10 @@ test('listing: newest first (created desc, then id desc); unreadable and newer f
     writeFileSync(join(dir, 'README.txt'), 'hi');
     const rows = listSessions({ dir });
     const sameSecond = [a, b].sort().reverse();
-    assert.deepEqual(rows.map((r) => r.id), [...sameSecond, old]);
+    assert.deepEqual(
+      rows.map((r) => r.id),
+      [...sameSecond, old],
+    );
     for (const r of rows) assert.ok(r.id);
     assert.equal(rows.find((r) => r.id === old)!.firstUser, 'old one');
     assert.equal(rows.find((r) => r.id === a)!.firstUser, null, '[context update] is not a prompt');
@@ -52,8 +55,6 @@ test('formatSessionList prints the picker rows like the C program', () => {
     { id: '20240309-070500-0a0b0c0d', created, model: 'llama', firstUser: 'hello there', messageCount: 2 },
     { id: 'legacy', created: 0, firstUser: null, messageCount: 0 },
   ]);
-  assert.equal(out,
-    '  1) 20240309-070500-0a0b0c0d  2024-03-09 07:05  llama\n     hello there\n' +
-    '  2) legacy  ?  ?\n     (empty)\n');
+  assert.equal(out, '  1) 20240309-070500-0a0b0c0d  2024-03-09 07:05  llama\n     hello there\n' + '  2) legacy  ?  ?\n     (empty)\n');
   assert.equal(formatSessionTime(0), '?');
 });

@@ -9,7 +9,8 @@ const history: Message[] = [
   { role: 'system', content: 'You are terse.' },
   { role: 'user', content: 'line one\nline "two" with \\ and 🦴' },
   {
-    role: 'assistant', content: null,
+    role: 'assistant',
+    content: null,
     toolCalls: [
       { id: 'call_1', name: 'read_file', args: '{"path":"a.txt"}' },
       { id: 'call_2', name: 'shell_exec', args: '{"cmd":"echo \\"hi\\""}' },
@@ -34,14 +35,24 @@ test('message round trip through session lines; "type" is the last key', () => {
     assert.equal(p.kind, 'msg');
     assert.deepEqual(p.kind === 'msg' && p.message, m);
   }
-  assert.equal(encodeMessageLine(history[2]!),
-    '{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","name":"read_file","args":"{\\"path\\":\\"a.txt\\"}"},{"id":"call_2","name":"shell_exec","args":"{\\"cmd\\":\\"echo \\\\\\"hi\\\\\\"\\"}"}],"type":"msg"}\n');
+  assert.equal(
+    encodeMessageLine(history[2]!),
+    '{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","name":"read_file","args":"{\\"path\\":\\"a.txt\\"}"},{"id":"call_2","name":"shell_exec","args":"{\\"cmd\\":\\"echo \\\\\\"hi\\\\\\"\\"}"}],"type":"msg"}\n',
+  );
 });
 
 test('from_json rejects garbage and appends nothing', () => {
   const h: Message[] = [];
-  for (const bad of [null, { role: 'emperor', content: 'x' }, { content: 'no role' }, { role: 'assistant', content: null, tool_calls: 'nope' }]) {
-    assert.throws(() => messageFromJson(h, bad), (e: any) => e.code === 'EINVAL');
+  for (const bad of [
+    null,
+    { role: 'emperor', content: 'x' },
+    { content: 'no role' },
+    { role: 'assistant', content: null, tool_calls: 'nope' },
+  ]) {
+    assert.throws(
+      () => messageFromJson(h, bad),
+      (e: any) => e.code === 'EINVAL',
+    );
   }
   assert.equal(h.length, 0);
   // In a session file the same garbage is skipped rather than fatal.

@@ -3,13 +3,32 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, openSync, closeSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, constants } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  closeSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  constants,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Message } from '../../src/core/types.js';
 import {
-  createSession, deleteSession, loadSession, openSession, sessionDir, ensureSessionDir, newSessionId, SessionError,
+  createSession,
+  deleteSession,
+  loadSession,
+  openSession,
+  sessionDir,
+  ensureSessionDir,
+  newSessionId,
+  SessionError,
 } from '../../src/session/index.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'clm-session-'));
@@ -36,7 +55,10 @@ test('file round trip: create empty, append, load, reopen, discard', () => {
     const text = readFileSync(join(dir, `${s.id}.jsonl`), 'utf8');
     const lines = text.trimEnd().split('\n');
     assert.equal(lines.length, 5, 'meta + 4 messages (system not logged)');
-    assert.match(lines[0]!, new RegExp(`^\\{"type":"meta","v":1,"id":"${s.id}","created":\\d+,"model":"gpt-x","provider":"openai","agent":"coder"\\}$`));
+    assert.match(
+      lines[0]!,
+      new RegExp(`^\\{"type":"meta","v":1,"id":"${s.id}","created":\\d+,"model":"gpt-x","provider":"openai","agent":"coder"\\}$`),
+    );
 
     const loaded = loadSession(s.id, { dir });
     assert.deepEqual(loaded.messages, msgs.slice(1));
@@ -97,7 +119,10 @@ test('files are 0600 in a 0700 directory, created exclusively', () => {
 test('state dir: XDG_STATE_HOME, else HOME/.local/state, else a clear error', () => {
   assert.equal(sessionDir({ env: { XDG_STATE_HOME: '/x', HOME: '/h' } }), '/x/clm');
   assert.equal(sessionDir({ env: { HOME: '/h' } }), '/h/.local/state/clm');
-  assert.throws(() => sessionDir({ env: {} }), (e: any) => isErr('ENOENT')(e) && /XDG_STATE_HOME nor HOME/.test(e.message));
+  assert.throws(
+    () => sessionDir({ env: {} }),
+    (e: any) => isErr('ENOENT')(e) && /XDG_STATE_HOME nor HOME/.test(e.message),
+  );
   assert.throws(() => ensureSessionDir({ env: {} }), isErr('ENOENT'));
 });
 
@@ -110,20 +135,25 @@ test('crash tolerance: garbage and a truncated last line are skipped; v:99 is re
   try {
     const id = '20240101-000000-00000000';
     const path = join(dir, `${id}.jsonl`);
-    writeFileSync(path,
+    writeFileSync(
+      path,
       `{"type":"meta","v":1,"id":"${id}","created":1700000000,"model":"m"}\n` +
-      'this is not json\n' +
-      '[1,2,3]\n' +
-      '{"no":"type"}\n' +
-      '{"type":"whatever"}\n' +
-      '{"role":"user","content":"kept","type":"msg"}\n' +
-      '{"role":"assistant","content":"trunc');
+        'this is not json\n' +
+        '[1,2,3]\n' +
+        '{"no":"type"}\n' +
+        '{"type":"whatever"}\n' +
+        '{"role":"user","content":"kept","type":"msg"}\n' +
+        '{"role":"assistant","content":"trunc',
+    );
     const loaded = loadSession(id, { dir });
     assert.deepEqual(loaded.messages, [{ role: 'user', content: 'kept' }]);
     assert.equal(loaded.meta.created, 1700000000);
 
     appendFileSync(path, '\n{"type":"meta","v":99,"id":"x","created":1}\n');
-    assert.throws(() => loadSession(id, { dir }), (e: any) => isErr('EPROTONOSUPPORT')(e) && /newer version/.test(e.message));
+    assert.throws(
+      () => loadSession(id, { dir }),
+      (e: any) => isErr('EPROTONOSUPPORT')(e) && /newer version/.test(e.message),
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -139,7 +169,10 @@ test('reopening after a crash mid-line starts the next message on its own line',
     const r = openSession(s.id, { dir });
     r.append({ role: 'user', content: 'after resume' });
     r.close();
-    assert.deepEqual(loadSession(s.id, { dir }).messages.map((m) => m.content), ['first', 'after resume']);
+    assert.deepEqual(
+      loadSession(s.id, { dir }).messages.map((m) => m.content),
+      ['first', 'after resume'],
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -156,9 +189,16 @@ test('a writer killed with SIGKILL leaves a loadable, resumable file', async () 
       const big = 'x'.repeat(20000);
       for (let i = 0; ; i++) s.append({ role: i % 2 ? 'assistant' : 'user', content: i + ':' + big });
     `;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let id = '';
-    await new Promise<void>((resolve) => child.stdout.on('data', (d) => { id += d; if (id.includes('\n')) resolve(); }));
+    await new Promise<void>((resolve) =>
+      child.stdout.on('data', (d) => {
+        id += d;
+        if (id.includes('\n')) resolve();
+      }),
+    );
     id = id.trim();
     await new Promise((r) => setTimeout(r, 150));
     child.kill('SIGKILL');
@@ -190,12 +230,19 @@ test('id validation happens before the file system; unknown ids are ENOENT', () 
 test('compaction lines are replayed on load; a line that does not fit is skipped; the first prompt survives', async () => {
   const { parseSessionText, encodeMessageLine, encodeCompactLine, encodeMetaLine } = await import('../../src/session/index.js');
   const msg = (role: 'user' | 'assistant', content: string) => encodeMessageLine({ role, content });
-  const text = encodeMetaLine({ id: 'x', created: 1 }) +
-    msg('user', 'first prompt') + msg('assistant', 'a1') + msg('user', 'u2') + msg('assistant', 'a2') +
+  const text =
+    encodeMetaLine({ id: 'x', created: 1 }) +
+    msg('user', 'first prompt') +
+    msg('assistant', 'a1') +
+    msg('user', 'u2') +
+    msg('assistant', 'a2') +
     encodeCompactLine({ index: 0, count: 2, summary: 'SUMMARY' }) +
     encodeCompactLine({ index: 5, count: 9, summary: 'does not fit' }) +
     msg('user', 'u3');
   const r = parseSessionText(text);
-  assert.deepEqual(r.messages.map((m) => m.content), ['SUMMARY', 'u2', 'a2', 'u3']);
+  assert.deepEqual(
+    r.messages.map((m) => m.content),
+    ['SUMMARY', 'u2', 'a2', 'u3'],
+  );
   assert.equal(r.firstUser?.content, 'first prompt');
 });

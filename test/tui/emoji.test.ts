@@ -17,7 +17,10 @@ test('lookups wait for the table, then expand and complete', async () => {
   assert.equal(emojiFor('+1'), '👍');
   assert.equal(emojiFor('no_such_emoji'), undefined);
   const c = completeShortcode('thumbs');
-  assert.deepEqual(c.map((x) => x.name), ['thumbsdown', 'thumbsup']);
+  assert.deepEqual(
+    c.map((x) => x.name),
+    ['thumbsdown', 'thumbsup'],
+  );
   assert.equal(completeShortcode('', 5).length, 5);
   assert.equal(completeShortcode('zzzz').length, 0);
   assert.equal(expandShortcodes('ship it :rocket: :nope: 10:30'), 'ship it 🚀 :nope: 10:30');

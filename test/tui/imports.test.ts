@@ -23,8 +23,16 @@ test('src/tui imports nothing else of src/', () => {
 test('the CLI entry chunk does not load src/tui statically', async () => {
   const esbuild = await import('esbuild');
   const r = await esbuild.build({
-    entryPoints: { cli: join(root, 'src/cli/main.ts') }, outdir: '/nonexistent', write: false, metafile: true,
-    splitting: true, bundle: true, platform: 'node', format: 'esm', target: 'node20', external: ['wasmoon', '@modelcontextprotocol/*'],
+    entryPoints: { cli: join(root, 'src/cli/main.ts') },
+    outdir: '/nonexistent',
+    write: false,
+    metafile: true,
+    splitting: true,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    external: ['wasmoon', '@modelcontextprotocol/*'],
     logLevel: 'silent',
   });
   const outputs = r.metafile.outputs;

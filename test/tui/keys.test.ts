@@ -7,11 +7,41 @@ import { tally } from '../fixtures/tally.js';
 function parser() {
   const events: InputEvent[] = [];
   let pending: (() => void) | null = null;
-  const timers: Timers = { setTimeout: (fn) => { pending = fn; return 1; }, clearTimeout: () => { pending = null; } };
+  const timers: Timers = {
+    setTimeout: (fn) => {
+      pending = fn;
+      return 1;
+    },
+    clearTimeout: () => {
+      pending = null;
+    },
+  };
   const p = new KeyParser((e) => events.push(e), { timers });
-  return { p, events, tick: () => { const f = pending; pending = null; f?.(); }, waiting: () => pending !== null };
+  return {
+    p,
+    events,
+    tick: () => {
+      const f = pending;
+      pending = null;
+      f?.();
+    },
+    waiting: () => pending !== null,
+  };
 }
-const ids = (evs: InputEvent[]) => evs.map((e) => (e.type === 'key' ? keyId(e.key) : e.type === 'text' ? `text:${e.text}` : e.type === 'paste' ? `paste:${e.text}` : e.type === 'wheel' ? `wheel:${e.delta}@${e.row},${e.col}` : e.type === 'cursor' ? `cursor:${e.row},${e.col}` : `focus:${e.focused}`));
+const ids = (evs: InputEvent[]) =>
+  evs.map((e) =>
+    e.type === 'key'
+      ? keyId(e.key)
+      : e.type === 'text'
+        ? `text:${e.text}`
+        : e.type === 'paste'
+          ? `paste:${e.text}`
+          : e.type === 'wheel'
+            ? `wheel:${e.delta}@${e.row},${e.col}`
+            : e.type === 'cursor'
+              ? `cursor:${e.row},${e.col}`
+              : `focus:${e.focused}`,
+  );
 const parse = (...chunks: (string | Uint8Array)[]) => {
   const t = parser();
   for (const c of chunks) t.p.feed(c);
@@ -23,7 +53,20 @@ test('control characters and plain keys', () => {
   assert.deepEqual(parse('\t'), ['tab']);
   assert.deepEqual(parse('\x7f'), ['backspace']);
   assert.deepEqual(parse('\x08'), ['backspace']);
-  assert.deepEqual(parse('\x01\x05\x02\x06\x15\x0b\x19\x04\x0c\x0f\x12\x03'), ['ctrl+a', 'ctrl+e', 'ctrl+b', 'ctrl+f', 'ctrl+u', 'ctrl+k', 'ctrl+y', 'ctrl+d', 'ctrl+l', 'ctrl+o', 'ctrl+r', 'ctrl+c']);
+  assert.deepEqual(parse('\x01\x05\x02\x06\x15\x0b\x19\x04\x0c\x0f\x12\x03'), [
+    'ctrl+a',
+    'ctrl+e',
+    'ctrl+b',
+    'ctrl+f',
+    'ctrl+u',
+    'ctrl+k',
+    'ctrl+y',
+    'ctrl+d',
+    'ctrl+l',
+    'ctrl+o',
+    'ctrl+r',
+    'ctrl+c',
+  ]);
   assert.deepEqual(parse('\n'), ['ctrl+j']);
   assert.deepEqual(parse('\x00'), ['ctrl+space']);
   assert.deepEqual(parse('\x1f'), ['ctrl+_']);
@@ -146,7 +189,17 @@ test('focus events, terminal replies ignored', () => {
 });
 
 test('garbage does not throw and never turns into text with escapes', () => {
-  const junk = ['\x1b[', '\x1b[999999999999~', '\x1b[;;;;;u', '\x1b[<a;b;cM', '\x1b[27;;~', '\x9b\x9c', '\x1bO', '\x1b[1;9999999A', '\x1b[1114112u'];
+  const junk = [
+    '\x1b[',
+    '\x1b[999999999999~',
+    '\x1b[;;;;;u',
+    '\x1b[<a;b;cM',
+    '\x1b[27;;~',
+    '\x9b\x9c',
+    '\x1bO',
+    '\x1b[1;9999999A',
+    '\x1b[1114112u',
+  ];
   for (const j of junk) {
     const t = parser();
     t.p.feed(j);

@@ -52,9 +52,14 @@ test('test_code_block_literal: markdown inside code stays literal, in the code s
 });
 
 test('test_table_alignment: header and body lines have the same display width (ASCII)', () => {
-  const lines = renderMarkdown('| Fruit | Colour | n |\n|:--|:-:|--:|\n| Apple | Red | 1 |\n| Banana | Yellow | 22 |', 80, { unicode: false });
+  const lines = renderMarkdown('| Fruit | Colour | n |\n|:--|:-:|--:|\n| Apple | Red | 1 |\n| Banana | Yellow | 22 |', 80, {
+    unicode: false,
+  });
   const widths = lines.map(visibleWidth);
-  assert.ok(widths.every((w) => w === widths[0]), JSON.stringify(plain(lines)));
+  assert.ok(
+    widths.every((w) => w === widths[0]),
+    JSON.stringify(plain(lines)),
+  );
   const p = plain(lines);
   assert.equal(p[3], '| Apple  |  Red   |  1 |');
   assert.equal(p[4], '| Banana | Yellow | 22 |');
@@ -79,7 +84,10 @@ test('tables are fitted to the width with word-wrapped cells', () => {
   const md = '| Name | Description |\n|---|---|\n| widget | a rather long description that cannot fit on one line of a narrow terminal |';
   const lines = renderMarkdown(md, 40);
   for (const l of lines) assert.equal(visibleWidth(l), 40, JSON.stringify(stripEscapes(l)));
-  const text = plain(lines).join(' ').replace(/[│┌┐└┘├┤┬┴┼─]/g, ' ').replace(/\s+/g, ' ');
+  const text = plain(lines)
+    .join(' ')
+    .replace(/[│┌┐└┘├┤┬┴┼─]/g, ' ')
+    .replace(/\s+/g, ' ');
   assert.ok(text.includes('a rather long description that cannot fit on one line of a narrow terminal'), 'nothing cut');
   assert.deepEqual(fitColumns([10, 50], 30), [6, 24]);
   assert.deepEqual(fitColumns([2, 2, 2], 30), [2, 2, 2]);
@@ -95,7 +103,23 @@ test('a table too wide for any layout is shown row by row, nothing dropped', () 
 test('headings are bold and separated by a blank line; lists use "  - " and nest', async () => {
   const md = '## Fruit\nSome **text**.\n\n- apple\n- banana\n  - small\n  - large\n- cherry\n\n1. one\n2. two\n\n- [ ] todo\n- [x] done';
   const lines = renderMarkdown(md, 80);
-  assert.deepEqual(plain(lines), ['Fruit', '', 'Some text.', '', '  - apple', '  - banana', '    - small', '    - large', '  - cherry', '', '  1. one', '  2. two', '', '  - [ ] todo', '  - [x] done']);
+  assert.deepEqual(plain(lines), [
+    'Fruit',
+    '',
+    'Some text.',
+    '',
+    '  - apple',
+    '  - banana',
+    '    - small',
+    '    - large',
+    '  - cherry',
+    '',
+    '  1. one',
+    '  2. two',
+    '',
+    '  - [ ] todo',
+    '  - [x] done',
+  ]);
   const vt = await draw(lines);
   assert.ok(cellOf(vt, 'Fruit').bold);
 });
@@ -156,12 +180,20 @@ function answer(bytes: number): string {
   let n = 0;
   for (let i = 0; n < bytes; i++) {
     const k = i % 6;
-    const p = k === 0 ? `## Section ${i}\n\nThis paragraph explains **point ${i}** with *emphasis*, \`code\` and a [link](https://example.com/${i}). `.repeat(2)
-      : k === 1 ? `- item one of ${i}\n- item two with **bold**\n  - nested ${i}\n- item three`
-        : k === 2 ? '```ts\n' + `function f${i}(x: number): number {\n  return x * ${i};\n}\n` + '```'
-          : k === 3 ? `| Key | Value |\n|---|--:|\n| a${i} | ${i} |\n| b${i} | ${i * 2} |`
-            : k === 4 ? `> A quote about ${i}, long enough to wrap around on a narrow screen at least once or twice.`
-              : `Plain text ${i}: ${'lorem ipsum dolor sit amet '.repeat(4)}`;
+    const p =
+      k === 0
+        ? `## Section ${i}\n\nThis paragraph explains **point ${i}** with *emphasis*, \`code\` and a [link](https://example.com/${i}). `.repeat(
+            2,
+          )
+        : k === 1
+          ? `- item one of ${i}\n- item two with **bold**\n  - nested ${i}\n- item three`
+          : k === 2
+            ? '```ts\n' + `function f${i}(x: number): number {\n  return x * ${i};\n}\n` + '```'
+            : k === 3
+              ? `| Key | Value |\n|---|--:|\n| a${i} | ${i} |\n| b${i} | ${i * 2} |`
+              : k === 4
+                ? `> A quote about ${i}, long enough to wrap around on a narrow screen at least once or twice.`
+                : `Plain text ${i}: ${'lorem ipsum dolor sit amet '.repeat(4)}`;
     parts.push(p);
     n += p.length + 2;
   }

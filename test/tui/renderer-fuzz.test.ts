@@ -13,17 +13,39 @@ import { tally } from '../fixtures/tally.js';
 
 function rng(seed: number) {
   let s = seed >>> 0;
-  return () => { s = (s * 1664525 + 1013904223) >>> 0; return s / 2 ** 32; };
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
 }
-const PIECES = ['word', 'longer words here', '日本語', '👍🏽', '\x1b[1mbold\x1b[0m', '\x1b[31mred\x1b[0m text', 'e\u0301', '\n', 'tab\there', '\x1b]8;;https://x.y\x1b\\link\x1b]8;;\x1b\\'];
+const PIECES = [
+  'word',
+  'longer words here',
+  '日本語',
+  '👍🏽',
+  '\x1b[1mbold\x1b[0m',
+  '\x1b[31mred\x1b[0m text',
+  'e\u0301',
+  '\n',
+  'tab\there',
+  '\x1b]8;;https://x.y\x1b\\link\x1b]8;;\x1b\\',
+];
 
 class Text implements Block {
   final = false;
   constructor(public text: string) {}
-  render(w: number) { return wrapText(this.text, w); }
+  render(w: number) {
+    return wrapText(this.text, w);
+  }
 }
 
-async function freshScreen(blocks: Block[], footer: { render(w: number): string[] }, cols: number, rows: number, mode: 'fullscreen' | 'inline') {
+async function freshScreen(
+  blocks: Block[],
+  footer: { render(w: number): string[] },
+  cols: number,
+  rows: number,
+  mode: 'fullscreen' | 'inline',
+) {
   const vt = new VirtualTerminal(cols, rows);
   const r = new Renderer(vt, { mode });
   r.setFooter([footer]);
@@ -38,21 +60,38 @@ for (const seed of [1, 3, 5]) {
   test(`full screen, random steps (seed ${seed}): the screen is always what a fresh frame shows`, async () => {
     const rand = rng(seed);
     const pick = <T>(a: T[]) => a[Math.floor(rand() * a.length)]!;
-    let cols = 30 + Math.floor(rand() * 50), rows = 6 + Math.floor(rand() * 20);
+    let cols = 30 + Math.floor(rand() * 50),
+      rows = 6 + Math.floor(rand() * 20);
     const vt = new VirtualTerminal(cols, rows);
     const r = new Renderer(vt, { mode: 'fullscreen' });
-    let status = 'idle', input = '';
-    const footer = { render: (w: number) => [paint(` ${status}`.padEnd(w).slice(0, w), { inverse: true }), ...wrapText(`> ${input}`, w).map((l, i, a) => (i === a.length - 1 ? l + CURSOR_MARKER : l))] };
+    let status = 'idle',
+      input = '';
+    const footer = {
+      render: (w: number) => [
+        paint(` ${status}`.padEnd(w).slice(0, w), { inverse: true }),
+        ...wrapText(`> ${input}`, w).map((l, i, a) => (i === a.length - 1 ? l + CURSOR_MARKER : l)),
+      ],
+    };
     r.setFooter([footer]);
     await r.start();
     const blocks: Text[] = [];
     for (let step = 0; step < 60; step++) {
       const op = rand();
-      if (op < 0.35 || blocks.length === 0) { const b = new Text(Array.from({ length: 1 + Math.floor(rand() * 6) }, () => pick(PIECES)).join(' ')); blocks.push(b); r.transcript.add(b); }
-      else if (op < 0.7) { const b = blocks[blocks.length - 1 - Math.floor(rand() * Math.min(3, blocks.length))]!; b.text += pick(PIECES); r.transcript.changed(b); }
-      else if (op < 0.8) status = pick(['idle', 'thinking', '42 tok/s', 'tools 1/3', '日本 working']);
+      if (op < 0.35 || blocks.length === 0) {
+        const b = new Text(Array.from({ length: 1 + Math.floor(rand() * 6) }, () => pick(PIECES)).join(' '));
+        blocks.push(b);
+        r.transcript.add(b);
+      } else if (op < 0.7) {
+        const b = blocks[blocks.length - 1 - Math.floor(rand() * Math.min(3, blocks.length))]!;
+        b.text += pick(PIECES);
+        r.transcript.changed(b);
+      } else if (op < 0.8) status = pick(['idle', 'thinking', '42 tok/s', 'tools 1/3', '日本 working']);
       else if (op < 0.9) input = rand() < 0.3 ? '' : input + pick(PIECES).replace(/\x1b\[[0-9;]*m|\x1b\]8;;[^\x1b]*\x1b\\|\n/g, '');
-      else { cols = 20 + Math.floor(rand() * 70); rows = 4 + Math.floor(rand() * 24); vt.resize(cols, rows); }
+      else {
+        cols = 20 + Math.floor(rand() * 70);
+        rows = 4 + Math.floor(rand() * 24);
+        vt.resize(cols, rows);
+      }
       r.renderNow();
       await vt.flush();
       const want = await freshScreen(blocks, footer, cols, rows, 'fullscreen');
@@ -68,7 +107,8 @@ for (const seed of [11, 13]) {
   test(`inline, random steps (seed ${seed}): the screen is what a fresh frame shows; nothing doubled in the scrollback`, async () => {
     const rand = rng(seed);
     const pick = <T>(a: T[]) => a[Math.floor(rand() * a.length)]!;
-    const cols = 40, rows = 12;
+    const cols = 40,
+      rows = 12;
     const vt = new VirtualTerminal(cols, rows);
     const r = new Renderer(vt, { mode: 'inline' });
     let status = 'idle';
@@ -80,13 +120,25 @@ for (const seed of [11, 13]) {
     for (let step = 0; step < 80; step++) {
       const op = rand();
       const live = blocks.filter((b) => !b.final);
-      if (op < 0.3 || live.length === 0) { const b = new Text(`B${n++}: ${pick(PIECES).replace(/\n/g, '')}`); blocks.push(b); r.transcript.add(b); }
-      else if (op < 0.6) { const b = live[live.length - 1]!; b.text += ` ${pick(PIECES)}`; r.transcript.changed(b); }
-      else if (op < 0.85) { const b = live[0]!; b.final = true; r.transcript.changed(b); }
-      else status = pick(['idle', 'thinking', 'streaming a longer status']);
+      if (op < 0.3 || live.length === 0) {
+        const b = new Text(`B${n++}: ${pick(PIECES).replace(/\n/g, '')}`);
+        blocks.push(b);
+        r.transcript.add(b);
+      } else if (op < 0.6) {
+        const b = live[live.length - 1]!;
+        b.text += ` ${pick(PIECES)}`;
+        r.transcript.changed(b);
+      } else if (op < 0.85) {
+        const b = live[0]!;
+        b.final = true;
+        r.transcript.changed(b);
+      } else status = pick(['idle', 'thinking', 'streaming a longer status']);
       // Keep the live region shorter than the screen, where a fresh frame is the reference.
       const liveRows = blocks.filter((b) => !b.final).reduce((a, b) => a + b.render(cols).length, 0);
-      if (liveRows > rows - 4) { for (const b of blocks) b.final = true; r.transcript.changedAll(); }
+      if (liveRows > rows - 4) {
+        for (const b of blocks) b.final = true;
+        r.transcript.changedAll();
+      }
       r.renderNow();
       await vt.flush();
       const total = blocks.reduce((a, b) => a + b.render(cols).length, 0) + 2;
@@ -104,7 +156,13 @@ for (const seed of [11, 13]) {
 
 test('tiny terminals: 1×1 to 10×3 in both modes draw without error and keep the cursor on screen', async () => {
   for (const mode of ['fullscreen', 'inline'] as const) {
-    for (const [c, h] of [[1, 1], [2, 2], [5, 3], [10, 3], [19, 7]] as const) {
+    for (const [c, h] of [
+      [1, 1],
+      [2, 2],
+      [5, 3],
+      [10, 3],
+      [19, 7],
+    ] as const) {
       const vt = new VirtualTerminal(c, h);
       const r = new Renderer(vt, { mode });
       r.setFooter([{ render: (w: number) => [' status bar'.slice(0, w), `> 日本${CURSOR_MARKER}`] }]);
@@ -136,7 +194,13 @@ test('a resize storm in inline mode while streaming: nothing doubled, the footer
     r.renderNow();
     if (i % 10 === 5) {
       await vt.flush();
-      for (const [c, h] of [[50, 14], [45, 12], [55, 16], [40, 14]] as const) vt.resize(c, h);
+      for (const [c, h] of [
+        [50, 14],
+        [45, 12],
+        [55, 16],
+        [40, 14],
+      ] as const)
+        vt.resize(c, h);
     }
     if (i % 10 === 9) await new Promise((res) => setTimeout(res, 30));
   }

@@ -13,7 +13,9 @@ import { paint } from '../../src/tui/style.js';
 class Text implements Block {
   final = false;
   constructor(public text: string) {}
-  render(w: number) { return wrapText(this.text, w); }
+  render(w: number) {
+    return wrapText(this.text, w);
+  }
 }
 const done = (t: string) => Object.assign(new Text(t), { final: true });
 
@@ -101,7 +103,11 @@ test('full screen: only the changed cells are written; nothing at all while idle
 test('full screen: streaming into a 2,000-line transcript scrolls the region in place, no clear, few bytes per chunk', async () => {
   const { vt, r, footer } = await setup('fullscreen', 110, 32);
   const blocks: Block[] = [];
-  for (let i = 0; i < 2000; i++) { const b = done(`transcript line ${i} ${'lorem ipsum '.repeat(i % 7)}`); blocks.push(b); r.transcript.add(b); }
+  for (let i = 0; i < 2000; i++) {
+    const b = done(`transcript line ${i} ${'lorem ipsum '.repeat(i % 7)}`);
+    blocks.push(b);
+    r.transcript.add(b);
+  }
   const reply = new Text('');
   blocks.push(reply);
   r.transcript.add(reply);
@@ -117,7 +123,9 @@ test('full screen: streaming into a 2,000-line transcript scrolls the region in 
     reply.text += d;
     r.transcript.changed(reply);
     chunks++;
-    if (i % 50 === 0) { footer.status = `${i} tok/s`; }
+    if (i % 50 === 0) {
+      footer.status = `${i} tok/s`;
+    }
     r.renderNow();
   }
   await vt.flush();
@@ -141,7 +149,11 @@ test('full screen: scrolled up, the viewport holds still while text streams in; 
   await vt.flush();
   const before = vt.viewport().slice(0, 8);
   assert.equal(before[0], 'line 86');
-  for (let i = 0; i < 30; i++) { reply.text += `more streamed text ${i} `; r.transcript.changed(reply); r.renderNow(); }
+  for (let i = 0; i < 30; i++) {
+    reply.text += `more streamed text ${i} `;
+    r.transcript.changed(reply);
+    r.renderNow();
+  }
   await vt.flush();
   assert.deepEqual(vt.viewport().slice(0, 8), before, 'held still');
   r.pageUp();
@@ -227,8 +239,15 @@ test('frames for streamed content are coalesced; a keystroke is drawn at once', 
   const pending: { at: number; fn: () => void }[] = [];
   const clock: Clock = {
     now: () => now,
-    setTimeout: (fn, ms) => { const t = { at: now + ms, fn }; pending.push(t); return t; },
-    clearTimeout: (h) => { const i = pending.indexOf(h as never); if (i >= 0) pending.splice(i, 1); },
+    setTimeout: (fn, ms) => {
+      const t = { at: now + ms, fn };
+      pending.push(t);
+      return t;
+    },
+    clearTimeout: (h) => {
+      const i = pending.indexOf(h as never);
+      if (i >= 0) pending.splice(i, 1);
+    },
   };
   const advance = (ms: number) => {
     const end = now + ms;
@@ -250,7 +269,12 @@ test('frames for streamed content are coalesced; a keystroke is drawn at once', 
   const reply = new Text('');
   r.transcript.add(reply);
   const frames0 = r.stats.frames;
-  for (let i = 0; i < 50; i++) { reply.text += 'word '; r.transcript.changed(reply); r.requestRender(); advance(4); }
+  for (let i = 0; i < 50; i++) {
+    reply.text += 'word ';
+    r.transcript.changed(reply);
+    r.requestRender();
+    advance(4);
+  }
   const streamed = r.stats.frames - frames0;
   assert.ok(streamed >= 3 && streamed <= 6, `${streamed} frames for 200 ms of streaming`);
   footer.input = 'x';
@@ -267,7 +291,10 @@ test('inline: normal screen, no mouse; finished blocks go into the scrollback on
   assert.ok(!vt.altScreen);
   assert.equal(vt.mouseTracking, 'none');
   assert.ok(vt.bracketedPaste);
-  for (let i = 0; i < 40; i++) { r.transcript.add(done(`block ${i}`)); if (i % 3 === 0) r.renderNow(); }
+  for (let i = 0; i < 40; i++) {
+    r.transcript.add(done(`block ${i}`));
+    if (i % 3 === 0) r.renderNow();
+  }
   r.renderNow();
   await vt.flush();
   const all = [...vt.scrollback(), ...vt.viewport()];
@@ -303,7 +330,13 @@ test('inline: a frame asked for while the start waits for the cursor report is d
   await started;
   await vt.flush();
   assert.deepEqual(vt.viewport().slice(0, 5), ['$ ls', 'file1 file2', 'hello', ' clm [mock] ready', '>']);
-  assert.deepEqual(vt.viewport().slice(5).filter((l) => l.trim()), []);
+  assert.deepEqual(
+    vt
+      .viewport()
+      .slice(5)
+      .filter((l) => l.trim()),
+    [],
+  );
   r.stop();
 });
 
@@ -318,7 +351,12 @@ test('inline: a 500-line reply streams with few bytes per chunk; its first lines
   let chunks = 0;
   for (let i = 0; i < 500; i++) {
     const line = `R${String(i).padStart(3, '0')} ${'streamed words '.repeat(2)}`;
-    for (let k = 0; k < line.length; k += 20) { reply.text += line.slice(k, k + 20); r.transcript.changed(reply); r.renderNow(); chunks++; }
+    for (let k = 0; k < line.length; k += 20) {
+      reply.text += line.slice(k, k + 20);
+      r.transcript.changed(reply);
+      r.renderNow();
+      chunks++;
+    }
     reply.text += '\n';
   }
   await vt.flush();
@@ -349,7 +387,11 @@ test('inline: resizing while a long reply streams tears and doubles nothing', as
   const reply = new Text('');
   r.transcript.add(reply);
   const push = (from: number, to: number) => {
-    for (let i = from; i < to; i++) { reply.text += `L${String(i).padStart(3, '0')} some text\n`; r.transcript.changed(reply); r.renderNow(); }
+    for (let i = from; i < to; i++) {
+      reply.text += `L${String(i).padStart(3, '0')} some text\n`;
+      r.transcript.changed(reply);
+      r.renderNow();
+    }
   };
   push(0, 60);
   await vt.flush(); // the terminal has drawn what was written before it is resized
@@ -379,13 +421,25 @@ test('inline: the footer follows the content while the screen is not yet full; s
   r.transcript.add(reply);
   r.renderNow();
   await vt.flush();
-  assert.deepEqual(vt.viewport().slice(0, 4).map((l) => l.trim()), ['you> hi', 'partial', 'clm [mock] idle', '>']);
+  assert.deepEqual(
+    vt
+      .viewport()
+      .slice(0, 4)
+      .map((l) => l.trim()),
+    ['you> hi', 'partial', 'clm [mock] idle', '>'],
+  );
   reply.text = 'partial answer\nsecond line';
   r.transcript.changed(reply);
   footer.input = 'next';
   r.renderNow();
   await vt.flush();
-  assert.deepEqual(vt.viewport().slice(0, 5).map((l) => l.trim()), ['you> hi', 'partial answer', 'second line', 'clm [mock] idle', '> next']);
+  assert.deepEqual(
+    vt
+      .viewport()
+      .slice(0, 5)
+      .map((l) => l.trim()),
+    ['you> hi', 'partial answer', 'second line', 'clm [mock] idle', '> next'],
+  );
   r.stop();
   await vt.flush();
   assert.deepEqual(vt.viewport().slice(0, 4), ['you> hi', 'partial answer', 'second line', '']);
@@ -442,7 +496,12 @@ test('inline: resume after a suspend starts the live region below what the shell
 test('full screen: a redraw after the region has been scrolled (margins set) repaints right', async () => {
   const { vt, r, footer } = await setup('fullscreen', 40, 8);
   const blocks: Block[] = [];
-  for (let i = 0; i < 20; i++) { const b = done(`row ${i}`); blocks.push(b); r.transcript.add(b); r.renderNow(); }
+  for (let i = 0; i < 20; i++) {
+    const b = done(`row ${i}`);
+    blocks.push(b);
+    r.transcript.add(b);
+    r.renderNow();
+  }
   assert.ok(r.stats.scrolls > 0);
   r.redraw();
   r.renderNow();
@@ -455,8 +514,15 @@ test('full screen: a resize storm is drawn once, after it settles', async () => 
   const pending: { at: number; fn: () => void }[] = [];
   const clock: Clock = {
     now: () => now,
-    setTimeout: (fn, ms) => { const t = { at: now + ms, fn }; pending.push(t); return t; },
-    clearTimeout: (h) => { const i = pending.indexOf(h as never); if (i >= 0) pending.splice(i, 1); },
+    setTimeout: (fn, ms) => {
+      const t = { at: now + ms, fn };
+      pending.push(t);
+      return t;
+    },
+    clearTimeout: (h) => {
+      const i = pending.indexOf(h as never);
+      if (i >= 0) pending.splice(i, 1);
+    },
   };
   const advance = (ms: number) => {
     const end = now + ms;
@@ -479,7 +545,10 @@ test('full screen: a resize storm is drawn once, after it settles', async () => 
   for (const b of blocks) r.transcript.add(b);
   r.renderNow();
   const repaints = r.stats.fullRepaints;
-  for (let i = 0; i < 12; i++) { vt.resize(40 + i, 15 + (i % 4)); advance(8); }
+  for (let i = 0; i < 12; i++) {
+    vt.resize(40 + i, 15 + (i % 4));
+    advance(8);
+  }
   assert.equal(r.stats.fullRepaints, repaints, 'nothing drawn while the size keeps changing');
   advance(100);
   assert.equal(r.stats.fullRepaints, repaints + 1);

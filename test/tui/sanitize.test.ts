@@ -5,8 +5,20 @@ import { CURSOR_MARKER } from '../../src/tui/escapes.js';
 import { tally } from '../fixtures/tally.js';
 
 const hostile = [
-  '\x1b[2J\x1b[Hwiped', '\x1b]0;title\x07x', '\x1b]52;c;Y2xpcA==\x07copy', '\x1bPdcs\x1b\\d', '\x1b[?1049h', '\x1b[6n',
-  '\x1b[31mred\x1b[0m', '\x9b2J', '\x1bc', '\x1b', 'a\x1b[', '\x07\x08\x0b\x0c\x7f', CURSOR_MARKER + 'x', '\x1b_clm:cursor',
+  '\x1b[2J\x1b[Hwiped',
+  '\x1b]0;title\x07x',
+  '\x1b]52;c;Y2xpcA==\x07copy',
+  '\x1bPdcs\x1b\\d',
+  '\x1b[?1049h',
+  '\x1b[6n',
+  '\x1b[31mred\x1b[0m',
+  '\x9b2J',
+  '\x1bc',
+  '\x1b',
+  'a\x1b[',
+  '\x07\x08\x0b\x0c\x7f',
+  CURSOR_MARKER + 'x',
+  '\x1b_clm:cursor',
   '\x1b]8;;http://evil\x1b\\link\x1b]8;;\x1b\\',
 ];
 

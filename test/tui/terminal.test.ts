@@ -47,7 +47,9 @@ async function onPty(how: string, mode: string, signal?: NodeJS.Signals): Promis
   delete env.NODE_OPTIONS;
   const p = spawn('script', ['-qfec', cmd, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'], cwd: join(import.meta.dirname, '../..') });
   let out = '';
-  p.stdout.on('data', (d) => { out += d; });
+  p.stdout.on('data', (d) => {
+    out += d;
+  });
   const exited = new Promise((r) => p.on('exit', r));
   await waitFor(() => /READY pid=\d+/.test(out), 'the child to draw', 30_000);
   if (signal) process.kill(Number(/READY pid=(\d+)/.exec(out)![1]), signal);
@@ -71,7 +73,9 @@ test('pty: process.exit restores the terminal', { skip: !haveScript && 'script(1
   assertRestored(await onPty('exit', 'fullscreen'), true);
 });
 
-test('pty: an uncaught exception restores the terminal before the error is printed', { skip: !haveScript && 'script(1) not installed' }, async () => {
+test('pty: an uncaught exception restores the terminal before the error is printed', {
+  skip: !haveScript && 'script(1) not installed',
+}, async () => {
   const out = await onPty('throw', 'fullscreen');
   assertRestored(out, true);
   const err = out.indexOf('boom from the child');
@@ -88,7 +92,9 @@ for (const sig of ['SIGTERM', 'SIGHUP'] as const) {
   });
 }
 
-test('pty: inline mode, SIGTERM: the footer is cleared, the transcript stays, the terminal is restored', { skip: !haveScript && 'script(1) not installed' }, async () => {
+test('pty: inline mode, SIGTERM: the footer is cleared, the transcript stays, the terminal is restored', {
+  skip: !haveScript && 'script(1) not installed',
+}, async () => {
   const out = await onPty('wait', 'inline', 'SIGTERM');
   assertRestored(out, false);
   assert.ok(!out.includes('\x1b[?1049h'), 'never on the alternate screen');
@@ -96,7 +102,9 @@ test('pty: inline mode, SIGTERM: the footer is cleared, the transcript stays, th
   assert.ok(tail.includes('\x1b[J'), 'the footer rows are erased');
 });
 
-test('pty: stop() in inline mode leaves the transcript and the cursor below it', { skip: !haveScript && 'script(1) not installed' }, async () => {
+test('pty: stop() in inline mode leaves the transcript and the cursor below it', {
+  skip: !haveScript && 'script(1) not installed',
+}, async () => {
   const out = await onPty('stop', 'inline');
   assertRestored(out, false);
   assert.ok(out.indexOf('after stop') > out.lastIndexOf('READY'));

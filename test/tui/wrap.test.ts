@@ -26,7 +26,10 @@ test('styles survive a wrap: each line opens what is in force and closes it', ()
   assert.deepEqual(plain(lines), ['bold words', 'that wrap', 'after']);
   for (const l of lines.slice(0, 2)) {
     const spans = parseAnsi(l);
-    assert.ok(spans.every((s) => s.style.flags & BOLD), `every run of ${JSON.stringify(l)} is bold`);
+    assert.ok(
+      spans.every((s) => s.style.flags & BOLD),
+      `every run of ${JSON.stringify(l)} is bold`,
+    );
     assert.ok(l.endsWith('\x1b[0m'), 'closed at the end');
   }
   assert.ok(!(parseAnsi(lines[2]!)[0]!.style.flags & BOLD));

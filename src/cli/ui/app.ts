@@ -14,7 +14,15 @@ import { ClmError, ECANCELED } from '../../core/errors.js';
 import type { AgentState, PermissionRequest } from '../../core/types.js';
 import type { UiMode } from '../../config/types.js';
 import {
-  type InputEvent, keyId, loadEmoji, NodeTerminal, onHighlighterReady, Renderer, shortcodeBefore, Transcript, warmUpMarkdown,
+  type InputEvent,
+  keyId,
+  loadEmoji,
+  NodeTerminal,
+  onHighlighterReady,
+  Renderer,
+  shortcodeBefore,
+  Transcript,
+  warmUpMarkdown,
 } from '../../tui/index.js';
 import type { CliArgs } from '../args.js';
 import { onProcessExit } from '../exit-hooks.js';
@@ -78,7 +86,9 @@ class UiApp {
   private quitting = false;
   private exitCode = 0;
   private finished!: (code: number) => void;
-  private readonly done = new Promise<number>((r) => { this.finished = r; });
+  private readonly done = new Promise<number>((r) => {
+    this.finished = r;
+  });
   private sessionPrinted = false;
 
   // What the status bar shows.
@@ -97,7 +107,11 @@ class UiApp {
   private completionGen = 0;
   private readonly ctx: CommandContext;
 
-  constructor(private readonly args: CliArgs, private readonly env: NodeJS.ProcessEnv, private readonly resumeId: string | undefined) {
+  constructor(
+    private readonly args: CliArgs,
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly resumeId: string | undefined,
+  ) {
     this.forever = args.forever ?? null;
     const rows = () => this.term.rows;
     this.input = new InputBox(rows);
@@ -110,16 +124,26 @@ class UiApp {
       mask: (s) => this.secrets.mask(s),
       rows,
     });
-    this.probe = new ConnectionProbe(() => { void this.rt?.agent.checkConnection().catch(() => {}); });
+    this.probe = new ConnectionProbe(() => {
+      void this.rt?.agent.checkConnection().catch(() => {});
+    });
     this.view = this.makeView();
     const self = this;
     this.ctx = {
-      get runtime() { return self.rt!; },
+      get runtime() {
+        return self.rt!;
+      },
       busy: () => !!self.rt?.agent.busy,
       print: (text, kind) => this.view.print(text, kind),
-      clearTranscript: () => { this.view.clear(); this.screen?.scrollToBottom(); },
+      clearTranscript: () => {
+        this.view.clear();
+        this.screen?.scrollToBottom();
+      },
       settings: this.settings,
-      settingsChanged: () => { this.settingsTouched = true; this.view.settingsChanged(); },
+      settingsChanged: () => {
+        this.settingsTouched = true;
+        this.view.settingsChanged();
+      },
       probeConnection: () => this.probe.now(),
       quit: () => this.quit(),
     };
@@ -143,7 +167,10 @@ class UiApp {
     if (early) this.startScreen(early);
     try {
       this.rt = await createRuntime({
-        args: this.args, env: this.env, resumeId: this.resumeId, autocompactAtTurnEnd: true,
+        args: this.args,
+        env: this.env,
+        resumeId: this.resumeId,
+        autocompactAtTurnEnd: true,
         policy: { allow: this.args.allowTools, deny: this.args.denyTools },
         onEvent: (e) => this.guard(() => this.event(e)),
         onPermission: (req: PermissionRequest) => this.perms.request(req),
@@ -164,7 +191,10 @@ class UiApp {
       this.view.print(`[resumed session ${rt.resumed.id}]`, 'notice');
     }
     this.render(true);
-    void rt.ready.then(() => this.onReady(), (e: unknown) => this.view.print(`error: start-up failed: ${this.secrets.mask((e as Error)?.message ?? String(e))}`, 'error'));
+    void rt.ready.then(
+      () => this.onReady(),
+      (e: unknown) => this.view.print(`error: start-up failed: ${this.secrets.mask((e as Error)?.message ?? String(e))}`, 'error'),
+    );
     const code = await this.done;
     offExit();
     return code;
@@ -204,7 +234,10 @@ class UiApp {
         warmUpMarkdown();
         void loadEmoji().catch(() => {});
       }, 0).unref();
-      onHighlighterReady(() => { this.transcript.changedAll(); this.render(); });
+      onHighlighterReady(() => {
+        this.transcript.changedAll();
+        this.render();
+      });
     });
   }
 
@@ -246,7 +279,13 @@ class UiApp {
     this.term.restore();
     if (this.sessionPrinted || !this.rt) return;
     const { sessionKept } = this.rt.closeSessionNow();
-    this.printSession(sessionKept, (s) => { try { writeSync(2, s); } catch { /* the terminal is gone */ } });
+    this.printSession(sessionKept, (s) => {
+      try {
+        writeSync(2, s);
+      } catch {
+        /* the terminal is gone */
+      }
+    });
   }
 
   private printSession(kept: boolean, write: (s: string) => void): void {
@@ -258,8 +297,14 @@ class UiApp {
 
   /** A fault in the screen's own code shows in the transcript; the session goes on. */
   private guard(fn: () => void): void {
-    try { fn(); } catch (e) {
-      try { this.view.print(`internal error: ${(e as Error)?.message ?? String(e)}`, 'error'); } catch { /* nothing more to do */ }
+    try {
+      fn();
+    } catch (e) {
+      try {
+        this.view.print(`internal error: ${(e as Error)?.message ?? String(e)}`, 'error');
+      } catch {
+        /* nothing more to do */
+      }
     }
   }
 
@@ -272,42 +317,54 @@ class UiApp {
   private statusBar(width: number): string {
     const rt = this.rt;
     const agent = rt?.agent;
-    return statusLine({
-      provider: rt?.run.providerName,
-      model: agent?.model,
-      agent: rt?.run.agentName,
-      connection: this.connection,
-      detail: this.connDetail,
-      busy: this.busy,
-      tick: this.tick,
-      state: this.state,
-      batch: this.batch,
-      tokensPerSec: this.tokensPerSec,
-      ctxUsed: agent?.ctxUsed ?? 0,
-      ctxMax: agent?.ctxMax ?? 0,
-      hints: this.mode === 'fullscreen' ? HINTS_FULLSCREEN : HINTS_INLINE,
-      linesBelow: this.screen?.linesBelow ?? 0,
-      unicode: markdownSettings(this.env).unicode,
-    }, width);
+    return statusLine(
+      {
+        provider: rt?.run.providerName,
+        model: agent?.model,
+        agent: rt?.run.agentName,
+        connection: this.connection,
+        detail: this.connDetail,
+        busy: this.busy,
+        tick: this.tick,
+        state: this.state,
+        batch: this.batch,
+        tokensPerSec: this.tokensPerSec,
+        ctxUsed: agent?.ctxUsed ?? 0,
+        ctxMax: agent?.ctxMax ?? 0,
+        hints: this.mode === 'fullscreen' ? HINTS_FULLSCREEN : HINTS_INLINE,
+        linesBelow: this.screen?.linesBelow ?? 0,
+        unicode: markdownSettings(this.env).unicode,
+      },
+      width,
+    );
   }
 
   private setBusy(b: boolean): void {
     if (this.busy === b) return;
     this.busy = b;
     if (b && !this.spinner) {
-      this.spinner = setInterval(() => { this.tick++; this.render(); }, SPINNER_MS);
+      this.spinner = setInterval(() => {
+        this.tick++;
+        this.render();
+      }, SPINNER_MS);
     } else if (!b) this.stopSpinner();
   }
 
   private stopSpinner(): void {
-    if (this.spinner) { clearInterval(this.spinner); this.spinner = null; }
+    if (this.spinner) {
+      clearInterval(this.spinner);
+      this.spinner = null;
+    }
   }
 
   // ---- events ------------------------------------------------------------------------------
 
   private event(e: RunEvent): void {
     if (isRuntimeEvent(e)) {
-      if (e.type === 'ready' && this.rt) { this.secrets.add(this.rt.run.secrets); this.render(); }
+      if (e.type === 'ready' && this.rt) {
+        this.secrets.add(this.rt.run.secrets);
+        this.render();
+      }
       return;
     }
     switch (e.type) {
@@ -332,8 +389,12 @@ class UiApp {
         if (e.tokensPerSec > 0) this.tokensPerSec = e.tokensPerSec;
         break;
       case 'connection':
-        if (e.status === 'checking') { if (this.connection === 'connecting') this.connDetail = null; }
-        else { this.connection = e.status; this.connDetail = e.detail; }
+        if (e.status === 'checking') {
+          if (this.connection === 'connecting') this.connDetail = null;
+        } else {
+          this.connection = e.status;
+          this.connDetail = e.detail;
+        }
         break;
       case 'turn_done':
         this.batch = null;
@@ -355,7 +416,10 @@ class UiApp {
     const rt = this.rt;
     if (!rt || !this.ready || this.quitting || rt.agent.busy) return;
     const next = this.queue.next();
-    if (next) { this.startTurn(next.text, next.echoed); return; }
+    if (next) {
+      this.startTurn(next.text, next.echoed);
+      return;
+    }
     if (this.forever && (this.lastStatus === 0 || this.lastStatus === ECANCELED)) this.startTurn(this.forever, false);
   }
 
@@ -365,7 +429,10 @@ class UiApp {
     try {
       rt.agent.submit(text);
     } catch (e) {
-      if (e instanceof ClmError && e.code === 'EBUSY') { this.queue.unshift(text, true); return; }
+      if (e instanceof ClmError && e.code === 'EBUSY') {
+        this.queue.unshift(text, true);
+        return;
+      }
       this.view.print(`error: ${e instanceof Error ? e.message : String(e)}`, 'error');
     }
     this.render();
@@ -378,12 +445,17 @@ class UiApp {
     const isCommand = trimmed.startsWith('/') || trimmed === 'quit' || trimmed === 'exit';
     if (isCommand) {
       if (!this.rt || !this.ready) {
-        if (/^(\/(quit|exit|q)|quit|exit)$/.test(trimmed)) { this.quit(); return; }
+        if (/^(\/(quit|exit|q)|quit|exit)$/.test(trimmed)) {
+          this.quit();
+          return;
+        }
         this.view.print('starting up; try the command again in a moment', 'error');
         return;
       }
       runCommand(line, this.ctx).then(
-        (handled) => { if (!handled) this.prompt(line); },
+        (handled) => {
+          if (!handled) this.prompt(line);
+        },
         (e: unknown) => this.view.print(`error: ${this.secrets.mask((e as Error)?.message ?? String(e))}`, 'error'),
       );
       return;
@@ -427,42 +499,97 @@ class UiApp {
       this.completionGen++;
       if (this.completions.clear()) this.render(true);
     }
-    if (ev.type === 'wheel') { if (full) screen?.scrollBy(ev.delta * WHEEL_ROWS); return; }
+    if (ev.type === 'wheel') {
+      if (full) screen?.scrollBy(ev.delta * WHEEL_ROWS);
+      return;
+    }
     if (this.perms.active) {
       // A question is asked: y/n/a/d/Esc answer it, other printable keys are ignored.
-      if (ev.type === 'text') { this.perms.answer(ev.text[0] ?? ''); return; }
+      if (ev.type === 'text') {
+        this.perms.answer(ev.text[0] ?? '');
+        return;
+      }
       if (ev.type === 'paste') return;
       const id = keyId(ev.key);
-      if (id === 'escape' || id === 'ctrl+c') { this.perms.cancel(); if (id === 'ctrl+c') this.stopForever(); return; }
-      if (/^(shift\+)?[a-z]$/.test(id)) { this.perms.answer(ev.key.name); return; }
+      if (id === 'escape' || id === 'ctrl+c') {
+        this.perms.cancel();
+        if (id === 'ctrl+c') this.stopForever();
+        return;
+      }
+      if (/^(shift\+)?[a-z]$/.test(id)) {
+        this.perms.answer(ev.key.name);
+        return;
+      }
     }
-    if (ev.type === 'paste') { editor.insertLiteral(ev.text); this.render(true); return; }
+    if (ev.type === 'paste') {
+      editor.insertLiteral(ev.text);
+      this.render(true);
+      return;
+    }
     if (ev.type === 'key') {
       const id = keyId(ev.key);
       switch (id) {
         case 'ctrl+c':
-          if (this.busy && this.cancelTurn()) { this.stopForever(); return; }
-          if (this.busy) { this.stopForever(); return; }
-          if (!editor.isEmpty) { editor.clear(); this.render(true); return; }
+          if (this.busy && this.cancelTurn()) {
+            this.stopForever();
+            return;
+          }
+          if (this.busy) {
+            this.stopForever();
+            return;
+          }
+          if (!editor.isEmpty) {
+            editor.clear();
+            this.render(true);
+            return;
+          }
           this.quit();
           return;
         case 'escape':
-          if (this.busy) { this.cancelTurn(); return; }
-          if (!editor.isEmpty) { editor.clear(); this.render(true); }
+          if (this.busy) {
+            this.cancelTurn();
+            return;
+          }
+          if (!editor.isEmpty) {
+            editor.clear();
+            this.render(true);
+          }
           return;
         case 'ctrl+d':
-          if (editor.isEmpty) { this.quit(); return; }
+          if (editor.isEmpty) {
+            this.quit();
+            return;
+          }
           break;
-        case 'ctrl+l': screen?.redraw(); return;
-        case 'ctrl+o': this.toggle('expandOutput'); return;
-        case 'ctrl+r': this.toggle('showReasoning'); return;
-        case 'ctrl+z': this.term.suspend(() => { void screen?.resume(); }); return;
-        case 'pageup': if (full) screen?.pageUp(); return;
-        case 'pagedown': if (full) screen?.pageDown(); return;
+        case 'ctrl+l':
+          screen?.redraw();
+          return;
+        case 'ctrl+o':
+          this.toggle('expandOutput');
+          return;
+        case 'ctrl+r':
+          this.toggle('showReasoning');
+          return;
+        case 'ctrl+z':
+          this.term.suspend(() => {
+            void screen?.resume();
+          });
+          return;
+        case 'pageup':
+          if (full) screen?.pageUp();
+          return;
+        case 'pagedown':
+          if (full) screen?.pageDown();
+          return;
         case 'end':
-          if (editor.isEmpty) { if (full) screen?.scrollToBottom(); return; }
+          if (editor.isEmpty) {
+            if (full) screen?.scrollToBottom();
+            return;
+          }
           break;
-        case 'tab': this.completeAtCursor(); return;
+        case 'tab':
+          this.completeAtCursor();
+          return;
         case 'enter': {
           const line = editor.text;
           if (!line.trim()) return;
@@ -475,7 +602,10 @@ class UiApp {
       }
     }
     const r = editor.handle(ev);
-    if (r === 'eof') { this.quit(); return; }
+    if (r === 'eof') {
+      this.quit();
+      return;
+    }
     if (ev.type === 'text' && ev.text.endsWith(':')) {
       // `:name:` just closed: the emoji instead.
       const before = editor.textBeforeCursor;
@@ -497,7 +627,14 @@ class UiApp {
     this.view.settingsChanged();
     // Inline, what went into the scrollback stays as it was written.
     if (this.mode === 'inline') {
-      const what = which === 'expandOutput' ? (this.settings.expandOutput ? 'output: full' : 'output: short') : (this.settings.showReasoning ? 'reasoning shown' : 'reasoning hidden');
+      const what =
+        which === 'expandOutput'
+          ? this.settings.expandOutput
+            ? 'output: full'
+            : 'output: short'
+          : this.settings.showReasoning
+            ? 'reasoning shown'
+            : 'reasoning hidden';
       this.view.print(`[${what}; what is already in the scrollback stays as written]`, 'notice');
     }
     this.render(true);
@@ -509,7 +646,11 @@ class UiApp {
     const editor = this.input.editor;
     const gen = ++this.completionGen;
     let result: CompletionResult;
-    try { result = complete(editor.textBeforeCursor, this.ctx); } catch { return; }
+    try {
+      result = complete(editor.textBeforeCursor, this.ctx);
+    } catch {
+      return;
+    }
     const apply = (c: CompletionResult['now']) => {
       if (!c) return;
       if (c.replace || c.insert) editor.replaceBeforeCursor(c.replace, c.insert);
@@ -518,7 +659,9 @@ class UiApp {
     };
     apply(result.now);
     result.later?.then(
-      (c) => { if (gen === this.completionGen && !this.quitting) apply(c); },
+      (c) => {
+        if (gen === this.completionGen && !this.quitting) apply(c);
+      },
       (e: unknown) => {
         if (gen !== this.completionGen || this.quitting) return;
         this.completions.say(`(live model fetch failed: ${this.secrets.mask((e as Error)?.message ?? String(e))})`);

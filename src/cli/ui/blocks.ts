@@ -4,9 +4,7 @@
 // transcript.changed(block) when one changes. A blank line before a block separates it from the
 // one above, as the original spaces its transcript.
 
-import {
-  type Block, isUnicodeLocale, MarkdownBlock, paint, sanitize, type Style, supportsHyperlinks, wrapText,
-} from '../../tui/index.js';
+import { type Block, isUnicodeLocale, MarkdownBlock, paint, sanitize, type Style, supportsHyperlinks, wrapText } from '../../tui/index.js';
 import { THEME } from './theme.js';
 
 /** The settings blocks read when they render (changing one re-renders every block). */
@@ -24,7 +22,11 @@ export function headLines(text: string, max: number): { lines: string[]; more: n
   let at = 0;
   while (lines.length < max) {
     const nl = text.indexOf('\n', at);
-    if (nl < 0) { lines.push(text.slice(at)); at = text.length + 1; break; }
+    if (nl < 0) {
+      lines.push(text.slice(at));
+      at = text.length + 1;
+      break;
+    }
     lines.push(text.slice(at, nl));
     at = nl + 1;
   }
@@ -143,7 +145,10 @@ export class ReasoningBlock implements Block {
   append(delta: string): void {
     const t = this.tail + delta;
     const nl = t.lastIndexOf('\n');
-    if (nl < 0) { this.tail = t; return; }
+    if (nl < 0) {
+      this.tail = t;
+      return;
+    }
     this.done += t.slice(0, nl + 1);
     this.tail = t.slice(nl + 1);
     this.doneCache = null;

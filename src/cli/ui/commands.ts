@@ -3,7 +3,17 @@
 
 import type { CommandContext } from './command-context.js';
 import { liveModels } from './live-models.js';
-import { agentNames, BUSY, currentSpec, modelSpecs, providerNames, switchAgent, switchModel, switchProvider, SwitchRefused } from './switching.js';
+import {
+  agentNames,
+  BUSY,
+  currentSpec,
+  modelSpecs,
+  providerNames,
+  switchAgent,
+  switchModel,
+  switchProvider,
+  SwitchRefused,
+} from './switching.js';
 import { maskSecrets } from '../../host/redact.js';
 
 export interface CommandInfo {
@@ -85,22 +95,32 @@ function listModels(ctx: CommandContext): void {
   const rt = ctx.runtime;
   const cur = currentSpec(rt);
   const specs = modelSpecs(rt);
-  ctx.print(specs.length
-    ? ['available models:', ...specs.map((s) => `  ${s}${s === cur ? ' (current)' : ''}`), 'usage: /model <name>'].join('\n')
-    : 'no models configured', 'info');
+  ctx.print(
+    specs.length
+      ? ['available models:', ...specs.map((s) => `  ${s}${s === cur ? ' (current)' : ''}`), 'usage: /model <name>'].join('\n')
+      : 'no models configured',
+    'info',
+  );
   const agent = rt.agent;
   liveModels(rt, undefined, { fresh: true }).then(
-    (ids) => { if (rt.agent === agent) ctx.print(['from server:', ...ids.map((id) => `  ${id}`)].join('\n'), 'info'); },
-    (e: unknown) => { if (rt.agent === agent) ctx.print(`(couldn't query live models from the current provider: ${errorText(ctx, e)})`, 'info'); },
+    (ids) => {
+      if (rt.agent === agent) ctx.print(['from server:', ...ids.map((id) => `  ${id}`)].join('\n'), 'info');
+    },
+    (e: unknown) => {
+      if (rt.agent === agent) ctx.print(`(couldn't query live models from the current provider: ${errorText(ctx, e)})`, 'info');
+    },
   );
 }
 
 function listProviders(ctx: CommandContext): void {
   const names = providerNames(ctx.runtime);
   const cur = ctx.runtime.run.providerName;
-  ctx.print(names.length
-    ? ['available providers:', ...names.map((n) => `  ${n}${n === cur ? ' (current)' : ''}`), 'usage: /provider <name>'].join('\n')
-    : 'no providers configured', 'info');
+  ctx.print(
+    names.length
+      ? ['available providers:', ...names.map((n) => `  ${n}${n === cur ? ' (current)' : ''}`), 'usage: /provider <name>'].join('\n')
+      : 'no providers configured',
+    'info',
+  );
 }
 
 async function agentCommand(ctx: CommandContext, name: string): Promise<void> {
@@ -126,7 +146,10 @@ async function agentCommand(ctx: CommandContext, name: string): Promise<void> {
  */
 export async function runCommand(line: string, ctx: CommandContext): Promise<boolean> {
   const text = line.trim();
-  if (text === 'quit' || text === 'exit') { ctx.quit(); return true; }
+  if (text === 'quit' || text === 'exit') {
+    ctx.quit();
+    return true;
+  }
   if (!text.startsWith('/')) return false;
   const [word = '', ...rest] = text.split(/\s+/);
   const arg = rest.join(' ');
@@ -137,7 +160,10 @@ export async function runCommand(line: string, ctx: CommandContext): Promise<boo
       ctx.print(helpText(), 'info');
       break;
     case 'clear': {
-      if (ctx.busy() || rt.agent.busy) { ctx.print(BUSY, 'error'); break; }
+      if (ctx.busy() || rt.agent.busy) {
+        ctx.print(BUSY, 'error');
+        break;
+      }
       rt.agent.clearHistory();
       ctx.clearTranscript();
       const s = rt.rotateSession();
@@ -145,22 +171,40 @@ export async function runCommand(line: string, ctx: CommandContext): Promise<boo
       break;
     }
     case 'agent':
-      if (ctx.busy()) { ctx.print(BUSY, 'error'); break; }
+      if (ctx.busy()) {
+        ctx.print(BUSY, 'error');
+        break;
+      }
       await agentCommand(ctx, arg);
       break;
     case 'model':
-      if (!arg) { listModels(ctx); break; }
-      if (ctx.busy()) { ctx.print(BUSY, 'error'); break; }
+      if (!arg) {
+        listModels(ctx);
+        break;
+      }
+      if (ctx.busy()) {
+        ctx.print(BUSY, 'error');
+        break;
+      }
       report(ctx, () => switchModel(rt, arg));
       break;
     case 'provider':
-      if (!arg) { listProviders(ctx); break; }
-      if (ctx.busy()) { ctx.print(BUSY, 'error'); break; }
+      if (!arg) {
+        listProviders(ctx);
+        break;
+      }
+      if (ctx.busy()) {
+        ctx.print(BUSY, 'error');
+        break;
+      }
       report(ctx, () => switchProvider(rt, arg));
       break;
     case 'reasoning': {
       const v = toggle(arg, 'on', 'off', ctx.settings.showReasoning);
-      if (v === null) { ctx.print(`usage: /${cmd.name} [on|off]`, 'error'); break; }
+      if (v === null) {
+        ctx.print(`usage: /${cmd.name} [on|off]`, 'error');
+        break;
+      }
       ctx.settings.showReasoning = v;
       ctx.settingsChanged();
       ctx.print(v ? '[reasoning shown]' : '[reasoning hidden]', 'notice');
@@ -168,14 +212,20 @@ export async function runCommand(line: string, ctx: CommandContext): Promise<boo
     }
     case 'output': {
       const v = toggle(arg, 'full', 'short', ctx.settings.expandOutput);
-      if (v === null) { ctx.print('usage: /output [full|short]', 'error'); break; }
+      if (v === null) {
+        ctx.print('usage: /output [full|short]', 'error');
+        break;
+      }
       ctx.settings.expandOutput = v;
       ctx.settingsChanged();
       ctx.print(v ? '[output: full]' : '[output: short]', 'notice');
       break;
     }
     case 'compact':
-      if (ctx.busy() || rt.agent.busy) { ctx.print(BUSY, 'error'); break; }
+      if (ctx.busy() || rt.agent.busy) {
+        ctx.print(BUSY, 'error');
+        break;
+      }
       // Before the compaction's own events, which may come at once.
       ctx.print('[compacting the conversation...]', 'notice');
       try {

@@ -38,7 +38,10 @@ export class CompletionList implements Component {
   render(width: number): string[] {
     if (!this.shown) return [];
     const out = [''];
-    if (this.note !== undefined) { out.push(paint(truncate(this.note, width), THEME.meta)); return out; }
+    if (this.note !== undefined) {
+      out.push(paint(truncate(this.note, width), THEME.meta));
+      return out;
+    }
     if (this.heading) out.push(paint(truncate(this.heading, width), THEME.meta));
     const maxRows = Math.max(1, Math.floor(this.screenRows() / 3));
     const colW = Math.min(width, Math.max(...this.items.map((s) => textWidth(s))) + 4);

@@ -26,7 +26,14 @@ const EMOJI_SCAN = 100_000;
 const starting = (list: readonly string[], prefix: string) => list.filter((s) => s.startsWith(prefix));
 
 function commandNames(word: string): Completion | null {
-  return completionOf(word, starting(COMMANDS.map((c) => `/${c.name}`), word), { unique: ' ' });
+  return completionOf(
+    word,
+    starting(
+      COMMANDS.map((c) => `/${c.name}`),
+      word,
+    ),
+    { unique: ' ' },
+  );
 }
 
 /** `/model ARG` */
@@ -37,7 +44,10 @@ function modelArg(arg: string, ctx: CommandContext): CompletionResult {
     const now = completionOf(arg, starting(providerNames(rt), arg), { unique: '/' });
     if (now) return { now };
     // No provider by that name: a bare id for the current connection, from its server.
-    return { now: null, later: liveModels(rt).then((ids) => completionOf(arg, starting(ids, arg), { unique: ' ', heading: 'from server:' })) };
+    return {
+      now: null,
+      later: liveModels(rt).then((ids) => completionOf(arg, starting(ids, arg), { unique: ' ', heading: 'from server:' })),
+    };
   }
   const provider = arg.slice(0, slash);
   if (!providerNames(rt).includes(provider)) return NOTHING;
@@ -48,7 +58,10 @@ function modelArg(arg: string, ctx: CommandContext): CompletionResult {
     ? { replace: arg.length, insert: commonPrefix(configured), candidates: capped(configured), heading: 'from config:' }
     : null;
   const later = liveModels(rt, provider).then((ids): Completion | null => {
-    const live = starting(ids.map((id) => `${provider}/${id}`), arg);
+    const live = starting(
+      ids.map((id) => `${provider}/${id}`),
+      arg,
+    );
     if (!live.length) return null;
     // When the configured ones already filled in their common part, the server's list is shown
     // under it and inserts nothing; otherwise it completes the text as `now` would have.
@@ -61,12 +74,18 @@ function modelArg(arg: string, ctx: CommandContext): CompletionResult {
 function argument(command: string, arg: string, ctx: CommandContext): CompletionResult {
   const rt = ctx.runtime;
   switch (command) {
-    case 'agent': return { now: completionOf(arg, starting(agentNames(rt), arg), { unique: ' ' }) };
-    case 'provider': return { now: completionOf(arg, starting(providerNames(rt), arg), { unique: ' ' }) };
-    case 'model': return modelArg(arg, ctx);
-    case 'reasoning': return { now: completionOf(arg, starting(['on', 'off'], arg), { unique: ' ' }) };
-    case 'output': return { now: completionOf(arg, starting(['full', 'short'], arg), { unique: ' ' }) };
-    default: return NOTHING;
+    case 'agent':
+      return { now: completionOf(arg, starting(agentNames(rt), arg), { unique: ' ' }) };
+    case 'provider':
+      return { now: completionOf(arg, starting(providerNames(rt), arg), { unique: ' ' }) };
+    case 'model':
+      return modelArg(arg, ctx);
+    case 'reasoning':
+      return { now: completionOf(arg, starting(['on', 'off'], arg), { unique: ' ' }) };
+    case 'output':
+      return { now: completionOf(arg, starting(['full', 'short'], arg), { unique: ' ' }) };
+    default:
+      return NOTHING;
   }
 }
 
@@ -104,7 +123,13 @@ export function complete(textBeforeCursor: string, ctx: CommandContext): Complet
   if (sc) {
     const w = sc[1]!;
     if (emojiReady()) return { now: emoji(w) };
-    return { now: null, later: loadEmoji().then(() => emoji(w), () => null) };
+    return {
+      now: null,
+      later: loadEmoji().then(
+        () => emoji(w),
+        () => null,
+      ),
+    };
   }
   if (isPathWord(word)) {
     return { now: null, later: completePath(word, { home: process.env.HOME, cwd: process.cwd() }) };

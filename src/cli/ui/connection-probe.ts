@@ -41,6 +41,9 @@ export class ConnectionProbe {
   }
 
   stop(): void {
-    if (this.timer !== null) { this.timers.clearInterval(this.timer); this.timer = null; }
+    if (this.timer !== null) {
+      this.timers.clearInterval(this.timer);
+      this.timer = null;
+    }
   }
 }

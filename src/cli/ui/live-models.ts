@@ -7,7 +7,10 @@ import type { Runtime } from '../runtime.js';
 
 const KEEP_MS = 60_000;
 
-interface Entry { at: number; ids: Promise<string[]> }
+interface Entry {
+  at: number;
+  ids: Promise<string[]>;
+}
 
 // Per agent: a switch of profile closes the old agent (its requests end) and starts afresh.
 const cache = new WeakMap<Agent, Map<string, Entry>>();
@@ -41,6 +44,8 @@ export function liveModels(rt: Runtime, provider?: string, o: { fresh?: boolean 
   const ids = agent.listModels(endpoint);
   const entry = { at: now, ids };
   entries.set(key, entry);
-  ids.catch(() => { if (entries.get(key) === entry) entries.delete(key); });
+  ids.catch(() => {
+    if (entries.get(key) === entry) entries.delete(key);
+  });
   return ids;
 }

@@ -21,14 +21,28 @@ export function isPathWord(word: string): boolean {
   return word.includes('/') || word === '~';
 }
 
-const withTimeout = <T>(p: Promise<T>, ms: number): Promise<T | null> => new Promise((res) => {
-  const t = setTimeout(() => res(null), ms);
-  t.unref?.();
-  p.then((v) => { clearTimeout(t); res(v); }, () => { clearTimeout(t); res(null); });
-});
+const withTimeout = <T>(p: Promise<T>, ms: number): Promise<T | null> =>
+  new Promise((res) => {
+    const t = setTimeout(() => res(null), ms);
+    t.unref?.();
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        res(v);
+      },
+      () => {
+        clearTimeout(t);
+        res(null);
+      },
+    );
+  });
 
 async function isDir(path: string): Promise<boolean> {
-  try { return (await stat(path)).isDirectory(); } catch { return false; }
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** The completion of the path `word`, or null when nothing matches (or the directory cannot be read). */
@@ -53,7 +67,8 @@ export async function completePath(word: string, env: PathEnv): Promise<Completi
     .filter((e) => e.name.startsWith(base) && (hidden || !e.name.startsWith('.')))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   if (!matches.length) return null;
-  const dirOf = (e: (typeof matches)[number]) => e.isDirectory() ? Promise.resolve(true) : e.isSymbolicLink() ? isDir(join(dir, e.name)) : Promise.resolve(false);
+  const dirOf = (e: (typeof matches)[number]) =>
+    e.isDirectory() ? Promise.resolve(true) : e.isSymbolicLink() ? isDir(join(dir, e.name)) : Promise.resolve(false);
   if (matches.length === 1) {
     const e = matches[0]!;
     const d = await withTimeout(dirOf(e), LIST_TIMEOUT_MS);

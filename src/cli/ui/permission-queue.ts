@@ -53,7 +53,10 @@ export class PermissionQueue implements Component {
   /** The agent's onPermission. */
   request(req: PermissionRequest): void {
     const known = this.remembered.get(req.name);
-    if (known) { req.respond(known); return; }
+    if (known) {
+      req.respond(known);
+      return;
+    }
     if (req.signal.aborted) return;
     this.queue.push(req);
     req.signal.addEventListener('abort', () => this.withdraw(req), { once: true });
@@ -122,7 +125,10 @@ export class PermissionQueue implements Component {
     const text = q.lines.map((l) => (l.length > max * width * 2 ? l.slice(0, max * width * 2) : l)).join('\n');
     let lines = wrapText(paint(text, THEME.permission), width);
     let more = q.more;
-    if (lines.length > max) { more += lines.length - max; lines = lines.slice(0, max); }
+    if (lines.length > max) {
+      more += lines.length - max;
+      lines = lines.slice(0, max);
+    }
     const out = [''].concat(lines);
     if (more) out.push(paint(`  (+${more} more line${more === 1 ? '' : 's'})`, THEME.meta));
     const waiting = this.queue.length - 1;

@@ -63,7 +63,9 @@ export class PromptQueue implements Component {
   private oneLine(t: string): string {
     let one = this.shown.get(t);
     if (one === undefined) {
-      one = sanitize(this.mask(t)).replace(/\s*\n\s*/g, ' \u23ce ').slice(0, 1000);
+      one = sanitize(this.mask(t))
+        .replace(/\s*\n\s*/g, ' \u23ce ')
+        .slice(0, 1000);
       if (this.shown.size > 64) this.shown.clear();
       this.shown.set(t, one);
     }

@@ -5,13 +5,19 @@ import { createInterface } from 'node:readline';
 import { formatSessionList, listSessions } from '../../session/index.js';
 import { CliError } from '../runtime.js';
 
-export async function pickSession(io: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream }, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export async function pickSession(
+  io: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream },
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string> {
   const rows = listSessions({ env });
   if (!rows.length) throw new CliError('no saved sessions', 1);
   io.stdout.write(formatSessionList(rows));
   const rl = createInterface({ input: io.stdin, output: io.stdout, terminal: true });
   const answer = await new Promise<string | null>((resolve) => {
-    rl.on('SIGINT', () => { rl.close(); resolve(null); });
+    rl.on('SIGINT', () => {
+      rl.close();
+      resolve(null);
+    });
     rl.on('close', () => resolve(null));
     rl.question(`resume which session? [1-${rows.length}] `, (a) => resolve(a));
   });

@@ -11,7 +11,11 @@ import { configDir } from '../../config/paths.js';
 const MENTIONS_UI = /\bui\b/;
 
 function mentionsUi(file: string): boolean {
-  try { return MENTIONS_UI.test(readFileSync(file, 'utf8')); } catch { return false; }
+  try {
+    return MENTIONS_UI.test(readFileSync(file, 'utf8'));
+  } catch {
+    return false;
+  }
 }
 
 /** The mode known before config.lua is loaded, or null when only loading it tells. */
@@ -21,12 +25,16 @@ export function modeBeforeConfig(noAltScreen: boolean, env: NodeJS.ProcessEnv = 
   if (!dir) return 'fullscreen';
   if (mentionsUi(join(dir, 'config.lua'))) return null;
   let names: string[] = [];
-  try { names = readdirSync(join(dir, 'agents')); } catch { /* no profiles directory */ }
+  try {
+    names = readdirSync(join(dir, 'agents'));
+  } catch {
+    /* no profiles directory */
+  }
   for (const n of names) if (n.endsWith('.lua') && mentionsUi(join(dir, 'agents', n))) return null;
   return 'fullscreen';
 }
 
 /** The mode once the configuration is known (the flag wins). */
 export function modeOf(noAltScreen: boolean, configured: UiMode | undefined): UiMode {
-  return noAltScreen ? 'inline' : configured ?? 'fullscreen';
+  return noAltScreen ? 'inline' : (configured ?? 'fullscreen');
 }

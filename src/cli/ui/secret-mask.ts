@@ -31,7 +31,10 @@ export class SecretList {
     let keep = 0;
     for (const s of this.list) {
       for (let n = Math.min(s.length - 1, text.length); n > keep; n--) {
-        if (text.endsWith(s.slice(0, n))) { keep = n; break; }
+        if (text.endsWith(s.slice(0, n))) {
+          keep = n;
+          break;
+        }
       }
     }
     return keep;

@@ -37,7 +37,12 @@ export interface StatusState {
 
 const SPINNER = ['|', '/', '-', '\\'];
 const LABELS: Record<AgentState, string> = {
-  idle: 'idle', thinking: 'thinking', calling_tool: 'tool', rate_limited: 'waiting', complete: 'done', error: 'error',
+  idle: 'idle',
+  thinking: 'thinking',
+  calling_tool: 'tool',
+  rate_limited: 'waiting',
+  complete: 'done',
+  error: 'error',
 };
 
 /** `[provider/model:agent]` with the missing parts left out ('' when all are). */

@@ -39,7 +39,11 @@ export class ToolBatch {
    * `prev`: the batch before it when nothing but reasoning came between them (they fold into one
    * line together); `reasoningBefore`: that reasoning (shown, it separates them).
    */
-  constructor(readonly view: ToolView, readonly prev: ToolBatch | null, readonly reasoningBefore: readonly ReasoningBlock[] = []) {
+  constructor(
+    readonly view: ToolView,
+    readonly prev: ToolBatch | null,
+    readonly reasoningBefore: readonly ReasoningBlock[] = [],
+  ) {
     if (prev) prev.next = this;
   }
 
@@ -87,7 +91,12 @@ export class ToolLineBlock implements Block {
   readonly summary: string;
   private cache: { width: number; lines: string[] } | null = null;
 
-  constructor(readonly batch: ToolBatch, readonly id: string, readonly name: string, args: string) {
+  constructor(
+    readonly batch: ToolBatch,
+    readonly id: string,
+    readonly name: string,
+    args: string,
+  ) {
     this.summary = sanitize(toolSummary(name, args));
     countCall(batch.tally, name);
   }
@@ -109,7 +118,12 @@ export class ToolOutputBlock implements Block {
   private readonly lines: string[];
   private cache: { key: string; lines: string[] } | null = null;
 
-  constructor(readonly batch: ToolBatch, readonly name: string, content: string, readonly outcome: ToolOutcome) {
+  constructor(
+    readonly batch: ToolBatch,
+    readonly name: string,
+    content: string,
+    readonly outcome: ToolOutcome,
+  ) {
     const body = content.endsWith('\n') ? content.slice(0, -1) : content;
     this.lines = body === '' ? [] : body.split('\n');
   }
@@ -120,7 +134,9 @@ export class ToolOutputBlock implements Block {
 
   private get failure(): { prefix: string; st: Style } | null {
     if (this.outcome === 'ok') return null;
-    return this.outcome === 'timedout' ? { prefix: `[timeout ${this.name}] `, st: THEME.timeout } : { prefix: `[x ${this.name}] `, st: THEME.error };
+    return this.outcome === 'timedout'
+      ? { prefix: `[timeout ${this.name}] `, st: THEME.timeout }
+      : { prefix: `[x ${this.name}] `, st: THEME.error };
   }
 
   render(width: number): string[] {

@@ -49,7 +49,10 @@ export function toolSummary(name: string, args: string): string {
     if (v !== undefined) return clampLine(`${what}: ${text(v)}`, SUMMARY_MAX);
   }
   let detail: string;
-  if (obj) detail = Object.entries(obj).map(([k, v]) => `${k}=${text(v)}`).join(' ');
+  if (obj)
+    detail = Object.entries(obj)
+      .map(([k, v]) => `${k}=${text(v)}`)
+      .join(' ');
   else detail = args.trim() === '{}' ? '' : args.trim();
   detail = detail.replace(/[\r\n\t]/g, ' ');
   if (detail.length > ARGS_MAX) detail = `${cutAt(detail, ARGS_MAX)}...`;
@@ -70,12 +73,23 @@ export const emptyTally = (): Tally => ({ commands: 0, background: 0, read: 0, w
 
 export function countCall(t: Tally, name: string): void {
   switch (name) {
-    case 'shell_exec': t.commands++; break;
-    case 'bg_exec': t.background++; break;
-    case 'read_file': t.read++; break;
-    case 'write_file': t.written++; break;
-    case 'list_dir': t.listed++; break;
-    default: t.other++;
+    case 'shell_exec':
+      t.commands++;
+      break;
+    case 'bg_exec':
+      t.background++;
+      break;
+    case 'read_file':
+      t.read++;
+      break;
+    case 'write_file':
+      t.written++;
+      break;
+    case 'list_dir':
+      t.listed++;
+      break;
+    default:
+      t.other++;
   }
 }
 

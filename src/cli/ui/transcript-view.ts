@@ -10,7 +10,16 @@ import { CONTEXT_UPDATE_PREFIX } from '../../core/history.js';
 import { type Block, paint, sanitize, type Transcript, wrapText } from '../../tui/index.js';
 import { turnError } from '../turn-error.js';
 import {
-  bannerBlock, errorBlock, headLines, type MarkdownSettings, noticeBlock, ReasoningBlock, ReplyBlock, TextBlock, userEcho, type ViewSettings,
+  bannerBlock,
+  errorBlock,
+  headLines,
+  type MarkdownSettings,
+  noticeBlock,
+  ReasoningBlock,
+  ReplyBlock,
+  TextBlock,
+  userEcho,
+  type ViewSettings,
 } from './blocks.js';
 import { MaskedStream, type SecretList } from './secret-mask.js';
 import { THEME } from './theme.js';
@@ -30,7 +39,11 @@ class CompactionBlock implements Block {
   private readonly summary: string[];
   private cache: { key: string; lines: string[] } | null = null;
 
-  constructor(private readonly settings: ViewSettings, private readonly line: string, summary: string) {
+  constructor(
+    private readonly settings: ViewSettings,
+    private readonly line: string,
+    summary: string,
+  ) {
     this.summary = summary.split('\n');
   }
 
@@ -160,7 +173,10 @@ export class TranscriptView implements ToolView {
           this.add(this.reply);
         }
         const t = this.replyMask.push(e.text);
-        if (t) { this.reply.append(t); this.changed(this.reply); }
+        if (t) {
+          this.reply.append(t);
+          this.changed(this.reply);
+        }
         return;
       }
       case 'reasoning': {
@@ -203,11 +219,19 @@ export class TranscriptView implements ToolView {
         return;
       }
       case 'finish':
-        if (e.reason === 'length') { this.closeSegments(); this.add(noticeBlock('[truncated: hit token limit]', THEME.timeout)); }
-        else if (e.reason === 'content_filter') { this.closeSegments(); this.add(noticeBlock('[stopped: content filter]', THEME.error)); }
+        if (e.reason === 'length') {
+          this.closeSegments();
+          this.add(noticeBlock('[truncated: hit token limit]', THEME.timeout));
+        } else if (e.reason === 'content_filter') {
+          this.closeSegments();
+          this.add(noticeBlock('[stopped: content filter]', THEME.error));
+        }
         return;
       case 'notice':
-        if (this.skipCompactedNotice && e.text.startsWith('compacted ')) { this.skipCompactedNotice = false; return; }
+        if (this.skipCompactedNotice && e.text.startsWith('compacted ')) {
+          this.skipCompactedNotice = false;
+          return;
+        }
         this.print(`[${e.text}]`, 'notice');
         return;
       case 'compaction':
@@ -216,8 +240,9 @@ export class TranscriptView implements ToolView {
       case 'turn_done':
         this.closeSegments();
         this.closeBatch(false);
-        if (e.status === ECANCELED) { if (e.error !== 'agent closed') this.add(noticeBlock('[cancelled]', THEME.timeout)); }
-        else if (e.status !== 0 && e.error) this.add(errorBlock(`error: ${this.secrets.mask(turnError(e.status, e.error))}`));
+        if (e.status === ECANCELED) {
+          if (e.error !== 'agent closed') this.add(noticeBlock('[cancelled]', THEME.timeout));
+        } else if (e.status !== 0 && e.error) this.add(errorBlock(`error: ${this.secrets.mask(turnError(e.status, e.error))}`));
         return;
       default:
     }
@@ -302,11 +327,23 @@ export class TranscriptView implements ToolView {
     let pending = 0;
     for (const m of messages) {
       if (m.role === 'user') {
-        if (pending) { this.closeBatch(true); pending = 0; }
-        if (m.content && !m.content.startsWith(CONTEXT_UPDATE_PREFIX)) { this.event({ type: 'turn_start', origin: 'submit', prompt: m.content }); this.echo(m.content); }
+        if (pending) {
+          this.closeBatch(true);
+          pending = 0;
+        }
+        if (m.content && !m.content.startsWith(CONTEXT_UPDATE_PREFIX)) {
+          this.event({ type: 'turn_start', origin: 'submit', prompt: m.content });
+          this.echo(m.content);
+        }
       } else if (m.role === 'assistant') {
-        if (pending) { this.closeBatch(true); pending = 0; }
-        if (m.content) { this.event({ type: 'text', text: m.content }); this.endReply(); }
+        if (pending) {
+          this.closeBatch(true);
+          pending = 0;
+        }
+        if (m.content) {
+          this.event({ type: 'text', text: m.content });
+          this.endReply();
+        }
         const calls = m.toolCalls ?? [];
         if (calls.length) {
           this.event({ type: 'tool_batch', completed: 0, total: calls.length });
@@ -316,7 +353,13 @@ export class TranscriptView implements ToolView {
       } else if (m.role === 'tool') {
         const text = m.content ?? '';
         const failed = text.startsWith('[tool failed:');
-        this.event({ type: 'tool_result', id: m.toolCallId ?? '', name: m.toolName ?? 'tool', content: text, outcome: failed ? 'failed' : 'ok' });
+        this.event({
+          type: 'tool_result',
+          id: m.toolCallId ?? '',
+          name: m.toolName ?? 'tool',
+          content: text,
+          outcome: failed ? 'failed' : 'ok',
+        });
         if (pending && --pending === 0) this.closeBatch(true);
       }
     }

@@ -87,10 +87,21 @@ export interface ProviderAdapter {
 export function mapFinishReason(s: unknown): FinishReason | null {
   if (typeof s !== 'string' || s === '') return null;
   switch (s) {
-    case 'stop': case 'end_turn': case 'stop_sequence': return 'stop';
-    case 'length': case 'max_tokens': return 'length';
-    case 'tool_calls': case 'tool_use': case 'function_call': return 'tool_calls';
-    case 'content_filter': case 'refusal': return 'content_filter';
-    default: return 'other';
+    case 'stop':
+    case 'end_turn':
+    case 'stop_sequence':
+      return 'stop';
+    case 'length':
+    case 'max_tokens':
+      return 'length';
+    case 'tool_calls':
+    case 'tool_use':
+    case 'function_call':
+      return 'tool_calls';
+    case 'content_filter':
+    case 'refusal':
+      return 'content_filter';
+    default:
+      return 'other';
   }
 }

@@ -19,7 +19,15 @@
 //   assistant turn started without thinking goes on without it (the API refuses to switch
 //   thinking on inside an assistant turn).
 
-import { mapFinishReason, type BuildRequestOptions, type ParsedReply, type ProviderAdapter, type StreamDecoder, type StreamDelta, type ToolSchema } from './adapter.js';
+import {
+  mapFinishReason,
+  type BuildRequestOptions,
+  type ParsedReply,
+  type ProviderAdapter,
+  type StreamDecoder,
+  type StreamDelta,
+  type ToolSchema,
+} from './adapter.js';
 import type { FinishReason, Message, ReasoningEffort, ReasoningPart, ToolCall, Usage } from '../types.js';
 import { reasoningAt } from '../reasoning.js';
 import { argsObject, count, isObj, saysToolsUnsupported, snippet, streamIndex, total, typedEvent } from './util.js';
@@ -36,7 +44,11 @@ export const EMPTY_RESULT = '(no output)';
 export const LEADING_USER = '[conversation continues]';
 
 /** tool_use ids must match [A-Za-z0-9_-]+ and be unique within the request. */
-export const anthropicPairing: PairingPolicy = { wireId: (id) => id.replace(/[^A-Za-z0-9_-]/g, '_'), fallbackId: 'toolu_clm', uniqueInRequest: true };
+export const anthropicPairing: PairingPolicy = {
+  wireId: (id) => id.replace(/[^A-Za-z0-9_-]/g, '_'),
+  fallbackId: 'toolu_clm',
+  uniqueInRequest: true,
+};
 
 /** Thinking budget in tokens per effort (the API's minimum is 1024). */
 export const THINKING_BUDGET: Readonly<Record<ReasoningEffort, number>> = { low: 4000, medium: 10000, high: 24000 };
@@ -48,7 +60,10 @@ type Block =
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
   | { type: 'tool_result'; tool_use_id: string; content: string; is_error?: true };
 
-interface Turn { role: 'user' | 'assistant'; blocks: Block[] }
+interface Turn {
+  role: 'user' | 'assistant';
+  blocks: Block[];
+}
 
 function hasText(s: string | null | undefined): s is string {
   return typeof s === 'string' && s.trim() !== '';
@@ -84,7 +99,12 @@ export function toAnthropicTurns(messages: readonly Message[], withTools: boolea
     const think = (i: number) => {
       if (!thinking) return;
       for (const p of reasoningAt(m, 'anthropic', i, calls.length)) {
-        push('assistant', p.type === 'thinking' ? { type: 'thinking', thinking: p.thinking, signature: p.signature } : { type: 'redacted_thinking', data: p.data });
+        push(
+          'assistant',
+          p.type === 'thinking'
+            ? { type: 'thinking', thinking: p.thinking, signature: p.signature }
+            : { type: 'redacted_thinking', data: p.data },
+        );
       }
     };
     think(0);
@@ -101,7 +121,8 @@ export function toAnthropicTurns(messages: readonly Message[], withTools: boolea
   if (turns.length === 0 || turns[0]!.role !== 'user') turns.unshift({ role: 'user', blocks: [{ type: 'text', text: LEADING_USER }] });
   // tool_result blocks must precede any text in their user message (stable reorder).
   for (const t of turns) {
-    if (t.role === 'user') t.blocks = [...t.blocks.filter((b) => b.type === 'tool_result'), ...t.blocks.filter((b) => b.type !== 'tool_result')];
+    if (t.role === 'user')
+      t.blocks = [...t.blocks.filter((b) => b.type === 'tool_result'), ...t.blocks.filter((b) => b.type !== 'tool_result')];
   }
   return turns;
 }
@@ -132,7 +153,10 @@ function loopWithoutThinking(turns: readonly Turn[]): boolean {
 export function buildAnthropicRequest(opts: BuildRequestOptions): string {
   const tools = opts.tools ?? [];
   const withTools = tools.length > 0;
-  const system = opts.messages.filter((m) => m.role === 'system' && hasText(m.content)).map((m) => m.content as string).join('\n\n');
+  const system = opts.messages
+    .filter((m) => m.role === 'system' && hasText(m.content))
+    .map((m) => m.content as string)
+    .join('\n\n');
   let maxTokens = Number.isFinite(opts.maxTokens) && opts.maxTokens > 0 ? Math.floor(opts.maxTokens) : DEFAULT_MAX_TOKENS;
   const turns = toAnthropicTurns(opts.messages, withTools);
   const budget = opts.reasoningEffort && !loopWithoutThinking(turns) ? THINKING_BUDGET[opts.reasoningEffort] : 0;
@@ -167,7 +191,11 @@ export function anthropicHeaders(apiKey: string): Record<string, string> {
   return h;
 }
 
-interface InputCounts { input: number; cacheRead?: number; cacheCreation?: number }
+interface InputCounts {
+  input: number;
+  cacheRead?: number;
+  cacheCreation?: number;
+}
 
 function inputCounts(u: Record<string, any>): InputCounts {
   const c: InputCounts = { input: count(u.input_tokens) };
@@ -205,7 +233,11 @@ function errorText(o: unknown): string | null {
 
 export function parseAnthropicReply(body: string): ParsedReply {
   let o: unknown;
-  try { o = JSON.parse(body); } catch { throw new Error(`anthropic reply is not JSON: ${snippet(body) || '(empty body)'}`); }
+  try {
+    o = JSON.parse(body);
+  } catch {
+    throw new Error(`anthropic reply is not JSON: ${snippet(body) || '(empty body)'}`);
+  }
   if (!isObj(o)) throw new Error(`anthropic reply is not an object: ${snippet(body)}`);
   if (o.type === 'error' || (o.error !== undefined && o.error !== null && !Array.isArray(o.content))) {
     throw new Error(errorText(o) ?? `anthropic error: ${snippet(body)}`);
@@ -245,16 +277,22 @@ export function parseAnthropicReply(body: string): ParsedReply {
  */
 function thinkingPart(thinking: string, signature: unknown, calls: number): ReasoningPart | null {
   if (typeof signature !== 'string' || signature === '') return null;
-  return calls ? { dialect: 'anthropic', type: 'thinking', thinking, signature, beforeCall: calls } : { dialect: 'anthropic', type: 'thinking', thinking, signature };
+  return calls
+    ? { dialect: 'anthropic', type: 'thinking', thinking, signature, beforeCall: calls }
+    : { dialect: 'anthropic', type: 'thinking', thinking, signature };
 }
 
 function redactedPart(data: unknown, calls: number): ReasoningPart | null {
   if (typeof data !== 'string' || data === '') return null;
-  return calls ? { dialect: 'anthropic', type: 'redacted_thinking', data, beforeCall: calls } : { dialect: 'anthropic', type: 'redacted_thinking', data };
+  return calls
+    ? { dialect: 'anthropic', type: 'redacted_thinking', data, beforeCall: calls }
+    : { dialect: 'anthropic', type: 'redacted_thinking', data };
 }
 
 /** A thinking or redacted_thinking block being streamed, and how many tool_use blocks came before it. */
-type OpenBlock = { type: 'thinking'; thinking: string; signature: string; calls: number } | { type: 'redacted_thinking'; data: string; calls: number };
+type OpenBlock =
+  | { type: 'thinking'; thinking: string; signature: string; calls: number }
+  | { type: 'redacted_thinking'; data: string; calls: number };
 
 /**
  * Per-response stream state: input-token counts arrive in message_start, output in message_delta;
@@ -282,7 +320,10 @@ export class AnthropicStreamDecoder implements StreamDecoder {
     switch (type) {
       case 'message_start': {
         const u = isObj(o.message) && isObj(o.message.usage) ? o.message.usage : undefined;
-        if (u) { this.counts = inputCounts(u); this.output = count(u.output_tokens); }
+        if (u) {
+          this.counts = inputCounts(u);
+          this.output = count(u.output_tokens);
+        }
         return null;
       }
       case 'content_block_start': {
@@ -301,10 +342,16 @@ export class AnthropicStreamDecoder implements StreamDecoder {
         if (b.type === 'text' && typeof b.text === 'string' && b.text !== '') return { text: b.text };
         if (b.type === 'thinking') {
           const thinking = typeof b.thinking === 'string' ? b.thinking : '';
-          this.open.set(index, { type: 'thinking', thinking, signature: typeof b.signature === 'string' ? b.signature : '', calls: this.toolUses });
+          this.open.set(index, {
+            type: 'thinking',
+            thinking,
+            signature: typeof b.signature === 'string' ? b.signature : '',
+            calls: this.toolUses,
+          });
           return thinking !== '' ? { reasoning: thinking } : null;
         }
-        if (b.type === 'redacted_thinking') this.open.set(index, { type: 'redacted_thinking', data: typeof b.data === 'string' ? b.data : '', calls: this.toolUses });
+        if (b.type === 'redacted_thinking')
+          this.open.set(index, { type: 'redacted_thinking', data: typeof b.data === 'string' ? b.data : '', calls: this.toolUses });
         return null;
       }
       case 'content_block_delta': {
@@ -363,7 +410,11 @@ export const anthropicAdapter: ProviderAdapter = {
   parseReply: parseAnthropicReply,
   newStreamDecoder: () => new AnthropicStreamDecoder(),
   errorMessage(body: string): string | null {
-    try { return errorText(JSON.parse(body)); } catch { return null; }
+    try {
+      return errorText(JSON.parse(body));
+    } catch {
+      return null;
+    }
   },
   refusesTools: saysToolsUnsupported,
 };

@@ -11,17 +11,25 @@ export type { ProviderAdapter } from './adapter.js';
 /** clm_provider_from_str: unknown or missing kinds map to 'openai'. */
 export function providerFromStr(kind: string | null | undefined): ProviderKind {
   switch (kind) {
-    case 'ollama': case 'anthropic': case 'openai-responses': return kind;
-    default: return 'openai';
+    case 'ollama':
+    case 'anthropic':
+    case 'openai-responses':
+      return kind;
+    default:
+      return 'openai';
   }
 }
 
 export function adapterFor(kind: ProviderKind): ProviderAdapter {
   switch (kind) {
-    case 'anthropic': return anthropicAdapter;
-    case 'openai-responses': return responsesAdapter;
-    case 'ollama': return ollamaAdapter;
-    default: return openaiAdapter;
+    case 'anthropic':
+      return anthropicAdapter;
+    case 'openai-responses':
+      return responsesAdapter;
+    case 'ollama':
+      return ollamaAdapter;
+    default:
+      return openaiAdapter;
   }
 }
 

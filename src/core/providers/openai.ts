@@ -4,15 +4,25 @@
 
 import type { Message, ToolCall, Usage } from '../types.js';
 import {
-  mapFinishReason, type BuildRequestOptions, type ParsedReply, type ProviderAdapter,
-  type StreamDecoder, type StreamDelta, type ToolSchema,
+  mapFinishReason,
+  type BuildRequestOptions,
+  type ParsedReply,
+  type ProviderAdapter,
+  type StreamDecoder,
+  type StreamDelta,
+  type ToolSchema,
 } from './adapter.js';
 import { count, parseStreamData, rate, saysToolsUnsupported, snippet, streamIndex, total, validJsonOr } from './util.js';
 import { pairToolCalls, type PairingPolicy } from './pairing.js';
 import { parametersWireJson } from './tool-schema.js';
 
 /** Ids must be unique only within one assistant message, and at most 40 characters (OpenAI). */
-export const openaiPairing: PairingPolicy = { wireId: (id) => (id.length > 40 ? id.slice(0, 40) : id), fallbackId: 'call_clm', uniqueInRequest: false, maxLength: 40 };
+export const openaiPairing: PairingPolicy = {
+  wireId: (id) => (id.length > 40 ? id.slice(0, 40) : id),
+  fallbackId: 'call_clm',
+  uniqueInRequest: false,
+  maxLength: 40,
+};
 
 // Serialised wire form per message object; messages are immutable, so this is the reusable prefix.
 const wireCache = new WeakMap<Message, string>();
@@ -27,7 +37,11 @@ function wireMessage(m: Message): string {
   if (m.role === 'tool') o.tool_call_id = m.toolCallId ?? '';
   if (m.role === 'assistant' && m.toolCalls?.length) {
     // Servers that re-parse arguments (llama.cpp templates) reject malformed JSON; history keeps the raw text.
-    o.tool_calls = m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: validJsonOr(c.args, '{}') } }));
+    o.tool_calls = m.toolCalls.map((c) => ({
+      id: c.id,
+      type: 'function',
+      function: { name: c.name, arguments: validJsonOr(c.args, '{}') },
+    }));
   }
   s = JSON.stringify(o);
   wireCache.set(m, s);
@@ -49,7 +63,12 @@ export function parseUsage(o: any): Usage | null {
   if (!u || typeof u !== 'object') return null;
   const p = count(u.prompt_tokens);
   const c = count(u.completion_tokens);
-  return { promptTokens: p, completionTokens: c, totalTokens: count(u.total_tokens) || total(p, c), tokensPerSec: rate(o?.timings?.predicted_per_second) };
+  return {
+    promptTokens: p,
+    completionTokens: c,
+    totalTokens: count(u.total_tokens) || total(p, c),
+    tokensPerSec: rate(o?.timings?.predicted_per_second),
+  };
 }
 
 function argsText(a: unknown): string {
@@ -66,7 +85,9 @@ export function openaiErrorMessage(body: string): string | null {
     if (e && typeof e.message === 'string') return e.message;
     if (typeof o?.message === 'string') return o.message;
     if (typeof o?.detail === 'string') return o.detail;
-  } catch { /* not JSON */ }
+  } catch {
+    /* not JSON */
+  }
   return null;
 }
 
@@ -110,10 +131,16 @@ const tailCache = new WeakMap<readonly ToolSchema[], Map<string, Uint8Array>>();
 function tailBytes(o: BuildRequestOptions): Uint8Array {
   if (!o.tools) return enc.encode(tail(o));
   let byFlags = tailCache.get(o.tools);
-  if (!byFlags) { byFlags = new Map(); tailCache.set(o.tools, byFlags); }
+  if (!byFlags) {
+    byFlags = new Map();
+    tailCache.set(o.tools, byFlags);
+  }
   const key = `${o.stream}|${o.disableParallelToolCalls}|${o.reasoningEffort ?? ''}`;
   let t = byFlags.get(key);
-  if (!t) { t = enc.encode(tail(o)); byFlags.set(key, t); }
+  if (!t) {
+    t = enc.encode(tail(o));
+    byFlags.set(key, t);
+  }
   return t;
 }
 const COMMA = enc.encode(',');
@@ -149,7 +176,10 @@ export const openaiAdapter: ProviderAdapter = {
     msgs.forEach((m, i) => {
       if (i) parts.push(COMMA);
       let b = byteCache.get(m);
-      if (!b) { b = enc.encode(wireMessage(m)); byteCache.set(m, b); }
+      if (!b) {
+        b = enc.encode(wireMessage(m));
+        byteCache.set(m, b);
+      }
       parts.push(b);
     });
     parts.push(tailBytes(o));
@@ -157,7 +187,10 @@ export const openaiAdapter: ProviderAdapter = {
     for (const p of parts) n += p.length;
     const out = new Uint8Array(n);
     let off = 0;
-    for (const p of parts) { out.set(p, off); off += p.length; }
+    for (const p of parts) {
+      out.set(p, off);
+      off += p.length;
+    }
     return out;
   },
 
@@ -169,17 +202,21 @@ export const openaiAdapter: ProviderAdapter = {
 
   parseReply(body: string): ParsedReply {
     let o: any;
-    try { o = JSON.parse(body); } catch { throw new Error(`could not parse llm response: ${snippet(body)}`); }
+    try {
+      o = JSON.parse(body);
+    } catch {
+      throw new Error(`could not parse llm response: ${snippet(body)}`);
+    }
     if (o?.error) throw new Error(openaiErrorMessage(body) ?? 'server reported an error');
     const ch = Array.isArray(o?.choices) ? o.choices[0] : undefined;
     const msg = ch?.message;
     if (!msg || typeof msg !== 'object') throw new Error(`could not extract message from llm response: ${snippet(body)}`);
     const calls: ToolCall[] = Array.isArray(msg.tool_calls)
       ? msg.tool_calls.map((tc: any, i: number) => ({
-        id: typeof tc?.id === 'string' && tc.id ? tc.id : `call_${i + 1}`,
-        name: typeof tc?.function?.name === 'string' ? tc.function.name : '',
-        args: argsText(tc?.function?.arguments),
-      }))
+          id: typeof tc?.id === 'string' && tc.id ? tc.id : `call_${i + 1}`,
+          name: typeof tc?.function?.name === 'string' ? tc.function.name : '',
+          args: argsText(tc?.function?.arguments),
+        }))
       : [];
     const r = msg.reasoning_content ?? msg.reasoning;
     return {

@@ -69,7 +69,11 @@ export function pairToolCalls(messages: readonly Message[], policy: PairingPolic
   return needsRepair(messages, policy) ? repairPairing(messages, policy) : messages;
 }
 
-interface Pending { call: ToolCall; wire: string; answered: boolean }
+interface Pending {
+  call: ToolCall;
+  wire: string;
+  answered: boolean;
+}
 
 // Derived messages, memoised per source object (checked against the id they were made for).
 const renamedCalls = new WeakMap<Message, Message>();
@@ -129,7 +133,10 @@ export function repairPairing(messages: readonly Message[], policy: PairingPolic
     let w = base;
     for (let n = callNo; used.has(w); n++) {
       const suffix = `_${n}`;
-      w = policy.maxLength && base.length + suffix.length > policy.maxLength ? base.slice(0, policy.maxLength - suffix.length) + suffix : base + suffix;
+      w =
+        policy.maxLength && base.length + suffix.length > policy.maxLength
+          ? base.slice(0, policy.maxLength - suffix.length) + suffix
+          : base + suffix;
     }
     used.add(w);
     return w;

@@ -14,7 +14,14 @@
 //   so the next reply's reasoning can be carried too.
 // A `failed` or `cancelled` response is an error, never an empty success.
 
-import { mapFinishReason, type BuildRequestOptions, type ParsedReply, type ProviderAdapter, type StreamDecoder, type StreamDelta } from './adapter.js';
+import {
+  mapFinishReason,
+  type BuildRequestOptions,
+  type ParsedReply,
+  type ProviderAdapter,
+  type StreamDecoder,
+  type StreamDelta,
+} from './adapter.js';
 import type { FinishReason, Message, ReasoningPart, ToolCall, Usage } from '../types.js';
 import { reasoningAt } from '../reasoning.js';
 import { reasoningItemText } from './reasoning-item.js';
@@ -52,7 +59,9 @@ export function toResponsesInput(messages: readonly Message[]): InputItem[] {
       continue;
     }
     const calls = m.toolCalls ?? [];
-    const reasoning = (i: number) => { for (const p of reasoningAt(m, 'openai-responses', i, calls.length)) items.push(p.item); };
+    const reasoning = (i: number) => {
+      for (const p of reasoningAt(m, 'openai-responses', i, calls.length)) items.push(p.item);
+    };
     // Reasoning needs an item after it: with neither text nor calls, or after the last call, it has none.
     if (hasText(m.content) || calls.length) reasoning(0);
     if (hasText(m.content)) items.push({ role: m.role, content: m.content });
@@ -68,7 +77,9 @@ export function toResponsesInput(messages: readonly Message[]): InputItem[] {
 /** A reasoning output item to carry back (see the rules above), placed before call `calls`. */
 function reasoningPart(item: Record<string, unknown>, calls: number): ReasoningPart | null {
   if (typeof item.encrypted_content !== 'string' || item.encrypted_content === '') return null;
-  return calls ? { dialect: 'openai-responses', type: 'reasoning', item, beforeCall: calls } : { dialect: 'openai-responses', type: 'reasoning', item };
+  return calls
+    ? { dialect: 'openai-responses', type: 'reasoning', item, beforeCall: calls }
+    : { dialect: 'openai-responses', type: 'reasoning', item };
 }
 
 export function buildResponsesRequest(opts: BuildRequestOptions): string {
@@ -82,10 +93,12 @@ export function buildResponsesRequest(opts: BuildRequestOptions): string {
     '"store":false',
   ];
   if (opts.reasoningEffort) parts.push(`"reasoning":{"effort":${JSON.stringify(opts.reasoningEffort)},"summary":"auto"}`);
-  if (opts.reasoningEffort || input.some((i) => 'type' in i && i.type === 'reasoning')) parts.push('"include":["reasoning.encrypted_content"]');
+  if (opts.reasoningEffort || input.some((i) => 'type' in i && i.type === 'reasoning'))
+    parts.push('"include":["reasoning.encrypted_content"]');
   if (tools.length > 0) {
     const defs = tools.map((t) => {
-      const head = `"type":"function","name":${JSON.stringify(t.name)}` + (t.description ? `,"description":${JSON.stringify(t.description)}` : '');
+      const head =
+        `"type":"function","name":${JSON.stringify(t.name)}` + (t.description ? `,"description":${JSON.stringify(t.description)}` : '');
       return `{${head},"parameters":${parametersWireJson(t)},"strict":false}`;
     });
     parts.push(`"tools":[${defs.join(',')}]`);
@@ -104,8 +117,14 @@ export function responsesHeaders(apiKey: string): Record<string, string> {
 /** input_tokens already includes the cached ones (input_tokens_details.cached_tokens). */
 function toUsage(u: unknown): Usage | null {
   if (!isObj(u)) return null;
-  const prompt = count(u.input_tokens), completion = count(u.output_tokens);
-  const usage: Usage = { promptTokens: prompt, completionTokens: completion, totalTokens: count(u.total_tokens) || total(prompt, completion), tokensPerSec: 0 };
+  const prompt = count(u.input_tokens),
+    completion = count(u.output_tokens);
+  const usage: Usage = {
+    promptTokens: prompt,
+    completionTokens: completion,
+    totalTokens: count(u.total_tokens) || total(prompt, completion),
+    tokensPerSec: 0,
+  };
   const cached = isObj(u.input_tokens_details) ? u.input_tokens_details.cached_tokens : undefined;
   if (typeof cached === 'number') usage.cacheReadTokens = count(cached);
   return usage;
@@ -134,7 +153,11 @@ function incompleteFinish(resp: unknown): FinishReason {
 
 export function parseResponsesReply(body: string): ParsedReply {
   let o: unknown;
-  try { o = JSON.parse(body); } catch { throw new Error(`responses reply is not JSON: ${snippet(body) || '(empty body)'}`); }
+  try {
+    o = JSON.parse(body);
+  } catch {
+    throw new Error(`responses reply is not JSON: ${snippet(body) || '(empty body)'}`);
+  }
   if (!isObj(o)) throw new Error(`responses reply is not an object: ${snippet(body)}`);
   if (o.status === 'failed') throw new Error(failureText(o, 'response failed'));
   if (o.status === 'cancelled') throw new Error(failureText(o, 'response was cancelled'));
@@ -247,7 +270,8 @@ export class ResponsesStreamDecoder implements StreamDecoder {
         return { toolCalls: [{ index, args: o.arguments }] };
       case 'response.completed': {
         const resp = isObj(o.response) ? o.response : {};
-        const hasCall = this.calls.size > 0 || (Array.isArray(resp.output) && resp.output.some((i: unknown) => isObj(i) && i.type === 'function_call'));
+        const hasCall =
+          this.calls.size > 0 || (Array.isArray(resp.output) && resp.output.some((i: unknown) => isObj(i) && i.type === 'function_call'));
         const d = this.end(hasCall ? 'tool_calls' : 'stop', resp.usage);
         // A server that streamed no output_item.done for its reasoning still lists it here.
         if (!this.reasoningDone && Array.isArray(resp.output)) {
@@ -304,8 +328,10 @@ export const responsesAdapter: ProviderAdapter = {
   errorMessage(body: string): string | null {
     try {
       const o: unknown = JSON.parse(body);
-      return isObj(o) ? errorText(o.error) ?? (typeof o.message === 'string' ? o.message : null) : null;
-    } catch { return null; }
+      return isObj(o) ? (errorText(o.error) ?? (typeof o.message === 'string' ? o.message : null)) : null;
+    } catch {
+      return null;
+    }
   },
   refusesTools: saysToolsUnsupported,
 };

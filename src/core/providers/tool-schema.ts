@@ -24,7 +24,9 @@ export function parametersWireJson(t: ToolSchema): string {
         delete rest.$schema;
         s = JSON.stringify(rest);
       }
-    } catch { /* not JSON: sent as given, as before */ }
+    } catch {
+      /* not JSON: sent as given, as before */
+    }
   }
   cache.set(t, s);
   return s;

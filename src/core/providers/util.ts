@@ -8,7 +8,12 @@ export function snippet(s: string, max = 200): string {
 
 /** `s` when it is valid JSON, else `fallback`. */
 export function validJsonOr(s: string, fallback: string): string {
-  try { JSON.parse(s); return s; } catch { return fallback; }
+  try {
+    JSON.parse(s);
+    return s;
+  } catch {
+    return fallback;
+  }
 }
 
 /** Parsed JSON object arguments, `{}` when unparsable or not an object. */
@@ -16,7 +21,9 @@ export function argsObject(s: string): Record<string, unknown> {
   try {
     const v = JSON.parse(s);
     return v && typeof v === 'object' && !Array.isArray(v) ? v : {};
-  } catch { return {}; }
+  } catch {
+    return {};
+  }
 }
 
 /**
@@ -27,7 +34,11 @@ export function argsObject(s: string): Record<string, unknown> {
 export function parseStreamData(data: string): { json: unknown } | { error: string } | null {
   const t = data.trim();
   if (t === '' || t === '[DONE]') return null;
-  try { return { json: JSON.parse(t) }; } catch { return { error: `could not parse stream event: ${snippet(data)}` }; }
+  try {
+    return { json: JSON.parse(t) };
+  } catch {
+    return { error: `could not parse stream event: ${snippet(data)}` };
+  }
 }
 
 export function isObj(v: unknown): v is Record<string, any> {
@@ -52,7 +63,10 @@ export function count(v: unknown): number {
 
 /** Counts added up, held at MAX_SAFE_INTEGER. */
 export function total(...counts: number[]): number {
-  return Math.min(Number.MAX_SAFE_INTEGER, counts.reduce((a, b) => a + b, 0));
+  return Math.min(
+    Number.MAX_SAFE_INTEGER,
+    counts.reduce((a, b) => a + b, 0),
+  );
 }
 
 /** A stream's block or call index: a non-negative safe integer, else `fallback`. */

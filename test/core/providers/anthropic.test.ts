@@ -28,11 +28,16 @@ test('headers: x-api-key and anthropic-version, never Authorization', () => {
 });
 
 test('request: top-level system, no system role, key order, max_tokens, stream, caching', () => {
-  const body = anthropicAdapter.buildRequest(opts([
-    { role: 'system', content: 'one' },
-    { role: 'system', content: 'two' },
-    { role: 'user', content: 'hi' },
-  ], { stream: true, maxTokens: 1234 }));
+  const body = anthropicAdapter.buildRequest(
+    opts(
+      [
+        { role: 'system', content: 'one' },
+        { role: 'system', content: 'two' },
+        { role: 'user', content: 'hi' },
+      ],
+      { stream: true, maxTokens: 1234 },
+    ),
+  );
   const j = JSON.parse(body);
   assert.deepEqual(Object.keys(j), ['model', 'system', 'messages', 'max_tokens', 'stream', 'cache_control', 'tools']);
   assert.equal(j.system, 'one\n\ntwo');
@@ -71,35 +76,54 @@ test('request: disable parallel tool use only when asked', () => {
 test('request: tool_use blocks and ONE merged user message of tool_result blocks, ids paired', () => {
   const j = build(toolRound);
   assert.equal(j.messages.length, 3);
-  assert.deepEqual(j.messages[1], { role: 'assistant', content: [
-    { type: 'text', text: 'Reading.' },
-    { type: 'tool_use', id: 'call_a', name: 'read_file', input: { path: 'a' } },
-    { type: 'tool_use', id: 'call_b', name: 'read_file', input: { path: 'b' } },
-  ] });
-  assert.deepEqual(j.messages[2], { role: 'user', content: [
-    { type: 'tool_result', tool_use_id: 'call_a', content: 'A!' },
-    { type: 'tool_result', tool_use_id: 'call_b', content: 'B!' },
-  ] });
+  assert.deepEqual(j.messages[1], {
+    role: 'assistant',
+    content: [
+      { type: 'text', text: 'Reading.' },
+      { type: 'tool_use', id: 'call_a', name: 'read_file', input: { path: 'a' } },
+      { type: 'tool_use', id: 'call_b', name: 'read_file', input: { path: 'b' } },
+    ],
+  });
+  assert.deepEqual(j.messages[2], {
+    role: 'user',
+    content: [
+      { type: 'tool_result', tool_use_id: 'call_a', content: 'A!' },
+      { type: 'tool_result', tool_use_id: 'call_b', content: 'B!' },
+    ],
+  });
 });
 
 test('request: tool_use input is {} for unparsable or non-object arguments', () => {
   const j = build([
     { role: 'user', content: 'go' },
-    { role: 'assistant', content: null, toolCalls: [
-      { id: 'c1', name: 'read_file', args: '{"path":' },
-      { id: 'c2', name: 'read_file', args: '[1,2]' },
-      { id: 'c3', name: 'read_file', args: '' },
-    ] },
+    {
+      role: 'assistant',
+      content: null,
+      toolCalls: [
+        { id: 'c1', name: 'read_file', args: '{"path":' },
+        { id: 'c2', name: 'read_file', args: '[1,2]' },
+        { id: 'c3', name: 'read_file', args: '' },
+      ],
+    },
     { role: 'tool', content: '1', toolCallId: 'c1' },
     { role: 'tool', content: '2', toolCallId: 'c2' },
     { role: 'tool', content: '3', toolCallId: 'c3' },
   ]);
-  assert.deepEqual(j.messages[1].content.map((b: any) => b.input), [{}, {}, {}]);
+  assert.deepEqual(
+    j.messages[1].content.map((b: any) => b.input),
+    [{}, {}, {}],
+  );
 });
 
 test('request: results arriving in completion order still pair by id', () => {
   const j = build(makeToolRound('b', 'a'));
-  assert.deepEqual(j.messages[2].content.map((b: any) => [b.tool_use_id, b.content]), [['call_b', 'B!'], ['call_a', 'A!']]);
+  assert.deepEqual(
+    j.messages[2].content.map((b: any) => [b.tool_use_id, b.content]),
+    [
+      ['call_b', 'B!'],
+      ['call_a', 'A!'],
+    ],
+  );
 });
 
 test('validity: first message is user, roles alternate, no empty messages', () => {
@@ -115,7 +139,13 @@ test('validity: first message is user, roles alternate, no empty messages', () =
   assert.deepEqual(j.messages, [
     { role: 'user', content: LEADING_USER },
     { role: 'assistant', content: 'Welcome back.' },
-    { role: 'user', content: [{ type: 'text', text: 'first' }, { type: 'text', text: 'second' }] },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'first' },
+        { type: 'text', text: 'second' },
+      ],
+    },
     { role: 'assistant', content: 'answer' },
   ]);
   // A history of only a system prompt still yields a valid request.
@@ -129,7 +159,10 @@ test('validity: an empty tool output is sent as a placeholder, never as empty co
     { role: 'tool', content: '', toolCallId: 'c1' },
     { role: 'tool', content: null, toolCallId: 'c2' },
   ]);
-  assert.deepEqual(j.messages[2].content.map((b: any) => b.content), [EMPTY_RESULT, EMPTY_RESULT]);
+  assert.deepEqual(
+    j.messages[2].content.map((b: any) => b.content),
+    [EMPTY_RESULT, EMPTY_RESULT],
+  );
 });
 
 test('validity: a call without a result gets a stand-in result before the conversation moves on', () => {
@@ -140,14 +173,20 @@ test('validity: a call without a result gets a stand-in result before the conver
     { role: 'user', content: 'never mind' },
   ]);
   assert.equal(j.messages.length, 3);
-  assert.deepEqual(j.messages[2], { role: 'user', content: [
-    { type: 'tool_result', tool_use_id: 'c1', content: 'one' },
-    { type: 'tool_result', tool_use_id: 'c2', content: MISSING_RESULT, is_error: true },
-    { type: 'text', text: 'never mind' },
-  ] });
+  assert.deepEqual(j.messages[2], {
+    role: 'user',
+    content: [
+      { type: 'tool_result', tool_use_id: 'c1', content: 'one' },
+      { type: 'tool_result', tool_use_id: 'c2', content: MISSING_RESULT, is_error: true },
+      { type: 'text', text: 'never mind' },
+    ],
+  });
   // Trailing unanswered calls (e.g. compaction right after a cancel) are closed as well.
   const t = build([{ role: 'user', content: 'go' }, readCalls('c9')]);
-  assert.deepEqual(t.messages[2], { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c9', content: MISSING_RESULT, is_error: true }] });
+  assert.deepEqual(t.messages[2], {
+    role: 'user',
+    content: [{ type: 'tool_result', tool_use_id: 'c9', content: MISSING_RESULT, is_error: true }],
+  });
 });
 
 test('validity: a result with no matching call is sent as text, after the tool_results', () => {
@@ -176,9 +215,18 @@ test('validity: empty, invalid and repeated call ids become unique valid tool_us
   const uses = j.messages.filter((m: any) => m.role === 'assistant').flatMap((m: any) => m.content.map((b: any) => b.id));
   assert.equal(new Set(uses).size, uses.length);
   for (const id of uses) assert.match(id, /^[A-Za-z0-9_-]+$/);
-  assert.deepEqual(j.messages[2].content.map((b: any) => b.tool_use_id), [uses[0]]);
-  assert.deepEqual(j.messages[4].content.map((b: any) => b.tool_use_id), uses.slice(1));
-  assert.deepEqual(j.messages[4].content.map((b: any) => b.content), ['r2', 'r3', 'r4']);
+  assert.deepEqual(
+    j.messages[2].content.map((b: any) => b.tool_use_id),
+    [uses[0]],
+  );
+  assert.deepEqual(
+    j.messages[4].content.map((b: any) => b.tool_use_id),
+    uses.slice(1),
+  );
+  assert.deepEqual(
+    j.messages[4].content.map((b: any) => b.content),
+    ['r2', 'r3', 'r4'],
+  );
 });
 
 test('request without tools (compaction summary): calls and results become plain text', () => {
@@ -186,18 +234,23 @@ test('request without tools (compaction summary): calls and results become plain
   assert.ok(!('tools' in j));
   const blocks = JSON.stringify(j.messages);
   assert.ok(!blocks.includes('tool_use') && !blocks.includes('tool_result'));
-  assert.deepEqual(j.messages[1], { role: 'assistant', content: [
-    { type: 'text', text: 'Reading.' },
-    { type: 'text', text: '[tool call read_file {"path":"a"}]' },
-    { type: 'text', text: '[tool call read_file {"path":"b"}]' },
-  ] });
+  assert.deepEqual(j.messages[1], {
+    role: 'assistant',
+    content: [
+      { type: 'text', text: 'Reading.' },
+      { type: 'text', text: '[tool call read_file {"path":"a"}]' },
+      { type: 'text', text: '[tool call read_file {"path":"b"}]' },
+    ],
+  });
   assert.equal(j.messages[2].content[2].text, 'Summarize.');
   assert.equal(j.messages[2].content[0].text, '[tool result from read_file]\nA!');
 });
 
 test('byte-stable prefix: appending a turn leaves the earlier messages byte-identical', () => {
   const first = anthropicAdapter.buildRequest(opts(toolRound));
-  const second = anthropicAdapter.buildRequest(opts([...toolRound, { role: 'assistant', content: 'Done.' }, { role: 'user', content: 'thanks' }]));
+  const second = anthropicAdapter.buildRequest(
+    opts([...toolRound, { role: 'assistant', content: 'Done.' }, { role: 'user', content: 'thanks' }]),
+  );
   const cut = first.indexOf(']', first.lastIndexOf('"tool_result"'));
   assert.equal(second.slice(0, cut), first.slice(0, cut));
   assert.equal(anthropicAdapter.buildRequest(opts(toolRound)), first);
@@ -210,7 +263,14 @@ test('reply: text, thinking, usage counting cache tokens toward the prompt', () 
   assert.equal(p.reasoning, 'hmm');
   assert.deepEqual(p.toolCalls, []);
   assert.equal(p.finishReason, 'stop');
-  assert.deepEqual(p.usage, { promptTokens: 1210, completionTokens: 5, totalTokens: 1215, tokensPerSec: 0, cacheReadTokens: 1000, cacheCreationTokens: 200 });
+  assert.deepEqual(p.usage, {
+    promptTokens: 1210,
+    completionTokens: 5,
+    totalTokens: 1215,
+    tokensPerSec: 0,
+    cacheReadTokens: 1000,
+    cacheCreationTokens: 200,
+  });
 });
 
 test('reply: tool_use becomes a tool call with the printed input; stop reasons map', () => {
@@ -231,7 +291,10 @@ test('reply: tool_use becomes a tool call with the printed input; stop reasons m
 });
 
 test('reply: an error body, an HTML page and a body without content throw clear errors', () => {
-  assert.throws(() => anthropicAdapter.parseReply('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'), /Overloaded/);
+  assert.throws(
+    () => anthropicAdapter.parseReply('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'),
+    /Overloaded/,
+  );
   assert.throws(() => anthropicAdapter.parseReply('<!DOCTYPE html><html><body>Bad gateway</body></html>'), /not JSON.*<!DOCTYPE html>/);
   assert.throws(() => anthropicAdapter.parseReply(''), /not JSON/);
   assert.throws(() => anthropicAdapter.parseReply('{"id":"x"}'), /no content array/);
@@ -246,12 +309,22 @@ test('errorMessage: the message of an Anthropic error body, null otherwise', () 
 });
 
 test('stream: thinking, text, ping, stop reason, usage with cache tokens, done', () => {
-  const a = decode(anthropicAdapter.newStreamDecoder(), sseOf(A.streamText(['Hel', 'lo'], { thinking: ['let me ', 'think'], usage: { input: 7, output: 3, cacheRead: 50, cacheCreation: 5 } })));
+  const a = decode(
+    anthropicAdapter.newStreamDecoder(),
+    sseOf(A.streamText(['Hel', 'lo'], { thinking: ['let me ', 'think'], usage: { input: 7, output: 3, cacheRead: 50, cacheCreation: 5 } })),
+  );
   assert.equal(a.text, 'Hello');
   assert.equal(a.reasoning, 'let me think');
   assert.deepEqual(a.calls, []);
   assert.equal(a.finishReason, 'stop');
-  assert.deepEqual(a.usage, { promptTokens: 62, completionTokens: 3, totalTokens: 65, tokensPerSec: 0, cacheReadTokens: 50, cacheCreationTokens: 5 });
+  assert.deepEqual(a.usage, {
+    promptTokens: 62,
+    completionTokens: 3,
+    totalTokens: 65,
+    tokensPerSec: 0,
+    cacheReadTokens: 50,
+    cacheCreationTokens: 5,
+  });
   assert.equal(a.done, true);
   assert.equal(a.error, undefined);
   // Only message_delta reports usage (message_start's output count is a placeholder).
@@ -260,7 +333,10 @@ test('stream: thinking, text, ping, stop reason, usage with cache tokens, done',
 
 test('stream: tool_use id/name at its block index, input JSON assembled from fragments', () => {
   const args = '{"path":"src/some/long/file.ts"}';
-  const a = decode(anthropicAdapter.newStreamDecoder(), sseOf(A.streamToolCall('read_file', args, 'toolu_7', { text: 'Looking.', usage: { input: 3, output: 9 } })));
+  const a = decode(
+    anthropicAdapter.newStreamDecoder(),
+    sseOf(A.streamToolCall('read_file', args, 'toolu_7', { text: 'Looking.', usage: { input: 3, output: 9 } })),
+  );
   assert.equal(a.text, 'Looking.');
   assert.deepEqual(a.calls, [{ index: 1, id: 'toolu_7', name: 'read_file', args }]);
   assert.equal(a.finishReason, 'tool_calls');
@@ -282,7 +358,10 @@ test('stream: ping, unknown events, stop events, keep-alives and [DONE] yield no
   assert.equal(d.feed('ping', '{"type":"ping"}'), null);
   assert.equal(d.feed('brand_new_event', '{"type":"brand_new_event","x":1}'), null);
   assert.equal(d.feed('content_block_stop', '{"type":"content_block_stop","index":0}'), null);
-  assert.equal(d.feed('content_block_delta', '{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"s"}}'), null);
+  assert.equal(
+    d.feed('content_block_delta', '{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"s"}}'),
+    null,
+  );
   assert.equal(d.feed('', ''), null);
   assert.equal(d.feed('', '[DONE]'), null);
   assert.equal(d.feed('', '42'), null);
@@ -299,7 +378,14 @@ test('stream: data that is not JSON is a malformed stream: an error naming it (a
 test('stream: message_delta with repeated input counts updates the prompt size', () => {
   const d = anthropicAdapter.newStreamDecoder();
   d.feed('message_start', JSON.stringify({ type: 'message_start', message: { usage: { input_tokens: 5, output_tokens: 1 } } }));
-  const out = d.feed('message_delta', JSON.stringify({ type: 'message_delta', delta: { stop_reason: 'max_tokens' }, usage: { input_tokens: 7, cache_read_input_tokens: 100, output_tokens: 42 } }));
+  const out = d.feed(
+    'message_delta',
+    JSON.stringify({
+      type: 'message_delta',
+      delta: { stop_reason: 'max_tokens' },
+      usage: { input_tokens: 7, cache_read_input_tokens: 100, output_tokens: 42 },
+    }),
+  );
   assert.equal(out?.finishReason, 'length');
   // The later count (7, not message_start's 5) is the one that stands.
   assert.deepEqual(out?.usage, { promptTokens: 107, completionTokens: 42, totalTokens: 149, tokensPerSec: 0, cacheReadTokens: 100 });
@@ -307,6 +393,13 @@ test('stream: message_delta with repeated input counts updates the prompt size',
 
 test('stream: a tool_use whose input comes whole in content_block_start', () => {
   const d = anthropicAdapter.newStreamDecoder();
-  const out = d.feed('content_block_start', JSON.stringify({ type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 't1', name: 'read_file', input: { path: 'p' } } }));
+  const out = d.feed(
+    'content_block_start',
+    JSON.stringify({
+      type: 'content_block_start',
+      index: 0,
+      content_block: { type: 'tool_use', id: 't1', name: 'read_file', input: { path: 'p' } },
+    }),
+  );
   assert.deepEqual(out, { toolCalls: [{ index: 0, id: 't1', name: 'read_file', args: '{"path":"p"}' }] });
 });

@@ -16,9 +16,16 @@ import * as O from '../../fixtures/openai-replies.js';
 import * as R from '../../fixtures/responses-replies.js';
 
 let mock: MockLlm;
-before(async () => { mock = await startMockLlm(); });
-after(async () => { await mock.close(); });
-beforeEach(() => { mock.requests.length = 0; mock.posts.length = 0; });
+before(async () => {
+  mock = await startMockLlm();
+});
+after(async () => {
+  await mock.close();
+});
+beforeEach(() => {
+  mock.requests.length = 0;
+  mock.posts.length = 0;
+});
 
 type Kind = 'anthropic' | 'openai-responses';
 const kinds: Kind[] = ['anthropic', 'openai-responses'];
@@ -95,10 +102,13 @@ for (const kind of kinds) {
     const r = harness(mock, { cfg: cfg(kind, { stream: true }) });
     const c = chunks(streamText(kind, ['Hel', 'lo']));
     const at = textDelta(kind, c, 1);
-    const unknown = kind === 'anthropic'
-      ? A.sse('brand_new_event', { type: 'brand_new_event', detail: { x: 1 } })
-      : 'event: response.web_search_call.searching\ndata: {"type":"response.web_search_call.searching","output_index":0}\n\n';
-    mock.push({ sse: [...c.slice(0, at), unknown, ': keep-alive\n\n', 'event: ping\ndata: {"type":"ping"}\n\n', ...c.slice(at), 'data: [DONE]\n\n'] });
+    const unknown =
+      kind === 'anthropic'
+        ? A.sse('brand_new_event', { type: 'brand_new_event', detail: { x: 1 } })
+        : 'event: response.web_search_call.searching\ndata: {"type":"response.web_search_call.searching","output_index":0}\n\n';
+    mock.push({
+      sse: [...c.slice(0, at), unknown, ': keep-alive\n\n', 'event: ping\ndata: {"type":"ping"}\n\n', ...c.slice(at), 'data: [DONE]\n\n'],
+    });
     const res = await r.agent.run('go');
     assert.equal(res.status, 0, res.error);
     assert.equal(res.text, 'Hello');
@@ -106,9 +116,10 @@ for (const kind of kinds) {
 
   test(`${kind}: "does not support tools" 400 ⇒ one notice, retry without tools, sticky`, async () => {
     const r = harness(mock, { cfg: cfg(kind), tools: [echoTool('t')] });
-    const refusal: Reply = kind === 'anthropic'
-      ? A.httpError(400, 'model claude-local does not support tools')
-      : R.httpError(400, 'model gpt-local does not support tools');
+    const refusal: Reply =
+      kind === 'anthropic'
+        ? A.httpError(400, 'model claude-local does not support tools')
+        : R.httpError(400, 'model gpt-local does not support tools');
     mock.push(refusal, text(kind, 'ok'));
     const first = await r.agent.run('hi');
     assert.equal(first.status, 0, first.error);
@@ -127,7 +138,9 @@ const echo: ToolDef = {
   name: 'echo',
   noPrompt: true,
   parameters: { type: 'object', properties: { text: { type: 'string' } } },
-  invoke(inv) { inv.complete(`echo:${(JSON.parse(inv.args) as { text: string }).text}`); },
+  invoke(inv) {
+    inv.complete(`echo:${(JSON.parse(inv.args) as { text: string }).text}`);
+  },
 };
 
 test('anthropic: a tool_use whose streamed input is invalid JSON fails that call; the turn continues', async () => {
@@ -151,16 +164,26 @@ test('responses: a function call with invalid JSON arguments fails that call; {}
   const res = await r.agent.run('go');
   assert.equal(res.status, 0, res.error);
   assert.match(r.results[0]!.content, /^\[tool failed: .*JSON/);
-  assert.deepEqual(mock.posts[1]!.json.input.slice(-2).map((i: any) => [i.type, i.call_id, i.arguments ?? null]), [
-    ['function_call', 'call_bad', '{}'],
-    ['function_call_output', 'call_bad', null],
-  ]);
+  assert.deepEqual(
+    mock.posts[1]!.json.input.slice(-2).map((i: any) => [i.type, i.call_id, i.arguments ?? null]),
+    [
+      ['function_call', 'call_bad', '{}'],
+      ['function_call_output', 'call_bad', null],
+    ],
+  );
 });
 
 /** A session saved mid-batch (c2 never answered), plus a stray result, as restoreHistory gets it. */
 const crashCut: Message[] = [
   { role: 'user', content: 'read both' },
-  { role: 'assistant', content: null, toolCalls: [{ id: 'c1', name: 'echo', args: '{"text":"a"}' }, { id: 'c2', name: 'echo', args: '{"text":"b"}' }] },
+  {
+    role: 'assistant',
+    content: null,
+    toolCalls: [
+      { id: 'c1', name: 'echo', args: '{"text":"a"}' },
+      { id: 'c2', name: 'echo', args: '{"text":"b"}' },
+    ],
+  },
   { role: 'tool', content: 'echo:a', toolCallId: 'c1', toolName: 'echo' },
   { role: 'tool', content: 'from an older session', toolCallId: 'gone', toolName: 'shell' },
 ];
@@ -176,26 +199,36 @@ test('a session cut by a crash continues on every dialect: stand-in results, str
     sent[kind] = mock.posts.at(-1)!.json;
   }
   assert.deepEqual(sent.openai.messages.slice(2), [
-    { role: 'assistant', content: null, tool_calls: [
-      { id: 'c1', type: 'function', function: { name: 'echo', arguments: '{"text":"a"}' } },
-      { id: 'c2', type: 'function', function: { name: 'echo', arguments: '{"text":"b"}' } },
-    ] },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { id: 'c1', type: 'function', function: { name: 'echo', arguments: '{"text":"a"}' } },
+        { id: 'c2', type: 'function', function: { name: 'echo', arguments: '{"text":"b"}' } },
+      ],
+    },
     { role: 'tool', content: 'echo:a', tool_call_id: 'c1' },
     { role: 'tool', content: MISSING_RESULT, tool_call_id: 'c2' },
     { role: 'user', content: '[tool result from shell]\nfrom an older session' },
     { role: 'user', content: 'where were we?' },
   ]);
   assert.deepEqual(sent.anthropic.messages.slice(1), [
-    { role: 'assistant', content: [
-      { type: 'tool_use', id: 'c1', name: 'echo', input: { text: 'a' } },
-      { type: 'tool_use', id: 'c2', name: 'echo', input: { text: 'b' } },
-    ] },
-    { role: 'user', content: [
-      { type: 'tool_result', tool_use_id: 'c1', content: 'echo:a' },
-      { type: 'tool_result', tool_use_id: 'c2', content: MISSING_RESULT, is_error: true },
-      { type: 'text', text: '[tool result from shell]\nfrom an older session' },
-      { type: 'text', text: 'where were we?' },
-    ] },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'tool_use', id: 'c1', name: 'echo', input: { text: 'a' } },
+        { type: 'tool_use', id: 'c2', name: 'echo', input: { text: 'b' } },
+      ],
+    },
+    {
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 'c1', content: 'echo:a' },
+        { type: 'tool_result', tool_use_id: 'c2', content: MISSING_RESULT, is_error: true },
+        { type: 'text', text: '[tool result from shell]\nfrom an older session' },
+        { type: 'text', text: 'where were we?' },
+      ],
+    },
   ]);
   assert.deepEqual(sent['openai-responses'].input.slice(2), [
     { type: 'function_call', call_id: 'c1', name: 'echo', arguments: '{"text":"a"}' },

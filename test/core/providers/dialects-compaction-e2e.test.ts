@@ -13,15 +13,36 @@ import * as A from '../../fixtures/anthropic-replies.js';
 import * as R from '../../fixtures/responses-replies.js';
 
 let mock: MockLlm;
-before(async () => { mock = await startMockLlm(); });
-after(async () => { await mock.close(); });
-beforeEach(() => { mock.requests.length = 0; mock.posts.length = 0; });
+before(async () => {
+  mock = await startMockLlm();
+});
+after(async () => {
+  await mock.close();
+});
+beforeEach(() => {
+  mock.requests.length = 0;
+  mock.posts.length = 0;
+});
 
-const anthropic = (o: Partial<AgentConfig> = {}): Partial<AgentConfig> => ({ provider: 'anthropic', baseUrl: `${mock.base}/messages`, apiKey: 'sk-ant', systemPrompt: 'Be brief.', ...o });
-const responses = (o: Partial<AgentConfig> = {}): Partial<AgentConfig> => ({ provider: 'openai-responses', baseUrl: `${mock.base}/responses`, systemPrompt: 'Be brief.', ...o });
+const anthropic = (o: Partial<AgentConfig> = {}): Partial<AgentConfig> => ({
+  provider: 'anthropic',
+  baseUrl: `${mock.base}/messages`,
+  apiKey: 'sk-ant',
+  systemPrompt: 'Be brief.',
+  ...o,
+});
+const responses = (o: Partial<AgentConfig> = {}): Partial<AgentConfig> => ({
+  provider: 'openai-responses',
+  baseUrl: `${mock.base}/responses`,
+  systemPrompt: 'Be brief.',
+  ...o,
+});
 
 /** Three earlier exchanges, so the fold has something to fold. */
-const earlier: Message[] = [1, 2, 3].flatMap((i) => [{ role: 'user' as const, content: `old ${i}` }, { role: 'assistant' as const, content: `reply ${i}` }]);
+const earlier: Message[] = [1, 2, 3].flatMap((i) => [
+  { role: 'user' as const, content: `old ${i}` },
+  { role: 'assistant' as const, content: `reply ${i}` },
+]);
 
 /** The text of a Messages-API message (string content, or its last text block). */
 function lastText(msg: any): string {
@@ -68,7 +89,10 @@ for (const stream of [false, true]) {
     assert.equal(r.doneCount, 1, 'mid-chain compaction never ends the turn');
     assert.equal(r.agent.takeMidChainCompactSucceeded(), true);
     assert.equal(r.agent.takeMidChainCompactError(), false);
-    assert.ok(r.notices.some((n) => /^compacted 4 messages/.test(n)), r.notices.join());
+    assert.ok(
+      r.notices.some((n) => /^compacted 4 messages/.test(n)),
+      r.notices.join(),
+    );
     assert.equal(r.agent.overAutocompactThreshold(), false);
   });
 
@@ -79,7 +103,10 @@ for (const stream of [false, true]) {
       R.text('SUMMARY OF WORK'),
       stream ? R.streamText(['final']) : R.text('final'),
     );
-    const r = harness(mock, { cfg: responses({ stream, disableParallelToolCalls: true }), tools: [echoTool('t', 'out', { noPrompt: true })] });
+    const r = harness(mock, {
+      cfg: responses({ stream, disableParallelToolCalls: true }),
+      tools: [echoTool('t', 'out', { noPrompt: true })],
+    });
     r.agent.restoreHistory(earlier);
     const d = r.turnDone();
     r.agent.submit('first');
@@ -92,7 +119,13 @@ for (const stream of [false, true]) {
     assert.equal(summary.stream, false);
     assert.match(summary.input[0].content, /^Be brief\./);
     assert.deepEqual(summary.input.at(-1), { role: 'user', content: SUMMARY_PROMPT });
-    assert.deepEqual(summary.input.filter((i: any) => i.type).map((i: any) => [i.type, i.call_id]), [['function_call', 'call_1'], ['function_call_output', 'call_1']]);
+    assert.deepEqual(
+      summary.input.filter((i: any) => i.type).map((i: any) => [i.type, i.call_id]),
+      [
+        ['function_call', 'call_1'],
+        ['function_call_output', 'call_1'],
+      ],
+    );
 
     const resumed = mock.posts[2]!.json;
     assert.equal(resumed.stream, stream);
@@ -108,7 +141,10 @@ for (const stream of [false, true]) {
     assert.equal(r.text, 'final');
     assert.equal(r.doneCount, 1);
     assert.equal(r.agent.takeMidChainCompactSucceeded(), true);
-    assert.ok(r.notices.some((n) => /^compacted 4 messages/.test(n)), r.notices.join());
+    assert.ok(
+      r.notices.some((n) => /^compacted 4 messages/.test(n)),
+      r.notices.join(),
+    );
   });
 
   test(`anthropic ${mode}: cache read/creation tokens make overAutocompactThreshold() true`, async () => {
@@ -125,7 +161,11 @@ for (const stream of [false, true]) {
     mock.push(stream ? A.streamText(['a'], { usage: { input: 5, output: 0 } }) : A.text('a', { usage: { input: 5, output: 0 } }));
     assert.equal((await k.agent.run('one')).status, 0);
     assert.equal(k.agent.overAutocompactThreshold(), false);
-    mock.push(stream ? A.streamText(['b'], { usage: { input: 5, output: 0, cacheRead: 7000 } }) : A.text('b', { usage: { input: 5, output: 0, cacheRead: 7000 } }));
+    mock.push(
+      stream
+        ? A.streamText(['b'], { usage: { input: 5, output: 0, cacheRead: 7000 } })
+        : A.text('b', { usage: { input: 5, output: 0, cacheRead: 7000 } }),
+    );
     assert.equal((await k.agent.run('two')).status, 0);
     assert.equal(k.agent.overAutocompactThreshold(), true);
   });

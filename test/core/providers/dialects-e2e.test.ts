@@ -32,12 +32,22 @@ const echo: ToolDef = {
   description: 'Echo the text back',
   parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
   noPrompt: true,
-  invoke(inv) { inv.complete(`echo:${(JSON.parse(inv.args) as { text: string }).text}`); },
+  invoke(inv) {
+    inv.complete(`echo:${(JSON.parse(inv.args) as { text: string }).text}`);
+  },
 };
 
 function cfgFor(kind: 'openai' | 'anthropic' | 'openai-responses', stream: boolean): AgentConfig {
   const path = kind === 'anthropic' ? 'messages' : kind === 'openai-responses' ? 'responses' : 'chat/completions';
-  return { baseUrl: `${mock.base}/${path}`, provider: kind, apiKey: `key-${kind}`, model: `model-${kind}`, stream, maxTries: 1, systemPrompt: 'Be brief.' };
+  return {
+    baseUrl: `${mock.base}/${path}`,
+    provider: kind,
+    apiKey: `key-${kind}`,
+    model: `model-${kind}`,
+    stream,
+    maxTries: 1,
+    systemPrompt: 'Be brief.',
+  };
 }
 
 function agentFor(kind: 'openai' | 'anthropic' | 'openai-responses', stream: boolean, cb: AgentCallbacks = {}): Agent {
@@ -48,7 +58,9 @@ function agentFor(kind: 'openai' | 'anthropic' | 'openai-responses', stream: boo
 }
 
 /** The POSTs this test made (the mock is shared, so count from a mark). */
-function postsSince(mark: number) { return mock.posts.slice(mark); }
+function postsSince(mark: number) {
+  return mock.posts.slice(mark);
+}
 
 for (const stream of [false, true]) {
   const mode = stream ? 'streamed' : 'whole';
@@ -56,8 +68,11 @@ for (const stream of [false, true]) {
   test(`anthropic ${mode}: text reply, headers and body shape`, async () => {
     const mark = mock.posts.length;
     const a = agentFor('anthropic', stream);
-    mock.push(stream ? A.streamText(['Hel', 'lo'], { usage: { input: 10, output: 2, cacheRead: 500, cacheCreation: 20 } })
-      : A.text('Hello', { usage: { input: 10, output: 2, cacheRead: 500, cacheCreation: 20 } }));
+    mock.push(
+      stream
+        ? A.streamText(['Hel', 'lo'], { usage: { input: 10, output: 2, cacheRead: 500, cacheCreation: 20 } })
+        : A.text('Hello', { usage: { input: 10, output: 2, cacheRead: 500, cacheCreation: 20 } }),
+    );
     const r = await a.run('hi');
     assert.equal(r.status, 0, r.error);
     assert.equal(r.text, 'Hello');
@@ -94,8 +109,11 @@ for (const stream of [false, true]) {
   test(`responses ${mode}: text reply, bearer auth and input items`, async () => {
     const mark = mock.posts.length;
     const a = agentFor('openai-responses', stream);
-    mock.push(stream ? R.streamText(['Hi ', 'there'], { reasoning: ['thinking'], usage: { input: 40, output: 3 } })
-      : R.text('Hi there', { reasoning: ['thinking'], usage: { input: 40, output: 3 } }));
+    mock.push(
+      stream
+        ? R.streamText(['Hi ', 'there'], { reasoning: ['thinking'], usage: { input: 40, output: 3 } })
+        : R.text('Hi there', { reasoning: ['thinking'], usage: { input: 40, output: 3 } }),
+    );
     const r = await a.run('hello');
     assert.equal(r.status, 0, r.error);
     assert.equal(r.text, 'Hi there');
@@ -175,19 +193,28 @@ test('explicit compaction goes through the active dialect on both', async () => 
     let resolveDone: (status: number) => void = () => {};
     const a = agentFor(kind, false, { onTurnDone: (st) => resolveDone(st) });
     const say = (t: string) => (kind === 'anthropic' ? A.text(t) : R.text(t));
-    for (const [p, t] of [['one', 'r1'], ['two', 'r2'], ['three', 'r3']]) {
+    for (const [p, t] of [
+      ['one', 'r1'],
+      ['two', 'r2'],
+      ['three', 'r3'],
+    ]) {
       mock.push(say(t!));
       assert.equal((await a.run(p!)).status, 0);
     }
     mock.push(say('SUMMARY of one'));
-    const done = new Promise<number>((resolve) => { resolveDone = resolve; });
+    const done = new Promise<number>((resolve) => {
+      resolveDone = resolve;
+    });
     a.compact();
     assert.equal(await done, 0, a.lastError);
     const req = postsSince(mark).at(-1)!;
     assert.match(req.path, kind === 'anthropic' ? /\/messages$/ : /\/responses$/);
     assert.equal(req.json.stream, false);
     assert.ok(!('tools' in req.json));
-    assert.ok(a.messages.some((m) => m.role === 'user' && m.content === 'SUMMARY of one'), kind);
+    assert.ok(
+      a.messages.some((m) => m.role === 'user' && m.content === 'SUMMARY of one'),
+      kind,
+    );
     assert.ok(!a.messages.some((m) => m.content === 'one'), kind);
   }
 });
@@ -216,7 +243,10 @@ test('one conversation switched openai → anthropic → openai-responses keeps 
   assert.equal(anth.headers['x-api-key'], 'key-anthropic');
   assert.equal(anth.headers.authorization, undefined);
   const msgs = anth.json.messages;
-  assert.deepEqual(msgs.map((m: any) => m.role), ['user', 'assistant', 'user', 'assistant', 'user']);
+  assert.deepEqual(
+    msgs.map((m: any) => m.role),
+    ['user', 'assistant', 'user', 'assistant', 'user'],
+  );
   assert.deepEqual(msgs[1].content, [{ type: 'tool_use', id: 'call_abc', name: 'echo', input: { text: 'one' } }]);
   assert.deepEqual(msgs[2].content, [{ type: 'tool_result', tool_use_id: 'call_abc', content: 'echo:one' }]);
   assert.equal(posts[3]!.json.messages.at(-1).content[0].tool_use_id, 'toolu_2');
@@ -227,7 +257,16 @@ test('one conversation switched openai → anthropic → openai-responses keeps 
   const calls = resp.json.input.filter((i: any) => i.type === 'function_call').map((i: any) => i.call_id);
   const outs = resp.json.input.filter((i: any) => i.type === 'function_call_output').map((i: any) => [i.call_id, i.output]);
   assert.deepEqual(calls, ['call_abc', 'toolu_2']);
-  assert.deepEqual(outs, [['call_abc', 'echo:one'], ['toolu_2', 'echo:two']]);
-  assert.deepEqual(posts[5]!.json.input.slice(-2).map((i: any) => i.call_id), ['call_3', 'call_3']);
-  assert.deepEqual(a.messages.filter((m) => m.role === 'assistant' && !m.toolCalls).map((m) => m.content), ['first done', 'second done', 'third done']);
+  assert.deepEqual(outs, [
+    ['call_abc', 'echo:one'],
+    ['toolu_2', 'echo:two'],
+  ]);
+  assert.deepEqual(
+    posts[5]!.json.input.slice(-2).map((i: any) => i.call_id),
+    ['call_3', 'call_3'],
+  );
+  assert.deepEqual(
+    a.messages.filter((m) => m.role === 'assistant' && !m.toolCalls).map((m) => m.content),
+    ['first done', 'second done', 'third done'],
+  );
 });

@@ -20,8 +20,15 @@ export interface RequestHelpers {
 }
 
 export function requestHelpers(adapter: ProviderAdapter, model: string): RequestHelpers {
-  const opts = (messages: Message[], o: Partial<BuildRequestOptions> = {}): BuildRequestOptions =>
-    ({ model, messages, tools: [readFile], stream: false, disableParallelToolCalls: false, maxTokens: 64000, ...o });
+  const opts = (messages: Message[], o: Partial<BuildRequestOptions> = {}): BuildRequestOptions => ({
+    model,
+    messages,
+    tools: [readFile],
+    stream: false,
+    disableParallelToolCalls: false,
+    maxTokens: 64000,
+    ...o,
+  });
   return { opts, build: (messages, o) => JSON.parse(adapter.buildRequest(opts(messages, o))) };
 }
 
@@ -38,10 +45,14 @@ export function toolRound(...order: ('a' | 'b')[]): Message[] {
   return [
     { role: 'system', content: 'You are terse.' },
     { role: 'user', content: 'read a and b' },
-    { role: 'assistant', content: 'Reading.', toolCalls: [
-      { id: 'call_a', name: 'read_file', args: '{"path":"a"}' },
-      { id: 'call_b', name: 'read_file', args: '{"path":"b"}' },
-    ] },
+    {
+      role: 'assistant',
+      content: 'Reading.',
+      toolCalls: [
+        { id: 'call_a', name: 'read_file', args: '{"path":"a"}' },
+        { id: 'call_b', name: 'read_file', args: '{"path":"b"}' },
+      ],
+    },
     ...order.map((k) => ({ ...results[k] })),
   ];
 }

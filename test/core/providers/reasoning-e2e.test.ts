@@ -32,13 +32,23 @@ const echo: ToolDef = {
   description: 'Echo the text back',
   parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
   noPrompt: true,
-  invoke(inv) { inv.complete(`echo:${(JSON.parse(inv.args) as { text: string }).text}`); },
+  invoke(inv) {
+    inv.complete(`echo:${(JSON.parse(inv.args) as { text: string }).text}`);
+  },
 };
 
 const PATH: Record<string, string> = { openai: 'chat/completions', anthropic: 'messages', 'openai-responses': 'responses' };
 
 function cfgFor(kind: ProviderKind, stream: boolean, effort?: ReasoningEffort): AgentConfig {
-  const c: AgentConfig = { baseUrl: `${mock.base}/${PATH[kind]}`, provider: kind, apiKey: 'k', model: `model-${kind}`, stream, maxTries: 1, systemPrompt: 'Be brief.' };
+  const c: AgentConfig = {
+    baseUrl: `${mock.base}/${PATH[kind]}`,
+    provider: kind,
+    apiKey: 'k',
+    model: `model-${kind}`,
+    stream,
+    maxTries: 1,
+    systemPrompt: 'Be brief.',
+  };
   if (effort) c.reasoningEffort = effort;
   return c;
 }
@@ -49,7 +59,11 @@ async function withAgent(cfg: AgentConfig, fn: (a: Agent, events: AgentEvent[]) 
   a.addTool(echo);
   const events: AgentEvent[] = [];
   a.subscribe((e) => events.push(e));
-  try { await fn(a, events); } finally { a.close(); }
+  try {
+    await fn(a, events);
+  } finally {
+    a.close();
+  }
 }
 
 const th = (n: string) => ({ type: 'thinking' as const, thinking: `thinking ${n}`, signature: `sig-${n}==` });
@@ -64,8 +78,18 @@ const anthropicRounds: A.BlockIn[][] = [
   [th('4'), { type: 'text', text: 'All done.' }],
 ];
 
-const rs = (n: string, encrypted: string | null = `ENC-${n}`): R.ItemIn => ({ type: 'reasoning', id: `rs_${n}`, summary: [`summary ${n}`], ...(encrypted === null ? {} : { encrypted }) });
-const fc = (id: string, text: string): R.ItemIn => ({ type: 'function_call', call_id: id, name: 'echo', arguments: JSON.stringify({ text }) });
+const rs = (n: string, encrypted: string | null = `ENC-${n}`): R.ItemIn => ({
+  type: 'reasoning',
+  id: `rs_${n}`,
+  summary: [`summary ${n}`],
+  ...(encrypted === null ? {} : { encrypted }),
+});
+const fc = (id: string, text: string): R.ItemIn => ({
+  type: 'function_call',
+  call_id: id,
+  name: 'echo',
+  arguments: JSON.stringify({ text }),
+});
 const wireItem = (i: R.ItemIn) => R.outputItem(i, 0);
 
 /** The same loop in Responses items; round 2 also has a reasoning item without encrypted content (not carried). */
@@ -76,7 +100,11 @@ const responsesRounds: R.ItemIn[][] = [
   [rs('4'), { type: 'message', text: 'All done.' }],
 ];
 
-const reasoningText = (events: AgentEvent[]) => events.filter((e) => e.type === 'reasoning').map((e) => (e as { text: string }).text).join('');
+const reasoningText = (events: AgentEvent[]) =>
+  events
+    .filter((e) => e.type === 'reasoning')
+    .map((e) => (e as { text: string }).text)
+    .join('');
 
 for (const stream of [false, true]) {
   const mode = stream ? 'streamed' : 'whole';
@@ -122,23 +150,53 @@ for (const stream of [false, true]) {
       assert.equal(posts[0].include, undefined);
       for (const p of posts.slice(1)) assert.deepEqual(p.include, ['reasoning.encrypted_content'], 'carried reasoning asks for more of it');
       for (const p of posts.slice(1)) assert.equal(p.reasoning, undefined);
-      const call = (id: string, text: string) => ({ type: 'function_call', call_id: id, name: 'echo', arguments: JSON.stringify({ text }) });
+      const call = (id: string, text: string) => ({
+        type: 'function_call',
+        call_id: id,
+        name: 'echo',
+        arguments: JSON.stringify({ text }),
+      });
       const output = (id: string, text: string) => ({ type: 'function_call_output', call_id: id, output: `echo:${text}` });
-      assert.deepEqual(posts[1].input.slice(2), [wireItem(rs('1')), { role: 'assistant', content: 'Looking.' }, call('call_1', 'a'), output('call_1', 'a')]);
-      assert.deepEqual(posts[2].input.slice(6), [wireItem(rs('2')), call('call_2', 'b'), output('call_2', 'b')], 'an item without encrypted content is not carried');
+      assert.deepEqual(posts[1].input.slice(2), [
+        wireItem(rs('1')),
+        { role: 'assistant', content: 'Looking.' },
+        call('call_1', 'a'),
+        output('call_1', 'a'),
+      ]);
+      assert.deepEqual(
+        posts[2].input.slice(6),
+        [wireItem(rs('2')), call('call_2', 'b'), output('call_2', 'b')],
+        'an item without encrypted content is not carried',
+      );
       assert.deepEqual(posts[3].input.slice(2, 6), posts[1].input.slice(2));
-      assert.deepEqual(posts[3].input.slice(9), [wireItem(rs('3')), call('call_3', 'c'), wireItem(rs('3b')), call('call_4', 'd'), output('call_3', 'c'), output('call_4', 'd')]);
+      assert.deepEqual(posts[3].input.slice(9), [
+        wireItem(rs('3')),
+        call('call_3', 'c'),
+        wireItem(rs('3b')),
+        call('call_4', 'd'),
+        output('call_3', 'c'),
+        output('call_4', 'd'),
+      ]);
       const last = a.messages.at(-1)!;
-      assert.deepEqual(last, { role: 'assistant', content: 'All done.', reasoning: [{ dialect: 'openai-responses', type: 'reasoning', item: wireItem(rs('4')) }] });
+      assert.deepEqual(last, {
+        role: 'assistant',
+        content: 'All done.',
+        reasoning: [{ dialect: 'openai-responses', type: 'reasoning', item: wireItem(rs('4')) }],
+      });
     });
   });
 }
 
-const loopOf = (kind: ProviderKind, stream: boolean) => kind === 'anthropic'
-  ? [anthropicRounds[0]!, anthropicRounds[3]!].map((b) => (stream ? A.streamBlocks(b) : A.replyBlocks(b)))
-  : [responsesRounds[0]!, responsesRounds[3]!].map((i) => (stream ? R.streamItems(i) : R.replyItems(i)));
+const loopOf = (kind: ProviderKind, stream: boolean) =>
+  kind === 'anthropic'
+    ? [anthropicRounds[0]!, anthropicRounds[3]!].map((b) => (stream ? A.streamBlocks(b) : A.replyBlocks(b)))
+    : [responsesRounds[0]!, responsesRounds[3]!].map((i) => (stream ? R.streamItems(i) : R.replyItems(i)));
 
-for (const [from, to] of [['anthropic', 'openai-responses'], ['openai-responses', 'anthropic'], ['anthropic', 'openai']] as const) {
+for (const [from, to] of [
+  ['anthropic', 'openai-responses'],
+  ['openai-responses', 'anthropic'],
+  ['anthropic', 'openai'],
+] as const) {
   for (const stream of [false, true]) {
     test(`a switch from ${from} to ${to} (${stream ? 'streamed' : 'whole'}) drops the reasoning and says so in the debug log`, async () => {
       await withAgent(cfgFor(from, stream), async (a) => {
@@ -147,8 +205,14 @@ for (const [from, to] of [['anthropic', 'openai-responses'], ['openai-responses'
         assert.equal(a.messages.filter((m) => m.role === 'assistant' && m.reasoning).length, 2);
         const mark = logLines.length;
         a.setProvider(cfgFor(to, stream));
-        assert.ok(logLines.slice(mark).some((l) => /^dropped 2 reasoning parts of another dialect: .* requests cannot carry them$/.test(l)), logLines.slice(mark).join('\n'));
-        assert.ok(a.messages.every((m) => m.role !== 'assistant' || m.reasoning === undefined), 'the history holds no foreign reasoning');
+        assert.ok(
+          logLines.slice(mark).some((l) => /^dropped 2 reasoning parts of another dialect: .* requests cannot carry them$/.test(l)),
+          logLines.slice(mark).join('\n'),
+        );
+        assert.ok(
+          a.messages.every((m) => m.role !== 'assistant' || m.reasoning === undefined),
+          'the history holds no foreign reasoning',
+        );
         mock.push(to === 'anthropic' ? A.text('ok') : to === 'openai' ? O.text('ok') : R.text('ok'));
         assert.equal((await a.run('next')).status, 0);
         const body = mock.posts.at(-1)!.body;

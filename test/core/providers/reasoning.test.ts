@@ -21,10 +21,18 @@ import { tempFor } from '../../config/helpers.js';
 import * as A from '../../fixtures/anthropic-replies.js';
 import * as R from '../../fixtures/responses-replies.js';
 
-const thinking = (n: string, beforeCall?: number): ReasoningPart => ({ dialect: 'anthropic', type: 'thinking', thinking: `t${n}`, signature: `s${n}`, ...(beforeCall ? { beforeCall } : {}) });
+const thinking = (n: string, beforeCall?: number): ReasoningPart => ({
+  dialect: 'anthropic',
+  type: 'thinking',
+  thinking: `t${n}`,
+  signature: `s${n}`,
+  ...(beforeCall ? { beforeCall } : {}),
+});
 const redacted = (d: string): ReasoningPart => ({ dialect: 'anthropic', type: 'redacted_thinking', data: d });
 const item = (n: string, beforeCall?: number): ReasoningPart => ({
-  dialect: 'openai-responses', type: 'reasoning', item: { id: `rs_${n}`, type: 'reasoning', summary: [{ type: 'summary_text', text: `sum ${n}` }], encrypted_content: `E${n}` },
+  dialect: 'openai-responses',
+  type: 'reasoning',
+  item: { id: `rs_${n}`, type: 'reasoning', summary: [{ type: 'summary_text', text: `sum ${n}` }], encrypted_content: `E${n}` },
   ...(beforeCall ? { beforeCall } : {}),
 });
 
@@ -33,11 +41,7 @@ const result = (id: string): Message => ({ role: 'tool', content: 'X', toolCallI
 
 /** user, an assistant message (text + calls + reasoning), its results. */
 function loop(reasoning: ReasoningPart[], calls = ['c1'], content: string | null = 'Reading.'): Message[] {
-  return [
-    { role: 'user', content: 'go' },
-    { role: 'assistant', content, toolCalls: calls.map(call), reasoning },
-    ...calls.map(result),
-  ];
+  return [{ role: 'user', content: 'go' }, { role: 'assistant', content, toolCalls: calls.map(call), reasoning }, ...calls.map(result)];
 }
 
 /** The body of a streamed reply fed through a decoder, as the stream assembler sees it. */
@@ -65,15 +69,25 @@ test('anthropic: an effort asks for thinking with its budget; max_tokens grows b
     assert.equal(b.max_tokens, 64000, 'the default leaves room for every budget');
   }
   assert.equal(ant.build(msgs, { reasoningEffort: 'high', maxTokens: 8000 }).max_tokens, 8000 + THINKING_BUDGET.high);
-  assert.equal(ant.build(msgs, { reasoningEffort: 'low', maxTokens: 4000 }).max_tokens, 8000, 'a budget equal to max_tokens does not fit either');
+  assert.equal(
+    ant.build(msgs, { reasoningEffort: 'low', maxTokens: 4000 }).max_tokens,
+    8000,
+    'a budget equal to max_tokens does not fit either',
+  );
   assert.ok(THINKING_BUDGET.low >= 1024, 'the API minimum');
 });
 
 test('anthropic: a tool loop whose last assistant turn started without thinking goes on without it', () => {
   const plain: Message[] = [{ role: 'user', content: 'go' }, { role: 'assistant', content: null, toolCalls: [call('c1')] }, result('c1')];
   assert.equal(ant.build(plain, { reasoningEffort: 'medium' }).thinking, undefined);
-  assert.deepEqual(ant.build(loop([thinking('1')]), { reasoningEffort: 'medium' }).thinking, { type: 'enabled', budget_tokens: THINKING_BUDGET.medium });
-  assert.deepEqual(ant.build(loop([redacted('R')]), { reasoningEffort: 'medium' }).thinking, { type: 'enabled', budget_tokens: THINKING_BUDGET.medium });
+  assert.deepEqual(ant.build(loop([thinking('1')]), { reasoningEffort: 'medium' }).thinking, {
+    type: 'enabled',
+    budget_tokens: THINKING_BUDGET.medium,
+  });
+  assert.deepEqual(ant.build(loop([redacted('R')]), { reasoningEffort: 'medium' }).thinking, {
+    type: 'enabled',
+    budget_tokens: THINKING_BUDGET.medium,
+  });
   const after: Message[] = [...plain, { role: 'assistant', content: 'done' }, { role: 'user', content: 'next' }];
   assert.ok(ant.build(after, { reasoningEffort: 'medium' }).thinking, 'a new turn after a text answer may think again');
 });
@@ -81,32 +95,45 @@ test('anthropic: a tool loop whose last assistant turn started without thinking 
 test('anthropic: parts go first, between the calls they preceded, and after the last; only anthropic parts', () => {
   const parts = [thinking('0'), item('x'), redacted('R0'), thinking('1', 1), thinking('2', 2)];
   const b = ant.build(loop(parts, ['c1', 'c2']));
-  assert.deepEqual(b.messages[1].content.map((x: any) => x.type + (x.thinking ?? x.data ?? x.id ?? '')), [
-    'thinkingt0', 'redacted_thinkingR0', 'text', 'tool_usec1', 'thinkingt1', 'tool_usec2', 'thinkingt2',
-  ]);
+  assert.deepEqual(
+    b.messages[1].content.map((x: any) => x.type + (x.thinking ?? x.data ?? x.id ?? '')),
+    ['thinkingt0', 'redacted_thinkingR0', 'text', 'tool_usec1', 'thinkingt1', 'tool_usec2', 'thinkingt2'],
+  );
   assert.deepEqual(b.messages[1].content[0], { type: 'thinking', thinking: 't0', signature: 's0' });
 });
 
 test('anthropic: without tools the calls become text and their thinking stays out; a text answer keeps its thinking', () => {
-  const h: Message[] = [...loop([thinking('1')]), { role: 'assistant', content: 'done', reasoning: [thinking('2')] }, { role: 'user', content: 'sum up' }];
+  const h: Message[] = [
+    ...loop([thinking('1')]),
+    { role: 'assistant', content: 'done', reasoning: [thinking('2')] },
+    { role: 'user', content: 'sum up' },
+  ];
   const b = ant.build(h, { tools: null });
   const blocks = b.messages.flatMap((m: any) => (Array.isArray(m.content) ? m.content : []));
   assert.ok(!blocks.some((x: any) => x.type === 'tool_use'));
-  assert.deepEqual(blocks.filter((x: any) => x.type === 'thinking').map((x: any) => x.thinking), ['t2']);
+  assert.deepEqual(
+    blocks.filter((x: any) => x.type === 'thinking').map((x: any) => x.thinking),
+    ['t2'],
+  );
 });
 
 test('anthropic: only signed thinking and non-empty redacted thinking are kept; unsigned thinking is still shown', () => {
-  const r = anthropicAdapter.parseReply(JSON.stringify({
-    type: 'message', role: 'assistant', stop_reason: 'tool_use', usage: {},
-    content: [
-      { type: 'thinking', thinking: 'unsigned' },
-      { type: 'thinking', thinking: '', signature: 'S-empty-text' },
-      { type: 'redacted_thinking', data: '' },
-      { type: 'redacted_thinking', data: 'D' },
-      { type: 'tool_use', id: 't1', name: 'read_file', input: {} },
-      { type: 'thinking', thinking: 'after', signature: 'S2' },
-    ],
-  }));
+  const r = anthropicAdapter.parseReply(
+    JSON.stringify({
+      type: 'message',
+      role: 'assistant',
+      stop_reason: 'tool_use',
+      usage: {},
+      content: [
+        { type: 'thinking', thinking: 'unsigned' },
+        { type: 'thinking', thinking: '', signature: 'S-empty-text' },
+        { type: 'redacted_thinking', data: '' },
+        { type: 'redacted_thinking', data: 'D' },
+        { type: 'tool_use', id: 't1', name: 'read_file', input: {} },
+        { type: 'thinking', thinking: 'after', signature: 'S2' },
+      ],
+    }),
+  );
   assert.equal(r.reasoning, 'unsigned\n\nafter');
   assert.deepEqual(r.reasoningParts, [
     { dialect: 'anthropic', type: 'thinking', thinking: '', signature: 'S-empty-text' },
@@ -117,18 +144,27 @@ test('anthropic: only signed thinking and non-empty redacted thinking are kept; 
 });
 
 test('anthropic stream: a thinking block becomes a part at its stop; one the stream cut unsigned does not', () => {
-  const blocks: A.BlockIn[] = [{ type: 'thinking', thinking: 'deep thought', signature: 'SIG' }, { type: 'redacted_thinking', data: 'RD' }, { type: 'tool_use', id: 't1', name: 'x', input: { a: 1 } }];
+  const blocks: A.BlockIn[] = [
+    { type: 'thinking', thinking: 'deep thought', signature: 'SIG' },
+    { type: 'redacted_thinking', data: 'RD' },
+    { type: 'tool_use', id: 't1', name: 'x', input: { a: 1 } },
+  ];
   const deltas = decode(new AnthropicStreamDecoder(), A.streamBlocks(blocks));
-  assert.deepEqual(deltas.flatMap((d) => d.reasoningParts ?? []), [
-    { dialect: 'anthropic', type: 'thinking', thinking: 'deep thought', signature: 'SIG' },
-    { dialect: 'anthropic', type: 'redacted_thinking', data: 'RD' },
-  ]);
+  assert.deepEqual(
+    deltas.flatMap((d) => d.reasoningParts ?? []),
+    [
+      { dialect: 'anthropic', type: 'thinking', thinking: 'deep thought', signature: 'SIG' },
+      { dialect: 'anthropic', type: 'redacted_thinking', data: 'RD' },
+    ],
+  );
   assert.equal(deltas.map((d) => d.reasoning ?? '').join(''), 'deep thought');
   // Cut after the thinking deltas, before the signature: nothing to carry.
   const cut = (A.streamBlocks(blocks) as any).sse.filter((s: string) => !/signature_delta|content_block_stop/.test(s));
-  assert.deepEqual(decode(new AnthropicStreamDecoder(), { sse: cut }).flatMap((d) => d.reasoningParts ?? []), [
-    { dialect: 'anthropic', type: 'redacted_thinking', data: 'RD' },
-  ], 'message_stop keeps only the complete blocks it finds open');
+  assert.deepEqual(
+    decode(new AnthropicStreamDecoder(), { sse: cut }).flatMap((d) => d.reasoningParts ?? []),
+    [{ dialect: 'anthropic', type: 'redacted_thinking', data: 'RD' }],
+    'message_stop keeps only the complete blocks it finds open',
+  );
 });
 
 // ---- Responses ------------------------------------------------------------------------------
@@ -148,28 +184,53 @@ test('responses: an effort asks for reasoning with summaries and its encrypted c
 
 test('responses: reasoning goes right before the item that followed it, never last, only responses parts', () => {
   const b = resp.build(loop([item('0'), thinking('x'), item('1', 1), item('2', 2)], ['c1', 'c2']));
-  assert.deepEqual(b.input.map((i: any) => i.type ?? i.role), ['user', 'reasoning', 'assistant', 'function_call', 'reasoning', 'function_call', 'function_call_output', 'function_call_output']);
+  assert.deepEqual(
+    b.input.map((i: any) => i.type ?? i.role),
+    ['user', 'reasoning', 'assistant', 'function_call', 'reasoning', 'function_call', 'function_call_output', 'function_call_output'],
+  );
   assert.deepEqual(b.input[1], (item('0') as any).item, 'as it came');
   assert.deepEqual(b.include, ['reasoning.encrypted_content'], 'carried reasoning asks for more');
-  const bare: Message[] = [{ role: 'user', content: 'go' }, { role: 'assistant', content: null, reasoning: [item('0')] }, { role: 'user', content: 'again' }];
+  const bare: Message[] = [
+    { role: 'user', content: 'go' },
+    { role: 'assistant', content: null, reasoning: [item('0')] },
+    { role: 'user', content: 'again' },
+  ];
   assert.ok(!resp.build(bare).input.some((i: any) => i.type === 'reasoning'), 'nothing follows it: not sent');
   assert.equal(resp.build(bare).include, undefined);
 });
 
 test('responses: only reasoning items with encrypted content are kept; the completed response stands in for a missing output_item.done', () => {
-  const r = responsesAdapter.parseReply(JSON.stringify((R.replyItems([
-    { type: 'reasoning', id: 'rs_a', summary: ['plain'] },
-    { type: 'reasoning', id: 'rs_b', summary: ['sealed'], encrypted: 'EB' },
-    { type: 'function_call', call_id: 'c1', name: 'x', arguments: '{}' },
-    { type: 'reasoning', id: 'rs_c', summary: [], encrypted: 'EC' },
-    { type: 'function_call', call_id: 'c2', name: 'x', arguments: '{}' },
-  ]) as any).body));
+  const r = responsesAdapter.parseReply(
+    JSON.stringify(
+      (
+        R.replyItems([
+          { type: 'reasoning', id: 'rs_a', summary: ['plain'] },
+          { type: 'reasoning', id: 'rs_b', summary: ['sealed'], encrypted: 'EB' },
+          { type: 'function_call', call_id: 'c1', name: 'x', arguments: '{}' },
+          { type: 'reasoning', id: 'rs_c', summary: [], encrypted: 'EC' },
+          { type: 'function_call', call_id: 'c2', name: 'x', arguments: '{}' },
+        ]) as any
+      ).body,
+    ),
+  );
   assert.equal(r.reasoning, 'plain\n\nsealed');
-  assert.deepEqual(r.reasoningParts!.map((p) => [(p as any).item.id, p.beforeCall]), [['rs_b', undefined], ['rs_c', 1]]);
-  const reply = R.streamItems([{ type: 'reasoning', id: 'rs_s', summary: ['s'], encrypted: 'ES' }, { type: 'message', text: 'hi' }]) as any;
+  assert.deepEqual(
+    r.reasoningParts!.map((p) => [(p as any).item.id, p.beforeCall]),
+    [
+      ['rs_b', undefined],
+      ['rs_c', 1],
+    ],
+  );
+  const reply = R.streamItems([
+    { type: 'reasoning', id: 'rs_s', summary: ['s'], encrypted: 'ES' },
+    { type: 'message', text: 'hi' },
+  ]) as any;
   const noDone = reply.sse.filter((s: string) => !(s.includes('response.output_item.done') && s.includes('"reasoning"')));
   const parts = decode(new ResponsesStreamDecoder(), { sse: noDone }).flatMap((d) => d.reasoningParts ?? []);
-  assert.deepEqual(parts.map((p: any) => p.item.encrypted_content), ['ES']);
+  assert.deepEqual(
+    parts.map((p: any) => p.item.encrypted_content),
+    ['ES'],
+  );
   const both = decode(new ResponsesStreamDecoder(), reply).flatMap((d) => d.reasoningParts ?? []);
   assert.equal(both.length, 1, 'taken once, from output_item.done, not again from completed');
 });
@@ -185,7 +246,11 @@ test('openai chat: reasoning_effort only when asked for, in the string and the b
     assert.equal(JSON.parse(s).reasoning_effort, 'high');
     assert.equal(new TextDecoder().decode(openaiAdapter.buildRequestBytes!(o)), s);
     const plain = chat.opts(msgs, { stream });
-    assert.equal(JSON.parse(new TextDecoder().decode(openaiAdapter.buildRequestBytes!(plain))).reasoning_effort, undefined, 'the cached tail of one effort does not serve another');
+    assert.equal(
+      JSON.parse(new TextDecoder().decode(openaiAdapter.buildRequestBytes!(plain))).reasoning_effort,
+      undefined,
+      'the cached tail of one effort does not serve another',
+    );
   }
   const withParts = JSON.parse(openaiAdapter.buildRequest(chat.opts(loop([thinking('1'), item('2')]))));
   assert.doesNotMatch(JSON.stringify(withParts), /"thinking"|"reasoning"|rs_2/, 'chat carries no reasoning parts');
@@ -208,7 +273,11 @@ test('message JSON round-trips reasoning parts losslessly, in order, with before
 });
 
 test('message JSON: a malformed part is EINVAL naming it; an unknown dialect is left out; only assistants keep parts', () => {
-  const einval = (reasoning: unknown, msg: RegExp) => assert.throws(() => parseMessageJson({ role: 'assistant', content: 'x', reasoning }), (e: unknown) => e instanceof ClmError && e.code === 'EINVAL' && msg.test(e.message));
+  const einval = (reasoning: unknown, msg: RegExp) =>
+    assert.throws(
+      () => parseMessageJson({ role: 'assistant', content: 'x', reasoning }),
+      (e: unknown) => e instanceof ClmError && e.code === 'EINVAL' && msg.test(e.message),
+    );
   einval({}, /reasoning is not an array/);
   einval([7], /reasoning part is not an object/);
   einval([{ type: 'thinking' }], /no dialect or type/);
@@ -218,8 +287,14 @@ test('message JSON: a malformed part is EINVAL naming it; an unknown dialect is 
   einval([{ dialect: 'openai-responses', type: 'reasoning', item: [] }], /reasoning item is not an object/);
   einval([{ dialect: 'anthropic', type: 'redacted_thinking', data: 'd', before_call: -1 }], /before_call/);
   einval([{ dialect: 'anthropic', type: 'redacted_thinking', data: 'd', before_call: 1.5 }], /before_call/);
-  assert.deepEqual(parseMessageJson({ role: 'assistant', content: 'x', reasoning: [{ dialect: 'gemini', type: 'thought', signature: 's' }] }), { role: 'assistant', content: 'x' });
-  assert.deepEqual(parseMessageJson({ role: 'user', content: 'x', reasoning: [{ dialect: 'anthropic', type: 'redacted_thinking', data: 'd' }] }), { role: 'user', content: 'x' });
+  assert.deepEqual(
+    parseMessageJson({ role: 'assistant', content: 'x', reasoning: [{ dialect: 'gemini', type: 'thought', signature: 's' }] }),
+    { role: 'assistant', content: 'x' },
+  );
+  assert.deepEqual(
+    parseMessageJson({ role: 'user', content: 'x', reasoning: [{ dialect: 'anthropic', type: 'redacted_thinking', data: 'd' }] }),
+    { role: 'user', content: 'x' },
+  );
   // A session line with a broken part is skipped like any malformed line, not half-read.
   assert.equal(parseSessionLine('{"role":"assistant","content":"x","reasoning":[1],"type":"msg"}').kind, 'skip');
 });
@@ -240,22 +315,44 @@ test('dropping foreign parts replaces only the messages that had them; summaries
   assert.equal(stripped[0], h[0]);
   assert.equal(reasoningText(item('9')), 'sum 9');
   assert.equal(reasoningText(redacted('x')), '');
-  assert.equal(reasoningText({ dialect: 'openai-responses', type: 'reasoning', item: { summary: [], content: [{ type: 'reasoning_text', text: 'raw' }] } }), 'raw');
+  assert.equal(
+    reasoningText({
+      dialect: 'openai-responses',
+      type: 'reasoning',
+      item: { summary: [], content: [{ type: 'reasoning_text', text: 'raw' }] },
+    }),
+    'raw',
+  );
 });
 
 // ---- settings -------------------------------------------------------------------------------
 
 test('AgentConfig.reasoningEffort must be low, medium or high', () => {
   validateConfig({ baseUrl: 'http://x/v1', reasoningEffort: 'high' });
-  assert.throws(() => validateConfig({ baseUrl: 'http://x/v1', reasoningEffort: 'max' as never }), /reasoningEffort must be one of 'low', 'medium', 'high', got "max"/);
+  assert.throws(
+    () => validateConfig({ baseUrl: 'http://x/v1', reasoningEffort: 'max' as never }),
+    /reasoningEffort must be one of 'low', 'medium', 'high', got "max"/,
+  );
 });
 
 test('config.lua: reasoning_effort at the top, in a profile and per model, checked with file and line', async (t) => {
   const ctx = { label: 'config.lua', prefix: '' };
-  assert.throws(() => validateValues({ reasoning_effort: 'max' }, ctx), { message: 'config.lua: reasoning_effort must be one of "low", "medium", "high", "off" (got "max")' });
-  assert.throws(() => validateValues({ providers: { p: { models: { m: { reasoning_effort: 3 } } } } }, ctx), { message: 'config.lua: providers.p.models.m.reasoning_effort must be one of "low", "medium", "high", "off" (got 3)' });
-  const c = tempFor(t, { 'config.lua': 'return {\n  model = "p/m",\n  providers = { p = { url = "http://127.0.0.1:1/v1",\n    models = { m = { reasoning_effort = "maximum" } } } },\n}\n' });
-  await assert.rejects(loadConfig({ dir: c.dir }), (e: unknown) => e instanceof ConfigError && e.message === 'config.lua:4: providers.p.models.m.reasoning_effort must be one of "low", "medium", "high", "off" (got "maximum")');
+  assert.throws(() => validateValues({ reasoning_effort: 'max' }, ctx), {
+    message: 'config.lua: reasoning_effort must be one of "low", "medium", "high", "off" (got "max")',
+  });
+  assert.throws(() => validateValues({ providers: { p: { models: { m: { reasoning_effort: 3 } } } } }, ctx), {
+    message: 'config.lua: providers.p.models.m.reasoning_effort must be one of "low", "medium", "high", "off" (got 3)',
+  });
+  const c = tempFor(t, {
+    'config.lua':
+      'return {\n  model = "p/m",\n  providers = { p = { url = "http://127.0.0.1:1/v1",\n    models = { m = { reasoning_effort = "maximum" } } } },\n}\n',
+  });
+  await assert.rejects(
+    loadConfig({ dir: c.dir }),
+    (e: unknown) =>
+      e instanceof ConfigError &&
+      e.message === 'config.lua:4: providers.p.models.m.reasoning_effort must be one of "low", "medium", "high", "off" (got "maximum")',
+  );
   const good = tempFor(t, {
     'config.lua': `return {
       model = "p/m",
@@ -268,7 +365,11 @@ test('config.lua: reasoning_effort at the top, in a profile and per model, check
   assert.equal(resolveConnection(top, { model: 'p/n' }).reasoningEffort, undefined, '"off" sends none');
   assert.equal(resolveConnection(top, { reasoningEffort: 'medium' }).reasoningEffort, 'medium', 'the flag wins');
   assert.equal(resolveConnection(top, { reasoningEffort: 'off' }).reasoningEffort, undefined);
-  assert.equal(resolveConnection((await loadConfig({ dir: good.dir, agent: 'quick' }))!).reasoningEffort, 'low', 'the profile wins over the model');
+  assert.equal(
+    resolveConnection((await loadConfig({ dir: good.dir, agent: 'quick' }))!).reasoningEffort,
+    'low',
+    'the profile wins over the model',
+  );
   assert.equal(resolveConnection((await loadConfig({ dir: good.dir, agent: 'plain' }))!).reasoningEffort, undefined);
   assert.equal(resolveConnection(null).reasoningEffort, undefined);
 });
@@ -277,6 +378,9 @@ test('--reasoning-effort takes low, medium, high or off', () => {
   assert.equal(parseArgs(['--reasoning-effort', 'high']).reasoningEffort, 'high');
   assert.equal(parseArgs(['--reasoning-effort=off']).reasoningEffort, 'off');
   assert.equal(parseArgs([]).reasoningEffort, undefined);
-  assert.throws(() => parseArgs(['--reasoning-effort', 'max']), (e: unknown) => e instanceof UsageError && e.message === "--reasoning-effort: unknown level 'max' (low, medium, high, off)");
+  assert.throws(
+    () => parseArgs(['--reasoning-effort', 'max']),
+    (e: unknown) => e instanceof UsageError && e.message === "--reasoning-effort: unknown level 'max' (low, medium, high, off)",
+  );
   assert.throws(() => parseArgs(['--reasoning-effort']), UsageError);
 });

@@ -40,7 +40,9 @@ const echo: ToolDef = {
   description: 'Echo the text back',
   parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
   noPrompt: true,
-  invoke(inv) { inv.complete(`echo:${(JSON.parse(inv.args) as { text: string }).text}`); },
+  invoke(inv) {
+    inv.complete(`echo:${(JSON.parse(inv.args) as { text: string }).text}`);
+  },
 };
 
 const PATH: Record<string, string> = { openai: 'chat/completions', anthropic: 'messages', 'openai-responses': 'responses' };
@@ -50,9 +52,16 @@ function replies(kind: ProviderKind, stream: boolean): Reply[] {
   const args = (n: number) => `{"text":"r${n}"}`;
   if (kind === 'anthropic') {
     return [
-      stream ? A.streamToolCall('echo', args(1), 'toolu_1', { text: 'First.' }) : A.toolCall('echo', args(1), 'toolu_1', { text: 'First.' }),
+      stream
+        ? A.streamToolCall('echo', args(1), 'toolu_1', { text: 'First.' })
+        : A.toolCall('echo', args(1), 'toolu_1', { text: 'First.' }),
       stream ? A.streamToolCall('echo', args(2), 'toolu_2') : A.toolCall('echo', args(2), 'toolu_2'),
-      stream ? A.streamToolCall('echo', args(3), 'toolu_3') : A.toolCalls([{ name: 'echo', args: args(3), id: 'toolu_3' }, { name: 'echo', args: args(4), id: 'toolu_4' }]),
+      stream
+        ? A.streamToolCall('echo', args(3), 'toolu_3')
+        : A.toolCalls([
+            { name: 'echo', args: args(3), id: 'toolu_3' },
+            { name: 'echo', args: args(4), id: 'toolu_4' },
+          ]),
       stream ? A.streamText(['do', 'ne']) : A.text('done'),
       stream ? A.streamText(['again']) : A.text('again'),
       A.text('the summary'),
@@ -62,7 +71,12 @@ function replies(kind: ProviderKind, stream: boolean): Reply[] {
     return [
       stream ? R.streamToolCall('echo', args(1), 'call_1', { text: 'First.' }) : R.toolCall('echo', args(1), 'call_1', { text: 'First.' }),
       stream ? R.streamToolCall('echo', args(2), 'call_2') : R.toolCall('echo', args(2), 'call_2'),
-      stream ? R.streamToolCall('echo', args(3), 'call_3') : R.toolCalls([{ name: 'echo', args: args(3), id: 'call_3' }, { name: 'echo', args: args(4), id: 'call_4' }]),
+      stream
+        ? R.streamToolCall('echo', args(3), 'call_3')
+        : R.toolCalls([
+            { name: 'echo', args: args(3), id: 'call_3' },
+            { name: 'echo', args: args(4), id: 'call_4' },
+          ]),
       stream ? R.streamText(['do', 'ne']) : R.text('done'),
       stream ? R.streamText(['again']) : R.text('again'),
       R.text('the summary'),
@@ -71,7 +85,12 @@ function replies(kind: ProviderKind, stream: boolean): Reply[] {
   return [
     stream ? O.streamToolCall('echo', args(1), 'call_1') : O.toolCall('echo', args(1), 'call_1'),
     stream ? O.streamToolCall('echo', args(2), 'call_2') : O.toolCall('echo', args(2), 'call_2'),
-    stream ? O.streamToolCall('echo', args(3), 'call_3') : O.toolCalls([{ name: 'echo', args: args(3), id: 'call_3' }, { name: 'echo', args: args(4), id: 'call_4' }]),
+    stream
+      ? O.streamToolCall('echo', args(3), 'call_3')
+      : O.toolCalls([
+          { name: 'echo', args: args(3), id: 'call_3' },
+          { name: 'echo', args: args(4), id: 'call_4' },
+        ]),
     // Reasoning text on the chat dialect is shown, never sent back.
     stream ? O.streamText(['do', 'ne'], { reasoning: ['mull', 'ing'] }) : O.text('done', { reasoning: 'mulling' }),
     stream ? O.streamText(['again']) : O.text('again'),
@@ -85,8 +104,14 @@ for (const kind of ['openai', 'anthropic', 'openai-responses'] as const) {
     test(`${name}: request bodies without reasoning are the recorded bytes`, async () => {
       mock.reset();
       const cfg: AgentConfig = {
-        baseUrl: `${mock.base}/${PATH[kind]}`, provider: kind, apiKey: 'k', model: `model-${kind}`, stream, maxTries: 1,
-        systemPrompt: 'Be brief.', clock: () => new Date(Date.UTC(2025, 0, 2, 3, 4, 5)),
+        baseUrl: `${mock.base}/${PATH[kind]}`,
+        provider: kind,
+        apiKey: 'k',
+        model: `model-${kind}`,
+        stream,
+        maxTries: 1,
+        systemPrompt: 'Be brief.',
+        clock: () => new Date(Date.UTC(2025, 0, 2, 3, 4, 5)),
       };
       const a = createAgent(cfg, host);
       a.addTool(echo);
@@ -102,7 +127,10 @@ for (const kind of ['openai', 'anthropic', 'openai-responses'] as const) {
       }
       const bodies = mock.posts.map((p) => p.body);
       assert.equal(bodies.length, 6);
-      if (RECORD) { recorded[name] = bodies; return; }
+      if (RECORD) {
+        recorded[name] = bodies;
+        return;
+      }
       const want = recorded[name];
       assert.ok(want, `no recorded bodies for ${name}`);
       for (let i = 0; i < want.length; i++) assert.equal(bodies[i], want[i], `request ${i + 1} of ${name}`);

@@ -38,7 +38,11 @@ test('request: stateless body with input items, flat non-strict tools, tool_choi
     { type: 'function_call_output', call_id: 'call_b', output: 'B!' },
     { type: 'function_call_output', call_id: 'call_a', output: 'A!' },
   ]);
-  assert.ok(raw.includes(`"tools":[{"type":"function","name":"read_file","description":"Read a file","parameters":${readFile.parametersJson},"strict":false}]`));
+  assert.ok(
+    raw.includes(
+      `"tools":[{"type":"function","name":"read_file","description":"Read a file","parameters":${readFile.parametersJson},"strict":false}]`,
+    ),
+  );
   assert.equal(j.tool_choice, 'auto');
 });
 
@@ -111,13 +115,17 @@ test('validity: empty and repeated call ids become unique, outputs follow their 
 
 test('byte-stable prefix: appending a turn leaves the earlier input byte-identical', () => {
   const first = responsesAdapter.buildRequest(opts(toolRound));
-  const second = responsesAdapter.buildRequest(opts([...toolRound, { role: 'assistant', content: 'Done.' }, { role: 'user', content: 'thanks' }]));
+  const second = responsesAdapter.buildRequest(
+    opts([...toolRound, { role: 'assistant', content: 'Done.' }, { role: 'user', content: 'thanks' }]),
+  );
   const cut = first.indexOf('"output":"A!"}') + '"output":"A!"}'.length;
   assert.equal(second.slice(0, cut), first.slice(0, cut));
 });
 
 test('reply: message text, reasoning summaries, usage with cached tokens', () => {
-  const p = responsesAdapter.parseReply(body(R.text('Hello', { reasoning: ['first', 'second'], usage: { input: 100, output: 20, cached: 64 } })));
+  const p = responsesAdapter.parseReply(
+    body(R.text('Hello', { reasoning: ['first', 'second'], usage: { input: 100, output: 20, cached: 64 } })),
+  );
   assert.equal(p.content, 'Hello');
   assert.equal(p.reasoning, 'first\n\nsecond');
   assert.deepEqual(p.toolCalls, []);
@@ -126,16 +134,43 @@ test('reply: message text, reasoning summaries, usage with cached tokens', () =>
 });
 
 test('reply: function_call items become tool calls (id = call_id), finish tool_calls', () => {
-  const p = responsesAdapter.parseReply(body(R.toolCalls([{ name: 'read_file', args: { path: 'x' }, id: 'call_z' }, { name: 'ls', args: '{}' }], { text: 'Checking.' })));
+  const p = responsesAdapter.parseReply(
+    body(
+      R.toolCalls(
+        [
+          { name: 'read_file', args: { path: 'x' }, id: 'call_z' },
+          { name: 'ls', args: '{}' },
+        ],
+        { text: 'Checking.' },
+      ),
+    ),
+  );
   assert.equal(p.content, 'Checking.');
-  assert.deepEqual(p.toolCalls, [{ id: 'call_z', name: 'read_file', args: '{"path":"x"}' }, { id: 'call_2', name: 'ls', args: '{}' }]);
+  assert.deepEqual(p.toolCalls, [
+    { id: 'call_z', name: 'read_file', args: '{"path":"x"}' },
+    { id: 'call_2', name: 'ls', args: '{}' },
+  ]);
   assert.equal(p.finishReason, 'tool_calls');
 });
 
 test('reply: incomplete ⇒ length (or content_filter), raw reasoning text accepted', () => {
-  assert.equal(responsesAdapter.parseReply(body(R.text('cut', { status: 'incomplete', incompleteReason: 'max_output_tokens' }))).finishReason, 'length');
-  assert.equal(responsesAdapter.parseReply(body(R.text('', { status: 'incomplete', incompleteReason: 'content_filter' }))).finishReason, 'content_filter');
-  const raw = responsesAdapter.parseReply(JSON.stringify({ status: 'completed', output: [{ type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: 'thinking…' }] }, { type: 'message', content: [{ type: 'refusal', refusal: 'No.' }] }] }));
+  assert.equal(
+    responsesAdapter.parseReply(body(R.text('cut', { status: 'incomplete', incompleteReason: 'max_output_tokens' }))).finishReason,
+    'length',
+  );
+  assert.equal(
+    responsesAdapter.parseReply(body(R.text('', { status: 'incomplete', incompleteReason: 'content_filter' }))).finishReason,
+    'content_filter',
+  );
+  const raw = responsesAdapter.parseReply(
+    JSON.stringify({
+      status: 'completed',
+      output: [
+        { type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text: 'thinking…' }] },
+        { type: 'message', content: [{ type: 'refusal', refusal: 'No.' }] },
+      ],
+    }),
+  );
   assert.equal(raw.reasoning, 'thinking…');
   assert.equal(raw.content, 'No.');
   assert.equal(raw.usage, null);
@@ -161,7 +196,10 @@ test('errorMessage: the message of an OpenAI error body, null otherwise', () => 
 });
 
 test('stream: reasoning summary parts, text deltas, completed ⇒ stop + usage + done', () => {
-  const a = decode(responsesAdapter.newStreamDecoder(), sseOf(R.streamText(['Hel', 'lo'], { reasoning: ['plan', 'act'], usage: { input: 30, output: 4, cached: 10 } })));
+  const a = decode(
+    responsesAdapter.newStreamDecoder(),
+    sseOf(R.streamText(['Hel', 'lo'], { reasoning: ['plan', 'act'], usage: { input: 30, output: 4, cached: 10 } })),
+  );
   assert.equal(a.text, 'Hello');
   assert.equal(a.reasoning, 'plan\n\nact');
   assert.equal(a.finishReason, 'stop');
@@ -172,7 +210,10 @@ test('stream: reasoning summary parts, text deltas, completed ⇒ stop + usage +
 
 test('stream: function call id/name from output_item.added, arguments from fragments', () => {
   const args = '{"path":"src/deep/file.ts"}';
-  const a = decode(responsesAdapter.newStreamDecoder(), sseOf(R.streamToolCall('read_file', args, 'call_q', { text: 'On it.', usage: { input: 5, output: 6 } })));
+  const a = decode(
+    responsesAdapter.newStreamDecoder(),
+    sseOf(R.streamToolCall('read_file', args, 'call_q', { text: 'On it.', usage: { input: 5, output: 6 } })),
+  );
   assert.equal(a.text, 'On it.');
   // The .done events must not append the arguments a second time.
   assert.deepEqual(a.calls, [{ index: 1, id: 'call_q', name: 'read_file', args }]);
@@ -193,7 +234,10 @@ test('stream: arguments only in the finished item (no deltas) are still taken on
 });
 
 test('stream: incomplete ⇒ length, done', () => {
-  const a = decode(responsesAdapter.newStreamDecoder(), sseOf(R.streamText(['partial'], { incomplete: true, usage: { input: 1, output: 2 } })));
+  const a = decode(
+    responsesAdapter.newStreamDecoder(),
+    sseOf(R.streamText(['partial'], { incomplete: true, usage: { input: 1, output: 2 } })),
+  );
   assert.equal(a.finishReason, 'length');
   assert.equal(a.done, true);
   assert.equal(a.text, 'partial');
@@ -208,7 +252,9 @@ test('stream: error event and response.failed end the turn with their message', 
   assert.equal(f.finishReason, undefined);
   const nested = responsesAdapter.newStreamDecoder().feed('error', '{"type":"error","error":{"message":"nested"}}');
   assert.deepEqual(nested, { error: 'nested' });
-  const bare = responsesAdapter.newStreamDecoder().feed('response.failed', '{"type":"response.failed","response":{"status":"failed","error":null}}');
+  const bare = responsesAdapter
+    .newStreamDecoder()
+    .feed('response.failed', '{"type":"response.failed","response":{"status":"failed","error":null}}');
   assert.deepEqual(bare, { error: 'response failed' });
 });
 
@@ -217,7 +263,10 @@ test('stream: unknown events, lifecycle events, keep-alives and [DONE] yield not
   assert.equal(d.feed('response.created', '{"type":"response.created","response":{"status":"in_progress"}}'), null);
   assert.equal(d.feed('response.web_search_call.searching', '{"type":"response.web_search_call.searching"}'), null);
   assert.equal(d.feed('response.output_text.done', '{"type":"response.output_text.done","text":"whole"}'), null);
-  assert.equal(d.feed('response.output_item.added', '{"type":"response.output_item.added","output_index":0,"item":{"type":"message"}}'), null);
+  assert.equal(
+    d.feed('response.output_item.added', '{"type":"response.output_item.added","output_index":0,"item":{"type":"message"}}'),
+    null,
+  );
   assert.equal(d.feed('keepalive', ''), null);
   assert.equal(d.feed('', '[DONE]'), null);
   // The event name is used when the data has no type.
@@ -226,6 +275,8 @@ test('stream: unknown events, lifecycle events, keep-alives and [DONE] yield not
 
 test('stream: data that is not JSON is a malformed stream: an error naming it (as in every dialect)', () => {
   const d = responsesAdapter.newStreamDecoder();
-  assert.deepEqual(d.feed('', '{"type":"response.output_text.de'), { error: 'could not parse stream event: {"type":"response.output_text.de' });
+  assert.deepEqual(d.feed('', '{"type":"response.output_text.de'), {
+    error: 'could not parse stream event: {"type":"response.output_text.de',
+  });
   assert.deepEqual(d.feed('response.completed', 'not json'), { error: 'could not parse stream event: not json' });
 });

@@ -47,7 +47,10 @@ export function decode(decoder: StreamDecoder, raw: string): Assembled {
     if (d.reasoning) a.reasoning += d.reasoning;
     for (const c of d.toolCalls ?? []) {
       let acc = byIndex.get(c.index);
-      if (!acc) { acc = { index: c.index, id: '', name: '', args: '' }; byIndex.set(c.index, acc); }
+      if (!acc) {
+        acc = { index: c.index, id: '', name: '', args: '' };
+        byIndex.set(c.index, acc);
+      }
       if (c.id && !acc.id) acc.id = c.id;
       if (c.name && !acc.name) acc.name = c.name;
       if (c.args) acc.args += c.args;

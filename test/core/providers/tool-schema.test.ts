@@ -22,7 +22,16 @@ const mcpParams = {
 
 /** The advertised parameters of the first tool, per dialect. */
 function advertised(kind: ProviderKind, t: ToolSchema): any {
-  const j = JSON.parse(adapterFor(kind).buildRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], tools: [t], stream: false, disableParallelToolCalls: false, maxTokens: 100 }));
+  const j = JSON.parse(
+    adapterFor(kind).buildRequest({
+      model: 'm',
+      messages: [{ role: 'user', content: 'x' }],
+      tools: [t],
+      stream: false,
+      disableParallelToolCalls: false,
+      maxTokens: 100,
+    }),
+  );
   const tool = j.tools[0];
   return kind === 'anthropic' ? tool.input_schema : kind === 'openai-responses' ? tool.parameters : tool.function.parameters;
 }
@@ -30,7 +39,10 @@ function advertised(kind: ProviderKind, t: ToolSchema): any {
 test('top-level $schema is dropped, everything else kept in its order', () => {
   const t = schema(mcpParams);
   const s = parametersWireJson(t);
-  assert.equal(s, '{"type":"object","properties":{"sql":{"type":"string","description":"uses \\"$schema\\" in text"}},"required":["sql"],"additionalProperties":false}');
+  assert.equal(
+    s,
+    '{"type":"object","properties":{"sql":{"type":"string","description":"uses \\"$schema\\" in text"}},"required":["sql"],"additionalProperties":false}',
+  );
   // Computed once per ToolSchema: the very same string every request.
   assert.equal(parametersWireJson(t), s);
 });
