@@ -517,7 +517,23 @@ try {
       );
   }
 
-  report(luaOut, b.stdout, tuiOut);
+  // The interactive UI on a pty (issues 10 and 13), from its own script.
+  let uiOut = null;
+  const uiScript = join(BENCH, 'ui.mjs');
+  if (existsSync(uiScript)) {
+    process.stderr.write('bench: bench/ui.mjs\n');
+    const env = { ...process.env };
+    delete env.NODE_EXTRA_CA_CERTS;
+    delete env.NODE_OPTIONS;
+    const r = spawnSync(node, [uiScript], { env, cwd: ROOT, encoding: 'utf8', timeout: 600_000, maxBuffer: 16 << 20 });
+    uiOut = r.stdout;
+    if (r.status !== 0)
+      failures.push(
+        `bench/ui.mjs: ${r.error ? r.error.message : `exit status ${r.status ?? r.signal}`}\n  stderr:\n${tail(r.stderr ?? '')}`,
+      );
+  }
+
+  report(luaOut, b.stdout, [tuiOut, uiOut].filter(Boolean).join('\n') || null);
 
   // Soak: 1,000 turns in one REPL session (bench/soak.mjs prints its own table).
   process.stderr.write('bench: bench/soak.mjs\n');

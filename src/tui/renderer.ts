@@ -234,7 +234,7 @@ export class Renderer {
       this.clock.clearTimeout(this.resizeTimer);
       this.resizeTimer = null;
     }
-    if (this.mode === 'inline' && !this.resizing) {
+    if (this.mode === 'inline' && !this.resizing && this.terminal.isActive) {
       this.footer = [];
       this.renderNow(true);
       // Leave the cursor at the start of the line below the transcript.
@@ -381,7 +381,8 @@ export class Renderer {
 
   /** Draw a frame now (tests, and the timer). `final`: inline, commit every block. */
   renderNow(final = false): void {
-    if (!this.running || this.resizing) return;
+    // A terminal restored behind the renderer's back (a signal, a crash) is not drawn on again.
+    if (!this.running || this.resizing || !this.terminal.isActive) return;
     this.cancelTimer();
     const t0 = performance.now();
     const out = this.mode === 'fullscreen' ? this.frameFullscreen() : this.frameInline(final);
@@ -391,6 +392,11 @@ export class Renderer {
       this.emit(SYNC_BEGIN + out + SYNC_END);
       this.stats.frames++;
     }
+  }
+
+  /** To the start of the next row (which the caller knows is on screen, so no scroll). */
+  private get nextRow(): string {
+    return this.terminal.lineFeedReturns ? '\n' : '\r\n';
   }
 
   private emit(s: string): void {
@@ -461,7 +467,7 @@ export class Renderer {
       this.hwRow !== bottom &&
       this.hwRow < this.height - 1
     )
-      out = '\r\n';
+      out = this.nextRow;
     else if (this.hwRow === row && this.hwCol >= 0 && col > this.hwCol && col - this.hwCol <= 3)
       out = `\x1b[${col - this.hwCol === 1 ? '' : col - this.hwCol}C`;
     else if (this.hwRow === row && col === 0) out = '\r';
@@ -568,7 +574,7 @@ export class Renderer {
       // The row below is on screen, so a line feed cannot scroll.
       this.hwRow = row;
       this.hwCol = 0;
-      return '\r\n';
+      return this.nextRow;
     }
     if (row !== this.hwRow) {
       out += row < this.hwRow ? cursorUp(this.hwRow - row) : cursorDown(row - this.hwRow);
@@ -660,6 +666,15 @@ export class Renderer {
           const scrolled = Math.max(0, bottom + k - (H - 1));
           const pScreen = this.regionTop - scrolled + p;
           if (pScreen >= 0 && p >= this.frozen && this.onScreen(prev.length - 1)) {
+            // Rows this growth pushes off the top are never drawn again: what changed in them
+            // (the end of a half-streamed line) is written first, while they are on screen.
+            for (let i = Math.max(this.frozen, -this.regionTop); i < p && this.regionTop - scrolled + i < 0; i++) {
+              if (lines[i] === prevLines[i]) continue;
+              const row = parseRow(lines[i]!, W);
+              out += this.writeRowChange(prev[i]!, row, (c) => this.moveRel(i, c), W);
+              prev[i] = row;
+              prevLines[i] = lines[i]!;
+            }
             // The column does not matter for the line feeds, nor after IL (it homes the cursor).
             out += (this.hwRow === prev.length - 1 ? '' : this.moveRel(prev.length - 1, 0)) + this.plain() + '\n'.repeat(k);
             this.hwRow += k;
@@ -707,7 +722,8 @@ export class Renderer {
         if (this.hwRow === i) out += this.moveRel(i, 0);
         else {
           // A new row below the region: a line feed from its last row (the terminal scrolls at the bottom).
-          out += this.moveRel(i - 1, 0) + this.plain() + '\n';
+          const onRow = this.terminal.lineFeedReturns && this.hwRow === i - 1;
+          out += (onRow ? '' : this.moveRel(i - 1, 0)) + this.plain() + '\n';
           this.hwRow = i;
           if (this.regionTop + i > H - 1) this.regionTop = H - 1 - i;
         }

@@ -48,6 +48,13 @@ export interface Terminal {
   setRestorePreamble(fn: (() => string) | null): void;
   /** Turn every mode back off; safe to call any number of times, from anywhere. */
   restore(): void;
+  /** Modes are on (entered, and not restored since): a screen may draw. */
+  readonly isActive: boolean;
+  /**
+   * A line feed written also returns the cursor to column 0 (the tty's ONLCR, which Node's raw
+   * mode keeps on), so "next row, column 0" costs one byte instead of CR LF's two (three on the wire).
+   */
+  readonly lineFeedReturns?: boolean;
   /** Ask where the cursor is (1-based); null when the terminal does not answer in time. */
   queryCursorPosition(timeoutMs?: number): Promise<{ row: number; col: number } | null>;
 }
@@ -68,6 +75,10 @@ export abstract class TerminalBase implements Terminal {
 
   abstract get columns(): number;
   abstract get rows(): number;
+
+  get isActive(): boolean {
+    return !this.restored;
+  }
   abstract write(data: string): void;
   /** Write synchronously (restore paths, where nothing asynchronous runs any more). */
   protected abstract writeNow(data: string): void;
@@ -207,6 +218,11 @@ export class NodeTerminal extends TerminalBase {
     this.stdin = opts.stdin ?? (process.stdin as ReadStream);
     this.stdout = opts.stdout ?? (process.stdout as WriteStream);
     this.guard = opts.guardProcess ?? true;
+  }
+
+  /** libuv's raw mode (uv_tty_set_mode RAW) sets ONLCR on the tty: LF goes out as CR LF. */
+  get lineFeedReturns(): boolean {
+    return !!this.stdout.isTTY;
   }
 
   get columns(): number {

@@ -32,9 +32,11 @@ test('docs/cli.md: the default plugin directory follows $XDG_CONFIG_HOME, as --h
 test("docs/differences.md lists the program's departures", () => {
   const d = doc('differences.md');
   for (const [what, re] of [
-    ['no full-screen UI yet', /full-screen/],
+    ['the full-screen and inline modes', /full-screen mode.*inline mode/],
     ['-f (forever)', /`-f`/],
-    ['slash commands', /slash commands/],
+    ['Ctrl-C cancels before it quits', /Ctrl-C cancels a running turn/],
+    ['queued prompts are turns of their own', /Each queued prompt is a turn of its own/],
+    ["the toolkit's markdown", /Ordered lists are numbered.*URL follows in parentheses.*strikethrough is drawn as strikethrough/],
     ['one-shot stdout/stderr split', /one-shot.*stdout.*stderr|stdout.*stderr.*one-shot/i],
     ['result lines without contents', /\[result: name, N bytes\]/],
     ['exit status 2 for usage errors', /exit status 2/],

@@ -13,7 +13,7 @@ const { mock, dirs } = ui;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const statusRow = (s: PtyScreen) => s.screen().find((l) => l.startsWith(' clm ')) ?? '';
 /** No spinner in the status bar: the turn is over. */
-const idle = (s: PtyScreen) => !/\]  [|/\\-] /.test(statusRow(s));
+const idle = (s: PtyScreen) => !/\] {2}[|/\\-] /.test(statusRow(s));
 const inputRow = (s: PtyScreen) => (s.screen()[s.cursor().row] ?? '').trimEnd();
 /** Submit a prompt and wait for the end of the scripted reply. */
 async function ask(s: PtyScreen, prompt: string, until = 'Yellow') {
@@ -81,6 +81,18 @@ test('test_scrollback: PgUp shows what scrolled away (Fruit), PgDn comes back', 
     await s.settle();
   }
   await s.waitFor('line 30', 'back at the end');
+});
+
+test('the mouse wheel scrolls the transcript three rows a notch (full screen)', async (t) => {
+  const s = await ui.open(t, [], { rows: 16 });
+  mock.push(linesReply(40));
+  await ask(s, 'first', 'line 40');
+  assert.equal(s.modes().mouseTrackingMode, 'vt200', 'wheel reports asked for');
+  const bottom = s.screen().slice(0, 12);
+  s.type(KEYS.wheelUp(5, 5));
+  await s.waitFor(() => s.screen()[3] === bottom[0], 'three rows up');
+  s.type(KEYS.wheelDown(5, 5));
+  await s.waitFor(() => s.screen()[0] === bottom[0], 'back down');
 });
 
 test('test_scroll_stable_while_streaming: scrolled up, a streaming reply does not move the view', async (t) => {

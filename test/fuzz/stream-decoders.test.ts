@@ -169,11 +169,9 @@ const wildEvents: Record<string, fc.Arbitrary<string>> = {
   openai: fc
     .oneof(
       fc.record({ usage: usageObj, timings: fc.record({ predicted_per_second: wildNum }) }).map((o) => ({ choices: [], ...o })),
-      fc
-        .record({ index: wildNum, args: anyText(8) })
-        .map(({ index, args }) => ({
-          choices: [{ delta: { tool_calls: [{ index, id: 'c', function: { name: 'n', arguments: args } }] } }],
-        })),
+      fc.record({ index: wildNum, args: anyText(8) }).map(({ index, args }) => ({
+        choices: [{ delta: { tool_calls: [{ index, id: 'c', function: { name: 'n', arguments: args } }] } }],
+      })),
     )
     .map((o) => JSON.stringify(o)),
   anthropic: fc

@@ -138,6 +138,38 @@ test('full screen: streaming into a 2,000-line transcript scrolls the region in 
   assert.deepEqual(vt.viewport(), await fresh('fullscreen', blocks, footer, 110, 32), 'the screen is what a fresh render shows');
 });
 
+test('a terminal whose line feed returns (a tty in raw mode, ONLCR) gets LF for the next row, and the same screens', async () => {
+  const words = 'the quick brown fox jumps over the lazy dog and keeps running '.split(' ');
+  const run = async (mode: 'fullscreen' | 'inline', lineFeedReturns: boolean) => {
+    const vt = new VirtualTerminal(60, 12, { lineFeedReturns });
+    const r = new Renderer(vt, { mode });
+    const footer = new Footer();
+    r.setFooter([footer]);
+    await r.start();
+    for (let i = 0; i < 30; i++) r.transcript.add(done(`old line ${i}`));
+    const reply = new Text('');
+    r.transcript.add(reply);
+    for (let i = 0; i < 60; i++) {
+      reply.text += `${words[i % words.length]} ${i % 9 === 8 ? '\n' : ''}`;
+      r.transcript.changed(reply);
+      footer.status = `${i}`;
+      r.renderNow();
+    }
+    await vt.flush();
+    const out = { screen: vt.viewport(), scrollback: vt.scrollback(), bytes: vt.written.length, crlf: vt.written.includes('\r\n') };
+    r.stop();
+    return out;
+  };
+  for (const mode of ['fullscreen', 'inline'] as const) {
+    const plain = await run(mode, false);
+    const lf = await run(mode, true);
+    assert.deepEqual(lf.screen, plain.screen, mode);
+    assert.deepEqual(lf.scrollback, plain.scrollback, mode);
+    assert.ok(lf.bytes < plain.bytes, `${mode}: ${lf.bytes} ≥ ${plain.bytes}`);
+    assert.ok(!lf.crlf, `${mode}: CR LF written where LF does`);
+  }
+});
+
 test('full screen: scrolled up, the viewport holds still while text streams in; PgUp/PgDn/End', async () => {
   const { vt, r } = await setup('fullscreen', 50, 10);
   for (let i = 0; i < 100; i++) r.transcript.add(done(`line ${i}`));
@@ -313,6 +345,22 @@ test('inline: starts below what is already on the screen and leaves it alone', a
   assert.deepEqual(vt.viewport().slice(0, 4), ['$ ls', 'file1 file2', '$ clm', 'hello']);
 });
 
+test('once the terminal was restored (a signal), a frame still pending writes nothing', async () => {
+  for (const mode of ['fullscreen', 'inline'] as const) {
+    const { vt, r } = await setup(mode);
+    r.transcript.add(done('late text'));
+    r.requestRender();
+    vt.restore();
+    const restored = vt.takeWritten();
+    assert.ok(restored.includes('\x1b[?25h'), mode);
+    await new Promise((res) => setTimeout(res, 80));
+    r.renderNow();
+    assert.equal(vt.takeWritten(), '', `${mode}: drew after the restore`);
+    r.stop();
+    assert.equal(vt.takeWritten(), '', `${mode}: stop wrote after the restore`);
+  }
+});
+
 test('inline: a frame asked for while the start waits for the cursor report is drawn after it, where the region is', async () => {
   const vt = new VirtualTerminal(40, 10);
   vt.write('$ ls\r\nfile1 file2\r\n');
@@ -380,6 +428,36 @@ test('inline: a 500-line reply streams with few bytes per chunk; its first lines
   const after = [...vt.scrollback(), ...vt.viewport()].join('\n');
   for (let i = 0; i < 500; i += 50) assert.equal(after.split(`R${String(i).padStart(3, '0')} `).length - 1, 1);
   assert.ok(!after.includes('clm [mock]'), 'the footer is gone at stop');
+});
+
+test('inline: a row that changes in the frame that pushes it off the screen is written before it goes', async () => {
+  const { vt, r, footer } = await setup('inline', 80, 20);
+  r.transcript.add(done('you> long'));
+  const reply = new Text('');
+  r.transcript.add(reply);
+  const text = Array.from({ length: 300 }, (_, i) => `line ${i + 1}\n`).join('\n');
+  const size = Math.ceil(text.length / 100);
+  let n = 0;
+  // Three deltas a frame: one frame adds most of a screen below a half-written line.
+  for (let i = 0; i < text.length; i += size) {
+    reply.text = text.slice(0, i + size).replace(/\n$/, '');
+    r.transcript.changed(reply);
+    if (++n % 3 === 0) {
+      footer.status = `frame ${n}`;
+      r.renderNow();
+      await vt.flush();
+    }
+  }
+  reply.final = true;
+  r.transcript.changed(reply);
+  r.renderNow();
+  await vt.flush();
+  const all = [...vt.scrollback(), ...vt.viewport()].filter((l) => l.startsWith('l'));
+  assert.deepEqual(
+    all,
+    Array.from({ length: 300 }, (_, i) => `line ${i + 1}`),
+  );
+  r.stop();
 });
 
 test('inline: resizing while a long reply streams tears and doubles nothing', async () => {

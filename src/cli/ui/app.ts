@@ -13,24 +13,24 @@ import { writeSync } from 'node:fs';
 import { ClmError, ECANCELED } from '../../core/errors.js';
 import type { AgentState, PermissionRequest } from '../../core/types.js';
 import type { UiMode } from '../../config/types.js';
-import {
-  type InputEvent,
-  keyId,
-  loadEmoji,
-  NodeTerminal,
-  onHighlighterReady,
-  Renderer,
-  shortcodeBefore,
-  Transcript,
-  warmUpMarkdown,
-} from '../../tui/index.js';
+// What the first frame needs is imported here; the transcript's blocks (markdown with its
+// lexer) load right after it is on screen.
+import { isUnicodeLocale, supportsHyperlinks } from '../../tui/capabilities.js';
+import { loadEmoji, shortcodeBefore } from '../../tui/emoji.js';
+import { onHighlighterReady } from '../../tui/highlight.js';
+import { type InputEvent, keyId } from '../../tui/keys.js';
+import { Renderer } from '../../tui/renderer.js';
+import { NodeTerminal } from '../../tui/terminal.js';
+import { Transcript } from '../../tui/transcript.js';
 import type { CliArgs } from '../args.js';
 import { onProcessExit } from '../exit-hooks.js';
 import type { ResolvedRun } from '../resolve-run.js';
 import { createRuntime, type RunEvent, type Runtime } from '../runtime.js';
 import { isRuntimeEvent } from '../runtime-events.js';
+import { sessionLine, type SessionOutcome } from '../session-log.js';
 import { onInterrupt, onTerminate } from '../signal-handlers.js';
-import { markdownSettings, type ViewSettings } from './blocks.js';
+import { bannerBlock } from './banner.js';
+import type { ViewSettings } from './blocks.js';
 import type { CommandContext, CompletionResult } from './command-context.js';
 import { runCommand } from './commands.js';
 import { complete } from './completion.js';
@@ -43,15 +43,14 @@ import { pickSession } from './resume-picker.js';
 import { modeBeforeConfig, modeOf } from './screen-mode.js';
 import { SecretList } from './secret-mask.js';
 import { type ConnectionView, statusLine } from './status-bar.js';
-import { TranscriptView } from './transcript-view.js';
+import type { TranscriptView } from './transcript-view.js';
 
 const SPINNER_MS = 100;
+/** Streamed content is drawn at most this often (the original's repaint tick); keys at once. */
+const FRAME_MS = 80;
 const HINTS_FULLSCREEN = '^R reasoning  ^O output  ^L redraw  PgUp/PgDn/End scroll ';
 const HINTS_INLINE = '^R reasoning  ^O output  ^L redraw ';
 const WHEEL_ROWS = 3;
-
-/** The states between which the original takes a queued prompt (its "decision points"). */
-const DECISION_POINTS = new Set(['calling_tool>thinking', 'thinking>calling_tool', 'thinking>complete']);
 
 export interface UiOptions {
   env?: NodeJS.ProcessEnv;
@@ -75,13 +74,17 @@ class UiApp {
   /** The person toggled a setting before config.lua was read: its default does not override that. */
   private settingsTouched = false;
   private readonly secrets = new SecretList();
-  private readonly view: TranscriptView;
+  /** The transcript's view, once its module has loaded (after the first frame); until then what is for it waits. */
+  private view: TranscriptView | null = null;
+  private readonly forView: ((v: TranscriptView) => void)[] = [];
+  private viewLoaded: Promise<void> | null = null;
   private readonly input: InputBox;
   private readonly completions: CompletionList;
   private readonly queue: PromptQueue;
   private readonly perms: PermissionQueue;
   private readonly probe: ConnectionProbe;
   private rt: Runtime | null = null;
+  private creating: Promise<Runtime> | null = null;
   private ready = false;
   private quitting = false;
   private exitCode = 0;
@@ -106,6 +109,9 @@ class UiApp {
   private lastStatus: number | null = null;
   private completionGen = 0;
   private readonly ctx: CommandContext;
+  private readonly unicode: boolean;
+  /** When the first frame was on screen, ms after the process started (for the debug log). */
+  private firstFrameMs: number | undefined;
 
   constructor(
     private readonly args: CliArgs,
@@ -113,12 +119,13 @@ class UiApp {
     private readonly resumeId: string | undefined,
   ) {
     this.forever = args.forever ?? null;
+    this.unicode = isUnicodeLocale(env);
     const rows = () => this.term.rows;
     this.input = new InputBox(rows);
     this.completions = new CompletionList(rows);
     this.queue = new PromptQueue((s) => this.secrets.mask(s));
     this.perms = new PermissionQueue({
-      answered: (q, echo) => this.view.permissionAnswered(q, echo),
+      answered: (q, echo) => this.withView((v) => v.permissionAnswered(q, echo)),
       cancelTurn: () => this.cancelTurn(),
       changed: () => this.render(true),
       mask: (s) => this.secrets.mask(s),
@@ -127,46 +134,63 @@ class UiApp {
     this.probe = new ConnectionProbe(() => {
       void this.rt?.agent.checkConnection().catch(() => {});
     });
-    this.view = this.makeView();
     const self = this;
     this.ctx = {
       get runtime() {
         return self.rt!;
       },
       busy: () => !!self.rt?.agent.busy,
-      print: (text, kind) => this.view.print(text, kind),
+      print: (text, kind) => this.withView((v) => v.print(text, kind)),
       clearTranscript: () => {
-        this.view.clear();
+        this.withView((v) => v.clear());
         this.screen?.scrollToBottom();
       },
       settings: this.settings,
       settingsChanged: () => {
         this.settingsTouched = true;
-        this.view.settingsChanged();
+        this.withView((v) => v.settingsChanged());
       },
-      probeConnection: () => this.probe.now(),
+      // After every switch: the new connection's key is a secret too.
+      probeConnection: () => {
+        if (this.rt) this.secrets.add(this.rt.run.secrets);
+        this.probe.now();
+      },
       quit: () => this.quit(),
     };
   }
 
-  private makeView(): TranscriptView {
-    const host = { transcript: this.transcript, changed: () => this.render() };
-    return new TranscriptView(host, this.settings, markdownSettings(this.env), this.secrets, () => this.mode === 'fullscreen');
+  /** Load the transcript's view; what waited for it happens then. */
+  private loadView(): Promise<void> {
+    this.viewLoaded ??= import('./transcript-view.js').then(({ TranscriptView }) => {
+      const host = { transcript: this.transcript, changed: () => this.render() };
+      const md = { unicode: isUnicodeLocale(this.env), hyperlinks: supportsHyperlinks(this.env) };
+      const view = new TranscriptView(host, this.settings, md, this.secrets, () => this.mode === 'fullscreen');
+      this.view = view;
+      for (const fn of this.forView.splice(0)) this.guard(() => fn(view));
+      this.render();
+    });
+    return this.viewLoaded;
+  }
+
+  private withView(fn: (v: TranscriptView) => void): void {
+    if (this.view) fn(this.view);
+    else this.forView.push(fn);
   }
 
   // ---- life cycle --------------------------------------------------------------------------
 
   async run(): Promise<number> {
     const early = modeBeforeConfig(this.args.noAltScreen, this.env);
-    this.view.banner();
+    this.transcript.add(bannerBlock());
     this.term.onInput((ev) => this.guard(() => this.onInput(ev)));
     // However the process ends from here on, the terminal comes back and the session is closed.
     const offExit = onProcessExit(() => this.exitNow());
     onInterrupt(() => this.guard(() => this.interrupt()));
     onTerminate((_sig, code) => this.quit(code));
     if (early) this.startScreen(early);
+    const viewLoaded = this.loadView();
     try {
-      this.rt = await createRuntime({
+      this.creating = createRuntime({
         args: this.args,
         env: this.env,
         resumeId: this.resumeId,
@@ -176,6 +200,7 @@ class UiApp {
         onPermission: (req: PermissionRequest) => this.perms.request(req),
         onResolved: (r) => this.resolved(r, early),
       });
+      this.rt = await this.creating;
     } catch (e) {
       onInterrupt(null);
       onTerminate(null);
@@ -185,15 +210,25 @@ class UiApp {
       throw e;
     }
     await this.started;
+    await viewLoaded;
     const rt = this.rt;
+    if (this.quitting) {
+      const code = await this.done;
+      offExit();
+      return code;
+    }
     if (rt.resumed) {
-      this.view.replay(rt.resumed.transcript);
-      this.view.print(`[resumed session ${rt.resumed.id}]`, 'notice');
+      const resumed = rt.resumed;
+      this.withView((v) => {
+        v.replay(resumed.transcript);
+        v.print(`[resumed session ${resumed.id}]`, 'notice');
+      });
     }
     this.render(true);
     void rt.ready.then(
       () => this.onReady(),
-      (e: unknown) => this.view.print(`error: start-up failed: ${this.secrets.mask((e as Error)?.message ?? String(e))}`, 'error'),
+      (e: unknown) =>
+        this.withView((v) => v.print(`error: start-up failed: ${this.secrets.mask((e as Error)?.message ?? String(e))}`, 'error')),
     );
     const code = await this.done;
     offExit();
@@ -225,13 +260,17 @@ class UiApp {
 
   private startScreen(mode: UiMode): void {
     this.mode = mode;
-    const screen = new Renderer(this.term, { mode, transcript: this.transcript });
+    const screen = new Renderer(this.term, { mode, transcript: this.transcript, frameMs: FRAME_MS });
     screen.setFooter([this.completions, this.queue, this.perms, { render: (w: number) => [this.statusBar(w)] }, this.input]);
     this.screen = screen;
     this.started = screen.start().then(() => {
+      this.firstFrameMs ??= performance.now();
       // First-use costs (the lexer, the segmenter, the emoji table) after the first frame, not before it.
       setTimeout(() => {
-        warmUpMarkdown();
+        void import('../../tui/markdown.js').then(
+          (m) => m.warmUpMarkdown(),
+          () => {},
+        );
         void loadEmoji().catch(() => {});
       }, 0).unref();
       onHighlighterReady(() => {
@@ -245,8 +284,9 @@ class UiApp {
     if (this.quitting || !this.rt) return;
     this.ready = true;
     this.secrets.add(this.rt.run.secrets);
+    if (this.firstFrameMs !== undefined) this.rt.host.log?.(`ui first frame: ${this.firstFrameMs.toFixed(1)} ms after the process started`);
     this.probe.start();
-    if (this.forever && this.queue.isEmpty) this.startTurn(this.forever, false);
+    if (this.forever && this.queue.isEmpty) this.startTurn(this.forever);
     this.drain();
   }
 
@@ -255,21 +295,21 @@ class UiApp {
     if (this.quitting) return;
     this.quitting = true;
     this.exitCode = code;
-    void this.shutdown();
-  }
-
-  private async shutdown(): Promise<void> {
     this.stopSpinner();
     this.probe.stop();
     onInterrupt(null);
     onTerminate(null);
-    await this.started?.catch(() => {});
+    // The terminal comes back at once (a signal's handler runs next and must find it restored).
     this.screen?.stop();
+    this.logStats('exit');
     this.term.restore();
-    const rt = this.rt;
+    void this.shutdown();
+  }
+
+  private async shutdown(): Promise<void> {
+    const rt = this.rt ?? (await this.creating?.catch(() => null)) ?? null;
     if (rt) {
-      const { sessionKept } = await rt.close();
-      this.printSession(sessionKept, (s) => process.stderr.write(s));
+      this.printSession(await rt.close(), (s) => process.stderr.write(s));
     }
     this.finished(this.exitCode);
   }
@@ -278,8 +318,7 @@ class UiApp {
   private exitNow(): void {
     this.term.restore();
     if (this.sessionPrinted || !this.rt) return;
-    const { sessionKept } = this.rt.closeSessionNow();
-    this.printSession(sessionKept, (s) => {
+    this.printSession(this.rt.closeSessionNow(), (s) => {
       try {
         writeSync(2, s);
       } catch {
@@ -288,11 +327,21 @@ class UiApp {
     });
   }
 
-  private printSession(kept: boolean, write: (s: string) => void): void {
+  private printSession(outcome: SessionOutcome, write: (s: string) => void): void {
     if (this.sessionPrinted) return;
     this.sessionPrinted = true;
-    const id = this.rt?.session?.id;
-    if (kept && id) write(`session: ${id} (resume with clm -r ${id})\n`);
+    const line = sessionLine(this.rt?.session ?? null, outcome);
+    if (line) write(line);
+  }
+
+  /** What drawing has cost so far, for the debug log (CLM_DEBUG_LOG; the bench reads it). */
+  private logStats(when: string): void {
+    const log = this.rt?.host.log;
+    const st = this.screen?.stats;
+    if (!log || !st) return;
+    log(
+      `ui ${when}: mode=${this.mode} frames=${st.frames} bytes=${st.bytes} repaints=${st.fullRepaints} scrolls=${st.scrolls} render_ms=${st.renderMs.toFixed(3)}`,
+    );
   }
 
   /** A fault in the screen's own code shows in the transcript; the session goes on. */
@@ -301,7 +350,7 @@ class UiApp {
       fn();
     } catch (e) {
       try {
-        this.view.print(`internal error: ${(e as Error)?.message ?? String(e)}`, 'error');
+        this.view?.print(`internal error: ${(e as Error)?.message ?? String(e)}`, 'error');
       } catch {
         /* nothing more to do */
       }
@@ -333,7 +382,7 @@ class UiApp {
         ctxMax: agent?.ctxMax ?? 0,
         hints: this.mode === 'fullscreen' ? HINTS_FULLSCREEN : HINTS_INLINE,
         linesBelow: this.screen?.linesBelow ?? 0,
-        unicode: markdownSettings(this.env).unicode,
+        unicode: this.unicode,
       },
       width,
     );
@@ -369,19 +418,14 @@ class UiApp {
     }
     switch (e.type) {
       case 'turn_start':
+        this.logStats('turn start');
         this.setBusy(true);
         this.batch = null;
         this.tokensPerSec = 0;
         break;
-      case 'state': {
-        const from = this.state;
+      case 'state':
         this.state = e.state;
-        if (DECISION_POINTS.has(`${from}>${e.state}`)) {
-          const t = this.queue.take();
-          if (t !== null) this.view.echo(t);
-        }
         break;
-      }
       case 'tool_batch':
         this.batch = e.completed < e.total ? { completed: e.completed, total: e.total } : null;
         break;
@@ -402,10 +446,11 @@ class UiApp {
         this.perms.turnEnded();
         this.lastStatus = e.status;
         if (e.status !== 0 && e.status !== ECANCELED) this.probe.now();
+        this.logStats('turn end');
         break;
       default:
     }
-    this.view.event(e);
+    this.withView((v) => v.event(e));
     this.render();
     // After the agent has decided what follows the turn (a compaction, a notification), the queue.
     if (e.type === 'turn_done') setImmediate(() => this.guard(() => this.drain()));
@@ -416,24 +461,29 @@ class UiApp {
     const rt = this.rt;
     if (!rt || !this.ready || this.quitting || rt.agent.busy) return;
     const next = this.queue.next();
-    if (next) {
-      this.startTurn(next.text, next.echoed);
+    if (next !== null) {
+      this.startTurn(next);
       return;
     }
-    if (this.forever && (this.lastStatus === 0 || this.lastStatus === ECANCELED)) this.startTurn(this.forever, false);
+    if (this.forever && (this.lastStatus === 0 || this.lastStatus === ECANCELED)) this.startTurn(this.forever);
   }
 
-  private startTurn(text: string, echoed: boolean): void {
+  private startTurn(text: string): void {
     const rt = this.rt!;
-    if (!echoed) this.view.echo(text);
+    if (rt.agent.busy) {
+      this.queue.unshift(text);
+      this.render();
+      return;
+    }
+    this.withView((v) => v.echo(text));
     try {
       rt.agent.submit(text);
     } catch (e) {
       if (e instanceof ClmError && e.code === 'EBUSY') {
-        this.queue.unshift(text, true);
+        this.queue.unshift(text);
         return;
       }
-      this.view.print(`error: ${e instanceof Error ? e.message : String(e)}`, 'error');
+      this.withView((v) => v.print(`error: ${e instanceof Error ? e.message : String(e)}`, 'error'));
     }
     this.render();
   }
@@ -449,14 +499,14 @@ class UiApp {
           this.quit();
           return;
         }
-        this.view.print('starting up; try the command again in a moment', 'error');
+        this.withView((v) => v.print('starting up; try the command again in a moment', 'error'));
         return;
       }
       runCommand(line, this.ctx).then(
         (handled) => {
           if (!handled) this.prompt(line);
         },
-        (e: unknown) => this.view.print(`error: ${this.secrets.mask((e as Error)?.message ?? String(e))}`, 'error'),
+        (e: unknown) => this.withView((v) => v.print(`error: ${this.secrets.mask((e as Error)?.message ?? String(e))}`, 'error')),
       );
       return;
     }
@@ -469,7 +519,7 @@ class UiApp {
       this.render(true);
       return;
     }
-    this.startTurn(text, false);
+    this.startTurn(text);
   }
 
   private cancelTurn(): boolean {
@@ -618,13 +668,13 @@ class UiApp {
   private stopForever(): void {
     if (!this.forever) return;
     this.forever = null;
-    this.view.print('[--forever stopped]', 'notice');
+    this.withView((v) => v.print('[--forever stopped]', 'notice'));
   }
 
   private toggle(which: keyof ViewSettings): void {
     this.settings[which] = !this.settings[which];
     this.settingsTouched = true;
-    this.view.settingsChanged();
+    this.withView((v) => v.settingsChanged());
     // Inline, what went into the scrollback stays as it was written.
     if (this.mode === 'inline') {
       const what =
@@ -635,7 +685,7 @@ class UiApp {
           : this.settings.showReasoning
             ? 'reasoning shown'
             : 'reasoning hidden';
-      this.view.print(`[${what}; what is already in the scrollback stays as written]`, 'notice');
+      this.withView((v) => v.print(`[${what}; what is already in the scrollback stays as written]`, 'notice'));
     }
     this.render(true);
   }

@@ -5,7 +5,10 @@
 // one above, as the original spaces its transcript.
 
 import { type Block, isUnicodeLocale, MarkdownBlock, paint, sanitize, type Style, supportsHyperlinks, wrapText } from '../../tui/index.js';
+import { headLines } from './head-lines.js';
 import { THEME } from './theme.js';
+
+export { headLines };
 
 /** The settings blocks read when they render (changing one re-renders every block). */
 export interface ViewSettings {
@@ -15,28 +18,6 @@ export interface ViewSettings {
 
 /** The echo of a prompt shows at most this many lines; the rest is counted (the session has it all). */
 export const ECHO_MAX_LINES = 40;
-
-/** Lines cut from `text` for display: at most `max`, and what was left out. */
-export function headLines(text: string, max: number): { lines: string[]; more: number } {
-  const lines: string[] = [];
-  let at = 0;
-  while (lines.length < max) {
-    const nl = text.indexOf('\n', at);
-    if (nl < 0) {
-      lines.push(text.slice(at));
-      at = text.length + 1;
-      break;
-    }
-    lines.push(text.slice(at, nl));
-    at = nl + 1;
-  }
-  let more = 0;
-  if (at <= text.length) {
-    more = 1;
-    for (let i = text.indexOf('\n', at); i >= 0; i = text.indexOf('\n', i + 1)) more++;
-  }
-  return { lines, more };
-}
 
 /** Text in one style, wrapped to the width, with a blank line above unless `tight`. */
 export class TextBlock implements Block {
@@ -58,16 +39,19 @@ export class TextBlock implements Block {
   }
 }
 
-export const BANNER = 'clm -- type a prompt, /help for commands, /quit to exit.';
-
-export function bannerBlock(): Block {
-  return new TextBlock(BANNER, THEME.notice, { tight: true });
-}
+/** ... and at most this many characters. */
+export const ECHO_MAX_CHARS = 8000;
 
 /** `you> <text>` in the user's colour; continuation lines indented under the text. */
 export function userEcho(text: string): Block {
   const { lines, more } = headLines(sanitize(text), ECHO_MAX_LINES);
   let shown = lines.join('\n');
+  let cut = 0;
+  if (shown.length > ECHO_MAX_CHARS) {
+    cut = shown.length - ECHO_MAX_CHARS;
+    shown = shown.slice(0, ECHO_MAX_CHARS);
+  }
+  if (cut) shown += ` (+${cut} more characters)`;
   if (more) shown += `\n(+${more} more line${more === 1 ? '' : 's'})`;
   return new TextBlock(shown, THEME.user, { prefix: paint('you> ', THEME.user), restPrefix: '     ' });
 }

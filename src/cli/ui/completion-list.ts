@@ -1,6 +1,9 @@
 // The candidates of a TAB completion, in columns above the status bar until the next key.
 
-import { type Component, paint, padEnd, textWidth, truncate } from '../../tui/index.js';
+import { paint } from '../../tui/style.js';
+import type { Component } from '../../tui/transcript.js';
+import { textWidth } from '../../tui/width.js';
+import { padEnd, truncate } from '../../tui/wrap.js';
 import { THEME } from './theme.js';
 
 export class CompletionList implements Component {

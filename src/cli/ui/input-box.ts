@@ -1,7 +1,9 @@
 // The input box at the bottom of the screen: the line editor behind a `> ` prompt, growing with
 // its content (embedded newlines count) up to half the screen, the view following the cursor.
 
-import { type Component, LineEditor, paint } from '../../tui/index.js';
+import { LineEditor } from '../../tui/editor.js';
+import { paint } from '../../tui/style.js';
+import type { Component } from '../../tui/transcript.js';
 import { THEME } from './theme.js';
 
 export class InputBox implements Component {

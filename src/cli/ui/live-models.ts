@@ -27,7 +27,7 @@ export function liveModels(rt: Runtime, provider?: string, o: { fresh?: boolean 
   if (provider === undefined || provider === rt.run.providerName) {
     key = `${agent.provider} ${agent.baseUrl}`;
   } else {
-    let conn;
+    let conn: ReturnType<Runtime['connectionFor']>;
     try {
       conn = rt.connectionFor({ model: `${provider}/_` });
     } catch (e) {

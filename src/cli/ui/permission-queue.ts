@@ -10,9 +10,11 @@
 // request the agent withdraws (the turn was cancelled or ended) leaves the queue by itself.
 
 import type { PermissionDecision, PermissionRequest } from '../../core/types.js';
-import { type Component, paint, wrapText } from '../../tui/index.js';
+import { paint } from '../../tui/style.js';
+import type { Component } from '../../tui/transcript.js';
+import { wrapText } from '../../tui/wrap.js';
 import { argsSummary, QUESTION } from '../permission-prompt.js';
-import { headLines } from './blocks.js';
+import { headLines } from './head-lines.js';
 import { THEME } from './theme.js';
 
 const ANSWERS: Record<string, [PermissionDecision, string]> = {

@@ -10,9 +10,53 @@ import { configDir } from '../../config/paths.js';
 
 const MENTIONS_UI = /\bui\b/;
 
+/** Lua source without its comments (strings kept), so a commented-out `-- ui = "inline"` does not count. */
+export function withoutLuaComments(src: string): string {
+  let out = '';
+  let i = 0;
+  const longEnd = (at: number): { close: string; from: number } | null => {
+    const m = /^\[(=*)\[/.exec(src.slice(at, at + 64));
+    return m ? { close: `]${m[1]}]`, from: at + m[0].length } : null;
+  };
+  while (i < src.length) {
+    const c = src[i]!;
+    if (c === '-' && src[i + 1] === '-') {
+      const long = longEnd(i + 2);
+      if (long) {
+        const e = src.indexOf(long.close, long.from);
+        i = e < 0 ? src.length : e + long.close.length;
+        continue;
+      }
+      const nl = src.indexOf('\n', i);
+      i = nl < 0 ? src.length : nl;
+      continue;
+    }
+    if (c === '"' || c === "'") {
+      let j = i + 1;
+      while (j < src.length && src[j] !== c && src[j] !== '\n') j += src[j] === '\\' ? 2 : 1;
+      out += src.slice(i, j + 1);
+      i = j + 1;
+      continue;
+    }
+    if (c === '[') {
+      const long = longEnd(i);
+      if (long) {
+        const e = src.indexOf(long.close, long.from);
+        const end = e < 0 ? src.length : e + long.close.length;
+        out += src.slice(i, end);
+        i = end;
+        continue;
+      }
+    }
+    out += c;
+    i++;
+  }
+  return out;
+}
+
 function mentionsUi(file: string): boolean {
   try {
-    return MENTIONS_UI.test(readFileSync(file, 'utf8'));
+    return MENTIONS_UI.test(withoutLuaComments(readFileSync(file, 'utf8')));
   } catch {
     return false;
   }

@@ -7,7 +7,9 @@
 // right-aligned when they fit. Black on blue.
 
 import type { AgentState } from '../../core/types.js';
-import { padEnd, paint, textWidth, truncate } from '../../tui/index.js';
+import { paint } from '../../tui/style.js';
+import { textWidth } from '../../tui/width.js';
+import { padEnd, truncate } from '../../tui/wrap.js';
 import { THEME } from './theme.js';
 
 export type ConnectionView = 'connecting' | 'online' | 'offline';

@@ -2,7 +2,7 @@
 // errors red, timeouts and permission questions yellow, reasoning dim colour 10, the `clm>` label
 // cyan, tool output and meta lines dim, the status bar black on blue.
 
-import { style } from '../../tui/index.js';
+import { style } from '../../tui/style.js';
 
 export const THEME = {
   user: style({ fg: 'blue' }),

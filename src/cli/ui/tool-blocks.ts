@@ -55,7 +55,7 @@ export class ToolBatch {
   /** Whether this batch starts a folded line of its own (rather than joining the one above). */
   get startsRun(): boolean {
     const p = this.prev;
-    return !p || !p.folded || (this.view.settings.showReasoning && this.reasoningBefore.some((r) => r.hasText));
+    return !p?.folded || (this.view.settings.showReasoning && this.reasoningBefore.some((r) => r.hasText));
   }
 
   /** The folded line: this batch's tally and those of the batches folded with it. */
@@ -78,7 +78,7 @@ export class ToolBatch {
   /** Every block whose lines may change when this batch folds or unfolds (those of its run too). */
   runBlocks(): Block[] {
     let head: ToolBatch = this;
-    while (head.prev && head.prev.done) head = head.prev;
+    while (head.prev?.done) head = head.prev;
     const out: Block[] = [];
     for (let b: ToolBatch | null = head; b; b = b.next) out.push(...b.blocks);
     return out;

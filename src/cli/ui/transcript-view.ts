@@ -10,7 +10,6 @@ import { CONTEXT_UPDATE_PREFIX } from '../../core/history.js';
 import { type Block, paint, sanitize, type Transcript, wrapText } from '../../tui/index.js';
 import { turnError } from '../turn-error.js';
 import {
-  bannerBlock,
   errorBlock,
   headLines,
   type MarkdownSettings,
@@ -76,6 +75,8 @@ export class TranscriptView implements ToolView {
   private reasoningSince: ReasoningBlock[] = [];
   /** The agent's own notice about a compaction the view has just shown. */
   private skipCompactedNotice = false;
+  /** A compaction of this turn failed with this error (shown already: the turn's end need not repeat it). */
+  private compactionError: string | null = null;
 
   constructor(
     private readonly host: ViewHost,
@@ -111,10 +112,6 @@ export class TranscriptView implements ToolView {
   private changed(block: Block): void {
     this.transcript.changed(block);
     this.host.changed();
-  }
-
-  banner(): void {
-    this.add(bannerBlock());
   }
 
   /** The user's prompt, as the turn starts. */
@@ -162,6 +159,7 @@ export class TranscriptView implements ToolView {
       case 'turn_start':
         this.closeSegments();
         this.labelShown = false;
+        this.compactionError = null;
         if (e.origin === 'notify' && e.prompt) this.add(new TextBlock(this.secrets.mask(sanitize(e.prompt)), THEME.meta));
         return;
       case 'text': {
@@ -242,7 +240,8 @@ export class TranscriptView implements ToolView {
         this.closeBatch(false);
         if (e.status === ECANCELED) {
           if (e.error !== 'agent closed') this.add(noticeBlock('[cancelled]', THEME.timeout));
-        } else if (e.status !== 0 && e.error) this.add(errorBlock(`error: ${this.secrets.mask(turnError(e.status, e.error))}`));
+        } else if (e.status !== 0 && e.error && e.error !== this.compactionError)
+          this.add(errorBlock(`error: ${this.secrets.mask(turnError(e.status, e.error))}`));
         return;
       default:
     }
@@ -256,6 +255,7 @@ export class TranscriptView implements ToolView {
       return;
     }
     if (e.phase === 'failed') {
+      this.compactionError = e.error;
       this.add(noticeBlock(`[compaction failed: ${this.secrets.mask(e.error)}]`, THEME.timeout));
       return;
     }

@@ -1,0 +1,148 @@
+// The UI inline (--no-alt-screen, ui = "inline"): finished blocks go into the terminal's own
+// scrollback once, only the live region is redrawn, the mouse is never captured, the alternate
+// screen never entered; and the no-flicker property of both modes: while a reply streams into a
+// long transcript, nothing clears the screen and each chunk costs few bytes.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { KEYS, type PtyScreen } from '../fixtures/pty-screen.js';
+import * as oa from '../fixtures/openai-replies.js';
+import { linesReply, uiSuite } from '../fixtures/ui-suite.js';
+
+const ui = await uiSuite();
+const { mock, dirs } = ui;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const statusRow = (s: PtyScreen) => s.screen().find((l) => l.startsWith(' clm ')) ?? '';
+const idle = (s: PtyScreen) => !/\] {2}[|/\\-] /.test(statusRow(s));
+const MOUSE_ON = /\x1b\[\?(1000|1002|1003|1006|1015)h/;
+const ALT_ON = /\x1b\[\?(1049|1047|47)h/;
+const CLEARS = /\x1b\[[23]J/;
+
+function assertInline(s: PtyScreen) {
+  assert.equal(s.buffer(), 'normal');
+  assert.ok(!MOUSE_ON.test(s.raw()), 'mouse reporting was enabled');
+  assert.ok(!ALT_ON.test(s.raw()), 'the alternate screen was entered');
+}
+
+/** Each `line k` (1..n) exactly once in the scrollback and screen. */
+function assertOnce(s: PtyScreen, n: number, prefix = 'line') {
+  const lines = s.lines();
+  const counts = new Map<string, number>();
+  for (const l of lines) if (l.startsWith(`${prefix} `)) counts.set(l, (counts.get(l) ?? 0) + 1);
+  for (let k = 1; k <= n; k++)
+    assert.equal(
+      counts.get(`${prefix} ${k}`) ?? 0,
+      1,
+      `${prefix} ${k} ×${counts.get(`${prefix} ${k}`) ?? 0}\n${lines.slice(0, 60).join('\n')}`,
+    );
+  assert.equal([...counts.keys()].length, n, 'torn or extra lines');
+}
+
+test('inline: after a 500-line reply the scrollback holds it once; status bar and input at the bottom', async (t) => {
+  const s = await ui.open(t, ['--no-alt-screen'], { rows: 24, cols: 80 });
+  mock.push(linesReply(500, { chunks: 60, delayMs: 5 }));
+  s.type('long\r');
+  await s.waitFor('line 500', 'the end of the reply', 30_000);
+  await s.waitFor(() => idle(s), 'idle');
+  assertOnce(s, 500);
+  const screen = s.screen();
+  assert.ok(screen.at(-2)!.startsWith(' clm [mock/mock-model:test]'), screen.join('\n'));
+  assert.ok(screen.at(-1)!.startsWith('>'), screen.join('\n'));
+  // The status bar is drawn once, at the bottom: none left behind in the scrollback.
+  assert.equal(s.lines().filter((l) => l.startsWith(' clm [')).length, 1, s.lines().slice(0, 10).join('\n'));
+  assertInline(s);
+  const first = s.lines().findIndex((l) => l.startsWith('clm -- type a prompt'));
+  assert.ok(first >= 0 && s.lines()[first + 2] === 'you> long', s.lines().slice(0, 5).join('\n'));
+});
+
+test('inline: resizing while a long reply streams duplicates and tears nothing', async (t) => {
+  const s = await ui.open(t, ['--no-alt-screen'], { rows: 20, cols: 80 });
+  mock.push(linesReply(300, { chunks: 100, delayMs: 25 }));
+  s.type('long\r');
+  await s.waitFor(() => s.lines().includes('line 60'), 'the reply under way');
+  await s.resize(60, 20);
+  await sleep(100);
+  await s.resize(90, 24);
+  await sleep(100);
+  await s.resize(70, 18);
+  assert.ok(!s.lines().includes('line 300'), 'the resizes came after the stream');
+  await s.waitFor('line 300', 'the end of the reply', 30_000);
+  await s.waitFor(() => idle(s), 'idle');
+  await sleep(200);
+  await s.settle();
+  assertOnce(s, 300);
+  assert.ok(s.screen().at(-1)!.startsWith('>'));
+  assert.ok(s.screen().at(-2)!.startsWith(' clm ['));
+  assertInline(s);
+});
+
+test('inline: on exit the live region goes, the transcript stays in the scrollback, then the session line', async (t) => {
+  const s = await ui.open(t, ['--no-alt-screen'], { rows: 12, cols: 80 });
+  mock.push(linesReply(20, { chunks: 4 }));
+  s.type('some\r');
+  await s.waitFor('line 20');
+  await s.waitFor(() => idle(s), 'idle');
+  s.type(KEYS.ctrl('o'));
+  await s.waitFor('what is already in the scrollback stays as written', 'the ^O notice');
+  s.type(KEYS.ctrl('c'));
+  await s.exited;
+  await s.settle();
+  const lines = s.lines();
+  assertOnce(s, 20);
+  assert.ok(!lines.some((l) => l.startsWith(' clm [')), 'the status bar stayed');
+  assert.ok(!lines.some((l) => l === '>' || l.startsWith('> ')), 'the input stayed');
+  assert.match(lines.at(-1)!, /^session: (\S+) \(resume with clm -r \1\)$/);
+  assert.equal(lines.at(-2), '[output: full; what is already in the scrollback stays as written]');
+  assertInline(s);
+});
+
+test('ui = "inline" in config.lua selects inline; a profile may say fullscreen; --no-alt-screen wins', async (t) => {
+  dirs.write(
+    'config.lua',
+    `return {
+  agent = "test", model = "mock/mock-model", ui = "inline",
+  providers = { mock = { kind = "openai", url = "${mock.base}" } },
+  agents = { test = {}, full = { ui = "fullscreen" } },
+}`,
+  );
+  const s = await ui.open(t);
+  await s.waitFor('[online]');
+  assert.equal(s.buffer(), 'normal');
+  assertInline(s);
+  const f = await ui.open(t, ['-a', 'full']);
+  await f.waitFor('[online]');
+  assert.equal(f.buffer(), 'alternate');
+  const n = await ui.open(t, ['-a', 'full', '--no-alt-screen']);
+  await n.waitFor('[online]');
+  assertInline(n);
+});
+
+// ---- no flicker --------------------------------------------------------------------------------
+
+for (const mode of ['fullscreen', 'inline'] as const) {
+  test(`${mode}: a reply streaming into a long transcript clears nothing and costs few bytes per chunk`, async (t) => {
+    const s = await ui.open(t, mode === 'inline' ? ['--no-alt-screen'] : [], { rows: 30, cols: 100 });
+    mock.push(linesReply(400, { chunks: 20, delayMs: 1 }));
+    s.type('long\r');
+    await s.waitFor('line 400', 'the long transcript', 30_000);
+    await s.waitFor(() => idle(s), 'idle');
+    await sleep(200);
+    await s.settle();
+    const chunks = 60;
+    const parts = Array.from({ length: chunks }, (_, i) => `word${i} `.repeat(4) + (i % 6 === 5 ? '\n\n' : ''));
+    const from = s.raw().length;
+    mock.push(oa.streamText(parts, { chunkDelayMs: 25 }));
+    s.type('more\r');
+    await s.waitFor(`word${chunks - 1}`, 'the streamed reply', 30_000);
+    await s.waitFor(() => idle(s), 'idle');
+    const written = s.raw().slice(from);
+    assert.ok(!CLEARS.test(written), 'a screen clear was written');
+    // A full repaint erases every row; streaming erases only where text shrank.
+    const frames = written.split('\x1b[?2026h').slice(1);
+    const worst = Math.max(...frames.map((f) => (f.match(/\x1b\[K/g) ?? []).length));
+    assert.ok(worst < 10, `a frame erased ${worst} rows`);
+    const perChunk = Buffer.byteLength(written) / chunks;
+    assert.ok(perChunk < 600, `${perChunk.toFixed(0)} bytes per chunk`);
+  });
+}

@@ -1,0 +1,465 @@
+// The pure parts of the interactive UI: tool summaries and tallies, the status bar, secret
+// masking across streamed deltas, the prompt queue, the permission queue, the probe schedule,
+// the screen mode, and the transcript the agent's events make (collapsing, folding, replay).
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AgentEvent } from '../../src/core/events.js';
+import type { PermissionDecision, PermissionRequest } from '../../src/core/types.js';
+import { stripEscapes, Transcript } from '../../src/tui/index.js';
+import { ECHO_MAX_LINES, headLines, userEcho } from '../../src/cli/ui/blocks.js';
+import { ConnectionProbe } from '../../src/cli/ui/connection-probe.js';
+import { PermissionQueue } from '../../src/cli/ui/permission-queue.js';
+import { PromptQueue } from '../../src/cli/ui/prompt-queue.js';
+import { modeBeforeConfig, modeOf, withoutLuaComments } from '../../src/cli/ui/screen-mode.js';
+import { MaskedStream, SecretList } from '../../src/cli/ui/secret-mask.js';
+import { gauge, infoText, statusText, type StatusState } from '../../src/cli/ui/status-bar.js';
+import { clampLine, countCall, emptyTally, tallyText, toolSummary } from '../../src/cli/ui/tool-summary.js';
+import { TranscriptView } from '../../src/cli/ui/transcript-view.js';
+import { parseArgs, UsageError } from '../../src/cli/args.js';
+import { makeDirs, runCli } from '../fixtures/run-cli.js';
+
+const plain = (lines: string[]) => lines.map((l) => stripEscapes(l).trimEnd());
+
+test('tool summaries: a verb per builtin, k=v clamped to 32 characters otherwise, one line, ~195 characters', () => {
+  assert.equal(toolSummary('shell_exec', '{"command":"ls -la"}'), 'executing shell command: ls -la');
+  assert.equal(toolSummary('shell_exec', '{"command":"echo a\\n\\techo b"}'), 'executing shell command: echo a  echo b');
+  assert.equal(toolSummary('read_file', '{"path":"src/a.ts","limit":5}'), 'reading file: src/a.ts');
+  assert.equal(toolSummary('write_file', '{"path":"b.txt","content":"x"}'), 'writing file: b.txt');
+  assert.equal(toolSummary('list_dir', '{}'), 'listing directory: .');
+  assert.equal(toolSummary('bg_exec', '{"command":"make"}'), 'starting background command: make');
+  assert.equal(toolSummary('weather', '{"city":"Paris","units":"metric"}'), 'weather: city=Paris units=metric');
+  assert.equal(toolSummary('weather', `{"city":"${'x'.repeat(40)}"}`), `weather: city=${'x'.repeat(27)}...`);
+  assert.equal(toolSummary('weather', '{}'), 'weather');
+  assert.equal(toolSummary('weather', 'not json'), 'weather: not json');
+  assert.equal(toolSummary('shell_exec', 'oops'), 'shell_exec: oops');
+  const long = toolSummary('shell_exec', JSON.stringify({ command: 'y'.repeat(500) }));
+  assert.equal(long.length, 195);
+  assert.ok(long.endsWith('...'));
+  assert.equal(clampLine('😀'.repeat(200), 10), `${'😀'.repeat(3)}...`, 'no half surrogate pair');
+});
+
+test("batch tallies count by kind, in the original's words", () => {
+  const t = emptyTally();
+  for (const n of ['shell_exec', 'read_file', 'read_file', 'write_file', 'weather', 'weather', 'weather']) countCall(t, n);
+  assert.equal(tallyText(t), 'ran 1 command, read 2 files, wrote 1 file, called 3 tools');
+  assert.equal(tallyText(emptyTally()), '');
+});
+
+const status = (o: Partial<StatusState> = {}): StatusState => ({
+  provider: 'mock',
+  model: 'mock-model',
+  agent: 'test',
+  connection: 'online',
+  detail: null,
+  busy: false,
+  tick: 0,
+  state: 'idle',
+  batch: null,
+  tokensPerSec: 0,
+  ctxUsed: 0,
+  ctxMax: 0,
+  hints: '^R reasoning  ^O output ',
+  linesBelow: 0,
+  unicode: true,
+  ...o,
+});
+
+test('status bar: identity, connection, spinner, info priority, gauge, hints when they fit', () => {
+  assert.equal(statusText(status(), 60).trimEnd(), ' clm [mock/mock-model:test] [online]    idle');
+  assert.equal(statusText(status(), 100).length, 100);
+  assert.ok(statusText(status(), 100).endsWith('^R reasoning  ^O output '));
+  assert.ok(!statusText(status(), 50).includes('^R'), 'hints that do not fit are left out');
+  assert.ok(statusText(status({ provider: undefined, agent: undefined }), 60).startsWith(' clm [mock-model] [online]'));
+  assert.ok(statusText(status({ connection: 'offline', detail: 'HTTP 503' }), 80).includes('[offline: HTTP 503]'));
+  assert.ok(statusText(status({ connection: 'offline' }), 80).includes('[offline]  '));
+  assert.ok(statusText(status({ connection: 'connecting' }), 80).includes('[connecting]'));
+  const busy = (tick: number) => statusText(status({ busy: true, tick, state: 'thinking' }), 80);
+  assert.deepEqual(
+    [0, 1, 2, 3, 4].map((t) => busy(t).slice(38, 39)),
+    ['|', '/', '-', '\\', '|'],
+  );
+  assert.equal(infoText({ state: 'rate_limited', tick: 0, batch: { completed: 1, total: 3 }, tokensPerSec: 9 }), 'waiting.');
+  assert.equal(infoText({ state: 'rate_limited', tick: 4, batch: null, tokensPerSec: 0 }), 'waiting..');
+  assert.equal(infoText({ state: 'rate_limited', tick: 8, batch: null, tokensPerSec: 0 }), 'waiting...');
+  assert.equal(infoText({ state: 'calling_tool', tick: 0, batch: { completed: 1, total: 3 }, tokensPerSec: 9 }), 'tools 1/3');
+  assert.equal(infoText({ state: 'complete', tick: 0, batch: null, tokensPerSec: 20 }), '20.0 tok/s');
+  for (const [s, l] of [
+    ['idle', 'idle'],
+    ['thinking', 'thinking'],
+    ['calling_tool', 'tool'],
+    ['rate_limited', 'waiting.'],
+    ['complete', 'done'],
+    ['error', 'error'],
+  ] as const) {
+    assert.equal(infoText({ state: s, tick: 0, batch: null, tokensPerSec: 0 }), l);
+  }
+  assert.equal(gauge(60, 100, true), '[██████░░░░] 60%');
+  assert.equal(gauge(60, 100, false), '[######....] 60%');
+  assert.equal(gauge(0, 100, true), '');
+  assert.equal(gauge(50, 0, true), '');
+  assert.equal(gauge(500, 100, true), '[██████████] 100%');
+  assert.ok(statusText(status({ ctxUsed: 53, ctxMax: 100 }), 80).includes('idle           [█████░░░░░] 53%'));
+  assert.ok(statusText(status({ linesBelow: 12 }), 100).endsWith('12 more below: End '));
+});
+
+test('secrets are masked, also when a delta ends in the middle of one', () => {
+  const s = new SecretList(['sk-SECRET-1234', 'ab', 'tok-9999']);
+  assert.equal(s.mask('key sk-SECRET-1234 and ab'), 'key [REDACTED] and ab', 'short values are not secrets');
+  const m = new MaskedStream(s);
+  const parts = ['here sk-SEC', 'RET-12', '34 there tok', '-9999', ' end sk-'];
+  const shown = parts.map((p) => m.push(p)).join('') + m.flush();
+  assert.equal(shown, 'here [REDACTED] there [REDACTED] end sk-');
+  assert.equal(m.push('x'), 'x');
+  const none = new MaskedStream(new SecretList());
+  assert.equal(none.push('sk-'), 'sk-');
+});
+
+test('prompt queue: in order, one turn each, drawn as you> … (queued), secrets masked', () => {
+  const q = new PromptQueue((t) => t.replace('hunter2', '[REDACTED]'));
+  assert.deepEqual(q.render(40), []);
+  q.add('first');
+  q.add('my password is hunter2\nsecond line');
+  assert.deepEqual(plain(q.render(60)), ['', 'you> first  (queued)', 'you> my password is [REDACTED] \u23ce second line  (queued)']);
+  assert.equal(q.next(), 'first');
+  q.unshift('again');
+  assert.equal(q.next(), 'again');
+  assert.equal(q.next(), 'my password is hunter2\nsecond line');
+  assert.equal(q.next(), null);
+  assert.ok(q.isEmpty);
+  q.add('x'.repeat(1_000_000));
+  assert.ok(stripEscapes(q.render(30)[1]!).endsWith('…  (queued)'));
+});
+
+function request(name: string, args: string): PermissionRequest & { answers: PermissionDecision[]; abort(): void } {
+  const c = new AbortController();
+  const answers: PermissionDecision[] = [];
+  return {
+    id: name,
+    name,
+    args,
+    signal: c.signal,
+    respond: (d) => {
+      answers.push(d);
+    },
+    answers,
+    abort: () => c.abort(),
+  };
+}
+
+test('permission queue: one question at a time, the answers and their echoes, always/never, Esc, withdrawal', () => {
+  const log: string[] = [];
+  let cancelled = 0;
+  const pq = new PermissionQueue({
+    answered: (q, e) => log.push(`${q} ${e}`),
+    cancelTurn: () => {
+      cancelled++;
+    },
+    changed: () => {},
+    mask: (s) => s,
+    rows: () => 24,
+  });
+  const a = request('shell_exec', '{"command":"echo a"}');
+  const b = request('shell_exec', '{"command":"echo b"}');
+  const c = request('write_file', '{"path":"x","content":"y"}');
+  pq.request(a);
+  pq.request(b);
+  pq.request(c);
+  assert.deepEqual(plain(pq.render(80)), [
+    '',
+    'allow tool shell_exec: echo a',
+    '(y) once  (n) deny  (a) always  (d) never  [esc = deny+cancel]  (2 more waiting)',
+  ]);
+  assert.equal(pq.answer('x'), false);
+  assert.ok(pq.answer('A'));
+  assert.deepEqual(a.answers, ['allow_always']);
+  assert.deepEqual(b.answers, ['allow_always'], 'the queued request of the same tool');
+  assert.deepEqual(plain(pq.render(80))[1], 'allow tool write_file: path: x  content: y');
+  assert.ok(pq.answer('n'));
+  assert.deepEqual(c.answers, ['deny_once']);
+  assert.deepEqual(log, ['allow tool shell_exec: echo a -> always allowed', 'allow tool write_file: path: x  content: y -> denied']);
+  const later = request('shell_exec', '{"command":"echo c"}');
+  pq.request(later);
+  assert.deepEqual(later.answers, ['allow_always'], 'always holds for the session');
+  assert.equal(pq.active, false);
+  // Esc: deny all, cancel.
+  const d = request('write_file', '{}');
+  const e = request('read_file', '{"path":"p"}');
+  pq.request(d);
+  pq.request(e);
+  pq.cancel();
+  assert.equal(cancelled, 1);
+  assert.deepEqual([d.answers, e.answers], [['deny_once'], ['deny_once']]);
+  assert.equal(log.at(-1), 'allow tool write_file -> denied (cancelled)');
+  // A withdrawn request leaves the queue.
+  const f = request('read_file', '{"path":"q"}');
+  pq.request(f);
+  assert.ok(pq.active);
+  f.abort();
+  assert.equal(pq.active, false);
+  // A huge question keeps to a third of the screen.
+  const g = request('write_file', JSON.stringify({ path: 'big', content: 'line\n'.repeat(10_000) }));
+  pq.request(g);
+  const lines = pq.render(80);
+  assert.ok(lines.length <= 2 + 8 + 1, String(lines.length));
+  assert.match(stripEscapes(lines.at(-2)!), /\(\+\d+ more lines\)/);
+  pq.turnEnded();
+  assert.equal(pq.active, false);
+});
+
+test('the probe schedule: periodic, and a probe out of turn restarts the interval', () => {
+  let probes = 0;
+  const timers: { fn: () => void; ms: number; live: boolean }[] = [];
+  const p = new ConnectionProbe(
+    () => {
+      probes++;
+    },
+    20_000,
+    {
+      setInterval: (fn, ms) => {
+        const t = { fn, ms, live: true };
+        timers.push(t);
+        return t;
+      },
+      clearInterval: (h) => {
+        (h as { live: boolean }).live = false;
+      },
+    },
+  );
+  p.now();
+  assert.equal(probes, 1);
+  assert.equal(timers.length, 0, 'no interval before start');
+  p.start();
+  assert.equal(timers[0]!.ms, 20_000);
+  timers[0]!.fn();
+  assert.equal(probes, 2);
+  p.now();
+  assert.equal(probes, 3);
+  assert.equal(timers[0]!.live, false);
+  assert.equal(timers[1]!.live, true, 'restarted');
+  p.stop();
+  assert.equal(timers[1]!.live, false);
+});
+
+test('screen mode: --no-alt-screen, else a config that mentions ui waits for the config, else full screen', (t) => {
+  const dirs = makeDirs('clm-ui-mode-');
+  t.after(() => dirs.cleanup());
+  const env = { XDG_CONFIG_HOME: dirs.config };
+  assert.equal(modeBeforeConfig(true, env), 'inline');
+  assert.equal(modeBeforeConfig(false, env), 'fullscreen');
+  dirs.write('config.lua', 'return { model = "a/b" }');
+  assert.equal(modeBeforeConfig(false, env), 'fullscreen');
+  dirs.write('config.lua', '-- ui = "inline"\n--[[ ui = "inline" ]]\nreturn { model = "a/b", system_prompt = "use the ui -- carefully" }');
+  assert.equal(modeBeforeConfig(false, env), null, 'a string that mentions ui counts (only loading the file tells)');
+  dirs.write('config.lua', '-- ui = "inline"\n--[==[ ui\n]==]\nreturn { model = "a/b" } -- ui');
+  assert.equal(modeBeforeConfig(false, env), 'fullscreen', 'comments do not count');
+  assert.equal(withoutLuaComments('a = "x--y" -- c\nb = [[--]] --[[ d ]] e'), 'a = "x--y" \nb = [[--]]  e');
+  mkdirSync(join(dirs.clm, 'agents'), { recursive: true });
+  writeFileSync(join(dirs.clm, 'agents', 'x.lua'), 'return { ui = "inline" }');
+  assert.equal(modeBeforeConfig(false, env), null);
+  assert.equal(modeOf(false, 'inline'), 'inline');
+  assert.equal(modeOf(true, 'fullscreen'), 'inline');
+  assert.equal(modeOf(false, undefined), 'fullscreen');
+});
+
+test('the echo of a prompt keeps to 40 lines and 8,000 characters and says how much more', () => {
+  const long = Array.from({ length: 100 }, (_, i) => `l${i}`).join('\n');
+  const lines = plain(userEcho(long).render(80));
+  assert.equal(lines.length, 1 + ECHO_MAX_LINES + 1);
+  assert.equal(lines.at(-1), '     (+60 more lines)');
+  assert.ok(
+    plain(userEcho('w '.repeat(10_000)).render(80))
+      .at(-1)!
+      .endsWith('(+12000 more characters)'),
+  );
+  assert.deepEqual(headLines('a\nb\nc', 2), { lines: ['a', 'b'], more: 1 });
+  assert.deepEqual(headLines('a\nb', 2), { lines: ['a', 'b'], more: 0 });
+});
+
+// ---- the transcript the events make ----------------------------------------------------------
+
+function view(o: { folding?: boolean; secrets?: string[] } = {}) {
+  const transcript = new Transcript();
+  const settings = { showReasoning: false, expandOutput: false };
+  const v = new TranscriptView(
+    { transcript, changed: () => {} },
+    settings,
+    { unicode: true, hyperlinks: false },
+    new SecretList(o.secrets ?? []),
+    () => o.folding ?? true,
+  );
+  const shown = (w = 80) => plain(transcript.lines(w, 0, transcript.lineCount(w)));
+  const ev = (...es: AgentEvent[]) => {
+    for (const e of es) v.event(e);
+  };
+  return { v, settings, shown, ev, transcript };
+}
+
+const batch = (id: string, name: string, args: object, content: string, outcome: 'ok' | 'failed' | 'timedout' = 'ok'): AgentEvent[] => [
+  { type: 'tool_batch', completed: 0, total: 1 },
+  { type: 'tool_begin', id, name, args: JSON.stringify(args) },
+  { type: 'tool_result', id, name, content, outcome },
+  { type: 'tool_batch', completed: 1, total: 1 },
+];
+const seq = (a: number, b: number) => Array.from({ length: b - a + 1 }, (_, i) => String(a + i)).join('\n');
+
+test('transcript: echo, the clm> label once per turn, tool lines, 6 lines of the latest output, older ones counted', () => {
+  const { v, shown, ev } = view();
+  v.echo('list it');
+  ev({ type: 'turn_start', origin: 'submit', prompt: 'list it' }, { type: 'text', text: 'Sure.' });
+  ev(...batch('1', 'shell_exec', { command: 'seq 1 10' }, seq(1, 10)));
+  ev({ type: 'text', text: 'Done.' }, { type: 'turn_done', status: 0 });
+  assert.deepEqual(shown(), [
+    '',
+    'you> list it',
+    '',
+    'clm>',
+    'Sure.',
+    '',
+    '  executing shell command: seq 1 10',
+    '    1',
+    '    2',
+    '    3',
+    '    4',
+    '    5',
+    '    6',
+    '  ... (+4 lines, ^O to expand)',
+    '  -- ran 1 command',
+    '',
+    'Done.',
+  ]);
+});
+
+test('transcript: a newer batch folds the older ones into one line per run; hidden reasoning does not break a run; ^O and ^R', () => {
+  const { v, settings, shown, ev } = view();
+  ev({ type: 'turn_start', origin: 'submit', prompt: 'go' });
+  ev(...batch('1', 'shell_exec', { command: 'a' }, 'out a'));
+  ev({ type: 'reasoning', text: 'thinking about b' });
+  ev(...batch('2', 'read_file', { path: 'b' }, 'out b'));
+  ev(...batch('3', 'write_file', { path: 'c', content: '' }, 'wrote c'));
+  let s = shown();
+  assert.deepEqual(s, ['', '  -- ran 1 command, read 1 file (^O to expand)', '', '  writing file: c', '    wrote c', '  -- wrote 1 file']);
+  settings.showReasoning = true;
+  v.settingsChanged();
+  s = shown();
+  assert.deepEqual(s, [
+    '',
+    '  -- ran 1 command (^O to expand)',
+    '',
+    'thinking about b',
+    '',
+    '  -- read 1 file (^O to expand)',
+    '',
+    '  writing file: c',
+    '    wrote c',
+    '  -- wrote 1 file',
+  ]);
+  settings.showReasoning = false;
+  settings.expandOutput = true;
+  v.settingsChanged();
+  s = shown();
+  assert.ok(s.includes('  executing shell command: a') && s.includes('    out a') && s.includes('  reading file: b'), s.join('\n'));
+  ev({ type: 'turn_done', status: 0 });
+});
+
+test('transcript inline (no folding): nothing folds, finished blocks are final', () => {
+  const { shown, ev, transcript } = view({ folding: false });
+  ev({ type: 'turn_start', origin: 'submit', prompt: 'go' });
+  ev(...batch('1', 'shell_exec', { command: 'a' }, 'out a'));
+  ev(...batch('2', 'shell_exec', { command: 'b' }, 'out b'));
+  assert.ok(shown().includes('  executing shell command: a'));
+  for (let i = 0; i < transcript.length; i++) assert.equal(transcript.blockAt(i).final, true, `block ${i}`);
+});
+
+test('transcript: failures, timeouts, finish notes, cancel, errors, notices, compaction, secrets', () => {
+  const { v, shown, ev, settings } = view({ secrets: ['sk-TOPSECRET'] });
+  ev({ type: 'turn_start', origin: 'submit', prompt: 'x' });
+  ev(...batch('1', 'read_file', { path: 'nope' }, '[tool failed: no such file]', 'failed'));
+  assert.ok(shown().includes('[x read_file] [tool failed: no such file]'), shown().join('\n'));
+  ev(...batch('2', 'shell_exec', { command: 'sleep 9' }, '[tool failed: timed out]', 'timedout'));
+  assert.ok(shown().includes('[timeout shell_exec] [tool failed: timed out]'), shown().join('\n'));
+  ev({ type: 'text', text: 'the key is sk-TOP' }, { type: 'text', text: 'SECRET ok' }, { type: 'finish', reason: 'length' });
+  ev({ type: 'turn_done', status: -5, error: 'HTTP 500: sk-TOPSECRET leaked' });
+  ev({ type: 'notice', text: 'model does not support tool calls; continuing without tools' });
+  ev({ type: 'turn_start', origin: 'submit', prompt: 'y' }, { type: 'turn_done', status: -125 });
+  ev({ type: 'turn_start', origin: 'autocompact' }, { type: 'compaction', kind: 'end_of_turn', phase: 'started' });
+  ev({
+    type: 'compaction',
+    kind: 'end_of_turn',
+    phase: 'succeeded',
+    record: { index: 0, count: 4, summary: 'They spoke.\nOf keys.' },
+    messagesBefore: 6,
+    messagesAfter: 3,
+    tokensBefore: 400,
+    tokensAfter: 90,
+  });
+  ev({ type: 'notice', text: 'compacted 4 messages into a summary: 6 → 3 messages, ~400 → ~90 tokens' }, { type: 'turn_done', status: 0 });
+  const s = shown();
+  for (const want of [
+    'the key is [REDACTED] ok',
+    '[truncated: hit token limit]',
+    'error: HTTP 500: [REDACTED] leaked',
+    '[model does not support tool calls; continuing without tools]',
+    '[cancelled]',
+    '[compacting the conversation...]',
+    '[compacted 4 messages into a summary: 6 → 3 messages, ~400 → ~90 tokens]',
+    '  ... (summary: 2 lines, ^O to expand)',
+  ])
+    assert.ok(s.includes(want), `${want}\n${s.join('\n')}`);
+  assert.equal(s.filter((l) => l.startsWith('[compacted')).length, 1, "the agent's notice is not shown twice");
+  assert.ok(!s.join('\n').includes('TOPSECRET'));
+  settings.expandOutput = true;
+  v.settingsChanged();
+  assert.ok(shown().includes('    Of keys.'));
+});
+
+test('transcript: a resumed conversation is replayed as it went', () => {
+  const { v, shown } = view();
+  v.replay([
+    { role: 'user', content: '[context update] current time: x' },
+    { role: 'user', content: 'files?' },
+    {
+      role: 'assistant',
+      content: null,
+      toolCalls: [
+        { id: 't1', name: 'shell_exec', args: '{"command":"ls"}' },
+        { id: 't2', name: 'read_file', args: '{"path":"a"}' },
+      ],
+    },
+    { role: 'tool', content: 'a\nb', toolCallId: 't1', toolName: 'shell_exec' },
+    { role: 'tool', content: '[tool failed: nope]', toolCallId: 't2', toolName: 'read_file' },
+    { role: 'assistant', content: 'Two **files**.' },
+  ]);
+  assert.deepEqual(shown(), [
+    '',
+    'you> files?',
+    '',
+    '  executing shell command: ls',
+    '  reading file: a',
+    '  ... (2 lines, ^O to expand)',
+    '[x read_file] [tool failed: nope]',
+    '  -- ran 1 command, read 1 file',
+    '',
+    'clm>',
+    'Two files.',
+  ]);
+});
+
+test('-f and --no-alt-screen: parsed; -f with -o or -H, or without a terminal, is a usage error', async (t) => {
+  assert.equal(parseArgs(['-f', 'go on']).forever, 'go on');
+  assert.equal(parseArgs(['--forever=again']).forever, 'again');
+  assert.equal(parseArgs(['--no-alt-screen']).noAltScreen, true);
+  assert.equal(parseArgs([]).noAltScreen, false);
+  assert.throws(
+    () => parseArgs(['-f', 'x', '-o', 'y']),
+    (e: unknown) => e instanceof UsageError && e.message === '-f/--forever needs the interactive UI (not -o or -H)',
+  );
+  assert.throws(() => parseArgs(['-Hf', 'x']), UsageError);
+  const dirs = makeDirs('clm-ui-args-');
+  t.after(() => dirs.cleanup());
+  const r = await runCli(['-u', 'http://127.0.0.1:1/v1', '-p', dirs.empty, '-f', 'x'], { dirs, input: '' });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /^clm: -f\/--forever needs the interactive UI \(stdin and stdout a terminal\)$/m);
+});

@@ -1,0 +1,564 @@
+// The interactive UI on the real clm through a pty (@xterm/headless as the screen), against the
+// scripted mock LLM: the exit paths, tool lines and their collapsing, the toggles and their config
+// defaults, permissions, queued prompts, -f, -r's picker, secrets, keys, compaction, bad input.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { KEYS, type PtyScreen } from '../fixtures/pty-screen.js';
+import { writeSession } from '../fixtures/cli-suite.js';
+import * as oa from '../fixtures/openai-replies.js';
+import { fruitReply, uiSuite } from '../fixtures/ui-suite.js';
+
+const ui = await uiSuite();
+const { mock, dirs } = ui;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const statusRow = (s: PtyScreen) => s.screen().find((l) => l.startsWith(' clm ')) ?? '';
+const idle = (s: PtyScreen) => !/\] {2}[|/\\-] /.test(statusRow(s));
+const inputRow = (s: PtyScreen) => (s.screen()[s.cursor().row] ?? '').trimEnd();
+const gets = () => mock.requests.filter((r) => r.method === 'GET').length;
+const sessionFiles = () => (existsSync(dirs.sessions) ? readdirSync(dirs.sessions).filter((f) => f.endsWith('.jsonl')) : []);
+
+async function ask(s: PtyScreen, prompt: string, until = 'Yellow') {
+  const before = s.lines().filter((l) => l.includes(until)).length;
+  s.type(`${prompt}\r`);
+  await s.waitFor(() => s.lines().filter((l) => l.includes(until)).length > before, `the reply to ${prompt}`);
+  await s.waitFor(() => idle(s), 'the turn to end');
+}
+
+/** The terminal as it was: normal screen, cursor shown, paste, mouse and key modes off. */
+function assertRestored(s: PtyScreen) {
+  assert.equal(s.buffer(), 'normal', 'still on the alternate screen');
+  const m = s.modes();
+  assert.equal(m.bracketedPasteMode, false, 'bracketed paste left on');
+  assert.equal(m.mouseTrackingMode, 'none', 'mouse reporting left on');
+  const raw = s.raw();
+  const last = (seq: string) => raw.lastIndexOf(seq);
+  assert.ok(last('\x1b[?25h') > last('\x1b[?25l'), 'cursor left hidden');
+  assert.ok(last('\x1b[>4;0m') > last('\x1b[>4;2m'), 'modifyOtherKeys left on');
+  assert.ok(last('\x1b[<u') > last('\x1b[>1u'), 'kitty keys left on');
+}
+
+/** The exit of clm, or a failure with the screen when it does not come. */
+async function exited(s: PtyScreen): Promise<{ code: number; signal: number }> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`clm did not exit; screen:\n${s.text()}`)), 20_000);
+  });
+  try {
+    return await Promise.race([s.exited, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const sessionLine = /session: (\S+) \(resume with clm -r \1\)/;
+
+// ---- exit paths -----------------------------------------------------------------------------
+
+test('Ctrl-C on an idle empty input quits: terminal restored, then the session line', async (t) => {
+  const s = await ui.open(t);
+  await ask(s, 'hello');
+  s.type(KEYS.ctrl('c'));
+  assert.equal((await exited(s)).code, 0);
+  await s.settle();
+  assertRestored(s);
+  const m = sessionLine.exec(s.text());
+  assert.ok(m, s.text());
+  assert.ok(sessionFiles().includes(`${m[1]}.jsonl`));
+});
+
+test('an empty session is deleted at exit and no session line is printed (Ctrl-D)', async (t) => {
+  const before = sessionFiles().length;
+  const s = await ui.open(t);
+  await s.waitFor('[online]');
+  s.type(KEYS.ctrl('d'));
+  await exited(s);
+  await s.settle();
+  assertRestored(s);
+  assert.ok(!sessionLine.test(s.text()), s.text());
+  assert.equal(sessionFiles().length, before);
+});
+
+test('Ctrl-C and Esc while a reply streams cancel it; Ctrl-C with text clears the input; /quit leaves', async (t) => {
+  const s = await ui.open(t);
+  mock.push(fruitReply(400), fruitReply(400));
+  s.type('slow one\r');
+  await s.waitFor('clm>', 'the reply to start');
+  s.type(KEYS.ctrl('c'));
+  await s.waitFor('[cancelled]');
+  s.type('slow two\r');
+  await s.waitFor(() => s.lines().filter((l) => l === 'clm>').length === 2, 'the second reply');
+  s.type(KEYS.esc);
+  await s.waitFor(() => s.lines().filter((l) => l === '[cancelled]').length === 2, 'the second cancel');
+  s.type('typed');
+  await s.waitFor(() => inputRow(s) === '> typed', 'typed');
+  s.type(KEYS.ctrl('c'));
+  await s.waitFor(() => inputRow(s) === '>', 'cleared by Ctrl-C');
+  s.type('abc');
+  await s.waitFor(() => inputRow(s) === '> abc', 'typed again');
+  s.type(KEYS.esc);
+  await s.waitFor(() => inputRow(s) === '>', 'cleared by Esc');
+  s.type('/quit\r');
+  assert.equal((await exited(s)).code, 0);
+  await s.settle();
+  assertRestored(s);
+  assert.match(s.text(), sessionLine);
+});
+
+test('SIGTERM and SIGHUP restore the terminal; SIGTERM still prints the session line', async (t) => {
+  const s = await ui.open(t);
+  await ask(s, 'hello');
+  s.kill('SIGTERM');
+  const e = await exited(s);
+  assert.equal(e.code, 143);
+  await s.settle();
+  assertRestored(s);
+  assert.match(s.text(), sessionLine);
+
+  const s2 = await ui.open(t, ['--no-alt-screen']);
+  await s2.waitFor('[online]');
+  s2.kill('SIGHUP');
+  await exited(s2);
+  await s2.settle();
+  assertRestored(s2);
+});
+
+test('a broken config.lua: the terminal back, then the error with its line, exit status 2', async (t) => {
+  dirs.write('config.lua', 'return {\n  model = 42,\n}\n');
+  const s = await ui.open(t, [], { waitFor: false });
+  assert.equal((await exited(s)).code, 2);
+  await s.settle();
+  assertRestored(s);
+  assert.match(s.text(), /clm: config\.lua:2: model must be a string \(got 42\)/);
+});
+
+// ---- tools ----------------------------------------------------------------------------------
+
+test('tool lines: verbs, the tally, 6 lines of the latest output, ^O expands, older batches fold', async (t) => {
+  const s = await ui.open(t, ['--allow-tools', 'shell_exec,read_file,write_file'], { rows: 40 });
+  const file = join(dirs.root, 'notes.txt');
+  mock.push(
+    oa.toolCalls([
+      { id: 'c1', name: 'shell_exec', args: { command: 'seq 1 20' } },
+      { id: 'c2', name: 'write_file', args: { path: file, content: 'a\nb\n' } },
+    ]),
+    oa.toolCalls([
+      { id: 'c3', name: 'read_file', args: { path: file } },
+      { id: 'c4', name: 'shell_exec', args: { command: 'seq 1 3' } },
+    ]),
+    oa.text('all done'),
+  );
+  s.type('work\r');
+  await s.waitFor('all done', 'the end of the turn');
+  await s.waitFor(() => idle(s), 'idle');
+  const text = s.text();
+  // The first batch folded into one line; the second shown.
+  assert.ok(text.includes('  -- ran 1 command, wrote 1 file (^O to expand)'), text);
+  assert.ok(!text.includes('executing shell command: seq 1 20'), text);
+  assert.ok(text.includes(`  reading file: ${file}`), text);
+  assert.ok(text.includes('  executing shell command: seq 1 3'), text);
+  assert.ok(text.includes('  -- ran 1 command, read 1 file'), text);
+  // Results in completion order; the latest output shown (3 lines), the older one counted.
+  assert.match(text, /\.\.\. \(\d+ lines?, \^O to expand\)|^ {4}a$/m);
+  const toolRow = s.find('executing shell command: seq 1 3')!;
+  assert.equal(s.cell(toolRow.row, 2).fg, 5, 'tool lines in magenta');
+
+  s.type(KEYS.ctrl('o'));
+  await s.waitFor('executing shell command: seq 1 20', 'expanded');
+  await s.waitFor(() => s.lines().some((l) => l.trim() === '20'), 'the whole output');
+  assert.ok(!s.text().includes('^O to expand'), s.text());
+  s.type(KEYS.ctrl('o'));
+  await s.waitFor('(^O to expand)', 'collapsed again');
+});
+
+test('a long output shows its first 6 lines then (+N lines, ^O to expand); failures show [x name]', async (t) => {
+  const s = await ui.open(t, ['--allow-tools', 'shell_exec,read_file'], { rows: 40 });
+  mock.push(
+    oa.toolCall('shell_exec', { command: 'seq 101 130' }),
+    oa.toolCall('read_file', { path: '/nonexistent/x' }, 'c2'),
+    oa.text('ok then'),
+  );
+  s.type('go\r');
+  await s.waitFor('ok then');
+  const lines = s.lines();
+  await s.waitFor(() => idle(s), 'idle');
+  // The shell output was the latest while its batch ran; a newer one (the failure) took over.
+  assert.ok(s.text().includes('[x read_file]'), s.text());
+  const x = s.find('[x read_file]')!;
+  assert.equal(s.cell(x.row, x.col).fg, 1, 'failures in red');
+  s.type(KEYS.ctrl('o'));
+  await s.waitFor(() => s.lines().some((l) => l.trim() === '130'));
+  void lines;
+  s.type(KEYS.ctrl('o'));
+  mock.push(oa.toolCall('shell_exec', { command: 'seq 201 230' }), oa.text('fine'));
+  s.type('more\r');
+  await s.waitFor('fine');
+  await s.waitFor(() => idle(s), 'idle');
+  const text = s.text();
+  for (const n of [201, 202, 203, 204, 205, 206])
+    assert.ok(
+      s.lines().some((l) => l.trim() === String(n)),
+      `${n} missing:\n${text}`,
+    );
+  assert.ok(!s.lines().some((l) => l.trim() === '207'), text);
+  assert.ok(text.includes('  ... (+24 lines, ^O to expand)'), text);
+});
+
+test('^R shows the reasoning and hides it again; show_thinking and expand_output set the defaults', async (t) => {
+  mock.push(oa.streamText(['The answer.'], { reasoning: ['Let me think ', 'about apples.'] }));
+  const s = await ui.open(t);
+  await ask(s, 'think', 'The answer.');
+  assert.ok(!s.text().includes('about apples'), 'reasoning hidden by default');
+  s.type(KEYS.ctrl('r'));
+  await s.waitFor('Let me think about apples.', 'shown');
+  const at = s.find('Let me think')!;
+  assert.ok(s.cell(at.row, at.col).dim, 'reasoning dim');
+  assert.equal(s.cell(at.row, at.col).fg, 10);
+  s.type(KEYS.ctrl('r'));
+  await s.waitFor(() => !s.text().includes('about apples'), 'hidden');
+
+  dirs.write(
+    'config.lua',
+    `return {
+  agent = "test", model = "mock/mock-model", show_thinking = "true", expand_output = true,
+  providers = { mock = { kind = "openai", url = "${mock.base}" } },
+  agents = { test = {} },
+}`,
+  );
+  mock.push(
+    oa.streamText(['Done thinking.'], { reasoning: ['Pondering pears.'] }),
+    oa.toolCall('shell_exec', { command: 'seq 1 12' }),
+    oa.text('listed'),
+  );
+  const s2 = await ui.open(t, ['--allow-tools', 'shell_exec']);
+  await ask(s2, 'think', 'Done thinking.');
+  assert.ok(s2.text().includes('Pondering pears.'), s2.text());
+  await ask(s2, 'list', 'listed');
+  assert.ok(
+    s2.lines().some((l) => l.trim() === '12'),
+    s2.text(),
+  );
+});
+
+// ---- permissions ----------------------------------------------------------------------------
+
+test('permissions: a queue of requests, (a) always answers the queued ones; Esc denies and cancels', async (t) => {
+  const s = await ui.open(t);
+  mock.push(
+    oa.toolCalls([
+      { id: 'a1', name: 'shell_exec', args: { command: 'echo one' } },
+      { id: 'a2', name: 'shell_exec', args: { command: 'echo two' } },
+    ]),
+    oa.text('both ran'),
+  );
+  s.type('two commands\r');
+  await s.waitFor('allow tool shell_exec: echo one', 'the first question');
+  assert.ok(s.text().includes('(1 more waiting)'), s.text());
+  s.type('x'); // ignored while asking
+  await sleep(100);
+  assert.ok(s.text().includes('allow tool shell_exec: echo one'));
+  s.type('a');
+  await s.waitFor('both ran');
+  assert.ok(s.text().includes('-> always allowed'));
+  const tools = mock.posts[1]!.json.messages.filter((m: any) => m.role === 'tool')
+    .map((m: any) => m.content.trim())
+    .sort();
+  assert.deepEqual(tools, ['one', 'two']);
+  // Remembered for the session: no question the next time.
+  mock.push(oa.toolCall('shell_exec', { command: 'echo three' }), oa.text('third ran'));
+  s.type('again\r');
+  await s.waitFor('third ran');
+  assert.ok(!s.text().includes('allow tool shell_exec: echo three'));
+
+  const s2 = await ui.open(t);
+  mock.push(oa.toolCall('write_file', { path: join(dirs.root, 'never.txt'), content: 'x' }), oa.text('should not come'));
+  s2.type('write\r');
+  await s2.waitFor('allow tool write_file', 'the question');
+  s2.type(KEYS.esc);
+  await s2.waitFor('-> denied (cancelled)');
+  await s2.waitFor('[cancelled]');
+  assert.ok(!existsSync(join(dirs.root, 'never.txt')));
+  assert.ok(!s2.text().includes('(y) once'), 'the question stayed on screen');
+});
+
+test('--deny-tools answers without a question; a question is taken off the screen when its turn is cancelled', async (t) => {
+  const s = await ui.open(t, ['--deny-tools', 'write_file']);
+  mock.push(oa.toolCall('write_file', { path: join(dirs.root, 'no.txt'), content: 'x' }), oa.text('refused'));
+  s.type('write\r');
+  await s.waitFor('refused');
+  assert.ok(!s.text().includes('(y) once'));
+  assert.ok(s.text().includes('[x write_file]'), s.text());
+  mock.push(oa.toolCall('shell_exec', { command: 'echo hi' }), oa.text('never'));
+  s.type('shell\r');
+  await s.waitFor('(y) once');
+  // Ctrl-C while asking: deny, cancel.
+  s.type(KEYS.ctrl('c'));
+  await s.waitFor('[cancelled]');
+  assert.ok(!s.text().includes('(y) once'));
+});
+
+// ---- queued prompts, --forever ---------------------------------------------------------------
+
+test('prompts typed during a tool round wait as (queued) and become turns of their own, in order', async (t) => {
+  const s = await ui.open(t, ['--allow-tools', 'shell_exec'], { rows: 50 });
+  mock.push(
+    oa.toolCall('shell_exec', { command: 'sleep 0.6; echo slept' }),
+    oa.text('first reply'),
+    oa.text('second reply'),
+    oa.text('third reply'),
+  );
+  s.type('start\r');
+  await s.waitFor('executing shell command: sleep 0.6; echo slept');
+  s.type('second\r');
+  s.type('third\r');
+  await s.waitFor(() => s.text().includes('you> second  (queued)') && s.text().includes('you> third  (queued)'), 'both queued');
+  await s.waitFor('third reply', 'the last reply', 30_000);
+  const users = mock.posts.map((p) => p.json.messages.filter((m: any) => m.role === 'user').at(-1).content);
+  assert.deepEqual(users, ['start', 'start', 'second', 'third']);
+  const order = ['you> start', 'first reply', 'you> second', 'second reply', 'you> third', 'third reply'].map((w) => s.lines().indexOf(w));
+  assert.ok(
+    order.every((i, k) => i >= 0 && (k === 0 || i > order[k - 1]!)),
+    `${order}\n${s.text()}`,
+  );
+  assert.ok(!s.text().includes('(queued)'));
+});
+
+test('-f PROMPT: sent at start and again after each turn; Ctrl-C stops it', async (t) => {
+  const s = await ui.open(t, ['-f', 'keep going']);
+  await s.waitFor(() => mock.posts.length >= 3, 'three turns', 30_000);
+  assert.ok(mock.posts.every((p) => p.json.messages.at(-1).content === 'keep going'));
+  s.type(KEYS.ctrl('c'));
+  await s.waitFor('[--forever stopped]');
+  await s.waitFor(() => idle(s), 'idle');
+  const n = mock.posts.length;
+  await sleep(500);
+  assert.ok(mock.posts.length <= n + 1, 'it went on');
+});
+
+// ---- sessions -------------------------------------------------------------------------------
+
+test('-r without an id: the picker, then the chosen session replayed with its tool calls', async (t) => {
+  writeSession(
+    dirs,
+    '20250101-000000-aaaaaaaa',
+    [
+      { role: 'user', content: 'older session' },
+      { role: 'assistant', content: 'old answer' },
+    ],
+    1_735_689_600,
+  );
+  writeSession(
+    dirs,
+    '20250202-000000-bbbbbbbb',
+    [
+      { role: 'user', content: 'list the files' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 't1', name: 'shell_exec', args: '{"command":"ls"}' }] },
+      { role: 'tool', content: 'a.txt\nb.txt\n', tool_call_id: 't1', tool_name: 'shell_exec' },
+      { role: 'assistant', content: 'There are **two** files.' },
+    ],
+    1_738_454_400,
+  );
+  const s = await ui.open(t, ['-r'], { waitFor: 'resume which session?' });
+  assert.ok(s.text().includes('list the files') && s.text().includes('older session'), s.text());
+  const row = /^ *(\d+)\) 20250202-000000-bbbbbbbb /m.exec(s.text());
+  assert.ok(row, s.text());
+  s.type(`${row[1]}\r`);
+  await s.waitFor('[resumed session 20250202-000000-bbbbbbbb]');
+  const text = s.text();
+  assert.ok(text.includes('you> list the files'), text);
+  assert.ok(text.includes('  executing shell command: ls'), text);
+  assert.ok(text.includes('a.txt'), text);
+  assert.ok(text.includes('There are two files.'), text);
+  assert.equal(s.buffer(), 'alternate');
+});
+
+// ---- secrets, keys, status ------------------------------------------------------------------
+
+test('a secret from secrets.lua or the API key is masked on screen', async (t) => {
+  dirs.write('secrets.lua', 'return { token = "tok-SECRET-123456" }');
+  dirs.write(
+    'config.lua',
+    `return {
+  agent = "test", model = "mock/mock-model",
+  providers = { mock = { kind = "openai", url = "${mock.base}", api_key = "sk-KEY-abcdef" } },
+  agents = { test = {} },
+}`,
+  );
+  mock.push(oa.streamText(['the token is tok-SEC', 'RET-123456 and the key sk-KEY-', 'abcdef, see?']));
+  const s = await ui.open(t);
+  await ask(s, 'tell me', 'see?');
+  const text = s.text();
+  assert.ok(!text.includes('SECRET-123456') && !text.includes('KEY-abcdef'), text);
+  assert.ok(text.includes('the token is [REDACTED] and the key [REDACTED], see?'), text);
+});
+
+test('Shift+Enter and Alt+Enter make new lines; :tada: becomes the emoji; ^L redraws', async (t) => {
+  const s = await ui.open(t);
+  await s.waitFor('[online]');
+  s.type('one');
+  s.type(KEYS.shiftEnter);
+  s.type('two');
+  s.type(KEYS.altEnter);
+  s.type('three :tada:');
+  await s.waitFor(() => s.text().includes('three 🎉'), 'the emoji');
+  assert.ok(s.text().includes('> one\n  two\n  three'), s.text());
+  const before = s.raw().length;
+  s.type(KEYS.ctrl('l'));
+  await s.waitFor(() => s.raw().length > before, 'the redraw');
+  await sleep(100);
+  await s.settle();
+  assert.ok(s.text().includes('three 🎉'));
+  s.type('\r');
+  await s.waitFor('Yellow');
+  assert.equal(mock.posts[0]!.json.messages.at(-1).content, 'one\ntwo\nthree 🎉');
+});
+
+test('the status bar: spinner while busy, tok/s, the context gauge, the key hints', async (t) => {
+  dirs.write(
+    'config.lua',
+    `return {
+  agent = "test", model = "mock/mock-model",
+  providers = { mock = { kind = "openai", url = "${mock.base}", models = { ["mock-model"] = { context_size = 100 } } } },
+  agents = { test = {} },
+}`,
+  );
+  const s = await ui.open(t, [], { cols: 140 });
+  await s.waitFor('PgUp/PgDn/End scroll', 'the hints');
+  mock.push(fruitReply(200));
+  s.type('fruit\r');
+  await s.waitFor(() => /\] {2}[|/\\-] thinking/.test(statusRow(s)), 'the spinner');
+  await s.waitFor(() => idle(s), 'idle');
+  // usage 11 + 42 = 53 of 100.
+  assert.match(statusRow(s), /20\.0 tok\/s\s+\[█████░░░░░\] 53%/);
+  assert.equal(s.cell(s.find(' clm ')!.row, 1).bg, 4, 'blue status bar');
+});
+
+test('probes: at start, after a failed turn', async (t) => {
+  const s = await ui.open(t);
+  await s.waitFor('[online]');
+  const n = gets();
+  mock.push(oa.httpError(400, 'bad request'));
+  s.type('fail please\r');
+  await s.waitFor('error: ', 'the error');
+  await s.waitFor(() => gets() > n, 'a probe after the failure');
+  assert.ok(n >= 1);
+});
+
+test('end-of-turn compaction is shown as it happens, with what it folded', async (t) => {
+  dirs.write(
+    'config.lua',
+    `return {
+  agent = "test", model = "mock/mock-model",
+  providers = { mock = { kind = "openai", url = "${mock.base}", models = { ["mock-model"] = { context_size = 100 } } } },
+  agents = { test = {} },
+}`,
+  );
+  mock.push(
+    oa.streamText(['first answer'], { usage: { prompt: 10, completion: 5 } }),
+    oa.streamText(['second answer'], { usage: { prompt: 20, completion: 5 } }),
+    oa.streamText(['third answer'], { usage: { prompt: 90, completion: 5 } }),
+    oa.text('SUMMARY: they talked.'),
+  );
+  const s = await ui.open(t, [], { rows: 40 });
+  await ask(s, 'one', 'first answer');
+  await ask(s, 'two', 'second answer');
+  await ask(s, 'three', 'third answer');
+  await s.waitFor('[compacted ', 'the compaction', 20_000);
+  assert.ok(s.text().includes('[compacting the conversation...]'), s.text());
+  assert.match(s.text(), /\[compacted \d+ messages into a summary: \d+ → \d+ messages/);
+  s.type(KEYS.ctrl('o'));
+  await s.waitFor('SUMMARY: they talked.', 'the summary on ^O');
+});
+
+// ---- bad input ------------------------------------------------------------------------------
+
+test('a terminal of 15×6 works (and when it grows back, everything is there)', async (t) => {
+  const s = await ui.open(t, [], { cols: 15, rows: 6, waitFor: 'clm' });
+  s.type('tiny\r');
+  await s.waitFor(() => mock.posts.length === 1, 'the request');
+  await s.waitFor(() => s.screen().at(-1)!.startsWith('>') && s.screen().at(-2)!.startsWith(' clm'), 'status bar and input at the bottom');
+  await sleep(300);
+  await s.resize(100, 30);
+  await s.waitFor('Yellow', 'the reply after growing');
+  await s.waitFor(() => idle(s), 'idle');
+  s.type(KEYS.ctrl('c'));
+  await exited(s);
+  await s.settle();
+  assertRestored(s);
+});
+
+test('invalid UTF-8 and escape sequences from the model are drawn harmlessly', async (t) => {
+  mock.push({
+    handle: (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const chunk = (text: string) =>
+        Buffer.concat([
+          Buffer.from('data: '),
+          Buffer.from(JSON.stringify({ choices: [{ index: 0, delta: { content: text } }] })),
+          Buffer.from('\n\n'),
+        ]);
+      res.write(chunk('bad bytes: '));
+      // Raw invalid UTF-8 inside the JSON string, then a title-setting and a clear-screen sequence.
+      res.write(
+        Buffer.concat([
+          Buffer.from('data: {"choices":[{"index":0,"delta":{"content":"\\u001b]0;pwned\\u0007\\u001b[2J x'),
+          Buffer.from([0xff, 0xfe]),
+          Buffer.from(' y end"}}]}\n\n'),
+        ]),
+      );
+      res.write('data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n');
+      res.end();
+    },
+  });
+  const s = await ui.open(t);
+  await ask(s, 'garbage', 'y end');
+  assert.ok(s.text().includes('bad bytes:'), s.text());
+  assert.ok(!s.raw().includes('pwned'), 'the title sequence reached the terminal');
+  assert.match(s.text(), /x.*y end/);
+  assert.ok(!s.raw().includes('\x1b[2J'), 'the clear-screen sequence reached the terminal');
+});
+
+test('10 MB of tool output, a 1 MB paste and a resize storm: the screen keeps up, nothing is lost', async (t) => {
+  const s = await ui.open(t, ['--allow-tools', 'shell_exec']);
+  mock.push(oa.toolCall('shell_exec', { command: 'head -c 10000000 /dev/zero | tr "\\0" "x" | fold -w 100' }), oa.text('big done'));
+  s.type('big\r');
+  await s.waitFor('big done', 'the end of the turn', 60_000);
+  assert.ok(s.text().includes('^O to expand'), s.text());
+  const tool = mock.posts[1]!.json.messages.find((m: any) => m.role === 'tool');
+  assert.ok(tool.content.length > 1000, 'the output reached the model');
+
+  const big = 'word '.repeat(200_000);
+  s.type(KEYS.paste(big));
+  s.type('END');
+  await s.waitFor(() => inputRow(s).endsWith('END'), 'the paste and what was typed after it', 60_000);
+  for (let i = 0; i < 20; i++) {
+    void s.resize(60 + (i % 5) * 10, 20 + (i % 4) * 3);
+  }
+  await s.resize(100, 30);
+  s.type('\r');
+  await s.waitFor(() => mock.posts.length === 3, 'the pasted prompt sent', 60_000);
+  assert.equal(mock.posts[2]!.json.messages.at(-1).content, `${big}END`);
+  await s.waitFor('Yellow', 'its reply', 60_000);
+  await s.waitFor(() => idle(s), 'idle');
+  // The echo shows the start of it and says how much more there is (the session has it all).
+  assert.match(s.text(), /word +\(\+\d+ more characters\)/);
+  s.type(KEYS.ctrl('c'));
+  await exited(s);
+  await s.settle();
+  assertRestored(s);
+});
+
+test('a model that streams for a long time: thousands of chunks, the whole reply on screen', async (t) => {
+  const parts: string[] = [];
+  for (let i = 1; i <= 3000; i++) parts.push(i % 50 === 0 ? ` w${i}\n\n` : ` w${i}`);
+  mock.push(oa.streamText(parts, { chunkDelayMs: 0 }));
+  const s = await ui.open(t, [], { rows: 20 });
+  s.type('talk\r');
+  await s.waitFor('w3000', 'the last words', 60_000);
+  await s.waitFor(() => idle(s), 'idle');
+  s.type('x');
+  await s.waitFor(() => inputRow(s) === '> x', 'still responsive');
+});
