@@ -15,6 +15,11 @@ const WRITE = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | NONBL
 export interface ReadOptions {
   /** Refuse a symbolic link as the last path component (ELOOP) instead of following it. */
   noFollow?: boolean;
+  /**
+   * Refuse (EPERM) a file another user owns or group/other may write: for files whose content
+   * clm trusts without checking it (the evaluation cache).
+   */
+  ownOnly?: boolean;
 }
 
 function notRegular(isDir: boolean): Error {
@@ -44,13 +49,18 @@ function refuseEnviron(fd: number, size: number): void {
   if (ENVIRON.test(target)) throw Object.assign(new Error('a process environment is not readable'), { code: 'ENVIRON' });
 }
 
-/** The whole file, or throws (ENOENT, EISDIR, ENOTREG, ELOOP with noFollow, EFBIG over maxBytes, …). */
+function notOwn(): Error {
+  return Object.assign(new Error('owned by another user or writable by group/other'), { code: 'EPERM' });
+}
+
+/** The whole file, or throws (ENOENT, EISDIR, ENOTREG, ELOOP with noFollow, EPERM with ownOnly, ENVIRON for a process environment, EFBIG over maxBytes, …). */
 export function readRegularFileSync(path: string, maxBytes = Infinity, opts: ReadOptions = {}): Buffer {
   const fd = openSync(path, READ | (opts.noFollow ? NOFOLLOW : 0));
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw notRegular(st.isDirectory());
     refuseEnviron(fd, st.size);
+    if (opts.ownOnly && process.platform !== 'win32' && (st.uid !== process.getuid?.() || (st.mode & 0o022) !== 0)) throw notOwn();
     if (st.size > maxBytes) throw tooLarge(st.size, maxBytes);
     // Read up to one byte past the cap: more than the cap is an error, not a silent cut.
     const limit = Number.isFinite(maxBytes) ? maxBytes + 1 : Infinity;
