@@ -198,7 +198,12 @@ interface InputCounts {
 }
 
 function inputCounts(u: Record<string, any>): InputCounts {
-  const c: InputCounts = { input: count(u.input_tokens) };
+  return addCounts({ input: count(u.input_tokens) }, u);
+}
+
+/** `c` with the counts `u` reports replaced (those it leaves out are kept). */
+function addCounts(c: InputCounts, u: Record<string, any>): InputCounts {
+  if (typeof u.input_tokens === 'number') c.input = count(u.input_tokens);
   if (typeof u.cache_read_input_tokens === 'number') c.cacheRead = count(u.cache_read_input_tokens);
   if (typeof u.cache_creation_input_tokens === 'number') c.cacheCreation = count(u.cache_creation_input_tokens);
   return c;
@@ -372,10 +377,7 @@ export class AnthropicStreamDecoder implements StreamDecoder {
           const u = o.usage;
           // Counts here are cumulative; newer API versions repeat the input counts too.
           if (typeof u.output_tokens === 'number') this.output = count(u.output_tokens);
-          if (typeof u.input_tokens === 'number') this.counts.input = count(u.input_tokens);
-          if (typeof u.cache_read_input_tokens === 'number') this.counts.cacheRead = count(u.cache_read_input_tokens);
-          if (typeof u.cache_creation_input_tokens === 'number') this.counts.cacheCreation = count(u.cache_creation_input_tokens);
-          delta.usage = toUsage(this.counts, this.output);
+          delta.usage = toUsage(addCounts(this.counts, u), this.output);
         }
         return delta.finishReason || delta.usage ? delta : null;
       }
