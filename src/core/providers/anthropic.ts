@@ -30,7 +30,21 @@ import {
 } from './adapter.js';
 import type { FinishReason, Message, ReasoningEffort, ReasoningPart, ToolCall, Usage } from '../types.js';
 import { placed, reasoningAt } from '../reasoning.js';
-import { argsObject, count, fromJson, isObj, replyObject, saysToolsUnsupported, snippet, streamIndex, total, typedEvent } from './util.js';
+import {
+  argsObject,
+  count,
+  fromJson,
+  hasText,
+  isObj,
+  nonEmpty,
+  replyObject,
+  saysToolsUnsupported,
+  snippet,
+  str,
+  streamIndex,
+  total,
+  typedEvent,
+} from './util.js';
 import { parametersWireJson } from './tool-schema.js';
 import { isStandIn, MISSING_RESULT, pairToolCalls, resultAsText, type PairingPolicy } from './pairing.js';
 
@@ -63,10 +77,6 @@ type Block =
 interface Turn {
   role: 'user' | 'assistant';
   blocks: Block[];
-}
-
-function hasText(s: string | null | undefined): s is string {
-  return typeof s === 'string' && s.trim() !== '';
 }
 
 /** Converts the canonical history into alternating Anthropic turns (see the rules above). */
@@ -227,13 +237,7 @@ function finishFrom(stop: unknown): FinishReason | null {
 function errorText(o: unknown): string | null {
   if (!isObj(o)) return null;
   const e = o.error;
-  if (isObj(e)) {
-    if (typeof e.message === 'string' && e.message !== '') return e.message;
-    if (typeof e.type === 'string' && e.type !== '') return e.type;
-  }
-  if (typeof e === 'string' && e !== '') return e;
-  if (typeof o.message === 'string' && o.message !== '') return o.message;
-  return null;
+  return (isObj(e) ? (nonEmpty(e.message) ?? nonEmpty(e.type)) : nonEmpty(e)) ?? nonEmpty(o.message);
 }
 
 export function parseAnthropicReply(body: string): ParsedReply {
@@ -257,7 +261,7 @@ export function parseAnthropicReply(body: string): ParsedReply {
       const p = redactedPart(b.data, toolCalls.length);
       if (p) parts.push(p);
     } else if (b.type === 'tool_use' && typeof b.name === 'string') {
-      toolCalls.push({ id: typeof b.id === 'string' ? b.id : '', name: b.name, args: JSON.stringify(isObj(b.input) ? b.input : {}) });
+      toolCalls.push({ id: str(b.id), name: b.name, args: JSON.stringify(isObj(b.input) ? b.input : {}) });
     }
   }
   return {
@@ -336,17 +340,12 @@ export class AnthropicStreamDecoder implements StreamDecoder {
         }
         if (b.type === 'text' && typeof b.text === 'string' && b.text !== '') return { text: b.text };
         if (b.type === 'thinking') {
-          const thinking = typeof b.thinking === 'string' ? b.thinking : '';
-          this.open.set(index, {
-            type: 'thinking',
-            thinking,
-            signature: typeof b.signature === 'string' ? b.signature : '',
-            calls: this.toolUses,
-          });
+          const thinking = str(b.thinking);
+          this.open.set(index, { type: 'thinking', thinking, signature: str(b.signature), calls: this.toolUses });
           return thinking !== '' ? { reasoning: thinking } : null;
         }
         if (b.type === 'redacted_thinking')
-          this.open.set(index, { type: 'redacted_thinking', data: typeof b.data === 'string' ? b.data : '', calls: this.toolUses });
+          this.open.set(index, { type: 'redacted_thinking', data: str(b.data), calls: this.toolUses });
         return null;
       }
       case 'content_block_delta': {
