@@ -344,8 +344,7 @@ export class AnthropicStreamDecoder implements StreamDecoder {
           this.open.set(index, { type: 'thinking', thinking, signature: str(b.signature), calls: this.toolUses });
           return thinking !== '' ? { reasoning: thinking } : null;
         }
-        if (b.type === 'redacted_thinking')
-          this.open.set(index, { type: 'redacted_thinking', data: str(b.data), calls: this.toolUses });
+        if (b.type === 'redacted_thinking') this.open.set(index, { type: 'redacted_thinking', data: str(b.data), calls: this.toolUses });
         return null;
       }
       case 'content_block_delta': {

@@ -136,7 +136,9 @@ function toUsage(u: unknown): Usage | null {
 /** The message of an error object (`{message, code}`), or of an object carrying one in `error`. */
 function errorText(o: unknown): string | null {
   if (!isObj(o)) return nonEmpty(o);
-  return nonEmpty(o.message) ?? (o.error !== undefined && o.error !== null && o.error !== o ? errorText(o.error) : null) ?? nonEmpty(o.code);
+  return (
+    nonEmpty(o.message) ?? (o.error !== undefined && o.error !== null && o.error !== o ? errorText(o.error) : null) ?? nonEmpty(o.code)
+  );
 }
 
 function failureText(resp: Record<string, any>, fallback: string): string {
