@@ -78,6 +78,7 @@ export interface LlmCallOptions {
 }
 
 const dec = new TextDecoder();
+const CUT_SHORT = 'stream ended before the reply was complete (connection closed mid-stream)';
 
 /** Retry-After in ms (delta-seconds or an HTTP date), or null. */
 export function retryAfterMs(v: string | undefined, now = Date.now()): number | null {
@@ -329,19 +330,12 @@ export class LlmCall {
       if (this.settled) return;
       // An error in the event end() flushed (never finished by the server) is a cut, not bad
       // data: after the finish it only lost a trailing chunk (usage), so the reply stands.
-      if (asm.error && !hadError) {
-        if (asm.done || asm.finish) {
-          this.streamed(asm);
-          return;
-        }
-        this.fail({ message: 'stream ended before the reply was complete (connection closed mid-stream)', status: res.status });
-        return;
-      }
-      if (asm.error) {
+      const cut = asm.error !== null && !hadError;
+      if (asm.error && !cut) {
         this.fail({ message: asm.error, status: res.status });
         return;
       }
-      if (asm.deltas === 0) {
+      if (!cut && asm.deltas === 0) {
         // Not an event stream: a server that ignored "stream": a whole reply, or garbage.
         const body = dec.decode(res.body);
         try {
@@ -355,7 +349,7 @@ export class LlmCall {
         return;
       }
       if (!asm.done && !asm.finish) {
-        this.fail({ message: 'stream ended before the reply was complete (connection closed mid-stream)', status: res.status });
+        this.fail({ message: CUT_SHORT, status: res.status });
         return;
       }
       this.streamed(asm);

@@ -268,14 +268,19 @@ export class ToolBatch {
     if (--this.remaining === 0 && !this.detached) this.ctx.onDone();
   }
 
+  /** No parked call starts any more: the limiter's timers stop and the queue for a running place empties. */
+  private unpark(): void {
+    for (const t of this.timers) t.cancel();
+    this.timers.clear();
+    this.waiting.length = 0;
+  }
+
   /**
    * Cancel the batch: running calls are aborted, parked ones (permission, limiter) resolved.
    * Every unfinished call gets a result, so each tool call in history stays paired.
    */
   cancel(reason: string): void {
-    for (const t of this.timers) t.cancel();
-    this.timers.clear();
-    this.waiting.length = 0; // each gets its result below, none is started any more
+    this.unpark(); // each gets its result below, none is started any more
     for (const s of this.slots) {
       if (s.done) continue;
       s.stopAsking(reason);
@@ -292,9 +297,7 @@ export class ToolBatch {
   /** Agent closed: abort everything, report nothing more. Returns the calls left without a result. */
   detach(): ToolCall[] {
     this.detached = true;
-    for (const t of this.timers) t.cancel();
-    this.timers.clear();
-    this.waiting.length = 0;
+    this.unpark();
     const unfinished: ToolCall[] = [];
     for (const s of this.slots) {
       if (s.done) continue;

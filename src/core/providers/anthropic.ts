@@ -30,7 +30,21 @@ import {
 } from './adapter.js';
 import type { FinishReason, Message, ReasoningEffort, ReasoningPart, ToolCall, Usage } from '../types.js';
 import { placed, reasoningAt } from '../reasoning.js';
-import { argsObject, count, fromJson, isObj, replyObject, saysToolsUnsupported, snippet, streamIndex, total, typedEvent } from './util.js';
+import {
+  argsObject,
+  count,
+  fromJson,
+  hasText,
+  isObj,
+  nonEmpty,
+  replyObject,
+  saysToolsUnsupported,
+  snippet,
+  str,
+  streamIndex,
+  total,
+  typedEvent,
+} from './util.js';
 import { parametersWireJson } from './tool-schema.js';
 import { isStandIn, MISSING_RESULT, pairToolCalls, resultAsText, type PairingPolicy } from './pairing.js';
 
@@ -63,10 +77,6 @@ type Block =
 interface Turn {
   role: 'user' | 'assistant';
   blocks: Block[];
-}
-
-function hasText(s: string | null | undefined): s is string {
-  return typeof s === 'string' && s.trim() !== '';
 }
 
 /** Converts the canonical history into alternating Anthropic turns (see the rules above). */
@@ -198,7 +208,12 @@ interface InputCounts {
 }
 
 function inputCounts(u: Record<string, any>): InputCounts {
-  const c: InputCounts = { input: count(u.input_tokens) };
+  return addCounts({ input: count(u.input_tokens) }, u);
+}
+
+/** `c` with the counts `u` reports replaced (those it leaves out are kept). */
+function addCounts(c: InputCounts, u: Record<string, any>): InputCounts {
+  if (typeof u.input_tokens === 'number') c.input = count(u.input_tokens);
   if (typeof u.cache_read_input_tokens === 'number') c.cacheRead = count(u.cache_read_input_tokens);
   if (typeof u.cache_creation_input_tokens === 'number') c.cacheCreation = count(u.cache_creation_input_tokens);
   return c;
@@ -222,13 +237,7 @@ function finishFrom(stop: unknown): FinishReason | null {
 function errorText(o: unknown): string | null {
   if (!isObj(o)) return null;
   const e = o.error;
-  if (isObj(e)) {
-    if (typeof e.message === 'string' && e.message !== '') return e.message;
-    if (typeof e.type === 'string' && e.type !== '') return e.type;
-  }
-  if (typeof e === 'string' && e !== '') return e;
-  if (typeof o.message === 'string' && o.message !== '') return o.message;
-  return null;
+  return (isObj(e) ? (nonEmpty(e.message) ?? nonEmpty(e.type)) : nonEmpty(e)) ?? nonEmpty(o.message);
 }
 
 export function parseAnthropicReply(body: string): ParsedReply {
@@ -252,7 +261,7 @@ export function parseAnthropicReply(body: string): ParsedReply {
       const p = redactedPart(b.data, toolCalls.length);
       if (p) parts.push(p);
     } else if (b.type === 'tool_use' && typeof b.name === 'string') {
-      toolCalls.push({ id: typeof b.id === 'string' ? b.id : '', name: b.name, args: JSON.stringify(isObj(b.input) ? b.input : {}) });
+      toolCalls.push({ id: str(b.id), name: b.name, args: JSON.stringify(isObj(b.input) ? b.input : {}) });
     }
   }
   return {
@@ -331,17 +340,11 @@ export class AnthropicStreamDecoder implements StreamDecoder {
         }
         if (b.type === 'text' && typeof b.text === 'string' && b.text !== '') return { text: b.text };
         if (b.type === 'thinking') {
-          const thinking = typeof b.thinking === 'string' ? b.thinking : '';
-          this.open.set(index, {
-            type: 'thinking',
-            thinking,
-            signature: typeof b.signature === 'string' ? b.signature : '',
-            calls: this.toolUses,
-          });
+          const thinking = str(b.thinking);
+          this.open.set(index, { type: 'thinking', thinking, signature: str(b.signature), calls: this.toolUses });
           return thinking !== '' ? { reasoning: thinking } : null;
         }
-        if (b.type === 'redacted_thinking')
-          this.open.set(index, { type: 'redacted_thinking', data: typeof b.data === 'string' ? b.data : '', calls: this.toolUses });
+        if (b.type === 'redacted_thinking') this.open.set(index, { type: 'redacted_thinking', data: str(b.data), calls: this.toolUses });
         return null;
       }
       case 'content_block_delta': {
@@ -372,10 +375,7 @@ export class AnthropicStreamDecoder implements StreamDecoder {
           const u = o.usage;
           // Counts here are cumulative; newer API versions repeat the input counts too.
           if (typeof u.output_tokens === 'number') this.output = count(u.output_tokens);
-          if (typeof u.input_tokens === 'number') this.counts.input = count(u.input_tokens);
-          if (typeof u.cache_read_input_tokens === 'number') this.counts.cacheRead = count(u.cache_read_input_tokens);
-          if (typeof u.cache_creation_input_tokens === 'number') this.counts.cacheCreation = count(u.cache_creation_input_tokens);
-          delta.usage = toUsage(this.counts, this.output);
+          delta.usage = toUsage(addCounts(this.counts, u), this.output);
         }
         return delta.finishReason || delta.usage ? delta : null;
       }

@@ -29,7 +29,9 @@ import {
   bearerHeaders,
   count,
   fromJson,
+  hasText,
   isObj,
+  nonEmpty,
   num,
   replyObject,
   saysToolsUnsupported,
@@ -53,10 +55,6 @@ type InputItem =
   | { type: 'function_call'; call_id: string; name: string; arguments: string }
   | { type: 'function_call_output'; call_id: string; output: string }
   | Readonly<Record<string, unknown>>;
-
-function hasText(s: string | null | undefined): s is string {
-  return typeof s === 'string' && s.trim() !== '';
-}
 
 /** Converts the canonical history into Responses input items (see the rules above). */
 export function toResponsesInput(messages: readonly Message[]): InputItem[] {
@@ -137,14 +135,10 @@ function toUsage(u: unknown): Usage | null {
 
 /** The message of an error object (`{message, code}`), or of an object carrying one in `error`. */
 function errorText(o: unknown): string | null {
-  if (!isObj(o)) return typeof o === 'string' && o !== '' ? o : null;
-  if (typeof o.message === 'string' && o.message !== '') return o.message;
-  if (o.error !== undefined && o.error !== null && o.error !== o) {
-    const inner = errorText(o.error);
-    if (inner) return inner;
-  }
-  if (typeof o.code === 'string' && o.code !== '') return o.code;
-  return null;
+  if (!isObj(o)) return nonEmpty(o);
+  return (
+    nonEmpty(o.message) ?? (o.error !== undefined && o.error !== null && o.error !== o ? errorText(o.error) : null) ?? nonEmpty(o.code)
+  );
 }
 
 function failureText(resp: Record<string, any>, fallback: string): string {
@@ -184,8 +178,7 @@ export function parseResponsesReply(body: string): ParsedReply {
       const part = reasoningPart(item, toolCalls.length);
       if (part) reasoningParts.push(part);
     } else if (item.type === 'function_call' && typeof item.name === 'string') {
-      const id = typeof item.call_id === 'string' ? item.call_id : typeof item.id === 'string' ? item.id : '';
-      toolCalls.push({ id, name: item.name, args: typeof item.arguments === 'string' ? item.arguments : '' });
+      toolCalls.push({ id: callId(item) ?? '', name: item.name, args: typeof item.arguments === 'string' ? item.arguments : '' });
     }
   }
   let finishReason: FinishReason | null;
@@ -224,13 +217,14 @@ export class ResponsesStreamDecoder implements StreamDecoder {
     if (e === null || 'error' in e) return e;
     const { type, o } = e;
     const index = streamIndex(o.output_index);
+    const delta = nonEmpty(o.delta);
     switch (type) {
       case 'response.output_text.delta':
       case 'response.refusal.delta':
-        return typeof o.delta === 'string' && o.delta !== '' ? { text: o.delta } : null;
+        return delta ? { text: delta } : null;
       case 'response.reasoning_summary_text.delta':
       case 'response.reasoning_text.delta':
-        return typeof o.delta === 'string' && o.delta !== '' ? { reasoning: o.delta } : null;
+        return delta ? { reasoning: delta } : null;
       case 'response.reasoning_summary_part.added':
         // Separate summary parts the way the non-streamed parse joins them.
         return num(o.summary_index) > 0 ? { reasoning: '\n\n' } : null;
@@ -248,8 +242,8 @@ export class ResponsesStreamDecoder implements StreamDecoder {
         const known = this.calls.has(index);
         this.calls.add(index);
         if (!known) {
-          const id = typeof item.call_id === 'string' ? item.call_id : typeof item.id === 'string' ? item.id : undefined;
-          if (id !== undefined) call.id = id;
+          const id = callId(item);
+          if (id !== null) call.id = id;
           if (typeof item.name === 'string') call.name = item.name;
         }
         // Arguments normally arrive as deltas; take them whole only if none were streamed.
@@ -260,9 +254,9 @@ export class ResponsesStreamDecoder implements StreamDecoder {
         return call.id !== undefined || call.name !== undefined || call.args !== undefined ? { toolCalls: [call] } : null;
       }
       case 'response.function_call_arguments.delta':
-        if (typeof o.delta !== 'string' || o.delta === '') return null;
+        if (!delta) return null;
         this.argsSent.add(index);
-        return { toolCalls: [{ index, args: o.delta }] };
+        return { toolCalls: [{ index, args: delta }] };
       case 'response.function_call_arguments.done':
         if (this.argsSent.has(index) || typeof o.arguments !== 'string' || o.arguments === '') return null;
         this.argsSent.add(index);
@@ -300,6 +294,11 @@ export class ResponsesStreamDecoder implements StreamDecoder {
     if (u) d.usage = u;
     return d;
   }
+}
+
+/** A function_call item's id (`call_id`, else `id`), null when it has neither. */
+function callId(item: Record<string, any>): string | null {
+  return typeof item.call_id === 'string' ? item.call_id : typeof item.id === 'string' ? item.id : null;
 }
 
 /** The reasoning parts of a complete output list, each placed before the calls that followed it. */

@@ -72,6 +72,21 @@ export function bearerHeaders(apiKey: string): Record<string, string> {
   return h;
 }
 
+/** `v` when it is a non-empty string, else null. */
+export function nonEmpty(v: unknown): string | null {
+  return typeof v === 'string' && v !== '' ? v : null;
+}
+
+/** `v` when it is a string, else `fallback`. */
+export function str(v: unknown, fallback = ''): string {
+  return typeof v === 'string' ? v : fallback;
+}
+
+/** Text that is not blank (whitespace only). */
+export function hasText(s: string | null | undefined): s is string {
+  return typeof s === 'string' && s.trim() !== '';
+}
+
 export function isObj(v: unknown): v is Record<string, any> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
