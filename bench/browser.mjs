@@ -1,5 +1,5 @@
 // clm/browser figures (issue 11): the size of a bundle of all of it (esbuild, minified, gzip -9;
-// goal <= 20 KiB), and the wall time of a two-request tool turn in headless Chromium against a
+// goal <= 20 KiB), of a page on clm/browser/lean naming one dialect, and the wall time of a two-request tool turn in headless Chromium against a
 // loopback mock serving the page on the same origin (medians). Needs dist/ (npm ci builds it);
 // without Chromium only the size is measured.
 // Usage: node bench/browser.mjs [--quick]
@@ -50,6 +50,16 @@ const typical = await bundle(
   true,
 );
 out.push(`createAgent + createFetchHost only: ${kib(gzipSync(typical, { level: 9 }).length)} minified+gzip`);
+for (const adapter of ['openaiAdapter', 'anthropicAdapter', 'responsesAdapter']) {
+  const lean = await bundle(
+    `import { createAgent, createFetchHost, ${adapter} } from 'clm/browser/lean'; globalThis.x = [createAgent, createFetchHost, ${adapter}];`,
+    true,
+  );
+  const lgz = gzipSync(lean, { level: 9 }).length;
+  out.push(
+    `clm/browser/lean page with ${adapter} alone: ${kib(lean.length)} minified, ${kib(lgz)} minified+gzip (goal <= 20 KiB: ${lgz <= 20 * 1024 ? 'PASS' : 'MISS'})`,
+  );
+}
 
 const chromium = findChromium();
 if (!chromium) {

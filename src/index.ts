@@ -1,46 +1,12 @@
 // Public API of the portable core: `import { createAgent } from 'clm'`. No Node imports here.
+// Its agents speak every dialect: createAgent's, and `new Agent(…)`'s without `dialects`.
 
-export {
-  Agent,
-  createAgent,
-  DEFAULT_MODEL,
-  DEFAULT_AUTOCOMPACT_PCT,
-  UNKNOWN_CTX_THRESHOLD,
-  TOOLS_UNSUPPORTED_NOTICE,
-} from './core/agent.js';
-export type { TurnResult, ConnectionResult, AgentOptions, Endpoint } from './core/agent.js';
+import { DIALECTS } from './core/providers/index.js';
+import { setDefaultDialects } from './core/providers/dialects.js';
+
+export * from './portable-api.js';
+export { createAgent } from './core/agent.js';
 export { listModels } from './core/probes.js';
-export { messageToJson, messageFromJson, parseMessageJson } from './core/message-json.js';
-export type { MessageJson } from './core/message-json.js';
-export { providerFromStr, buildUrl, modelsUrl, propsUrl, adapterFor } from './core/providers/index.js';
-export type {
-  ProviderAdapter,
-  ToolSchema,
-  ParsedReply,
-  StreamDelta,
-  StreamDecoder,
-  BuildRequestOptions,
-} from './core/providers/adapter.js';
-export {
-  ClmError,
-  statusName,
-  ECANCELED,
-  EIO,
-  E2BIG,
-  EAGAIN,
-  ENOMEM,
-  EBUSY,
-  EINVAL,
-  EALREADY,
-  EEXIST,
-  ENOENT,
-  ETIMEDOUT,
-} from './core/errors.js';
-export type { ClmErrorCode } from './core/errors.js';
-export { parseProps, parseModelsList } from './core/server-info.js';
-export { foldHistory, supersede, DEFAULT_SYSTEM_PROMPT, SUMMARY_PROMPT } from './core/history.js';
-export { fnmatch } from './core/fnmatch.js';
-export { forTerminal } from './core/terminal-text.js';
-export type * from './core/types.js';
-export type * from './core/events.js';
-export type { Host, HttpRequest, HttpResponse, HttpHandlers, HostError, Cancelable } from './core/host.js';
+export { buildUrl, adapterFor, DIALECTS } from './core/providers/index.js';
+
+setDefaultDialects(DIALECTS);

@@ -3,6 +3,7 @@
 // as far as the browser lets a page tell: a CORS rejection from an unreachable server (told
 // apart by a no-cors probe), an HTTP status as a response. Nothing here needs Node.
 
+import { messageOf } from '../core/errors.js';
 import type { Cancelable, Host, HostError, HttpHandlers, HttpRequest, HttpResponse } from '../core/host.js';
 
 export interface FetchHostOptions {
@@ -82,7 +83,7 @@ export function createFetchHost(options: FetchHostOptions = {}): Host {
     try {
       url = resolve(req.url);
     } catch (e) {
-      fail({ code: 'EINVAL', message: errText(e), retryable: false });
+      fail({ code: 'EINVAL', message: messageOf(e), retryable: false });
       return;
     }
     const headers = new Headers(req.headers);
@@ -119,7 +120,8 @@ export function createFetchHost(options: FetchHostOptions = {}): Host {
           if (ok) h.onData?.(value);
         }
       } catch (e) {
-        if (!done()) fail({ code: 'ECONNRESET', message: `connection lost while reading the response from ${where(url)}: ${errText(e)}` });
+        if (!done())
+          fail({ code: 'ECONNRESET', message: `connection lost while reading the response from ${where(url)}: ${messageOf(e)}` });
         return;
       }
     }
@@ -153,7 +155,7 @@ export function createFetchHost(options: FetchHostOptions = {}): Host {
   async function diagnose(url: URL, headers: Headers, e: unknown, signal: AbortSignal): Promise<HostError> {
     // Not retried: the agent would wait 7 s of backoff before saying what the page can say now.
     const page = pageOrigin();
-    const detail = errText(e);
+    const detail = messageOf(e);
     if (page === null) {
       return {
         code: 'ENETWORK',
@@ -213,8 +215,4 @@ function where(url: URL): string {
 /** The bytes as a body fetch accepts: a copy when they live in a SharedArrayBuffer. */
 function ownBytes(b: Uint8Array): Uint8Array<ArrayBuffer> {
   return b.buffer instanceof ArrayBuffer ? (b as Uint8Array<ArrayBuffer>) : new Uint8Array(b);
-}
-
-function errText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }

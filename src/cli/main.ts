@@ -27,12 +27,9 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  // config.lua is evaluated in a worker thread: start it now, so it boots while the rest loads.
-  if (args.command !== 'setup' && hasConfigFile())
-    void import('../config/evaluator.js').then(
-      (m) => m.prestartConfigEvaluator(),
-      () => {},
-    );
+  // config.lua is evaluated in a worker thread: start it now, so it boots while the rest loads —
+  // unless the evaluation cache has the answer (then no worker starts at all).
+  if (args.command !== 'setup' && hasConfigFile()) void prestartConfig(args.agent);
   const color = !!process.stderr.isTTY && !process.env.NO_COLOR;
   const { CliError } = await import('./runtime.js');
   const { ConfigProblem } = await import('./resolve-run.js');
@@ -82,6 +79,20 @@ async function main(argv: string[]): Promise<number> {
     }
     say((e as Error)?.stack ?? String(e));
     return 1;
+  }
+}
+
+async function prestartConfig(agent: string | undefined): Promise<void> {
+  try {
+    // Both at once: on a miss the worker must not wait for a second round of module loading.
+    const [{ configCacheAnswers }, { configCacheDir }, evaluator] = await Promise.all([
+      import('../config/load-inputs.js'),
+      import('../config/config-cache.js'),
+      import('../config/evaluator.js'),
+    ]);
+    if (!configCacheAnswers({ agent, env: process.env, cacheDir: configCacheDir(process.env) })) evaluator.prestartConfigEvaluator();
+  } catch {
+    // loading the configuration reports its own problems
   }
 }
 

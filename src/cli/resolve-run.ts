@@ -3,6 +3,7 @@
 // only when a config.lua exists, so a run without one stays cheap.
 
 import { existsSync } from 'node:fs';
+import { configCacheDir } from '../config/config-cache.js';
 import { configDir, loadConfig, resolveConnection, type ClmConfig, type ConfigValues, type Connection } from '../config/index.js';
 import type { UiMode } from '../config/types.js';
 import type { CliArgs } from './args.js';
@@ -41,7 +42,7 @@ export class ConfigProblem extends Error {}
 
 export async function resolveRun(args: CliArgs, env: NodeJS.ProcessEnv, log?: (l: string) => void): Promise<ResolvedRun> {
   try {
-    const cfg = await loadConfig({ agent: args.agent, log, env });
+    const cfg = await loadConfig({ agent: args.agent, log, env, cacheDir: configCacheDir(env) });
     if (!cfg && args.agent)
       throw new Error(`agent '${args.agent}' not found (there is no config.lua in ${configDir(env) ?? '~/.config/clm'})`);
     const conn = resolveConnection(

@@ -1,7 +1,8 @@
 // The config evaluator's worker thread: one Lua state that runs secrets.lua, config.lua and a
-// profile in order, off the main thread, so the main thread can stop it (evaluator.ts) when a
-// single C-level call such as string.find with a pathological pattern never returns — and
-// SIGTERM and Ctrl-C keep working while it runs.
+// profile in order (and, for the evaluation cache, a second state where the secrets are
+// sentinels), off the main thread, so the main thread can stop it (evaluator.ts) when a single
+// C-level call such as string.find with a pathological pattern never returns — and SIGTERM and
+// Ctrl-C keep working while it runs.
 
 import { parentPort } from 'node:worker_threads';
 import { format } from 'node:util';
@@ -23,9 +24,20 @@ const send = (m: EvalReply) => port.postMessage(m);
 
 ConfigLua.create().then(
   (lua) => {
+    // The second state, for evaluating with sentinel secrets (opts.probe): made on first use.
+    let probe: { marker: string; lua: ConfigLua } | null = null;
+    const stateFor = (marker: string | undefined): ConfigLua => {
+      if (marker === undefined) return lua;
+      if (probe?.marker !== marker) {
+        const p = lua.sibling();
+        p.watchSecrets(marker);
+        probe = { marker, lua: p };
+      }
+      return probe.lua;
+    };
     port.on('message', (m: EvalRequest) => {
       try {
-        send({ t: 'result', id: m.id, outcome: lua.run(m.source, m.chunkName, m.opts) });
+        send({ t: 'result', id: m.id, outcome: stateFor(m.opts.probe).run(m.source, m.chunkName, m.opts) });
       } catch (e) {
         if (e instanceof ConvertError) send({ t: 'result', id: m.id, convert: { keyPath: e.keyPath, message: e.message } });
         else send({ t: 'result', id: m.id, outcome: { ok: false, message: `internal error: ${(e as Error)?.message ?? String(e)}` } });

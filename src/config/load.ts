@@ -17,33 +17,39 @@
 // - A chunk running longer than 2 s ⇒ ConfigError (endless loop guard), also when it is stuck in
 //   one C-level call (the worker is stopped from outside then).
 // - Files are read with the regular-file reader: a FIFO or device is an error, never a hang.
+// - With a cache directory (the CLI gives its state dir), an evaluation whose inputs did not
+//   change is taken from the evaluation cache (config-cache.ts) without starting Lua: secrets.lua
+//   is then read by literal-chunk.ts, which takes only a plain literal table (anything else is
+//   evaluated, and nothing is cached). A miss evaluates as usual, then once more with sentinel
+//   secrets in a second state, and stores the sentinel form only when substituting the real
+//   values gives exactly the real result and none of the values appears in it.
 
-import { readdirSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { readRegularFileSync } from '../host/regular-file.js';
+import { isDeepStrictEqual } from 'node:util';
+import { findEntry, sha256, storeEntry, type CacheEntry } from './config-cache.js';
 import { ConfigError, ConvertError } from './errors.js';
 import { childPath } from './key-path.js';
 import type { ConfigEvaluator } from './evaluator.js';
+import { chunkWords } from './literal-chunk.js';
+import {
+  cacheLookup,
+  readInputs,
+  readSource,
+  sentinelValues,
+  type CacheLookup,
+  type Inputs,
+  type LoadConfigOptions,
+} from './load-inputs.js';
 import { mergeProfile } from './merge.js';
-import { configDir, configPaths, type ConfigPaths } from './paths.js';
+import type { ConfigPaths } from './paths.js';
+import { collectSecrets } from './resolve-connection.js';
+import { containsAny, luaLiteral, makeSentinels, secretAt, substitute } from './secret-sentinels.js';
 import type { ClmConfig } from './types.js';
 import { isTable, own, validateValues, type Table } from './validate.js';
 
-/** Config files above this size are refused (parsing is not covered by the time limit). */
-export const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
-
-export interface LoadConfigOptions {
-  /** The clm config directory; default $XDG_CONFIG_HOME/clm or $HOME/.config/clm. */
-  dir?: string;
-  /** Agent profile (-a); overrides the config's `agent` key. */
-  agent?: string;
-  /** Debug log (CLM_DEBUG_LOG); receives warnings and the secrets permission notice. */
-  log?: (line: string) => void;
-  /** Time limit per chunk (default 2000 ms). */
-  budgetMs?: number;
-  /** Where XDG_CONFIG_HOME/HOME are read from when `dir` is not given (default process.env). */
-  env?: NodeJS.ProcessEnv;
-}
+export { configCacheAnswers, MAX_CONFIG_BYTES, type LoadConfigOptions } from './load-inputs.js';
 
 /** What selectAgent needs to apply another profile later. Kept out of the plain ClmConfig. */
 interface Loaded {
@@ -58,28 +64,6 @@ interface Loaded {
   log: (line: string) => void;
 }
 const internals = new WeakMap<ClmConfig, Loaded>();
-
-/** Source bytes, or null when the file does not exist. BOM and a `#!` first line are blanked. */
-function readSource(path: string, label: string): Uint8Array | null {
-  let buf: Buffer;
-  try {
-    // Not a plain readFileSync: a FIFO or device in place of the file would block start-up forever.
-    buf = readRegularFileSync(path, MAX_CONFIG_BYTES);
-  } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    if (err.code === 'ENOENT') return null;
-    if (err.code === 'EFBIG') throw new ConfigError(`${label}: ${path} is larger than ${MAX_CONFIG_BYTES >> 20} MiB`, { file: path });
-    if (err.code === 'ENOTREG')
-      throw new ConfigError(`${label}: ${path} is not a regular file (a FIFO or device is never read)`, { file: path });
-    throw new ConfigError(`${label}: cannot read ${path}: ${err.code ?? err.message}`, { file: path });
-  }
-  let start = 0;
-  if (buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) start = 3;
-  const src = new Uint8Array(buf.subarray(start));
-  // luaL_loadfile skips a first line starting with '#'; keep its newline so line numbers hold.
-  if (src[0] === 0x23) for (let i = 0; i < src.length && src[i] !== 0x0a; i++) src[i] = 0x20;
-  return src;
-}
 
 /** Lua's message with the file name in front (when Lua did not already put it there) and the line. */
 function luaError(label: string, file: string, message: string): ConfigError {
@@ -106,25 +90,6 @@ async function evalTable(lua: ConfigEvaluator, src: Uint8Array, label: string, f
   if (r.luaType !== 'table') throw new ConfigError(`${label}: must return a table (it returned ${r.luaType})`, { file });
   if (!isTable(r.value)) throw new ConfigError(`${label}: must return a table of settings, not a list`, { file });
   return r.value;
-}
-
-/** secrets.lua's source, or null when there is none (or it cannot be read: a warning then). */
-function readSecrets(path: string, log: (l: string) => void, warnings: string[]): Uint8Array | null {
-  let st: ReturnType<typeof statSync>;
-  try {
-    st = statSync(path);
-  } catch {
-    return null; // no secrets.lua: fine
-  }
-  if (process.platform !== 'win32' && (st.mode & 0o077) !== 0) log(`secrets: ${path} is readable by group/other; consider chmod 600`);
-  try {
-    return readSource(path, 'secrets.lua');
-  } catch (e) {
-    const msg = `${(e as Error).message}; clm.secrets is empty`;
-    warnings.push(msg);
-    log(msg);
-    return null;
-  }
 }
 
 /** Lua quotes the source at a syntax error (`near '"sk-live-…'`): in secrets.lua that may be a secret. */
@@ -164,7 +129,10 @@ async function runSecrets(
 /** File names cannot escape agents/: a name with a path separator or a leading dot has no file. */
 const fileableName = (name: string) => name !== '' && !/[/\\\0]/.test(name) && !name.startsWith('.');
 
-async function build(ld: Loaded, agentName: string | undefined, lua?: ConfigEvaluator): Promise<ClmConfig> {
+/** How a profile file becomes its table: evaluated now, replayed later, or taken from the cache. */
+type ProfileSource = (src: Uint8Array, label: string, file: string) => Promise<Table>;
+
+async function build(ld: Loaded, agentName: string | undefined, profileOf: ProfileSource): Promise<ClmConfig> {
   const { paths, top } = ld;
   const warnings = [...ld.baseWarnings];
   let effective = top;
@@ -185,7 +153,7 @@ async function build(ld: Loaded, agentName: string | undefined, lua?: ConfigEval
           file,
         });
       }
-      const profile = lua ? await evalTable(lua, src, label, file, ld.budgetMs) : await replayAndEval(ld, src, label, file);
+      const profile = await profileOf(src, label, file);
       validateValues(profile, { label, file, prefix: '', warnings });
       effective = mergeProfile(top, profile);
       profilePath = file;
@@ -210,35 +178,179 @@ async function build(ld: Loaded, agentName: string | undefined, lua?: ConfigEval
   return cfg;
 }
 
+/** Thrown inside a cache hit whose profile file changed: the load evaluates instead. */
+class StaleEntry extends Error {}
+
+/**
+ * Whether a source mentions one of the secret values as a string or a name. Sentinels cannot
+ * show a comparison with a constant (`clm.secrets.mode == "dev"`) when the value at caching time
+ * did not match it; with a value the source mentions, the entry is not trusted.
+ */
+function mentionsAny(src: Uint8Array, values: readonly string[]): boolean {
+  const words = chunkWords(src);
+  return !words || values.some((v) => words.has(v));
+}
+
+/** The top level checked, its warnings logged and added to the load's. */
+function checkedTop(inp: Inputs, top: Table, warnings: string[]): void {
+  const topWarnings: string[] = [];
+  validateValues(top, { label: 'config.lua', file: inp.paths.config, prefix: '', warnings: topWarnings });
+  for (const w of topWarnings) inp.log(w);
+  warnings.push(...topWarnings);
+}
+
+const profileName = (inp: Inputs, top: Table) => inp.agent || (typeof top.agent === 'string' && top.agent !== '' ? top.agent : undefined);
+
+/** The configuration from a cache entry, or null when there is none (or it no longer fits). */
+async function fromCache(inp: Inputs, c: CacheLookup): Promise<ClmConfig | null> {
+  const entry = findEntry(c.dir, c.id);
+  if (!entry) return null;
+  const values = sentinelValues(entry, c.secrets);
+  if (!values || mentionsAny(inp.src, values)) return null;
+  const top = substitute(entry.top, entry.marker, values) as Table;
+  const warnings = [...inp.warnings];
+  checkedTop(inp, top, warnings);
+  const ld: Loaded = {
+    secretsSrc: inp.secretsSrc,
+    configSrc: inp.src,
+    paths: inp.paths,
+    top,
+    secrets: c.secrets,
+    baseWarnings: warnings,
+    budgetMs: inp.budgetMs,
+    log: inp.log,
+  };
+  try {
+    const cfg = await build(ld, profileName(inp, top), async (src, _label, file) => {
+      const p = entry.profile;
+      if (!p || p.path !== file || p.sha256 !== sha256(src) || !entry.profileTable || mentionsAny(src, values)) throw new StaleEntry();
+      return substitute(entry.profileTable, entry.marker, values) as Table;
+    });
+    inp.log(`config: evaluation taken from the cache in ${c.dir}`);
+    return cfg;
+  } catch (e) {
+    if (e instanceof StaleEntry) return null;
+    throw e;
+  }
+}
+
 /**
  * Load config.lua (with secrets.lua and the agent profile). Returns null when there is no
  * config.lua or no config directory can be determined. Throws ConfigError for a broken config.
  */
 export async function loadConfig(opts: LoadConfigOptions = {}): Promise<ClmConfig | null> {
-  const dir = opts.dir ?? configDir(opts.env ?? process.env);
-  if (!dir) return null;
-  const paths = configPaths(dir);
-  const src = readSource(paths.config, 'config.lua');
-  if (!src) return null;
   const log = opts.log ?? (() => {});
+  const inp = readInputs(opts, log);
+  if (!inp) return null;
+  const cache = cacheLookup(inp, opts.cacheDir);
+  if (opts.cacheDir && !cache) log('config: secrets.lua is not a plain literal table; the evaluation cache is not used');
+  if (cache) {
+    const cfg = await fromCache(inp, cache);
+    if (cfg) return cfg;
+    log('config: no cached evaluation fits; evaluating in the Lua worker');
+  }
 
-  const warnings: string[] = [];
-  const secretsSrc = readSecrets(paths.secrets, log, warnings);
   const lua = await startEvaluator(log);
   try {
-    const secrets = secretsSrc ? await runSecrets(lua, secretsSrc, paths.secrets, log, warnings, opts.budgetMs) : {};
-    const top = await evalTable(lua, src, 'config.lua', paths.config, opts.budgetMs);
-    const topWarnings: string[] = [];
-    validateValues(top, { label: 'config.lua', file: paths.config, prefix: '', warnings: topWarnings });
-    for (const w of topWarnings) log(w);
-    warnings.push(...topWarnings);
+    const warnings = [...inp.warnings];
+    const secrets = inp.secretsSrc ? await runSecrets(lua, inp.secretsSrc, inp.paths.secrets, log, warnings, opts.budgetMs) : {};
+    const top = await evalTable(lua, inp.src, 'config.lua', inp.paths.config, opts.budgetMs);
+    checkedTop(inp, top, warnings);
 
-    const ld: Loaded = { secretsSrc, configSrc: src, paths, top, secrets, baseWarnings: warnings, budgetMs: opts.budgetMs, log };
-    const name = opts.agent || (typeof top.agent === 'string' && top.agent !== '' ? top.agent : undefined);
-    return await build(ld, name, lua);
+    const ld: Loaded = {
+      secretsSrc: inp.secretsSrc,
+      configSrc: inp.src,
+      paths: inp.paths,
+      top,
+      secrets,
+      baseWarnings: warnings,
+      budgetMs: opts.budgetMs,
+      log,
+    };
+    let read: ProfileRead | null = null;
+    const cfg = await build(ld, profileName(inp, top), async (src, label, file) => {
+      const table = await evalTable(lua, src, label, file, opts.budgetMs);
+      read = { src, label, file, table };
+      return table;
+    });
+    if (cache) await remember(lua, inp, cache, cfg, ld, read);
+    return cfg;
   } finally {
     lua.close();
   }
+}
+
+/** The profile file an evaluation read. */
+interface ProfileRead {
+  src: Uint8Array;
+  label: string;
+  file: string;
+  table: Table;
+}
+
+/**
+ * Evaluate once more with sentinel secrets (in the worker's second state) and store the result
+ * when it is faithful: substituting the real values must give exactly what the real evaluation
+ * gave, no library call may have looked into a secret, and no secret (nor an api_key written
+ * into config.lua itself) may appear in what is stored. Never throws; why not is logged.
+ */
+async function remember(
+  lua: ConfigEvaluator,
+  inp: Inputs,
+  c: CacheLookup,
+  cfg: ClmConfig,
+  ld: Loaded,
+  read: ProfileRead | null,
+): Promise<void> {
+  const why = await sentinelEntry(lua, inp, c, cfg, ld, read).catch((e: unknown) => `${(e as Error)?.message ?? e}`);
+  if (typeof why === 'string') inp.log(`config: not cached: ${why}`);
+  else if (storeEntry(c.dir, why, inp.log)) inp.log(`config: evaluation cached in ${c.dir}`);
+}
+
+async function sentinelEntry(
+  lua: ConfigEvaluator,
+  inp: Inputs,
+  c: CacheLookup,
+  cfg: ClmConfig,
+  ld: Loaded,
+  read: ProfileRead | null,
+): Promise<CacheEntry | string> {
+  // The cache is only as right as secrets.lua read without Lua: it must agree with Lua here.
+  if (!isDeepStrictEqual(c.secrets, ld.secrets)) return 'secrets.lua read without Lua differs from its evaluation';
+  const s = makeSentinels(ld.secrets, randomBytes(8).toString('hex'));
+  const values = s.paths.map((p) => secretAt(ld.secrets, p) as string);
+  const budgetMs = inp.budgetMs;
+  const run = async (
+    src: Uint8Array,
+    label: string,
+    extra: { lenient?: boolean; publishAsSecrets?: boolean } = {},
+  ): Promise<Table | string> => {
+    const r = await lua.run(src, `=${label}`, { budgetMs, probe: s.marker, ...extra });
+    if (r.inspected) return `${label} looks into a secret's value (a string library call is given one)`;
+    if (r.varies) return `${label}'s result may differ from run to run (it calls ${r.varies})`;
+    if (!r.ok) return `${label} fails with sentinel secrets`;
+    if (!isTable(r.value)) return `${label} returns something else with sentinel secrets`;
+    return r.value;
+  };
+  const secrets = await run(new TextEncoder().encode(luaLiteral(s.table)), 'sentinel secrets', { lenient: true, publishAsSecrets: true });
+  if (typeof secrets === 'string') return secrets;
+  const top = await run(inp.src, 'config.lua');
+  if (typeof top === 'string') return top;
+  if (!isDeepStrictEqual(substitute(top, s.marker, values), ld.top)) return "config.lua's result depends on more than where the secrets go";
+  const entry: CacheEntry = { scope: c.id.scope, key: c.id.key, profile: null, marker: s.marker, paths: s.paths, top };
+  if (read) {
+    const profile = await run(read.src, read.label);
+    if (typeof profile === 'string') return profile;
+    if (!isDeepStrictEqual(substitute(profile, s.marker, values), read.table))
+      return `${read.label}'s result depends on more than where the secrets go`;
+    entry.profile = { path: read.file, sha256: sha256(read.src) };
+    entry.profileTable = profile;
+  }
+  const json = JSON.stringify(entry);
+  if (!isDeepStrictEqual(JSON.parse(json), entry)) return 'the result holds values JSON cannot (infinity, NaN, -0)';
+  if (containsAny(json, collectSecrets(cfg)))
+    return 'the result would hold a secret value (an api_key written into the file, or a secret used as a key)';
+  return entry;
 }
 
 async function startEvaluator(log: (l: string) => void): Promise<ConfigEvaluator> {
@@ -265,7 +377,7 @@ async function replayAndEval(ld: Loaded, src: Uint8Array, label: string, file: s
 export async function selectAgent(cfg: ClmConfig, agent: string | undefined): Promise<ClmConfig> {
   const ld = internals.get(cfg);
   if (!ld) throw new ConfigError('selectAgent: not a configuration returned by loadConfig');
-  return build(ld, agent || undefined);
+  return build(ld, agent || undefined, (src, label, file) => replayAndEval(ld, src, label, file));
 }
 
 /** Profile names for completion and listings: inline agents[...] and agents/*.lua, sorted. */

@@ -39,7 +39,13 @@ ${removeUnsafeGlobals('config files')}
 clm = { secrets = {} }
 `;
 
-export type ChunkOutcome = { ok: true; value: unknown; luaType: string } | { ok: false; message: string };
+export type ChunkOutcome =
+  /**
+   * In a state watching secrets (watchSecrets) — inspected: a library call was given one;
+   * varies: the first call made whose result differs from run to run (math.random, …).
+   */
+  | { ok: true; value: unknown; luaType: string; inspected?: boolean; varies?: string }
+  | { ok: false; message: string; inspected?: boolean; varies?: string };
 
 export interface RunOptions {
   budgetMs?: number;
@@ -47,7 +53,90 @@ export interface RunOptions {
   lenient?: boolean;
   /** When the chunk returns a table, make it `clm.secrets`. */
   publishAsSecrets?: boolean;
+  /**
+   * Run in the worker's second state, whose clm.secrets holds sentinels starting with this
+   * marker (see secret-sentinels.ts), instead of the real one.
+   */
+  probe?: string;
 }
+
+/**
+ * Lua for a state whose secrets are sentinels: every library function that could look into a
+ * string (string.*, utf8.*, math.*, tonumber, rawequal, rawlen, table.sort over strings, and
+ * string.format beyond plain %s) calls mark() when given one holding a sentinel. mark raises,
+ * so nothing runs on a sentinel (a pattern that would run away on it never starts), and records
+ * it where no pcall can undo it. Passing a secret along, concatenating it, table.concat and
+ * tostring stay free: the result then holds the sentinel and substituting gives the real value.
+ *
+ * It also reports, through vary(), calls whose result differs from run to run although every
+ * file is the same (math.random, math.randomseed, collectgarbage, and an address from tostring
+ * or string.format): an evaluation that made one is not kept.
+ */
+const WATCH_SECRETS = `
+local mark, vary, marker = ...
+local find, gsub, format, sort = string.find, string.gsub, string.format, table.sort
+-- Local names unlike the globals: an assignment to a global below must not hit a local instead.
+local type, select, pairs, rawget = type, select, pairs, rawget
+local len, tostr, cg = rawlen, tostring, collectgarbage
+local primitive = { ["nil"] = true, boolean = true, number = true, string = true }
+local function holds(...)
+  for i = 1, select("#", ...) do
+    local v = select(i, ...)
+    if type(v) == "string" and find(v, marker, 1, true) then return true end
+  end
+  return false
+end
+local function guard(name, f)
+  return function(...)
+    if holds(...) then mark(name) end
+    return f(...)
+  end
+end
+for _, lib in pairs({ string, utf8, math }) do
+  for k, f in pairs(lib) do
+    if type(f) == "function" then lib[k] = guard(k, f) end
+  end
+end
+-- Whether text shows the address of one of the values (tostring's "table: 0x…", %p).
+local function addressIn(text, ...)
+  for i = 1, select("#", ...) do
+    local v = select(i, ...)
+    if not primitive[type(v)] and type(text) == "string" and find(text, format("%p", v), 1, true) then return true end
+  end
+  return false
+end
+string.format = function(fmt, ...)
+  if holds(fmt) or (holds(...) and type(fmt) == "string" and find(gsub(fmt, "%%%%", ""), "%%[^s]")) then mark("string.format") end
+  local out = format(fmt, ...)
+  if addressIn(out, ...) then vary("string.format") end
+  return out
+end
+tostring = function(...)
+  local out = tostr(...)
+  if addressIn(out, (...)) then vary("tostring") end
+  return out
+end
+for _, name in pairs({ "random", "randomseed" }) do
+  local f = math[name]
+  math[name] = function(...)
+    vary("math." .. name)
+    return f(...)
+  end
+end
+collectgarbage = function(...)
+  vary("collectgarbage")
+  return cg(...)
+end
+tonumber, rawequal, rawlen = guard("tonumber", tonumber), guard("rawequal", rawequal), guard("rawlen", rawlen)
+table.sort = function(t, ...)
+  if type(t) == "table" then
+    for i = 1, len(t) do
+      if holds(rawget(t, i)) then mark("table.sort") end
+    end
+  end
+  return sort(t, ...)
+end
+`;
 
 export class ConfigLua {
   private readonly m: LuaModule;
@@ -59,9 +148,51 @@ export class ConfigLua {
   private killedAt = '';
   /** Set once a chunk had to be stopped by force: the Lua state is inconsistent from then on. */
   private broken = false;
+  /** Whether watchSecrets is on, and whether a library call was given a sentinel since. */
+  private watching = false;
+  private inspected = false;
+  /** The first call (in a state watching secrets) whose result differs from run to run. */
+  private varies: string | undefined;
 
   static async create(memoryLimit = CONFIG_MEMORY_LIMIT): Promise<ConfigLua> {
     return new ConfigLua(await newLuaModule(), memoryLimit);
+  }
+
+  /** Another, independent state in the same wasm instance (cheaper than a new instance). */
+  sibling(memoryLimit = CONFIG_MEMORY_LIMIT): ConfigLua {
+    return new ConfigLua(this.m, memoryLimit);
+  }
+
+  /** Make this state report (and refuse) library calls on strings holding `marker`; see WATCH_SECRETS. */
+  watchSecrets(marker: string): void {
+    const { m, mem, L } = this;
+    const top = m._lua_gettop(L);
+    try {
+      const src = new TextEncoder().encode(WATCH_SECRETS);
+      if (mem.loadText(L, src, '=watch') !== LUA_OK) throw new Error(this.errorText(L, -1));
+      const mark = m.addFunction(
+        ((L: LuaPtr) => {
+          this.inspected = true;
+          mem.push(L, "a secret's value is looked into");
+          return m._lua_error(L);
+        }) as never,
+        'ii',
+      );
+      const vary = m.addFunction(
+        ((L: LuaPtr) => {
+          this.varies ??= mem.str(L, 1) ?? 'a function';
+          return 0;
+        }) as never,
+        'ii',
+      );
+      m._lua_pushcclosure(L, mark, 0);
+      m._lua_pushcclosure(L, vary, 0);
+      mem.push(L, marker);
+      if (m._lua_pcallk(L, 3, 0, 0, 0, 0) !== LUA_OK) throw new Error(this.errorText(L, -1));
+      this.watching = true;
+    } finally {
+      m._lua_settop(L, top);
+    }
   }
 
   private constructor(m: LuaModule, limit: number) {
@@ -103,6 +234,14 @@ export class ConfigLua {
 
   /** Load and run one chunk; its first result is converted to JS. Never throws for Lua errors. */
   run(source: Uint8Array, chunkName: string, opts: RunOptions = {}): ChunkOutcome {
+    const outcome = this.runChunk(source, chunkName, opts);
+    // Sticky: a secret looked into by any chunk of this state spoils them all.
+    if (this.watching && this.inspected) outcome.inspected = true;
+    if (this.watching && this.varies) outcome.varies = this.varies;
+    return outcome;
+  }
+
+  private runChunk(source: Uint8Array, chunkName: string, opts: RunOptions): ChunkOutcome {
     const { m, mem, L } = this;
     if (this.broken) return { ok: false, message: 'the config Lua state was stopped by force after an endless loop; restart clm' };
     const top = m._lua_gettop(L);

@@ -4,7 +4,7 @@
 
 import { connect, overCompactionThreshold, toolLimiter, validateConfig, withConnection, type Connection } from './config.js';
 import { addDispose, type Disposal } from './disposal.js';
-import { ClmError, ECANCELED, EIO } from './errors.js';
+import { ClmError, ECANCELED, EIO, messageOf } from './errors.js';
 import type { AgentEvent, TurnOrigin } from './events.js';
 import { MidChainFlags } from './compaction.js';
 import { estimateTokens, TimeStamps } from './history.js';
@@ -12,6 +12,9 @@ import type { Host } from './host.js';
 import { Listeners } from './listeners.js';
 import { validNonSystemCopies } from './message-json.js';
 import { probeConnection, probeModels, Probes, type ConnectionResult, type Endpoint } from './probes.js';
+import type { ProviderAdapter } from './providers/adapter.js';
+import { defaultDialects } from './providers/dialects.js';
+import { DIALECTS } from './providers/index.js';
 import type { TokenBucket } from './ratelimit.js';
 import { dropForeignReasoning, foreignReasoningCount } from './reasoning.js';
 import { ToolRegistry } from './tool-registry.js';
@@ -27,6 +30,11 @@ export type { TurnResult } from './turn-waiters.js';
 export interface AgentOptions {
   /** First retry wait when the server gives no Retry-After (doubles per try). Default 1000 ms. */
   retryBaseMs?: number;
+  /**
+   * The wire dialects the agent can speak, `cfg.provider` choosing one (createAgent: every one).
+   * A bundle holds only the dialects it names (see clm/browser/lean).
+   */
+  dialects?: readonly ProviderAdapter[];
 }
 
 // Declared beside the class, not in it, so the published types do not need Symbol.dispose.
@@ -45,6 +53,7 @@ export class Agent {
   private readonly probes: Probes;
   private readonly toolLimiter: TokenBucket | null;
   private readonly retryBaseMs: number;
+  private readonly dialects: readonly ProviderAdapter[];
   private conn: Connection;
   private st: AgentState = 'idle';
   private err = '';
@@ -68,9 +77,12 @@ export class Agent {
     validateConfig(cfg);
     if (!host || typeof host.http !== 'function') throw new ClmError('EINVAL', 'host must implement http()');
     this.listeners = new Listeners(callbacks ?? {});
-    this.probes = new Probes(host, () => this.cfg.probeTimeoutMs);
+    const dialects = opts.dialects ?? defaultDialects();
+    if (!Array.isArray(dialects)) throw new ClmError('EINVAL', 'dialects must be an array of provider adapters');
+    this.dialects = [...dialects];
+    this.probes = new Probes(host, this.dialects, () => this.cfg.probeTimeoutMs);
     this.retryBaseMs = opts.retryBaseMs ?? 1000;
-    this.conn = connect({ ...cfg }, this.now);
+    this.conn = connect({ ...cfg }, this.now, this.dialects);
     this.toolLimiter = toolLimiter(cfg, this.now);
     this.stamps = new TimeStamps(cfg.clock ?? (() => new Date()));
     this.append(this.stamps.system(cfg.systemPrompt));
@@ -206,7 +218,7 @@ export class Agent {
     this.checkOpen();
     this.checkIdle();
     validateConfig(cfg);
-    this.conn = connect(withConnection(this.cfg, cfg), this.now);
+    this.conn = connect(withConnection(this.cfg, cfg), this.now, this.dialects);
     const kind = this.conn.adapter.kind;
     this.host.log?.(`provider switched to ${kind} ${cfg.baseUrl} model ${this.model}`);
     // Reasoning is signed or encrypted for the dialect that produced it; the new one cannot take it.
@@ -328,8 +340,7 @@ export class Agent {
       (end) => this.finish(turn, end),
       (e: unknown) => {
         // A cancelled or closed turn was ended already; anything else is a bug, not a hang.
-        if (!(e instanceof TurnAborted))
-          this.finish(turn, { status: EIO, state: 'error', error: `internal error: ${e instanceof Error ? e.message : String(e)}` });
+        if (!(e instanceof TurnAborted)) this.finish(turn, { status: EIO, state: 'error', error: `internal error: ${messageOf(e)}` });
       },
     );
   }
@@ -403,7 +414,7 @@ export class Agent {
 
 addDispose(Agent);
 
-/** createAgent(cfg, host, callbacks): the seed's clm_agent_new. */
+/** createAgent(cfg, host, callbacks): the seed's clm_agent_new. It speaks every dialect unless `opts.dialects` names some. */
 export function createAgent(cfg: AgentConfig, host: Host, callbacks?: AgentCallbacks, opts?: AgentOptions): Agent {
-  return new Agent(cfg, host, callbacks, opts);
+  return new Agent(cfg, host, callbacks, { ...opts, dialects: opts?.dialects ?? DIALECTS });
 }

@@ -9,7 +9,7 @@ import type { ParsedReply } from './providers/adapter.js';
 import { withoutReasoning } from './reasoning.js';
 import type { Emit, TurnContext } from './turn.js';
 import type { CompactionRecord, Message } from './types.js';
-import { DEFAULT_MAX_TOKENS, DEFAULT_MAX_TRIES, replyLimits } from './config.js';
+import { DEFAULT_MAX_TOKENS, requestTarget } from './config.js';
 
 export type CompactionOutcome =
   | { ok: true }
@@ -36,14 +36,10 @@ export async function compactHistory(ctx: TurnContext, kind: CompactionKind, emi
   const r = await requestReply(
     {
       host: ctx.host,
-      adapter,
-      url: cfg.baseUrl,
-      headers: adapter.headers(cfg.apiKey ?? ''),
+      ...requestTarget(ctx.conn),
       body,
       stream: false,
-      maxTries: cfg.maxTries ?? DEFAULT_MAX_TRIES,
       retryBaseMs: ctx.retryBaseMs,
-      ...replyLimits(cfg),
       onRetryWait: () => ctx.emit({ type: 'state', state: 'rate_limited' }),
       onRetrySend: () => ctx.emit({ type: 'state', state: 'thinking' }),
     },

@@ -3,7 +3,7 @@
 
 import { ClmError } from './errors.js';
 import type { ProviderAdapter } from './providers/adapter.js';
-import { adapterFor } from './providers/index.js';
+import { dialectFor } from './providers/dialects.js';
 import { TokenBucket } from './ratelimit.js';
 import { isReasoningEffort, REASONING_EFFORTS } from './reasoning.js';
 import type { AgentConfig } from './types.js';
@@ -70,9 +70,29 @@ export function validateConfig(cfg: AgentConfig): void {
   }
 }
 
-/** The deadlines and the size cap of one model request (absent ⇒ llm-call's defaults, 0 ⇒ none). */
-export function replyLimits(cfg: AgentConfig): { firstByteTimeoutMs?: number; streamIdleTimeoutMs?: number; maxReplyBytes?: number } {
-  return { firstByteTimeoutMs: cfg.firstByteTimeoutMs, streamIdleTimeoutMs: cfg.streamIdleTimeoutMs, maxReplyBytes: cfg.maxReplyBytes };
+/**
+ * What every model request of a connection (a turn's, a compaction's) takes from it: where it
+ * goes, its headers, its tries, its deadlines and size cap (absent ⇒ llm-call's defaults, 0 ⇒ none).
+ */
+export function requestTarget(conn: Connection): {
+  adapter: ProviderAdapter;
+  url: string;
+  headers: Record<string, string>;
+  maxTries: number;
+  firstByteTimeoutMs?: number;
+  streamIdleTimeoutMs?: number;
+  maxReplyBytes?: number;
+} {
+  const { cfg, adapter } = conn;
+  return {
+    adapter,
+    url: cfg.baseUrl,
+    headers: adapter.headers(cfg.apiKey ?? ''),
+    maxTries: cfg.maxTries ?? DEFAULT_MAX_TRIES,
+    firstByteTimeoutMs: cfg.firstByteTimeoutMs,
+    streamIdleTimeoutMs: cfg.streamIdleTimeoutMs,
+    maxReplyBytes: cfg.maxReplyBytes,
+  };
 }
 
 /** `cfg` switched to the connection of `next` (see CONNECTION_KEYS). */
@@ -123,10 +143,11 @@ export interface Connection {
   reached: boolean;
 }
 
-export function connect(cfg: AgentConfig, now: () => number): Connection {
+/** The connection `cfg` describes, in its provider's dialect among `dialects` (ClmError EINVAL when none is). */
+export function connect(cfg: AgentConfig, now: () => number, dialects: readonly ProviderAdapter[]): Connection {
   return {
     cfg,
-    adapter: adapterFor(cfg.provider ?? 'openai'),
+    adapter: dialectFor(dialects, cfg.provider),
     model: cfg.model || DEFAULT_MODEL,
     limiter: requestLimiter(cfg, now),
     toolsUnsupported: false,

@@ -37,6 +37,11 @@ export class ClmError extends Error {
   }
 }
 
+/** What a thrown value says: an Error's message, anything else as text. */
+export function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
 /** Human name of a turn status, for messages and logs. */
 export function statusName(status: number): string {
   switch (status) {

@@ -2,6 +2,7 @@
 // dots (path globbers such as picomatch do not), `[...]` classes with `!`/`^` negation.
 
 const cache = new Map<string, RegExp>();
+const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 export function fnmatchToRegExp(pattern: string): RegExp {
   let re = cache.get(pattern);
@@ -25,8 +26,7 @@ export function fnmatchToRegExp(pattern: string): RegExp {
       }
       src += `[${neg ? '^' : ''}${body.replace(/[\\\]^]/g, '\\$&')}]`;
       i = end;
-    } else if (c === '\\' && i + 1 < pattern.length) src += pattern[++i]!.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-    else src += c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    } else src += literal(c === '\\' && i + 1 < pattern.length ? pattern[++i]! : c);
   }
   re = new RegExp(src + '$');
   cache.set(pattern, re);

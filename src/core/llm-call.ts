@@ -9,6 +9,7 @@
 // event for streamIdleTimeoutMs after the first), and a size cap (maxReplyBytes). Nothing the
 // reply contains can throw out of here: a decoding failure fails the request.
 
+import { messageOf } from './errors.js';
 import type { Cancelable, Host, HostError, HttpResponse } from './host.js';
 import type { ParsedReply, ProviderAdapter, StreamDecoder } from './providers/adapter.js';
 import { snippet } from './providers/util.js';
@@ -77,6 +78,7 @@ export interface LlmCallOptions {
 }
 
 const dec = new TextDecoder();
+const CUT_SHORT = 'stream ended before the reply was complete (connection closed mid-stream)';
 
 /** Retry-After in ms (delta-seconds or an HTTP date), or null. */
 export function retryAfterMs(v: string | undefined, now = Date.now()): number | null {
@@ -187,15 +189,19 @@ export class LlmCall {
 
   /** (Re)start the deadline; 0 ms = none. `extend` may put it off (returns true) when it fires. */
   private arm(ms: number, message: string, extend?: () => boolean): void {
-    this.deadline?.cancel();
-    this.deadline = null;
+    this.disarm();
     const setTimer = this.o.host.setTimer;
     if (ms <= 0 || !setTimer || this.settled) return;
     this.deadline = setTimer(ms, () => {
       this.deadline = null;
       if (this.settled || extend?.()) return;
-      this.stop({ message });
+      this.fail({ message });
     });
+  }
+
+  private disarm(): void {
+    this.deadline?.cancel();
+    this.deadline = null;
   }
 
   start(): void {
@@ -245,62 +251,55 @@ export class LlmCall {
           gotData = true;
           received += chunk.byteLength;
           if (maxBytes > 0 && received > maxBytes) {
-            this.stop({ message: tooLarge(maxBytes) });
+            this.fail({ message: tooLarge(maxBytes) });
             return;
           }
           if (!sse) {
             // A whole reply: its first byte ends the wait; the host's idle timeout covers the rest.
-            if (received === chunk.byteLength) {
-              this.deadline?.cancel();
-              this.deadline = null;
-            }
+            if (received === chunk.byteLength) this.disarm();
             return;
           }
           try {
             sse.push(chunk);
           } catch (e) {
-            this.stop({ message: `the reply could not be read: ${errText(e)}` });
+            this.fail({ message: `the reply could not be read: ${messageOf(e)}` });
           }
         },
         onResponse: (res) => {
           this.http = null;
           if (this.settled) return;
-          this.deadline?.cancel();
-          this.deadline = null;
+          this.disarm();
           try {
             this.response(res, sse, asm);
           } catch (e) {
-            this.fail({ message: `the reply could not be read: ${errText(e)}`, status: res.status });
+            this.fail({ message: `the reply could not be read: ${messageOf(e)}`, status: res.status });
           }
         },
         onError: (err) => {
           this.http = null;
           if (this.settled) return;
           // This attempt is over: its deadline must not fire during a retry wait.
-          this.deadline?.cancel();
-          this.deadline = null;
+          this.disarm();
           this.transportError(err, gotData);
         },
       },
     );
   }
 
-  /** End the request now with a failure: cancel the transfer first (its report is then ignored). */
-  private stop(f: LlmFailure): void {
-    if (this.settled) return;
+  /**
+   * The request is over: its timers stop and a transfer still in flight is cancelled (its report
+   * is then ignored). False when it was over already.
+   */
+  private end(): boolean {
+    if (this.settled) return false;
     this.settled = true;
-    this.clearTimers();
+    this.disarm();
+    this.timer?.cancel();
+    this.timer = null;
     const h = this.http;
     this.http = null;
     h?.cancel();
-    this.o.onFail(this.masked(f));
-  }
-
-  private clearTimers(): void {
-    this.deadline?.cancel();
-    this.deadline = null;
-    this.timer?.cancel();
-    this.timer = null;
+    return true;
   }
 
   /** The request's own credentials never appear in a failure (an error body may echo the key). */
@@ -331,33 +330,26 @@ export class LlmCall {
       if (this.settled) return;
       // An error in the event end() flushed (never finished by the server) is a cut, not bad
       // data: after the finish it only lost a trailing chunk (usage), so the reply stands.
-      if (asm.error && !hadError) {
-        if (asm.done || asm.finish) {
-          this.streamed(asm);
-          return;
-        }
-        this.fail({ message: 'stream ended before the reply was complete (connection closed mid-stream)', status: res.status });
-        return;
-      }
-      if (asm.error) {
+      const cut = asm.error !== null && !hadError;
+      if (asm.error && !cut) {
         this.fail({ message: asm.error, status: res.status });
         return;
       }
-      if (asm.deltas === 0) {
+      if (!cut && asm.deltas === 0) {
         // Not an event stream: a server that ignored "stream": a whole reply, or garbage.
         const body = dec.decode(res.body);
         try {
           this.done(o.adapter.parseReply(body), false);
         } catch (e) {
           this.fail({
-            message: body.trim() ? `unexpected non-stream response: ${errText(e)}` : 'empty response from server',
+            message: body.trim() ? `unexpected non-stream response: ${messageOf(e)}` : 'empty response from server',
             status: res.status,
           });
         }
         return;
       }
       if (!asm.done && !asm.finish) {
-        this.fail({ message: 'stream ended before the reply was complete (connection closed mid-stream)', status: res.status });
+        this.fail({ message: CUT_SHORT, status: res.status });
         return;
       }
       this.streamed(asm);
@@ -366,7 +358,7 @@ export class LlmCall {
     try {
       this.done(o.adapter.parseReply(dec.decode(res.body)), false);
     } catch (e) {
-      this.fail({ message: errText(e), status: res.status });
+      this.fail({ message: messageOf(e), status: res.status });
     }
   }
 
@@ -409,27 +401,16 @@ export class LlmCall {
   }
 
   private done(r: ParsedReply, streamed: boolean, tokensPerSec = 0): void {
-    if (this.settled) return;
-    this.settled = true;
-    this.clearTimers();
-    this.o.onDone(r, streamed, tokensPerSec);
+    if (this.end()) this.o.onDone(r, streamed, tokensPerSec);
   }
 
   private fail(f: LlmFailure): void {
-    if (this.settled) return;
-    this.settled = true;
-    this.clearTimers();
-    this.o.onFail(this.masked(f));
+    if (this.end()) this.o.onFail(this.masked(f));
   }
 
   /** Abort without reporting (the caller ends the turn itself). */
   abort(): void {
-    if (this.settled) return;
-    this.settled = true;
-    this.clearTimers();
-    const h = this.http;
-    this.http = null;
-    h?.cancel();
+    this.end();
   }
 
   get waiting(): boolean {
@@ -460,10 +441,6 @@ export function requestReply(o: Omit<LlmCallOptions, 'onDone' | 'onFail'>, signa
     signal.addEventListener('abort', stop, { once: true });
     call.start();
   });
-}
-
-function errText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }
 
 /** A configured limit: absent ⇒ the default, 0 (or less) ⇒ none. */

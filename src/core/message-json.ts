@@ -2,7 +2,7 @@
 // persist. Unlike the wire format it keeps tool_name, flat tool calls, and an assistant
 // message's reasoning parts exactly as the provider sent them.
 
-import { ClmError } from './errors.js';
+import { ClmError, messageOf } from './errors.js';
 import type { AssistantMessage, Message, ReasoningPart, Role, ToolCall } from './types.js';
 
 /** A reasoning part (see ReasoningPart); `before_call` is its `beforeCall`. */
@@ -132,6 +132,6 @@ export function validNonSystemCopies(messages: readonly Message[]): Message[] {
     return messages.filter((m) => m.role !== 'system').map((m) => parseMessageJson(messageToJson(m)));
   } catch (e) {
     if (e instanceof ClmError) throw e;
-    throw new ClmError('EINVAL', `invalid message in history: ${e instanceof Error ? e.message : String(e)}`);
+    throw new ClmError('EINVAL', `invalid message in history: ${messageOf(e)}`);
   }
 }

@@ -3,7 +3,10 @@
 // only the agent's own.
 
 import type { Cancelable, Host } from './host.js';
-import { adapterFor, modelsUrl, propsUrl } from './providers/index.js';
+import type { ProviderAdapter } from './providers/adapter.js';
+import { dialectFor } from './providers/dialects.js';
+import { modelsUrl, propsUrl } from './providers/endpoint-urls.js';
+import { DIALECTS } from './providers/index.js';
 import { parseModelsList, parseProps } from './server-info.js';
 import type { ConnStatus, ProviderKind } from './types.js';
 
@@ -43,6 +46,8 @@ export class Probes {
 
   constructor(
     private readonly host: Host,
+    /** The dialects whose endpoints it may ask (for their auth headers). */
+    private readonly dialects: readonly ProviderAdapter[],
     private readonly timeoutMs: () => number | undefined = () => undefined,
   ) {}
 
@@ -61,7 +66,7 @@ export class Probes {
         resolve(this.closed ? { error: 'agent closed' } : r);
       };
       h = this.host.http(
-        { url, headers: adapterFor(endpoint.provider ?? 'openai').headers(endpoint.apiKey ?? ''), maxBytes: PROBE_MAX_BYTES },
+        { url, headers: dialectFor(this.dialects, endpoint.provider).headers(endpoint.apiKey ?? ''), maxBytes: PROBE_MAX_BYTES },
         {
           onResponse: (res) => {
             onAnswer?.();
@@ -125,5 +130,5 @@ export async function probeModels(probes: Probes, endpoint: Endpoint, onAnswer?:
 
 /** The models of any endpoint and dialect, over `host`, without an agent (a /model picker). */
 export function listModels(host: Host, endpoint: Endpoint): Promise<string[]> {
-  return probeModels(new Probes(host), endpoint);
+  return probeModels(new Probes(host, DIALECTS), endpoint);
 }

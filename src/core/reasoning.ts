@@ -19,6 +19,11 @@ function position(p: ReasoningPart, calls: number): number {
   return at <= 0 ? 0 : at >= calls ? calls : Math.floor(at);
 }
 
+/** `p` placed before call `calls` of its message (0, the start, is left implicit). */
+export function placed<P extends ReasoningPart>(p: P, calls: number): P {
+  return calls ? { ...p, beforeCall: calls } : p;
+}
+
 /**
  * The parts of `m` in `dialect` that go right before call `i` (0: before the text and every
  * call; the number of calls: after the last one), in their order.

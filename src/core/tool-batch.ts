@@ -3,6 +3,7 @@
 // not start 1,000 processes together), per-call timeout, exactly-once completion (late
 // completions are dropped), results reported in completion order.
 
+import { messageOf } from './errors.js';
 import type { Cancelable, Host } from './host.js';
 import type { TokenBucket } from './ratelimit.js';
 import { callLimits, type ToolRegistry } from './tool-registry.js';
@@ -224,10 +225,10 @@ export class ToolBatch {
     try {
       const r = t.def.invoke(s);
       if (r && typeof (r as Promise<void>).then === 'function') {
-        (r as Promise<void>).then(undefined, (e: unknown) => s.fail(errorText(e)));
+        (r as Promise<void>).then(undefined, (e: unknown) => s.fail(messageOf(e)));
       }
     } catch (e) {
-      s.fail(errorText(e));
+      s.fail(messageOf(e));
     }
   }
 
@@ -267,14 +268,19 @@ export class ToolBatch {
     if (--this.remaining === 0 && !this.detached) this.ctx.onDone();
   }
 
+  /** No parked call starts any more: the limiter's timers stop and the queue for a running place empties. */
+  private unpark(): void {
+    for (const t of this.timers) t.cancel();
+    this.timers.clear();
+    this.waiting.length = 0;
+  }
+
   /**
    * Cancel the batch: running calls are aborted, parked ones (permission, limiter) resolved.
    * Every unfinished call gets a result, so each tool call in history stays paired.
    */
   cancel(reason: string): void {
-    for (const t of this.timers) t.cancel();
-    this.timers.clear();
-    this.waiting.length = 0; // each gets its result below, none is started any more
+    this.unpark(); // each gets its result below, none is started any more
     for (const s of this.slots) {
       if (s.done) continue;
       s.stopAsking(reason);
@@ -291,9 +297,7 @@ export class ToolBatch {
   /** Agent closed: abort everything, report nothing more. Returns the calls left without a result. */
   detach(): ToolCall[] {
     this.detached = true;
-    for (const t of this.timers) t.cancel();
-    this.timers.clear();
-    this.waiting.length = 0;
+    this.unpark();
     const unfinished: ToolCall[] = [];
     for (const s of this.slots) {
       if (s.done) continue;
@@ -305,8 +309,4 @@ export class ToolBatch {
     }
     return unfinished;
   }
-}
-
-function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }

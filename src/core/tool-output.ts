@@ -1,40 +1,30 @@
 // Tool output post-processing: binary detection and the output cap, measured in UTF-8 bytes.
 
 const enc = new TextEncoder();
+const utf8 = new TextDecoder();
+/** Keeps a leading BOM, so its text lines up with the bytes; each ill-formed sequence becomes one U+FFFD, where it starts. */
+const utf8AsIs = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/**
+ * The bytes as text (a leading BOM kept), and the byte offset of the first NUL or ill-formed
+ * UTF-8 sequence in them (-1: none). The decoder marks every ill-formed sequence with a U+FFFD;
+ * one whose bytes are EF BF BD is a U+FFFD the text itself holds.
+ */
+function decodeChecked(b: Uint8Array): { text: string; binaryAt: number } {
+  const text = utf8AsIs.decode(b);
+  let from = 0;
+  let at = 0; // the byte offset of text[from]
+  for (const m of text.matchAll(/[\0\ufffd]/g)) {
+    at += enc.encode(text.slice(from, m.index)).length;
+    from = m.index;
+    if (m[0] === '\0' || b[at] !== 0xef || b[at + 1] !== 0xbf || b[at + 2] !== 0xbd) return { text, binaryAt: at };
+  }
+  return { text, binaryAt: -1 };
+}
 
 /** Byte offset of the first NUL or invalid UTF-8 sequence, or -1 if the bytes are clean text. */
 export function firstBinaryOffset(b: Uint8Array): number {
-  const n = b.length;
-  let i = 0;
-  while (i < n) {
-    const c = b[i]!;
-    if (c === 0) return i;
-    if (c < 0x80) {
-      i++;
-      continue;
-    }
-    let len: number, min: number;
-    if (c >= 0xc2 && c <= 0xdf) {
-      len = 2;
-      min = 0x80;
-    } else if (c >= 0xe0 && c <= 0xef) {
-      len = 3;
-      min = 0x800;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      len = 4;
-      min = 0x10000;
-    } else return i;
-    if (i + len > n) return i;
-    let cp = c & (0xff >> (len + 1));
-    for (let k = 1; k < len; k++) {
-      const cc = b[i + k]!;
-      if ((cc & 0xc0) !== 0x80) return i;
-      cp = (cp << 6) | (cc & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
-    i += len;
-  }
-  return -1;
+  return decodeChecked(b).binaryAt;
 }
 
 export function binaryNotice(offset: number, total: number): string {
@@ -45,23 +35,16 @@ export const TRUNCATED_MARKER = '\n[output truncated]';
 
 /** Normalise a tool's output to text: bytes are checked for binary data; strings for NUL and lone surrogates. */
 export function outputText(out: string | Uint8Array): string {
-  if (typeof out === 'string') {
-    // Fast path: nearly all outputs are clean strings.
-    if (!/[\0\ud800-\udfff]/.test(out)) return out;
-    const bytes = enc.encode(out);
-    const nul = out.indexOf('\0');
-    // Lone surrogates were already replaced by U+FFFD in `bytes`; report the NUL or the first replacement.
-    let off = nul >= 0 ? enc.encode(out.slice(0, nul)).length : -1;
-    const lone = out.search(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
-    if (lone >= 0) {
-      const lo = enc.encode(out.slice(0, lone)).length;
-      off = off < 0 ? lo : Math.min(off, lo);
-    }
-    return off < 0 ? out : binaryNotice(off, bytes.length);
+  if (typeof out !== 'string') {
+    const { text, binaryAt } = decodeChecked(out);
+    // A BOM is not part of the text.
+    return binaryAt < 0 ? text.replace(/^\ufeff/, '') : binaryNotice(binaryAt, out.length);
   }
-  const off = firstBinaryOffset(out);
-  if (off >= 0) return binaryNotice(off, out.length);
-  return new TextDecoder().decode(out);
+  // Fast path: nearly all outputs are clean strings.
+  if (!/[\0\ud800-\udfff]/.test(out)) return out;
+  const bad = out.search(/\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+  // Lone surrogates count as the U+FFFD they become in UTF-8.
+  return bad < 0 ? out : binaryNotice(enc.encode(out.slice(0, bad)).length, enc.encode(out).length);
 }
 
 /** Keep at most `cap` UTF-8 bytes, ending with the visible marker when anything was cut; never splits a character. */
@@ -72,5 +55,5 @@ export function clampOutput(s: string, cap: number): string {
   if (bytes.length <= cap) return s;
   let keep = Math.max(0, cap - TRUNCATED_MARKER.length);
   while (keep > 0 && (bytes[keep]! & 0xc0) === 0x80) keep--;
-  return new TextDecoder().decode(bytes.subarray(0, keep)) + TRUNCATED_MARKER;
+  return utf8.decode(bytes.subarray(0, keep)) + TRUNCATED_MARKER;
 }

@@ -7,7 +7,7 @@
 // `emit`, which stops the loop when a callback cancelled or closed the agent from inside.
 
 import { compactHistory } from './compaction.js';
-import { DEFAULT_MAX_TOKENS, DEFAULT_MAX_TRIES, replyLimits, type Connection } from './config.js';
+import { DEFAULT_MAX_TOKENS, requestTarget, type Connection } from './config.js';
 import { E2BIG, ECANCELED, EIO } from './errors.js';
 import type { AgentEvent, TurnOrigin } from './events.js';
 import { matchesAny } from './fnmatch.js';
@@ -172,15 +172,11 @@ async function modelReply(ctx: TurnContext, emit: Emit, signal: AbortSignal): Pr
     const r = await requestReply(
       {
         host,
-        adapter,
-        url: cfg.baseUrl,
-        headers: adapter.headers(cfg.apiKey ?? ''),
+        ...requestTarget(conn),
         body,
         // `stream` asks for SSE; whether the reply came as deltas is reported per reply.
         stream: cfg.stream ?? false,
-        maxTries: cfg.maxTries ?? DEFAULT_MAX_TRIES,
         retryBaseMs: ctx.retryBaseMs,
-        ...replyLimits(cfg),
         firstContact: !conn.reached,
         onRetryWait: (ms, why) => {
           host.log?.(`retrying in ${ms} ms after ${why}`);

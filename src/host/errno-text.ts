@@ -23,6 +23,7 @@ const TEXT: Record<string, string> = {
   ENXIO: 'No such device or address',
   EAGAIN: 'Resource temporarily unavailable',
   ENOTREG: 'Not a regular file (a pipe or device could block forever)',
+  ENVIRON: 'Permission denied (a process environment holds credentials)',
 };
 
 export function errnoText(e: unknown): string {

@@ -4,7 +4,7 @@
 // O_NONBLOCK makes open() return at once; then only regular files pass, and a read stops at a
 // size cap even when the file grows while it is read (or reports size 0, as /proc files do).
 
-import { closeSync, constants, fstatSync, openSync, readSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, writeFileSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 
 const NONBLOCK = constants.O_NONBLOCK ?? 0;
@@ -15,6 +15,11 @@ const WRITE = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | NONBL
 export interface ReadOptions {
   /** Refuse a symbolic link as the last path component (ELOOP) instead of following it. */
   noFollow?: boolean;
+  /**
+   * Refuse (EPERM) a file another user owns or group/other may write: for files whose content
+   * clm trusts without checking it (the evaluation cache).
+   */
+  ownOnly?: boolean;
 }
 
 function notRegular(isDir: boolean): Error {
@@ -28,12 +33,34 @@ function tooLarge(size: number | string, maxBytes: number): Error {
   return Object.assign(new Error(`file too large (${size} bytes)`), { code: 'EFBIG', size, limit: maxBytes });
 }
 
-/** The whole file, or throws (ENOENT, EISDIR, ENOTREG, ELOOP with noFollow, EFBIG over maxBytes, …). */
+// A process's environment holds credentials (CLM_API_KEY for clm itself) that neither a model's
+// read_file nor a plugin's clm.read_file may return; /proc files report size 0, so only those
+// are looked at, through the opened descriptor (symbolic links and /proc/self included).
+const ENVIRON = /^\/proc\/[^/]+\/(?:task\/[^/]+\/)?environ$/;
+
+function refuseEnviron(fd: number, size: number): void {
+  if (size !== 0 || process.platform !== 'linux') return;
+  let target: string;
+  try {
+    target = readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return;
+  }
+  if (ENVIRON.test(target)) throw Object.assign(new Error('a process environment is not readable'), { code: 'ENVIRON' });
+}
+
+function notOwn(): Error {
+  return Object.assign(new Error('owned by another user or writable by group/other'), { code: 'EPERM' });
+}
+
+/** The whole file, or throws (ENOENT, EISDIR, ENOTREG, ELOOP with noFollow, EPERM with ownOnly, ENVIRON for a process environment, EFBIG over maxBytes, …). */
 export function readRegularFileSync(path: string, maxBytes = Infinity, opts: ReadOptions = {}): Buffer {
   const fd = openSync(path, READ | (opts.noFollow ? NOFOLLOW : 0));
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw notRegular(st.isDirectory());
+    refuseEnviron(fd, st.size);
+    if (opts.ownOnly && process.platform !== 'win32' && (st.uid !== process.getuid?.() || (st.mode & 0o022) !== 0)) throw notOwn();
     if (st.size > maxBytes) throw tooLarge(st.size, maxBytes);
     // Read up to one byte past the cap: more than the cap is an error, not a silent cut.
     const limit = Number.isFinite(maxBytes) ? maxBytes + 1 : Infinity;
@@ -61,6 +88,7 @@ export async function readRegularFile(path: string, maxBytes = Infinity, opts: R
   try {
     const st = await fh.stat();
     if (!st.isFile()) throw notRegular(st.isDirectory());
+    refuseEnviron(fh.fd, st.size);
     if (st.size > maxBytes) throw tooLarge(st.size, maxBytes);
     const limit = Number.isFinite(maxBytes) ? maxBytes + 1 : Infinity;
     const chunks: Buffer[] = [];
@@ -98,6 +126,7 @@ export async function openRegularFile(path: string): Promise<FileHandle> {
   try {
     const st = await fh.stat();
     if (!st.isFile()) throw notRegular(st.isDirectory());
+    refuseEnviron(fh.fd, st.size);
     return fh;
   } catch (e) {
     await fh.close();

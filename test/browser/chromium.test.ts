@@ -1,7 +1,8 @@
 // The engine in headless Chromium: `clm/browser` bundled by esbuild, served with the mock LLM on
 // one loopback origin, driven through puppeteer-core. Three dialects × streamed or not, a page
 // tool behind a permission callback, cancel mid-stream, a tool timeout, a 503 retry, a module
-// Worker, the CORS and refused-connection messages, and the docs' example as written.
+// Worker, the CORS and refused-connection messages, the docs' example as written, and a page on
+// clm/browser/lean that bundles one dialect.
 // scripts/test.mjs runs this file only where Chromium is installed (or CLM_REQUIRE_BROWSER is set).
 
 import { test, before, after, beforeEach } from 'node:test';
@@ -15,6 +16,7 @@ import * as rs from '../fixtures/responses-replies.js';
 import { bundle, html, js, launchChromium, pageLog, serve, type Chromium, type StaticFile } from '../fixtures/chromium.js';
 import { browserDocBlocks } from '../fixtures/docs-browser.js';
 import type { Outcome, Spec } from '../fixtures/in-browser/scenario.js';
+import type { LeanOutcome } from '../fixtures/in-browser/lean-page.js';
 
 const TITLE = 'clm browser test';
 let mock: MockLlm;
@@ -24,6 +26,8 @@ let chromium: Chromium;
 let page: Page;
 let log: string[];
 let files: Record<string, StaticFile>;
+/** The modules with code in the lean page's bundle. */
+let leanModules: string[];
 
 before(async () => {
   const docs = browserDocBlocks();
@@ -31,11 +35,13 @@ before(async () => {
   const docHtml = docs.find((b) => b.lang === 'html')!.code;
   // Bundling and starting Chromium overlap: both take a while.
   const launched = launchChromium();
-  const [app, worker, example] = await Promise.all([
+  const [app, worker, example, lean] = await Promise.all([
     bundle("import './test/fixtures/in-browser/page.ts';"),
     bundle("import './test/fixtures/in-browser/worker.ts';"),
     bundle(docApp),
+    bundle("import './test/fixtures/in-browser/lean-page.ts';"),
   ]);
+  leanModules = lean.used;
   [mock, foreign] = await Promise.all([startMockLlm(), startMockLlm()]);
   files = {
     '/index.html': html(`<!doctype html><title>${TITLE}</title><script type="module" src="/app.js"></script>`),
@@ -43,6 +49,8 @@ before(async () => {
     '/worker.js': js(worker.js),
     '/example/index.html': html(docHtml),
     '/example/app.js': js(example.js),
+    '/lean/index.html': html('<!doctype html><title>clm lean</title><script type="module" src="/lean/app.js"></script>'),
+    '/lean/app.js': js(lean.js),
   };
   serve(mock, files);
   chromium = await launched;
@@ -262,6 +270,33 @@ test("the docs' example, as written: a page tool after confirm(), the streamed r
   assert.deepEqual(dialogs, ['Allow page_title?']);
   assert.equal(mock.posts[0]!.json.model, 'qwen3');
   assert.equal(oa.lastMessage(mock.posts[1]!.json).content, 'clm in a page');
+});
+
+test("clm/browser/lean: a page bundling Anthropic's dialect alone runs a streamed tool turn and refuses another dialect", async () => {
+  const adapters = leanModules.filter((p) => /\/core\/providers\/(openai|anthropic|responses|index)\.js$/.test(p));
+  assert.deepEqual(adapters, ['dist/core/providers/anthropic.js'], leanModules.join('\n'));
+  mock.push(an.streamToolCall('echo', '{"text":"lean"}', 'toolu_1'), an.streamText(['lean ', 'reply']));
+  const p = await chromium.browser.newPage();
+  const plog = pageLog(p);
+  let o: LeanOutcome;
+  try {
+    await p.goto(`${mock.url}/lean/index.html`);
+    await p.waitForFunction('globalThis.clmLean !== undefined');
+    o = (await p.evaluate("clmLean.run('echo lean')")) as LeanOutcome;
+  } finally {
+    await p.close();
+  }
+  assert.equal(o.status, 0, `${JSON.stringify(o)}\n${plog.join('\n')}`);
+  assert.equal(o.text, 'lean reply');
+  assert.deepEqual(o.events, ['tool_result echo ok: echo: lean']);
+  assert.deepEqual(
+    mock.posts.map((r) => `${r.path} ${r.headers['x-api-key']}`),
+    ['/v1/messages k-lean', '/v1/messages k-lean'],
+  );
+  assert.equal(
+    o.refused,
+    "EINVAL: provider 'openai' is not among the agent's dialects (anthropic): give its adapter in AgentOptions.dialects",
+  );
 });
 
 test('figure: a two-request tool turn in the browser (streamed, loopback mock)', async (t) => {

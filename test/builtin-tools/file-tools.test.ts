@@ -112,6 +112,18 @@ test('read_file: errors', async () => {
   assert.deepEqual([r.ok, r.text], [false, "cannot open '/dev/zero': Not a regular file (a pipe or device could block forever)"]);
 });
 
+test('read_file: no process environment (it holds CLM_API_KEY), by any path; other /proc files read', async () => {
+  const refused = 'Permission denied (a process environment holds credentials)';
+  const link = join(dir, 'env-link');
+  symlinkSync(`/proc/${process.pid}/environ`, link);
+  for (const path of ['/proc/self/environ', `/proc/${process.pid}/environ`, `/proc/thread-self/environ`, link]) {
+    const r = await call(readFileTool, { path }).result;
+    assert.deepEqual([r.ok, r.text], [false, `cannot open '${path}': ${refused}`]);
+  }
+  const r = await call(readFileTool, { path: '/proc/self/status' }).result;
+  assert.ok(r.ok && r.text.includes('Name:'), r.text);
+});
+
 test('read_file: output cap is reached visibly, never silently', async () => {
   const p = join(dir, 'big.txt');
   writeFileSync(p, lines(100)); // ~800 bytes

@@ -116,3 +116,15 @@ test('the debug log is created 0600 and holds no key', async () => {
   assert.match(log, /Bearer \[REDACTED\]|posting body/);
   tally('faults', 1);
 });
+
+test('the evaluation cache in the state dir: written on the first run, used on the second, and (by the scan) free of secrets', async () => {
+  mock.push(oa.text('ok'), oa.text('ok'));
+  for (let i = 0; i < 2; i++) {
+    const r = await run(['-o', 'hi']);
+    assert.equal(r.code, 0, show(r));
+  }
+  const cache = join(dirs.sessions, 'config-cache.json');
+  assert.equal(statSync(cache).mode & 0o777, 0o600);
+  assert.match(readFileSync(suite.log, 'utf8'), /config: evaluation taken from the cache/);
+  tally('faults', 1);
+});

@@ -7,7 +7,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadPlugins, type PluginHost } from '../../src/lua/index.js';
@@ -26,7 +26,8 @@ before(async () => {
   execFileSync('mkfifo', [join(tmp, 'fifo')]);
   writeFileSync(join(tmp, 'huge'), '');
   truncateSync(join(tmp, 'huge'), 100 * 1024 * 1024); // sparse: 100 MiB that take no disk
-  args = { fifo: join(tmp, 'fifo'), huge: join(tmp, 'huge'), dir: tmp, base: server.url };
+  symlinkSync(`/proc/${process.pid}/environ`, join(tmp, 'environ'));
+  args = { environ: join(tmp, 'environ'), fifo: join(tmp, 'fifo'), huge: join(tmp, 'huge'), dir: tmp, base: server.url };
   // A watchdog far above any honest call on a loaded machine: here only the deadline and the
   // memory cap may stop a call. The runaways below get their own host with a short one.
   host = await loadPlugins({ dirs: [join(fixtures, 'lua-corpus')], watchdogMs: 10_000 });
@@ -178,6 +179,11 @@ describe('files', () => {
     await attempt('file_dir', /^nil .*(Is a directory|not a regular file)/);
     await attempt('file_fifo', `nil ${join(tmp, 'fifo')}: not a regular file`);
     await attempt('file_huge', `nil ${join(tmp, 'huge')}: file too large (104857600 bytes)`);
+  });
+  test("clm's own environment (it holds CLM_API_KEY) is not readable, through /proc/self or a link", async () => {
+    const refused = 'nil Permission denied (a process environment holds credentials)';
+    await attempt('file_proc_self', refused);
+    await attempt('file_proc_link', refused);
   });
   test('a NUL in a path reads nothing', () => attempt('file_nul_path', 'true nil'));
   test('writing to /dev/full, a FIFO or a directory fails with nil, err', async () => {

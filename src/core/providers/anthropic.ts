@@ -29,8 +29,22 @@ import {
   type ToolSchema,
 } from './adapter.js';
 import type { FinishReason, Message, ReasoningEffort, ReasoningPart, ToolCall, Usage } from '../types.js';
-import { reasoningAt } from '../reasoning.js';
-import { argsObject, count, isObj, saysToolsUnsupported, snippet, streamIndex, total, typedEvent } from './util.js';
+import { placed, reasoningAt } from '../reasoning.js';
+import {
+  argsObject,
+  count,
+  fromJson,
+  hasText,
+  isObj,
+  nonEmpty,
+  replyObject,
+  saysToolsUnsupported,
+  snippet,
+  str,
+  streamIndex,
+  total,
+  typedEvent,
+} from './util.js';
 import { parametersWireJson } from './tool-schema.js';
 import { isStandIn, MISSING_RESULT, pairToolCalls, resultAsText, type PairingPolicy } from './pairing.js';
 
@@ -63,10 +77,6 @@ type Block =
 interface Turn {
   role: 'user' | 'assistant';
   blocks: Block[];
-}
-
-function hasText(s: string | null | undefined): s is string {
-  return typeof s === 'string' && s.trim() !== '';
 }
 
 /** Converts the canonical history into alternating Anthropic turns (see the rules above). */
@@ -198,7 +208,12 @@ interface InputCounts {
 }
 
 function inputCounts(u: Record<string, any>): InputCounts {
-  const c: InputCounts = { input: count(u.input_tokens) };
+  return addCounts({ input: count(u.input_tokens) }, u);
+}
+
+/** `c` with the counts `u` reports replaced (those it leaves out are kept). */
+function addCounts(c: InputCounts, u: Record<string, any>): InputCounts {
+  if (typeof u.input_tokens === 'number') c.input = count(u.input_tokens);
   if (typeof u.cache_read_input_tokens === 'number') c.cacheRead = count(u.cache_read_input_tokens);
   if (typeof u.cache_creation_input_tokens === 'number') c.cacheCreation = count(u.cache_creation_input_tokens);
   return c;
@@ -222,23 +237,11 @@ function finishFrom(stop: unknown): FinishReason | null {
 function errorText(o: unknown): string | null {
   if (!isObj(o)) return null;
   const e = o.error;
-  if (isObj(e)) {
-    if (typeof e.message === 'string' && e.message !== '') return e.message;
-    if (typeof e.type === 'string' && e.type !== '') return e.type;
-  }
-  if (typeof e === 'string' && e !== '') return e;
-  if (typeof o.message === 'string' && o.message !== '') return o.message;
-  return null;
+  return (isObj(e) ? (nonEmpty(e.message) ?? nonEmpty(e.type)) : nonEmpty(e)) ?? nonEmpty(o.message);
 }
 
 export function parseAnthropicReply(body: string): ParsedReply {
-  let o: unknown;
-  try {
-    o = JSON.parse(body);
-  } catch {
-    throw new Error(`anthropic reply is not JSON: ${snippet(body) || '(empty body)'}`);
-  }
-  if (!isObj(o)) throw new Error(`anthropic reply is not an object: ${snippet(body)}`);
+  const o = replyObject(body, 'anthropic');
   if (o.type === 'error' || (o.error !== undefined && o.error !== null && !Array.isArray(o.content))) {
     throw new Error(errorText(o) ?? `anthropic error: ${snippet(body)}`);
   }
@@ -258,7 +261,7 @@ export function parseAnthropicReply(body: string): ParsedReply {
       const p = redactedPart(b.data, toolCalls.length);
       if (p) parts.push(p);
     } else if (b.type === 'tool_use' && typeof b.name === 'string') {
-      toolCalls.push({ id: typeof b.id === 'string' ? b.id : '', name: b.name, args: JSON.stringify(isObj(b.input) ? b.input : {}) });
+      toolCalls.push({ id: str(b.id), name: b.name, args: JSON.stringify(isObj(b.input) ? b.input : {}) });
     }
   }
   return {
@@ -277,16 +280,12 @@ export function parseAnthropicReply(body: string): ParsedReply {
  */
 function thinkingPart(thinking: string, signature: unknown, calls: number): ReasoningPart | null {
   if (typeof signature !== 'string' || signature === '') return null;
-  return calls
-    ? { dialect: 'anthropic', type: 'thinking', thinking, signature, beforeCall: calls }
-    : { dialect: 'anthropic', type: 'thinking', thinking, signature };
+  return placed({ dialect: 'anthropic', type: 'thinking', thinking, signature }, calls);
 }
 
 function redactedPart(data: unknown, calls: number): ReasoningPart | null {
   if (typeof data !== 'string' || data === '') return null;
-  return calls
-    ? { dialect: 'anthropic', type: 'redacted_thinking', data, beforeCall: calls }
-    : { dialect: 'anthropic', type: 'redacted_thinking', data };
+  return placed({ dialect: 'anthropic', type: 'redacted_thinking', data }, calls);
 }
 
 /** A thinking or redacted_thinking block being streamed, and how many tool_use blocks came before it. */
@@ -341,17 +340,11 @@ export class AnthropicStreamDecoder implements StreamDecoder {
         }
         if (b.type === 'text' && typeof b.text === 'string' && b.text !== '') return { text: b.text };
         if (b.type === 'thinking') {
-          const thinking = typeof b.thinking === 'string' ? b.thinking : '';
-          this.open.set(index, {
-            type: 'thinking',
-            thinking,
-            signature: typeof b.signature === 'string' ? b.signature : '',
-            calls: this.toolUses,
-          });
+          const thinking = str(b.thinking);
+          this.open.set(index, { type: 'thinking', thinking, signature: str(b.signature), calls: this.toolUses });
           return thinking !== '' ? { reasoning: thinking } : null;
         }
-        if (b.type === 'redacted_thinking')
-          this.open.set(index, { type: 'redacted_thinking', data: typeof b.data === 'string' ? b.data : '', calls: this.toolUses });
+        if (b.type === 'redacted_thinking') this.open.set(index, { type: 'redacted_thinking', data: str(b.data), calls: this.toolUses });
         return null;
       }
       case 'content_block_delta': {
@@ -382,10 +375,7 @@ export class AnthropicStreamDecoder implements StreamDecoder {
           const u = o.usage;
           // Counts here are cumulative; newer API versions repeat the input counts too.
           if (typeof u.output_tokens === 'number') this.output = count(u.output_tokens);
-          if (typeof u.input_tokens === 'number') this.counts.input = count(u.input_tokens);
-          if (typeof u.cache_read_input_tokens === 'number') this.counts.cacheRead = count(u.cache_read_input_tokens);
-          if (typeof u.cache_creation_input_tokens === 'number') this.counts.cacheCreation = count(u.cache_creation_input_tokens);
-          delta.usage = toUsage(this.counts, this.output);
+          delta.usage = toUsage(addCounts(this.counts, u), this.output);
         }
         return delta.finishReason || delta.usage ? delta : null;
       }
@@ -409,12 +399,6 @@ export const anthropicAdapter: ProviderAdapter = {
   headers: anthropicHeaders,
   parseReply: parseAnthropicReply,
   newStreamDecoder: () => new AnthropicStreamDecoder(),
-  errorMessage(body: string): string | null {
-    try {
-      return errorText(JSON.parse(body));
-    } catch {
-      return null;
-    }
-  },
+  errorMessage: (body) => fromJson(body, errorText),
   refusesTools: saysToolsUnsupported,
 };

@@ -12,7 +12,18 @@ import {
   type StreamDelta,
   type ToolSchema,
 } from './adapter.js';
-import { count, parseStreamData, rate, saysToolsUnsupported, snippet, streamIndex, total, validJsonOr } from './util.js';
+import {
+  bearerHeaders,
+  count,
+  fromJson,
+  parseStreamData,
+  rate,
+  saysToolsUnsupported,
+  snippet,
+  streamIndex,
+  total,
+  validJsonOr,
+} from './util.js';
 import { pairToolCalls, type PairingPolicy } from './pairing.js';
 import { parametersWireJson } from './tool-schema.js';
 
@@ -82,17 +93,29 @@ function argsText(a: unknown): string {
 }
 
 export function openaiErrorMessage(body: string): string | null {
-  try {
-    const o = JSON.parse(body);
+  return fromJson(body, (o) => {
     const e = o?.error;
     if (typeof e === 'string') return e;
     if (e && typeof e.message === 'string') return e.message;
     if (typeof o?.message === 'string') return o.message;
     if (typeof o?.detail === 'string') return o.detail;
-  } catch {
-    /* not JSON */
-  }
-  return null;
+    return null;
+  });
+}
+
+/** One entry of `tool_calls` (a streamed fragment or a whole call): what it carries, absent when not. */
+function wireCall(tc: any, i: number): { index: number; id?: string; name?: string; args?: string } {
+  return {
+    index: streamIndex(tc?.index, i),
+    id: typeof tc?.id === 'string' && tc.id ? tc.id : undefined,
+    name: typeof tc?.function?.name === 'string' && tc.function.name ? tc.function.name : undefined,
+    args: tc?.function?.arguments === undefined ? undefined : argsText(tc.function.arguments),
+  };
+}
+
+/** A server's reasoning text (llama.cpp `reasoning_content`, others `reasoning`). */
+function reasoningOf(m: any): unknown {
+  return m.reasoning_content ?? m.reasoning;
 }
 
 class OpenAIStream implements StreamDecoder {
@@ -109,16 +132,9 @@ class OpenAIStream implements StreamDecoder {
     if (ch) {
       const delta = ch.delta ?? ch.message ?? {};
       if (typeof delta.content === 'string' && delta.content) d.text = delta.content;
-      const r = delta.reasoning_content ?? delta.reasoning;
+      const r = reasoningOf(delta);
       if (typeof r === 'string' && r) d.reasoning = r;
-      if (Array.isArray(delta.tool_calls)) {
-        d.toolCalls = delta.tool_calls.map((tc: any, i: number) => ({
-          index: streamIndex(tc?.index, i),
-          id: typeof tc?.id === 'string' && tc.id ? tc.id : undefined,
-          name: typeof tc?.function?.name === 'string' && tc.function.name ? tc.function.name : undefined,
-          args: tc?.function?.arguments === undefined ? undefined : argsText(tc.function.arguments),
-        }));
-      }
+      if (Array.isArray(delta.tool_calls)) d.toolCalls = delta.tool_calls.map(wireCall);
       const f = mapFinishReason(ch.finish_reason);
       if (f) d.finishReason = f;
     }
@@ -126,7 +142,8 @@ class OpenAIStream implements StreamDecoder {
   }
 }
 
-const enc = new TextEncoder();
+// Top-level values are marked pure: a bundle whose agents speak no chat dialect leaves this module out.
+const enc = /* @__PURE__ */ new TextEncoder();
 const byteCache = new WeakMap<Message, Uint8Array>();
 // The tool list is the same array while the registry is unchanged, so the request's tail (tools
 // and flags) is encoded once per tool list and flag combination.
@@ -147,7 +164,7 @@ function tailBytes(o: BuildRequestOptions): Uint8Array {
   }
   return t;
 }
-const COMMA = enc.encode(',');
+const COMMA = /* @__PURE__ */ enc.encode(',');
 
 function head(o: BuildRequestOptions): string {
   return `{"model":${JSON.stringify(o.model)},"messages":[`;
@@ -165,8 +182,7 @@ function tail(o: BuildRequestOptions): string {
   return s + '}';
 }
 
-export const openaiAdapter: ProviderAdapter = {
-  kind: 'openai',
+const chatCompletions: Omit<ProviderAdapter, 'kind'> = {
   endpointPath: 'chat/completions',
 
   buildRequest(o: BuildRequestOptions): string {
@@ -199,11 +215,7 @@ export const openaiAdapter: ProviderAdapter = {
     return out;
   },
 
-  headers(apiKey: string): Record<string, string> {
-    const h: Record<string, string> = { 'content-type': 'application/json' };
-    if (apiKey) h.authorization = `Bearer ${apiKey}`;
-    return h;
-  },
+  headers: bearerHeaders,
 
   parseReply(body: string): ParsedReply {
     let o: any;
@@ -217,13 +229,12 @@ export const openaiAdapter: ProviderAdapter = {
     const msg = ch?.message;
     if (!msg || typeof msg !== 'object') throw new Error(`could not extract message from llm response: ${snippet(body)}`);
     const calls: ToolCall[] = Array.isArray(msg.tool_calls)
-      ? msg.tool_calls.map((tc: any, i: number) => ({
-          id: typeof tc?.id === 'string' && tc.id ? tc.id : `call_${i + 1}`,
-          name: typeof tc?.function?.name === 'string' ? tc.function.name : '',
-          args: argsText(tc?.function?.arguments),
-        }))
+      ? msg.tool_calls.map((tc: any, i: number) => {
+          const c = wireCall(tc, i);
+          return { id: c.id ?? `call_${i + 1}`, name: c.name ?? '', args: c.args ?? '{}' };
+        })
       : [];
-    const r = msg.reasoning_content ?? msg.reasoning;
+    const r = reasoningOf(msg);
     return {
       content: typeof msg.content === 'string' ? msg.content : null,
       reasoning: typeof r === 'string' ? r : null,
@@ -238,4 +249,10 @@ export const openaiAdapter: ProviderAdapter = {
   refusesTools: saysToolsUnsupported,
 };
 
-export const ollamaAdapter: ProviderAdapter = { ...openaiAdapter, kind: 'ollama' };
+function chatAdapter(kind: 'openai' | 'ollama'): ProviderAdapter {
+  return { kind, ...chatCompletions };
+}
+
+export const openaiAdapter = /* @__PURE__ */ chatAdapter('openai');
+/** Ollama's chat endpoint speaks the same wire format. */
+export const ollamaAdapter = /* @__PURE__ */ chatAdapter('ollama');

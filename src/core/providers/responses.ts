@@ -23,9 +23,24 @@ import {
   type StreamDelta,
 } from './adapter.js';
 import type { FinishReason, Message, ReasoningPart, ToolCall, Usage } from '../types.js';
-import { reasoningAt } from '../reasoning.js';
+import { placed, reasoningAt } from '../reasoning.js';
 import { reasoningItemText } from './reasoning-item.js';
-import { count, isObj, num, saysToolsUnsupported, snippet, streamIndex, total, typedEvent, validJsonOr } from './util.js';
+import {
+  bearerHeaders,
+  count,
+  fromJson,
+  hasText,
+  isObj,
+  nonEmpty,
+  num,
+  replyObject,
+  saysToolsUnsupported,
+  snippet,
+  streamIndex,
+  total,
+  typedEvent,
+  validJsonOr,
+} from './util.js';
 import { MISSING_RESULT, pairToolCalls, type PairingPolicy } from './pairing.js';
 import { parametersWireJson } from './tool-schema.js';
 
@@ -40,10 +55,6 @@ type InputItem =
   | { type: 'function_call'; call_id: string; name: string; arguments: string }
   | { type: 'function_call_output'; call_id: string; output: string }
   | Readonly<Record<string, unknown>>;
-
-function hasText(s: string | null | undefined): s is string {
-  return typeof s === 'string' && s.trim() !== '';
-}
 
 /** Converts the canonical history into Responses input items (see the rules above). */
 export function toResponsesInput(messages: readonly Message[]): InputItem[] {
@@ -77,9 +88,7 @@ export function toResponsesInput(messages: readonly Message[]): InputItem[] {
 /** A reasoning output item to carry back (see the rules above), placed before call `calls`. */
 function reasoningPart(item: Record<string, unknown>, calls: number): ReasoningPart | null {
   if (typeof item.encrypted_content !== 'string' || item.encrypted_content === '') return null;
-  return calls
-    ? { dialect: 'openai-responses', type: 'reasoning', item, beforeCall: calls }
-    : { dialect: 'openai-responses', type: 'reasoning', item };
+  return placed({ dialect: 'openai-responses', type: 'reasoning', item }, calls);
 }
 
 export function buildResponsesRequest(opts: BuildRequestOptions): string {
@@ -108,12 +117,6 @@ export function buildResponsesRequest(opts: BuildRequestOptions): string {
   return `{${parts.join(',')}}`;
 }
 
-export function responsesHeaders(apiKey: string): Record<string, string> {
-  const h: Record<string, string> = { 'content-type': 'application/json' };
-  if (apiKey) h.authorization = `Bearer ${apiKey}`;
-  return h;
-}
-
 /** input_tokens already includes the cached ones (input_tokens_details.cached_tokens). */
 function toUsage(u: unknown): Usage | null {
   if (!isObj(u)) return null;
@@ -132,14 +135,10 @@ function toUsage(u: unknown): Usage | null {
 
 /** The message of an error object (`{message, code}`), or of an object carrying one in `error`. */
 function errorText(o: unknown): string | null {
-  if (!isObj(o)) return typeof o === 'string' && o !== '' ? o : null;
-  if (typeof o.message === 'string' && o.message !== '') return o.message;
-  if (o.error !== undefined && o.error !== null && o.error !== o) {
-    const inner = errorText(o.error);
-    if (inner) return inner;
-  }
-  if (typeof o.code === 'string' && o.code !== '') return o.code;
-  return null;
+  if (!isObj(o)) return nonEmpty(o);
+  return (
+    nonEmpty(o.message) ?? (o.error !== undefined && o.error !== null && o.error !== o ? errorText(o.error) : null) ?? nonEmpty(o.code)
+  );
 }
 
 function failureText(resp: Record<string, any>, fallback: string): string {
@@ -152,13 +151,7 @@ function incompleteFinish(resp: unknown): FinishReason {
 }
 
 export function parseResponsesReply(body: string): ParsedReply {
-  let o: unknown;
-  try {
-    o = JSON.parse(body);
-  } catch {
-    throw new Error(`responses reply is not JSON: ${snippet(body) || '(empty body)'}`);
-  }
-  if (!isObj(o)) throw new Error(`responses reply is not an object: ${snippet(body)}`);
+  const o = replyObject(body, 'responses');
   if (o.status === 'failed') throw new Error(failureText(o, 'response failed'));
   if (o.status === 'cancelled') throw new Error(failureText(o, 'response was cancelled'));
   if (!Array.isArray(o.output)) {
@@ -185,8 +178,7 @@ export function parseResponsesReply(body: string): ParsedReply {
       const part = reasoningPart(item, toolCalls.length);
       if (part) reasoningParts.push(part);
     } else if (item.type === 'function_call' && typeof item.name === 'string') {
-      const id = typeof item.call_id === 'string' ? item.call_id : typeof item.id === 'string' ? item.id : '';
-      toolCalls.push({ id, name: item.name, args: typeof item.arguments === 'string' ? item.arguments : '' });
+      toolCalls.push({ id: callId(item) ?? '', name: item.name, args: typeof item.arguments === 'string' ? item.arguments : '' });
     }
   }
   let finishReason: FinishReason | null;
@@ -225,13 +217,14 @@ export class ResponsesStreamDecoder implements StreamDecoder {
     if (e === null || 'error' in e) return e;
     const { type, o } = e;
     const index = streamIndex(o.output_index);
+    const delta = nonEmpty(o.delta);
     switch (type) {
       case 'response.output_text.delta':
       case 'response.refusal.delta':
-        return typeof o.delta === 'string' && o.delta !== '' ? { text: o.delta } : null;
+        return delta ? { text: delta } : null;
       case 'response.reasoning_summary_text.delta':
       case 'response.reasoning_text.delta':
-        return typeof o.delta === 'string' && o.delta !== '' ? { reasoning: o.delta } : null;
+        return delta ? { reasoning: delta } : null;
       case 'response.reasoning_summary_part.added':
         // Separate summary parts the way the non-streamed parse joins them.
         return num(o.summary_index) > 0 ? { reasoning: '\n\n' } : null;
@@ -249,8 +242,8 @@ export class ResponsesStreamDecoder implements StreamDecoder {
         const known = this.calls.has(index);
         this.calls.add(index);
         if (!known) {
-          const id = typeof item.call_id === 'string' ? item.call_id : typeof item.id === 'string' ? item.id : undefined;
-          if (id !== undefined) call.id = id;
+          const id = callId(item);
+          if (id !== null) call.id = id;
           if (typeof item.name === 'string') call.name = item.name;
         }
         // Arguments normally arrive as deltas; take them whole only if none were streamed.
@@ -261,9 +254,9 @@ export class ResponsesStreamDecoder implements StreamDecoder {
         return call.id !== undefined || call.name !== undefined || call.args !== undefined ? { toolCalls: [call] } : null;
       }
       case 'response.function_call_arguments.delta':
-        if (typeof o.delta !== 'string' || o.delta === '') return null;
+        if (!delta) return null;
         this.argsSent.add(index);
-        return { toolCalls: [{ index, args: o.delta }] };
+        return { toolCalls: [{ index, args: delta }] };
       case 'response.function_call_arguments.done':
         if (this.argsSent.has(index) || typeof o.arguments !== 'string' || o.arguments === '') return null;
         this.argsSent.add(index);
@@ -303,6 +296,11 @@ export class ResponsesStreamDecoder implements StreamDecoder {
   }
 }
 
+/** A function_call item's id (`call_id`, else `id`), null when it has neither. */
+function callId(item: Record<string, any>): string | null {
+  return typeof item.call_id === 'string' ? item.call_id : typeof item.id === 'string' ? item.id : null;
+}
+
 /** The reasoning parts of a complete output list, each placed before the calls that followed it. */
 function reasoningOf(output: unknown[]): ReasoningPart[] {
   const parts: ReasoningPart[] = [];
@@ -322,16 +320,10 @@ export const responsesAdapter: ProviderAdapter = {
   kind: 'openai-responses',
   endpointPath: 'responses',
   buildRequest: buildResponsesRequest,
-  headers: responsesHeaders,
+  headers: bearerHeaders,
   parseReply: parseResponsesReply,
   newStreamDecoder: () => new ResponsesStreamDecoder(),
-  errorMessage(body: string): string | null {
-    try {
-      const o: unknown = JSON.parse(body);
-      return isObj(o) ? (errorText(o.error) ?? (typeof o.message === 'string' ? o.message : null)) : null;
-    } catch {
-      return null;
-    }
-  },
+  errorMessage: (body) =>
+    fromJson(body, (o) => (isObj(o) ? (errorText(o.error) ?? (typeof o.message === 'string' ? o.message : null)) : null)),
   refusesTools: saysToolsUnsupported,
 };

@@ -41,6 +41,52 @@ export function parseStreamData(data: string): { json: unknown } | { error: stri
   }
 }
 
+/**
+ * The JSON object of a whole reply, or an Error naming what is wrong with the body
+ * (`<dialect> reply is not JSON: …`, `… is not an object: …`).
+ */
+export function replyObject(body: string, dialect: string): Record<string, any> {
+  let o: unknown;
+  try {
+    o = JSON.parse(body);
+  } catch {
+    throw new Error(`${dialect} reply is not JSON: ${snippet(body) || '(empty body)'}`);
+  }
+  if (!isObj(o)) throw new Error(`${dialect} reply is not an object: ${snippet(body)}`);
+  return o;
+}
+
+/** What `find` reads from a JSON body (the server's error message), null when the body is not JSON. */
+export function fromJson(body: string, find: (o: any) => string | null): string | null {
+  try {
+    return find(JSON.parse(body));
+  } catch {
+    return null;
+  }
+}
+
+/** Content type and, with a key, `authorization: Bearer <key>` (both OpenAI dialects). */
+export function bearerHeaders(apiKey: string): Record<string, string> {
+  const h: Record<string, string> = { 'content-type': 'application/json' };
+  if (apiKey) h.authorization = `Bearer ${apiKey}`;
+  return h;
+}
+
+/** `v` when it is a non-empty string, else null. */
+export function nonEmpty(v: unknown): string | null {
+  return typeof v === 'string' && v !== '' ? v : null;
+}
+
+/** `v` when it is a string, else `fallback`. */
+export function str(v: unknown, fallback = ''): string {
+  return typeof v === 'string' ? v : fallback;
+}
+
+/** Text that is not blank (whitespace only). */
+export function hasText(s: string | null | undefined): s is string {
+  return typeof s === 'string' && s.trim() !== '';
+}
+
 export function isObj(v: unknown): v is Record<string, any> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
