@@ -1,13 +1,21 @@
 // Markdown that arrives in pieces (a streamed reply). Blocks that can no longer change are lexed
 // and rendered once and kept; on each new piece only the text after them — the open block — is
 // lexed again, so a long answer costs time in proportion to its length, not its square.
+//
+// What a block keeps is its place in the source and its lines at the last width: a token tree is
+// let go once the block is drawn (at another width the block's text is lexed again), and a
+// finished stream keeps one copy of its lines, not one per block as well.
 
 import type { Token } from 'marked';
 import { highlightGeneration } from './highlight.js';
 import { lexMarkdown, makeContext, type MarkdownOptions, renderBlocks } from './markdown.js';
 
 interface Done {
-  token: Token;
+  /** The block's text is source.slice(start, end). */
+  start: number;
+  end: number;
+  /** Until the block is first drawn. */
+  token: Token | null;
   width: number;
   lines: string[] | null;
 }
@@ -26,6 +34,8 @@ export class MarkdownStream {
   private finished = false;
   private source = '';
   private openLines: { width: number; lines: string[] } | null = null;
+  /** A finished stream's lines (the blocks keep none of their own). */
+  private finalLines: { width: number; lines: string[] } | null = null;
   private gen = highlightGeneration();
   readonly stats: MarkdownStreamStats = { lexCalls: 0, lexedChars: 0 };
   private readonly ctxDone;
@@ -69,6 +79,9 @@ export class MarkdownStream {
     }
     this.finished = true;
     this.openLines = null;
+    this.finalLines = null;
+    // Lexed once more as finished: the last block is final too (a closing code block is highlighted).
+    this.openTokens = null;
     this.settle();
   }
 
@@ -106,7 +119,11 @@ export class MarkdownStream {
     const taken = tokens.slice(0, k);
     const raw = taken.map((t) => t.raw).join('');
     if (k > 0 && raw.length === consumed && this.open.startsWith(raw)) {
-      for (const t of taken) if (t.type !== 'space') this.done.push({ token: t, width: -1, lines: null });
+      let at = this.source.length - this.open.length;
+      for (const t of taken) {
+        if (t.type !== 'space') this.done.push({ start: at, end: at + t.raw.length, token: t, width: -1, lines: null });
+        at += t.raw.length;
+      }
       this.open = this.open.slice(raw.length);
       this.openTokens = tokens.slice(k);
     } else {
@@ -121,11 +138,21 @@ export class MarkdownStream {
       this.gen = highlightGeneration();
       this.invalidate();
     }
+    if (this.finished && this.finalLines?.width === width) return this.finalLines.lines;
     const out: string[] = [];
     for (const d of this.done) {
       if (!d.lines || d.width !== width) {
-        d.lines = renderBlocks([d.token], width, this.ctxDone);
+        let tokens: Token[];
+        if (d.token) tokens = [d.token];
+        else {
+          const raw = this.source.slice(d.start, d.end);
+          this.stats.lexCalls++;
+          this.stats.lexedChars += raw.length;
+          tokens = lexMarkdown(raw);
+        }
+        d.lines = renderBlocks(tokens, width, this.ctxDone);
         d.width = width;
+        d.token = null;
       }
       if (!d.lines.length) continue;
       if (out.length) out.push('');
@@ -138,6 +165,11 @@ export class MarkdownStream {
       if (out.length) out.push('');
       for (const l of this.openLines.lines) out.push(l);
     }
+    if (this.finished) {
+      this.finalLines = { width, lines: out };
+      for (const d of this.done) d.lines = null;
+      this.openLines = null;
+    }
     return out;
   }
 
@@ -145,6 +177,7 @@ export class MarkdownStream {
   invalidate(): void {
     for (const d of this.done) d.lines = null;
     this.openLines = null;
+    this.finalLines = null;
   }
 }
 

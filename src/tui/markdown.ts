@@ -70,7 +70,25 @@ export interface MarkdownContext {
   open: boolean;
 }
 
+/** Contexts without a theme of their own are shared (every streamed reply would otherwise keep two). */
+const sharedContexts = new Map<string, MarkdownContext>();
+
 export function makeContext(opts: MarkdownOptions = {}, open = false): MarkdownContext {
+  if (!opts.theme) {
+    const key = `${opts.unicode ?? true}|${opts.hyperlinks ?? false}|${opts.highlight ?? true}|${open}`;
+    let ctx = sharedContexts.get(key);
+    if (!ctx) {
+      ctx = Object.freeze({
+        unicode: opts.unicode ?? true,
+        hyperlinks: opts.hyperlinks ?? false,
+        highlight: opts.highlight ?? true,
+        theme: Object.freeze({ ...DEFAULT_THEME }),
+        open,
+      });
+      sharedContexts.set(key, ctx);
+    }
+    return ctx;
+  }
   const theme = { ...DEFAULT_THEME };
   for (const [k, v] of Object.entries(opts.theme ?? {})) {
     if (v) theme[k as keyof MarkdownTheme] = 'key' in v ? (v as Style) : style(v as StyleSpec);

@@ -13,8 +13,6 @@
 // redrawn as the text above it grows. Rows that scrolled off are never touched again.
 
 import {
-  cursorColumn,
-  cursorDown,
   cursorTo,
   cursorUp,
   CURSOR_HIDE,
@@ -30,8 +28,9 @@ import {
   SYNC_BEGIN,
   SYNC_END,
 } from './escapes.js';
+import { cursorMove } from './cursor-move.js';
 import { diffRows, EMPTY_ROW, parseRow, type Row, writeCells } from './row.js';
-import { transition } from './spans.js';
+import { wireTransition } from './spans.js';
 import { DEFAULT_STYLE, type Style } from './style.js';
 import type { Terminal } from './terminal.js';
 import { type Component, Transcript } from './transcript.js';
@@ -394,11 +393,6 @@ export class Renderer {
     }
   }
 
-  /** To the start of the next row (which the caller knows is on screen, so no scroll). */
-  private get nextRow(): string {
-    return this.terminal.lineFeedReturns ? '\n' : '\r\n';
-  }
-
   private emit(s: string): void {
     this.stats.bytes += s.length + (/[^\x00-\x7f]/.test(s) ? Buffer.byteLength(s) - s.length : 0);
     this.terminal.write(s);
@@ -413,7 +407,7 @@ export class Renderer {
   /** Switch the terminal to the default style (needed before erasing or scrolling). */
   private plain(): string {
     if (this.style === DEFAULT_STYLE) return '';
-    const t = transition(this.style, DEFAULT_STYLE);
+    const t = wireTransition(this.style, DEFAULT_STYLE);
     this.style = DEFAULT_STYLE;
     return t;
   }
@@ -455,23 +449,17 @@ export class Renderer {
 
   private moveAbs(row: number, col: number): string {
     if (this.hwRow === row && this.hwCol === col) return '';
-    let out: string;
     // A line feed moves down without scrolling except on the bottom margin (or the last row).
     // (margins: 0 = the whole screen, -1 = not known, so no line feeds).
+    // Up and down moves stop at a margin they cross, so they stay on their side of the bottom one.
     const bottom = this.margins > 0 ? this.margins - 1 : this.height - 1;
-    if (
-      row === this.hwRow + 1 &&
-      col === 0 &&
-      this.hwRow >= 0 &&
-      this.margins >= 0 &&
-      this.hwRow !== bottom &&
-      this.hwRow < this.height - 1
-    )
-      out = this.nextRow;
-    else if (this.hwRow === row && this.hwCol >= 0 && col > this.hwCol && col - this.hwCol <= 3)
-      out = `\x1b[${col - this.hwCol === 1 ? '' : col - this.hwCol}C`;
-    else if (this.hwRow === row && col === 0) out = '\r';
-    else out = cursorTo(row, col);
+    const rowsSafe = this.hwRow >= 0 && this.margins >= 0 && !(this.hwRow <= bottom && row > bottom);
+    const out = cursorMove(this.hwRow, this.hwCol, row, col, {
+      lineFeedReturns: this.terminal.lineFeedReturns === true,
+      lineFeedsSafe: rowsSafe && row < this.height,
+      rowsSafe,
+      absolute: true,
+    });
     this.hwRow = row;
     this.hwCol = col;
     return out;
@@ -569,24 +557,15 @@ export class Renderer {
 
   /** Relative move to frame row `row`, column `col` (both on screen). */
   private moveRel(row: number, col: number): string {
-    let out = '';
-    if (row === this.hwRow + 1 && col === 0) {
-      // The row below is on screen, so a line feed cannot scroll.
-      this.hwRow = row;
-      this.hwCol = 0;
-      return this.nextRow;
-    }
-    if (row !== this.hwRow) {
-      out += row < this.hwRow ? cursorUp(this.hwRow - row) : cursorDown(row - this.hwRow);
-      this.hwRow = row;
-    }
-    if (col !== this.hwCol) {
-      if (col === 0) out += '\r';
-      else if (this.hwCol >= 0 && col > this.hwCol && col - this.hwCol <= 3)
-        out += `\x1b[${col - this.hwCol === 1 ? '' : col - this.hwCol}C`;
-      else out += cursorColumn(col);
-      this.hwCol = col;
-    }
+    // Rows below on screen: line feeds cannot scroll.
+    const out = cursorMove(this.hwRow, this.hwCol, row, col, {
+      lineFeedReturns: this.terminal.lineFeedReturns === true,
+      lineFeedsSafe: true,
+      rowsSafe: true,
+      absolute: false,
+    });
+    this.hwRow = row;
+    this.hwCol = col;
     return out;
   }
 
@@ -678,10 +657,23 @@ export class Renderer {
             // The column does not matter for the line feeds, nor after IL (it homes the cursor).
             out += (this.hwRow === prev.length - 1 ? '' : this.moveRel(prev.length - 1, 0)) + this.plain() + '\n'.repeat(k);
             this.hwRow += k;
+            if (this.terminal.lineFeedReturns) this.hwCol = 0;
             this.regionTop -= scrolled;
-            out += cursorUp(this.hwRow - p) + insertLines(k);
+            const q = p - 1;
+            if (this.onScreen(q) && lines[q] !== prevLines[q]) {
+              // The row above the new ones changed (the end of the growing line): written on the
+              // way up, and the rows inserted from the start of the next, where that leaves the cursor.
+              const row = parseRow(lines[q]!, W);
+              out += this.writeRowChange(prev[q]!, row, (c) => this.moveRel(q, c), W);
+              prev[q] = row;
+              prevLines[q] = lines[q]!;
+              out += this.moveRel(p, 0) + this.plain() + insertLines(k);
+              this.hwCol = 0;
+            } else {
+              out += cursorUp(this.hwRow - p) + insertLines(k);
+              this.hwCol = -1;
+            }
             this.hwRow = p;
-            this.hwCol = -1;
             this.stats.scrolls++;
             prev.splice(p, 0, ...rowsOf(k));
             prevLines.splice(p, 0, ...new Array<string>(k).fill(''));

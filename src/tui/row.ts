@@ -3,7 +3,7 @@
 // cell and nothing but text, SGR styles and OSC 8 links ever reaches the terminal.
 
 import { CURSOR_MARKER, hyperlinkUrl, scanEscape } from './escapes.js';
-import { transition } from './spans.js';
+import { wireTransition } from './spans.js';
 import { applySgr, DEFAULT_STYLE, type Style, withLink } from './style.js';
 import { TAB_WIDTH } from './wrap.js';
 import { graphemeWidth, isPrintableAscii, segmentGraphemes } from './width.js';
@@ -131,7 +131,7 @@ export function writeCells(row: Row, from: number, to: number, cur: Style): { ou
     if (c === '') continue;
     const s = row.styles[i]!;
     if (s !== cur) {
-      out += transition(cur, s);
+      out += wireTransition(cur, s);
       cur = s;
     }
     out += c;

@@ -63,6 +63,13 @@ export function transition(a: Style, b: Style): string {
   return out;
 }
 
+/** The same for bytes going to the terminal: the shortest reset (`CSI m`), as the renderer writes them. */
+export function wireTransition(a: Style, b: Style): string {
+  if (a === b) return '';
+  if (b.sgr || a.sgr === b.sgr) return transition(a, b);
+  return (a.link !== b.link ? (b.link ? `\x1b]8;;${b.link}\x1b\\` : '\x1b]8;;\x1b\\') : '') + '\x1b[m';
+}
+
 /** Spans as a self-contained string: styles opened where they start, everything closed at the end. */
 export function spansToString(spans: readonly Span[]): string {
   let out = '';

@@ -221,6 +221,35 @@ test('streaming: the result equals rendering the whole text; the finished prefix
   assert.ok(s.finishedBlocks > 50);
 });
 
+test('streaming: a finished stream keeps no token trees and one copy of its lines; other widths still draw right', () => {
+  const text = answer(6_000);
+  const s = new MarkdownStream();
+  for (let i = 0; i < text.length; i += 40) {
+    s.append(text.slice(i, i + 40));
+    s.render(100);
+  }
+  s.finish();
+  const lines = s.render(100);
+  assert.deepEqual(lines, renderMarkdown(text, 100));
+  assert.equal(s.render(100), lines, 'the same lines, not drawn again');
+  // What each finished block keeps: its place in the source, no tokens, no lines of its own.
+  const done = (s as unknown as { done: { token: unknown; lines: unknown }[] }).done;
+  assert.ok(done.length > 10);
+  assert.ok(
+    done.every((d) => d.token === null && d.lines === null),
+    'finished blocks let go of their tokens and lines',
+  );
+  assert.deepEqual(s.render(57), renderMarkdown(text, 57), 'lexed again at another width');
+  assert.deepEqual(s.render(100), lines);
+  // Streams without a theme of their own share their rendering contexts.
+  const ctx = (m: MarkdownStream) => m as unknown as { ctxDone: object; ctxOpen: object };
+  const a = new MarkdownStream({ unicode: true }),
+    b = new MarkdownStream({ unicode: true });
+  assert.equal(ctx(a).ctxDone, ctx(b).ctxDone);
+  assert.equal(ctx(a).ctxOpen, ctx(b).ctxOpen);
+  assert.notEqual(ctx(a).ctxDone, ctx(a).ctxOpen);
+});
+
 test('streaming: blocks stay open until they cannot change (lists, setext headings, tables)', () => {
   const s = new MarkdownStream();
   s.append('- a\n\n');

@@ -156,7 +156,10 @@ test('a terminal whose line feed returns (a tty in raw mode, ONLCR) gets LF for 
       r.renderNow();
     }
     await vt.flush();
-    const out = { screen: vt.viewport(), scrollback: vt.scrollback(), bytes: vt.written.length, crlf: vt.written.includes('\r\n') };
+    // Bytes on the wire: the tty sends CR LF for each LF.
+    const wire = vt.written.length + (lineFeedReturns ? vt.written.split('\n').length - 1 : 0);
+    const lfs = vt.written.split('\n').length - 1;
+    const out = { screen: vt.viewport(), scrollback: vt.scrollback(), bytes: wire, lfs, crlf: vt.written.includes('\r\n') };
     r.stop();
     return out;
   };
@@ -165,7 +168,8 @@ test('a terminal whose line feed returns (a tty in raw mode, ONLCR) gets LF for 
     const lf = await run(mode, true);
     assert.deepEqual(lf.screen, plain.screen, mode);
     assert.deepEqual(lf.scrollback, plain.scrollback, mode);
-    assert.ok(lf.bytes < plain.bytes, `${mode}: ${lf.bytes} ≥ ${plain.bytes}`);
+    // On the wire an LF costs what CR LF costs elsewhere, no more: CR LF itself would cost three.
+    assert.ok(lf.bytes <= plain.bytes + plain.lfs, `${mode}: ${lf.bytes} > ${plain.bytes} + ${plain.lfs}`);
     assert.ok(!lf.crlf, `${mode}: CR LF written where LF does`);
   }
 });
@@ -632,5 +636,65 @@ test('full screen: a resize storm is drawn once, after it settles', async () => 
   assert.equal(r.stats.fullRepaints, repaints + 1);
   await vt.flush();
   assert.deepEqual(vt.viewport(), await fresh('fullscreen', blocks, footer, 51, 18));
+  r.stop();
+});
+
+// ---- bytes per frame ---------------------------------------------------------------------------
+
+class SpinnerFooter {
+  spin = '|';
+  render(w: number) {
+    return [paint(` clm ${this.spin} busy`.padEnd(w).slice(0, w), { bg: 'blue', fg: 'black' }), `> ${CURSOR_MARKER}`];
+  }
+}
+
+test('a frame where only the spinner changes writes that cell and the shortest moves there and back', async () => {
+  for (const mode of ['fullscreen', 'inline'] as const) {
+    const vt = new VirtualTerminal(60, 10, { lineFeedReturns: true });
+    const r = new Renderer(vt, { mode });
+    const footer = new SpinnerFooter();
+    r.setFooter([footer]);
+    await r.start();
+    for (let i = 0; i < 20; i++) r.transcript.add(done(`line ${i}`));
+    r.renderNow();
+    await vt.flush();
+    vt.takeWritten();
+    footer.spin = '/';
+    r.renderNow();
+    const w = vt.takeWritten();
+    // To the spinner (row 8, column 5) from the cursor in the input box (row 9, column 2): CUP in
+    // full screen, up and right inline; then the cell, the short reset, and a line feed and CHA back.
+    const there = mode === 'fullscreen' ? '\x1b[9;6H' : '\x1b[A\x1b[6G';
+    assert.equal(w, `\x1b[?2026h${there}\x1b[30;44m/\x1b[m\n\x1b[3G\x1b[?2026l`, mode);
+    await vt.flush();
+    assert.equal(vt.viewport()[8]!.slice(0, 10), ' clm / bus', mode);
+    assert.deepEqual(vt.cursor(), { row: 9, col: 2 }, mode);
+    r.stop();
+  }
+});
+
+test('inline: rows added above the footer: the growing row is written on the way up, then the rows are inserted', async () => {
+  const vt = new VirtualTerminal(40, 8, { lineFeedReturns: true });
+  const r = new Renderer(vt, { mode: 'inline' });
+  const footer = new SpinnerFooter();
+  r.setFooter([footer]);
+  await r.start();
+  const reply = new Text('');
+  r.transcript.add(reply);
+  const words = 'a streamed reply costs a few bytes per chunk and no more '.split(' ');
+  for (let i = 0; i < 80; i++) {
+    // Several words a step: the last row grows and a new one starts in the same frame.
+    for (let j = 0; j < 5; j++) reply.text += `${words[(i * 5 + j) % words.length]} `;
+    r.transcript.changed(reply);
+    vt.takeWritten();
+    r.renderNow();
+    const w = vt.takeWritten();
+    // Never back up a row right after the insertion: the row above was written before it.
+    assert.ok(!/\x1b\[\d*L\x1b\[A/.test(w), `step ${i}: ${JSON.stringify(w)}`);
+  }
+  await vt.flush();
+  const blocks = [Object.assign(new Text(reply.text), { final: false })];
+  const want = await fresh('inline', blocks, footer as unknown as Footer, 40, 8);
+  assert.deepEqual(vt.viewport(), want);
   r.stop();
 });

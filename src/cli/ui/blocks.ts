@@ -42,6 +42,10 @@ export class TextBlock implements Block {
 /** ... and at most this many characters. */
 export const ECHO_MAX_CHARS = 8000;
 
+/** The echo's prefix, made once (every turn's echo would otherwise keep its own copy). */
+const ECHO_PREFIX = paint('you> ', THEME.user);
+const ECHO_OPTIONS = { prefix: ECHO_PREFIX, restPrefix: '     ' };
+
 /** `you> <text>` in the user's colour; continuation lines indented under the text. */
 export function userEcho(text: string): Block {
   const { lines, more } = headLines(sanitize(text), ECHO_MAX_LINES);
@@ -53,7 +57,7 @@ export function userEcho(text: string): Block {
   }
   if (cut) shown += ` (+${cut} more characters)`;
   if (more) shown += `\n(+${more} more line${more === 1 ? '' : 's'})`;
-  return new TextBlock(shown, THEME.user, { prefix: paint('you> ', THEME.user), restPrefix: '     ' });
+  return new TextBlock(shown, THEME.user, ECHO_OPTIONS);
 }
 
 /** A bracketed notice (`[cancelled]`, `[switched to model: x]`): the text is given with its brackets. */
@@ -74,16 +78,19 @@ export function markdownSettings(env: NodeJS.ProcessEnv = process.env): Markdown
   return { unicode: isUnicodeLocale(env), hyperlinks: supportsHyperlinks(env) };
 }
 
+const REPLY_HEAD: readonly string[] = Object.freeze(['', paint('clm>', THEME.label)]);
+const REPLY_GAP: readonly string[] = Object.freeze(['']);
+
 /** A reply of the model: `clm>` above the first text of a turn, then the markdown as it streams. */
 export class ReplyBlock implements Block {
   final = false;
   readonly md: MarkdownBlock;
-  private readonly head: string[];
+  private readonly head: readonly string[];
   private cache: { width: number; body: string[]; lines: string[] } | null = null;
 
   constructor(md: MarkdownSettings, label: boolean) {
     this.md = new MarkdownBlock({ unicode: md.unicode, hyperlinks: md.hyperlinks });
-    this.head = label ? ['', paint('clm>', THEME.label)] : [''];
+    this.head = label ? REPLY_HEAD : REPLY_GAP;
   }
 
   get text(): string {

@@ -41,6 +41,12 @@ const wireCache = new WeakMap<Message, string>();
 function wireMessage(m: Message): string {
   let s = wireCache.get(m);
   if (s !== undefined) return s;
+  s = wireJson(m);
+  wireCache.set(m, s);
+  return s;
+}
+
+function wireJson(m: Message): string {
   const o: Record<string, unknown> = { role: m.role };
   if (m.content !== null) o.content = m.content;
   else if (m.role === 'assistant') o.content = null;
@@ -54,9 +60,7 @@ function wireMessage(m: Message): string {
       function: { name: c.name, arguments: validJsonOr(c.args, '{}') },
     }));
   }
-  s = JSON.stringify(o);
-  wireCache.set(m, s);
-  return s;
+  return JSON.stringify(o);
 }
 
 const toolCache = new WeakMap<ToolSchema, string>();
@@ -193,7 +197,8 @@ const chatCompletions: Omit<ProviderAdapter, 'kind'> = {
       if (i) parts.push(COMMA);
       let b = byteCache.get(m);
       if (!b) {
-        b = enc.encode(wireMessage(m));
+        // Only the bytes are kept for this path: the string as well would be a second copy of the history.
+        b = enc.encode(wireCache.get(m) ?? wireJson(m));
         byteCache.set(m, b);
       }
       parts.push(b);
