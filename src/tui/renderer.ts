@@ -77,6 +77,10 @@ export interface RenderStats {
 }
 
 const RESIZE_SETTLE_MS = 30;
+// How long an inline resize waits for the cursor report of a terminal that answered one before.
+// Drawing guessing where the rewrapped region went can erase transcript rows, so a late answer
+// (a slow link, a loaded machine) is worth waiting for; streaming only pauses meanwhile.
+const RESIZE_REPORT_MS = 2000;
 const rowsOf = (n: number): Row[] => Array.from({ length: n }, () => EMPTY_ROW);
 const NONSPACE = /\S/gu;
 const countInk = (rows: readonly Row[]): number => {
@@ -130,6 +134,8 @@ export class Renderer {
   private footerStart = 0;
   private prevFooterLen = -1;
   private resizing = false;
+  /** The terminal has answered a cursor query (inline start or resume). */
+  private answersReports = false;
   private resizeAgain = false;
 
   constructor(
@@ -199,6 +205,7 @@ export class Renderer {
       } finally {
         this.resizing = false;
       }
+      if (pos) this.answersReports = true;
       if (!this.running) return;
       let pre = '';
       if (pos) {
@@ -294,7 +301,8 @@ export class Renderer {
     }
     this.resizing = true;
     try {
-      const pos = await this.terminal.queryCursorPosition();
+      const pos = await this.terminal.queryCursorPosition(this.answersReports ? RESIZE_REPORT_MS : undefined);
+      if (pos) this.answersReports = true;
       this.height = this.terminal.rows;
       this.width = this.terminal.columns;
       let pre = '';
@@ -815,7 +823,7 @@ export class Renderer {
     try {
       do {
         this.resizeAgain = false;
-        const pos = await this.terminal.queryCursorPosition();
+        const pos = await this.terminal.queryCursorPosition(this.answersReports ? RESIZE_REPORT_MS : undefined);
         if (!this.running) return;
         const W1 = Math.max(1, this.terminal.columns);
         const H1 = Math.max(1, this.terminal.rows);

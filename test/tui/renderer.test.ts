@@ -496,6 +496,36 @@ test('inline: resizing while a long reply streams tears and doubles nothing', as
   r.stop();
 });
 
+test('inline: a terminal that answers the cursor query late (400 ms) after a resize loses and doubles nothing', async () => {
+  const { vt, r } = await setup('inline', 60, 16);
+  vt.answerDelayMs = 400; // fast at the start, slow later
+  const reply = new Text('');
+  r.transcript.add(reply);
+  const push = (from: number, to: number) => {
+    for (let i = from; i < to; i++) {
+      // Up to 45 columns: one row at 60, two once the terminal is narrowed to 30 (it rewraps them).
+      reply.text += `L${String(i).padStart(3, '0')} ${'text '.repeat(i % 9)}\n`;
+      r.transcript.changed(reply);
+      r.renderNow();
+    }
+  };
+  push(0, 6); // the screen not yet full: rewrapped rows push the region down
+  await vt.flush();
+  vt.resize(30, 16);
+  push(6, 10); // streaming goes on while the report is awaited
+  await new Promise((res) => setTimeout(res, 700));
+  await vt.flush();
+  push(10, 80);
+  await vt.flush();
+  const all = vt.logicalLines().join('\n');
+  for (let i = 0; i < 80; i++) {
+    const tag = `L${String(i).padStart(3, '0')}`;
+    assert.equal(all.split(tag).length - 1, 1, `${tag} exactly once:\n${all}`);
+  }
+  assert.equal(vt.viewport()[15], '>');
+  r.stop();
+});
+
 test('inline: the footer follows the content while the screen is not yet full; stop leaves the cursor below the transcript', async () => {
   const { vt, r, footer } = await setup('inline', 40, 12);
   const reply = new Text('partial');
