@@ -88,6 +88,25 @@ const countInk = (rows: readonly Row[]): number => {
   for (const r of rows) for (const c of r.cells) if (c !== '' && c !== ' ') n += c.match(NONSPACE)?.length ?? 0;
   return n;
 };
+/**
+ * The line without the cells holding its first `n` non-space characters (and the blanks after
+ * them): what is left of a line whose head is already in the scrollback.
+ */
+const dropInk = (line: string, width: number, n: number): string => {
+  const row = parseRow(line, width);
+  let i = 0;
+  for (let ink = 0; i < row.cells.length && ink < n; i++) ink += row.cells[i]!.match(NONSPACE)?.length ?? 0;
+  while (i < row.cells.length && (row.cells[i] === '' || (row.cells[i] === ' ' && row.styles[i] === DEFAULT_STYLE))) i++;
+  let out = '',
+    st = DEFAULT_STYLE;
+  for (; i < row.cells.length; i++) {
+    const c = row.cells[i]!;
+    if (c === '') continue;
+    out += wireTransition(st, row.styles[i]!) + c;
+    st = row.styles[i]!;
+  }
+  return out + wireTransition(st, DEFAULT_STYLE);
+};
 
 export class Renderer {
   readonly transcript: Transcript;
@@ -128,6 +147,12 @@ export class Renderer {
   /** Non-space characters on the frozen rows (their cells are let go; resize needs the count). */
   private frozenInk = 0;
   private hiddenDoc = 0;
+  /**
+   * Non-space characters at the start of doc line `hiddenDoc` that frozen rows already show (a
+   * wrapped line straddling the top of the screen at a resize): the frame shows only the rest.
+   * frozenInk counts them too.
+   */
+  private hiddenInk = 0;
   private pendingSkipInk = -1;
   private committed = 0;
   private committedSet = new WeakSet<object>();
@@ -322,6 +347,7 @@ export class Renderer {
       this.frozen = 0;
       this.frozenInk = 0;
       this.hiddenDoc = 0;
+      this.hiddenInk = 0;
       this.pendingSkipInk = -1;
       this.prevFooterLen = -1;
       this.hwRow = 0;
@@ -610,8 +636,11 @@ export class Renderer {
         k++;
       }
       this.hiddenDoc = k;
+      // A line partly frozen: its rest continues on the next row, as a terminal wraps.
+      this.hiddenInk = k < footStart ? this.pendingSkipInk - ink : 0;
       this.pendingSkipInk = -1;
     }
+    if (this.hiddenInk > 0 && this.hiddenDoc < footStart) doc[this.hiddenDoc] = dropInk(doc[this.hiddenDoc]!, W, this.hiddenInk);
     const lines: string[] = [];
     for (let i = 0; i < this.frozen; i++) lines.push(this.prevLines[i] ?? '');
     for (let i = this.hiddenDoc; i < doc.length; i++) lines.push(doc[i]!);
@@ -771,8 +800,10 @@ export class Renderer {
         this.hwRow -= drop;
         this.footerStart -= drop;
         this.frozen = 0;
-        this.frozenInk = 0;
         this.hiddenDoc = 0;
+        // A partly frozen line not committed with them stays partly hidden.
+        if (commitRows > 0) this.hiddenInk = 0;
+        this.frozenInk = this.hiddenInk;
       } else {
         // Committed lines all behind frozen rows: they leave the count of what those rows show.
         this.frozenInk = Math.max(0, this.frozenInk - countInk(doc.slice(0, commitCount).map((l) => parseRow(l, W))));
@@ -795,6 +826,7 @@ export class Renderer {
       this.prevLines[this.frozen] = '';
       this.frozen++;
       this.hiddenDoc++;
+      this.hiddenInk = 0;
     }
     return out;
   }
@@ -856,8 +888,9 @@ export class Renderer {
         this.frozen = f;
         this.frozenInk = ink;
         // The doc lines hidden behind frozen rows are found again by their content at the new width.
-        this.pendingSkipInk = f > 0 ? ink : -1;
-        if (f === 0) this.hiddenDoc = 0;
+        this.pendingSkipInk = f > 0 || ink > 0 ? ink : -1;
+        this.hiddenInk = 0;
+        if (f === 0 && ink === 0) this.hiddenDoc = 0;
         this.regionTop = y0 - f;
         this.hwRow = f;
         this.hwCol = 0;
