@@ -146,6 +146,8 @@ export class Renderer {
   private frozen = 0;
   /** Non-space characters on the frozen rows (their cells are let go; resize needs the count). */
   private frozenInk = 0;
+  /** Blank frozen rows after the last one with ink (a blank line is one row at any width). */
+  private frozenBlank = 0;
   private hiddenDoc = 0;
   /**
    * Non-space characters at the start of doc line `hiddenDoc` that frozen rows already show (a
@@ -346,6 +348,7 @@ export class Renderer {
       this.prevLines = [];
       this.frozen = 0;
       this.frozenInk = 0;
+      this.frozenBlank = 0;
       this.hiddenDoc = 0;
       this.hiddenInk = 0;
       this.pendingSkipInk = -1;
@@ -628,10 +631,14 @@ export class Renderer {
     // After a resize, the first doc lines are the ones the frozen rows already show.
     if (this.pendingSkipInk >= 0) {
       let ink = 0,
-        k = 0;
+        k = 0,
+        blank = 0;
       while (k < footStart) {
         const n = countInk([parseRow(doc[k]!, W)]);
         if (ink + n > this.pendingSkipInk) break;
+        // Blank lines after all the frozen ink: only as many as frozen rows show are behind them
+        // (the others are live, and may fill as the stream goes on).
+        if (n === 0 && ink === this.pendingSkipInk && blank++ === this.frozenBlank) break;
         ink += n;
         k++;
       }
@@ -804,6 +811,7 @@ export class Renderer {
         // A partly frozen line not committed with them stays partly hidden.
         if (commitRows > 0) this.hiddenInk = 0;
         this.frozenInk = this.hiddenInk;
+        this.frozenBlank = 0;
       } else {
         // Committed lines all behind frozen rows: they leave the count of what those rows show.
         this.frozenInk = Math.max(0, this.frozenInk - countInk(doc.slice(0, commitCount).map((l) => parseRow(l, W))));
@@ -821,7 +829,9 @@ export class Renderer {
     // Rows that scrolled off the top are frozen: the terminal owns them now.
     // Their cells are not needed any more: a reply of thousands of lines keeps none of them.
     while (this.frozen < this.prevRows.length && this.regionTop + this.frozen < 0) {
-      this.frozenInk += countInk([this.prevRows[this.frozen]!]);
+      const n = countInk([this.prevRows[this.frozen]!]);
+      this.frozenInk += n;
+      this.frozenBlank = n > 0 ? 0 : this.frozenBlank + 1;
       this.prevRows[this.frozen] = EMPTY_ROW;
       this.prevLines[this.frozen] = '';
       this.frozen++;
@@ -878,7 +888,12 @@ export class Renderer {
         const y0 = rows.length === 0 ? cr : Math.max(0, Math.min(H1 - 1, tops[f]!));
         this.width = W1;
         this.height = H1;
-        const ink = this.frozenInk + countInk(rows.slice(this.frozen, f));
+        let ink = this.frozenInk;
+        for (let i = this.frozen; i < f; i++) {
+          const n = countInk([rows[i]!]);
+          ink += n;
+          this.frozenBlank = n > 0 ? 0 : this.frozenBlank + 1;
+        }
         const out = SGR_RESET + cursorTo(y0, 0) + ERASE_DOWN;
         this.style = DEFAULT_STYLE;
         this.emit(SYNC_BEGIN + out + SYNC_END);

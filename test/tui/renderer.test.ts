@@ -538,6 +538,26 @@ test('inline: a wrapped line half in the scrollback when the terminal is resized
   r.stop();
 });
 
+test('inline: a blank line below a line gone into the scrollback at a resize stays live, and what fills it later is shown', async () => {
+  const { vt, r } = await setup('inline', 26, 5);
+  const reply = new Text('L0000 w7 w8 w9 w10 w11 w12\n'); // one row at 26 columns, three at 12, the top one off screen
+  r.transcript.add(reply);
+  r.renderNow();
+  await vt.flush();
+  vt.resize(12, 5);
+  await new Promise((res) => setTimeout(res, 700));
+  await vt.flush();
+  reply.text += 'L0001 next\n';
+  r.transcript.changed(reply);
+  r.renderNow();
+  await vt.flush();
+  const all = vt.logicalLines().join('\n');
+  assert.equal(all.split('L0000').length - 1, 1, all);
+  assert.equal(all.split('L0001 next').length - 1, 1, all);
+  assert.deepEqual(vt.viewport().slice(0, 4), ['L0001 next', '', ' clm [mock]', '>']);
+  r.stop();
+});
+
 test('inline: a terminal that answers the cursor query late (400 ms) after a resize loses and doubles nothing', async () => {
   const { vt, r } = await setup('inline', 60, 16);
   vt.answerDelayMs = 400; // fast at the start, slow later
