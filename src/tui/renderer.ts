@@ -88,6 +88,25 @@ const countInk = (rows: readonly Row[]): number => {
   for (const r of rows) for (const c of r.cells) if (c !== '' && c !== ' ') n += c.match(NONSPACE)?.length ?? 0;
   return n;
 };
+/**
+ * The line without the cells holding its first `n` non-space characters (and the blanks after
+ * them): what is left of a line whose head is already in the scrollback.
+ */
+const dropInk = (line: string, width: number, n: number): string => {
+  const row = parseRow(line, width);
+  let i = 0;
+  for (let ink = 0; i < row.cells.length && ink < n; i++) ink += row.cells[i]!.match(NONSPACE)?.length ?? 0;
+  while (i < row.cells.length && (row.cells[i] === '' || (row.cells[i] === ' ' && row.styles[i] === DEFAULT_STYLE))) i++;
+  let out = '',
+    st = DEFAULT_STYLE;
+  for (; i < row.cells.length; i++) {
+    const c = row.cells[i]!;
+    if (c === '') continue;
+    out += wireTransition(st, row.styles[i]!) + c;
+    st = row.styles[i]!;
+  }
+  return out + wireTransition(st, DEFAULT_STYLE);
+};
 
 export class Renderer {
   readonly transcript: Transcript;
@@ -127,7 +146,15 @@ export class Renderer {
   private frozen = 0;
   /** Non-space characters on the frozen rows (their cells are let go; resize needs the count). */
   private frozenInk = 0;
+  /** Blank frozen rows after the last one with ink (a blank line is one row at any width). */
+  private frozenBlank = 0;
   private hiddenDoc = 0;
+  /**
+   * Non-space characters at the start of doc line `hiddenDoc` that frozen rows already show (a
+   * wrapped line straddling the top of the screen at a resize): the frame shows only the rest.
+   * frozenInk counts them too.
+   */
+  private hiddenInk = 0;
   private pendingSkipInk = -1;
   private committed = 0;
   private committedSet = new WeakSet<object>();
@@ -321,7 +348,9 @@ export class Renderer {
       this.prevLines = [];
       this.frozen = 0;
       this.frozenInk = 0;
+      this.frozenBlank = 0;
       this.hiddenDoc = 0;
+      this.hiddenInk = 0;
       this.pendingSkipInk = -1;
       this.prevFooterLen = -1;
       this.hwRow = 0;
@@ -602,16 +631,23 @@ export class Renderer {
     // After a resize, the first doc lines are the ones the frozen rows already show.
     if (this.pendingSkipInk >= 0) {
       let ink = 0,
-        k = 0;
+        k = 0,
+        blank = 0;
       while (k < footStart) {
         const n = countInk([parseRow(doc[k]!, W)]);
         if (ink + n > this.pendingSkipInk) break;
+        // Blank lines after all the frozen ink: only as many as frozen rows show are behind them
+        // (the others are live, and may fill as the stream goes on).
+        if (n === 0 && ink === this.pendingSkipInk && blank++ === this.frozenBlank) break;
         ink += n;
         k++;
       }
       this.hiddenDoc = k;
+      // A line partly frozen: its rest continues on the next row, as a terminal wraps.
+      this.hiddenInk = k < footStart ? this.pendingSkipInk - ink : 0;
       this.pendingSkipInk = -1;
     }
+    if (this.hiddenInk > 0 && this.hiddenDoc < footStart) doc[this.hiddenDoc] = dropInk(doc[this.hiddenDoc]!, W, this.hiddenInk);
     const lines: string[] = [];
     for (let i = 0; i < this.frozen; i++) lines.push(this.prevLines[i] ?? '');
     for (let i = this.hiddenDoc; i < doc.length; i++) lines.push(doc[i]!);
@@ -771,8 +807,11 @@ export class Renderer {
         this.hwRow -= drop;
         this.footerStart -= drop;
         this.frozen = 0;
-        this.frozenInk = 0;
         this.hiddenDoc = 0;
+        // A partly frozen line not committed with them stays partly hidden.
+        if (commitRows > 0) this.hiddenInk = 0;
+        this.frozenInk = this.hiddenInk;
+        this.frozenBlank = 0;
       } else {
         // Committed lines all behind frozen rows: they leave the count of what those rows show.
         this.frozenInk = Math.max(0, this.frozenInk - countInk(doc.slice(0, commitCount).map((l) => parseRow(l, W))));
@@ -790,11 +829,14 @@ export class Renderer {
     // Rows that scrolled off the top are frozen: the terminal owns them now.
     // Their cells are not needed any more: a reply of thousands of lines keeps none of them.
     while (this.frozen < this.prevRows.length && this.regionTop + this.frozen < 0) {
-      this.frozenInk += countInk([this.prevRows[this.frozen]!]);
+      const n = countInk([this.prevRows[this.frozen]!]);
+      this.frozenInk += n;
+      this.frozenBlank = n > 0 ? 0 : this.frozenBlank + 1;
       this.prevRows[this.frozen] = EMPTY_ROW;
       this.prevLines[this.frozen] = '';
       this.frozen++;
       this.hiddenDoc++;
+      this.hiddenInk = 0;
     }
     return out;
   }
@@ -846,7 +888,12 @@ export class Renderer {
         const y0 = rows.length === 0 ? cr : Math.max(0, Math.min(H1 - 1, tops[f]!));
         this.width = W1;
         this.height = H1;
-        const ink = this.frozenInk + countInk(rows.slice(this.frozen, f));
+        let ink = this.frozenInk;
+        for (let i = this.frozen; i < f; i++) {
+          const n = countInk([rows[i]!]);
+          ink += n;
+          this.frozenBlank = n > 0 ? 0 : this.frozenBlank + 1;
+        }
         const out = SGR_RESET + cursorTo(y0, 0) + ERASE_DOWN;
         this.style = DEFAULT_STYLE;
         this.emit(SYNC_BEGIN + out + SYNC_END);
@@ -856,8 +903,9 @@ export class Renderer {
         this.frozen = f;
         this.frozenInk = ink;
         // The doc lines hidden behind frozen rows are found again by their content at the new width.
-        this.pendingSkipInk = f > 0 ? ink : -1;
-        if (f === 0) this.hiddenDoc = 0;
+        this.pendingSkipInk = f > 0 || ink > 0 ? ink : -1;
+        this.hiddenInk = 0;
+        if (f === 0 && ink === 0) this.hiddenDoc = 0;
         this.regionTop = y0 - f;
         this.hwRow = f;
         this.hwCol = 0;

@@ -10,6 +10,7 @@ import type { Block } from '../../src/tui/transcript.js';
 import { wrapText } from '../../src/tui/wrap.js';
 import { paint } from '../../src/tui/style.js';
 import { tally } from '../fixtures/tally.js';
+import { checkAsync, fc } from '../fixtures/fuzz.js';
 
 function rng(seed: number) {
   let s = seed >>> 0;
@@ -211,4 +212,65 @@ test('a resize storm in inline mode while streaming: nothing doubled, the footer
   assert.equal(vt.viewport()[13], '>');
   tally('faults', 8);
   r.stop();
+});
+
+test('inline, random resizes while wrapped lines stream (fast-check): every character reaches the scrollback exactly once', async () => {
+  type Op = { push: number[] } | { resize: [number, number] } | { commit: true };
+  const op: fc.Arbitrary<Op> = fc.oneof(
+    { weight: 5, arbitrary: fc.record({ push: fc.array(fc.integer({ min: 0, max: 14 }), { minLength: 1, maxLength: 25 }) }) },
+    { weight: 2, arbitrary: fc.record({ resize: fc.tuple(fc.integer({ min: 12, max: 90 }), fc.integer({ min: 5, max: 20 })) }) },
+    { weight: 1, arbitrary: fc.constant({ commit: true as const }) },
+  );
+  await checkAsync(
+    25,
+    fc.tuple(fc.integer({ min: 12, max: 90 }), fc.integer({ min: 5, max: 20 }), fc.array(op, { maxLength: 12 })),
+    async ([cols, rows, ops]) => {
+      const vt = new VirtualTerminal(cols, rows);
+      const r = new Renderer(vt, { mode: 'inline' });
+      r.setFooter([{ render: (w: number) => ['~status~'.slice(0, w), `> ${CURSOR_MARKER}`] }]);
+      await r.start();
+      // The resize is done once the terminal's cursor report came back and the frame is drawn.
+      const settle = async () => {
+        for (let i = 0; i < 500 && Reflect.get(r, 'resizing') === true; i++) {
+          await vt.flush();
+          await new Promise((res) => setTimeout(res, 2));
+        }
+        r.renderNow();
+        await vt.flush();
+      };
+      const blocks: Text[] = [];
+      let reply = new Text('');
+      blocks.push(reply);
+      r.transcript.add(reply);
+      let n = 0;
+      for (const o of ops) {
+        if ('push' in o) {
+          for (const words of o.push) {
+            reply.text += `L${String(n++).padStart(4, '0')} ${Array.from({ length: words }, (_, j) => `w${(n * 7 + j) % 100}`).join(' ')}\n`;
+            r.transcript.changed(reply);
+            r.renderNow();
+          }
+          await vt.flush();
+        } else if ('resize' in o) {
+          vt.resize(o.resize[0], o.resize[1]);
+          await settle();
+        } else {
+          reply.final = true;
+          r.transcript.changed(reply);
+          reply = new Text('');
+          blocks.push(reply);
+          r.transcript.add(reply);
+          r.renderNow();
+          await vt.flush();
+        }
+      }
+      r.stop();
+      await vt.flush();
+      const ink = (s: string) => s.replace(/\s+/g, '');
+      const got = ink(vt.logicalLines().join(''));
+      const want = ink(blocks.map((b) => b.text).join(''));
+      assert.equal(got, want, `ops ${JSON.stringify([cols, rows, ops])}`);
+      return true;
+    },
+  );
 });

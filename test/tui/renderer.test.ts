@@ -496,6 +496,68 @@ test('inline: resizing while a long reply streams tears and doubles nothing', as
   r.stop();
 });
 
+test('inline: a wrapped line half in the scrollback when the terminal is resized is drawn once, not its head twice', async () => {
+  const { vt, r } = await setup('inline', 60, 16);
+  const reply = new Text('');
+  r.transcript.add(reply);
+  const push = (from: number, to: number) => {
+    for (let i = from; i < to; i++) {
+      // Up to 64 columns: some lines wrap at 60, more at 30, so some straddle the top of the screen.
+      reply.text += `L${String(i).padStart(3, '0')} ${'some text '.repeat(i % 7)}\n`;
+      r.transcript.changed(reply);
+      r.renderNow();
+    }
+  };
+  push(0, 40);
+  await vt.flush();
+  vt.resize(30, 16);
+  await new Promise((res) => setTimeout(res, 700));
+  await vt.flush();
+  push(40, 80);
+  await vt.flush();
+  vt.resize(70, 12);
+  await new Promise((res) => setTimeout(res, 700));
+  await vt.flush();
+  push(80, 100);
+  await vt.flush();
+  const all = vt.logicalLines().join('\n');
+  for (let i = 0; i < 100; i++) {
+    const tag = `L${String(i).padStart(3, '0')}`;
+    assert.equal(all.split(tag).length - 1, 1, `${tag} exactly once:\n${all}`);
+  }
+  reply.final = true;
+  r.transcript.changed(reply);
+  r.renderNow();
+  await vt.flush();
+  const after = vt.logicalLines().join('\n');
+  for (let i = 0; i < 100; i++) {
+    const tag = `L${String(i).padStart(3, '0')}`;
+    assert.equal(after.split(tag).length - 1, 1, `${tag} exactly once after the commit:\n${after}`);
+  }
+  assert.equal(vt.viewport()[11], '>');
+  r.stop();
+});
+
+test('inline: a blank line below a line gone into the scrollback at a resize stays live, and what fills it later is shown', async () => {
+  const { vt, r } = await setup('inline', 26, 5);
+  const reply = new Text('L0000 w7 w8 w9 w10 w11 w12\n'); // one row at 26 columns, three at 12, the top one off screen
+  r.transcript.add(reply);
+  r.renderNow();
+  await vt.flush();
+  vt.resize(12, 5);
+  await new Promise((res) => setTimeout(res, 700));
+  await vt.flush();
+  reply.text += 'L0001 next\n';
+  r.transcript.changed(reply);
+  r.renderNow();
+  await vt.flush();
+  const all = vt.logicalLines().join('\n');
+  assert.equal(all.split('L0000').length - 1, 1, all);
+  assert.equal(all.split('L0001 next').length - 1, 1, all);
+  assert.deepEqual(vt.viewport().slice(0, 4), ['L0001 next', '', ' clm [mock]', '>']);
+  r.stop();
+});
+
 test('inline: a terminal that answers the cursor query late (400 ms) after a resize loses and doubles nothing', async () => {
   const { vt, r } = await setup('inline', 60, 16);
   vt.answerDelayMs = 400; // fast at the start, slow later
