@@ -19,6 +19,28 @@ class Text implements Block {
 }
 const done = (t: string) => Object.assign(new Text(t), { final: true });
 
+/** A streaming reply in `r`; push(from, to) appends lines `line(i)` one frame each. */
+function streamingReply(r: Renderer, line: (i: number) => string) {
+  const reply = new Text('');
+  r.transcript.add(reply);
+  const push = (from: number, to: number) => {
+    for (let i = from; i < to; i++) {
+      reply.text += `${line(i)}\n`;
+      r.transcript.changed(reply);
+      r.renderNow();
+    }
+  };
+  return { reply, push };
+}
+
+const tagOf = (i: number) => `L${String(i).padStart(3, '0')}`;
+
+/** Each of the tags L000…L(n-1) is in the terminal's lines exactly once. */
+function assertEachOnce(vt: VirtualTerminal, n: number, tag: (i: number) => string = tagOf) {
+  const all = vt.logicalLines().join('\n');
+  for (let i = 0; i < n; i++) assert.equal(all.split(tag(i)).length - 1, 1, `${tag(i)} exactly once:\n${all}`);
+}
+
 class Footer {
   status = 'idle';
   input = '';
@@ -466,15 +488,7 @@ test('inline: a row that changes in the frame that pushes it off the screen is w
 
 test('inline: resizing while a long reply streams tears and doubles nothing', async () => {
   const { vt, r } = await setup('inline', 60, 16);
-  const reply = new Text('');
-  r.transcript.add(reply);
-  const push = (from: number, to: number) => {
-    for (let i = from; i < to; i++) {
-      reply.text += `L${String(i).padStart(3, '0')} some text\n`;
-      r.transcript.changed(reply);
-      r.renderNow();
-    }
-  };
+  const { push } = streamingReply(r, (i) => `${tagOf(i)} some text`);
   push(0, 60);
   await vt.flush(); // the terminal has drawn what was written before it is resized
   vt.resize(40, 16);
@@ -487,27 +501,15 @@ test('inline: resizing while a long reply streams tears and doubles nothing', as
   await vt.flush();
   push(120, 150);
   await vt.flush();
-  const all = vt.logicalLines().join('\n');
-  for (let i = 0; i < 150; i++) {
-    const tag = `L${String(i).padStart(3, '0')} `;
-    assert.equal(all.split(tag).length - 1, 1, `${tag} exactly once:\n${all}`);
-  }
+  assertEachOnce(vt, 150, (i) => `${tagOf(i)} `);
   assert.equal(vt.viewport()[11], '>');
   r.stop();
 });
 
 test('inline: a wrapped line half in the scrollback when the terminal is resized is drawn once, not its head twice', async () => {
   const { vt, r } = await setup('inline', 60, 16);
-  const reply = new Text('');
-  r.transcript.add(reply);
-  const push = (from: number, to: number) => {
-    for (let i = from; i < to; i++) {
-      // Up to 64 columns: some lines wrap at 60, more at 30, so some straddle the top of the screen.
-      reply.text += `L${String(i).padStart(3, '0')} ${'some text '.repeat(i % 7)}\n`;
-      r.transcript.changed(reply);
-      r.renderNow();
-    }
-  };
+  // Up to 64 columns: some lines wrap at 60, more at 30, so some straddle the top of the screen.
+  const { reply, push } = streamingReply(r, (i) => `${tagOf(i)} ${'some text '.repeat(i % 7)}`);
   push(0, 40);
   await vt.flush();
   vt.resize(30, 16);
@@ -520,11 +522,7 @@ test('inline: a wrapped line half in the scrollback when the terminal is resized
   await vt.flush();
   push(80, 100);
   await vt.flush();
-  const all = vt.logicalLines().join('\n');
-  for (let i = 0; i < 100; i++) {
-    const tag = `L${String(i).padStart(3, '0')}`;
-    assert.equal(all.split(tag).length - 1, 1, `${tag} exactly once:\n${all}`);
-  }
+  assertEachOnce(vt, 100);
   reply.final = true;
   r.transcript.changed(reply);
   r.renderNow();
@@ -561,16 +559,8 @@ test('inline: a blank line below a line gone into the scrollback at a resize sta
 test('inline: a terminal that answers the cursor query late (400 ms) after a resize loses and doubles nothing', async () => {
   const { vt, r } = await setup('inline', 60, 16);
   vt.answerDelayMs = 400; // fast at the start, slow later
-  const reply = new Text('');
-  r.transcript.add(reply);
-  const push = (from: number, to: number) => {
-    for (let i = from; i < to; i++) {
-      // Up to 45 columns: one row at 60, two once the terminal is narrowed to 30 (it rewraps them).
-      reply.text += `L${String(i).padStart(3, '0')} ${'text '.repeat(i % 9)}\n`;
-      r.transcript.changed(reply);
-      r.renderNow();
-    }
-  };
+  // Up to 45 columns: one row at 60, two once the terminal is narrowed to 30 (it rewraps them).
+  const { push } = streamingReply(r, (i) => `${tagOf(i)} ${'text '.repeat(i % 9)}`);
   push(0, 6); // the screen not yet full: rewrapped rows push the region down
   await vt.flush();
   vt.resize(30, 16);
@@ -579,11 +569,7 @@ test('inline: a terminal that answers the cursor query late (400 ms) after a res
   await vt.flush();
   push(10, 80);
   await vt.flush();
-  const all = vt.logicalLines().join('\n');
-  for (let i = 0; i < 80; i++) {
-    const tag = `L${String(i).padStart(3, '0')}`;
-    assert.equal(all.split(tag).length - 1, 1, `${tag} exactly once:\n${all}`);
-  }
+  assertEachOnce(vt, 80);
   assert.equal(vt.viewport()[15], '>');
   r.stop();
 });
