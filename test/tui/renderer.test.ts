@@ -33,6 +33,37 @@ function streamingReply(r: Renderer, line: (i: number) => string) {
   return { reply, push };
 }
 
+/** A clock whose timers run only when the test advances it. */
+function fakeClock() {
+  let now = 0;
+  const pending: { at: number; fn: () => void }[] = [];
+  const clock: Clock = {
+    now: () => now,
+    setTimeout: (fn, ms) => {
+      const t = { at: now + ms, fn };
+      pending.push(t);
+      return t;
+    },
+    clearTimeout: (h) => {
+      const i = pending.indexOf(h as never);
+      if (i >= 0) pending.splice(i, 1);
+    },
+  };
+  const advance = (ms: number) => {
+    const end = now + ms;
+    for (;;) {
+      pending.sort((a, b) => a.at - b.at);
+      const t = pending[0];
+      if (!t || t.at > end) break;
+      pending.shift();
+      now = t.at;
+      t.fn();
+    }
+    now = end;
+  };
+  return { clock, advance };
+}
+
 const tagOf = (i: number) => `L${String(i).padStart(3, '0')}`;
 
 /** Each of the tags L000…L(n-1) is in the terminal's lines exactly once. */
@@ -293,32 +324,7 @@ test('full screen: control sequences inside component lines never reach the term
 });
 
 test('frames for streamed content are coalesced; a keystroke is drawn at once', async () => {
-  let now = 0;
-  const pending: { at: number; fn: () => void }[] = [];
-  const clock: Clock = {
-    now: () => now,
-    setTimeout: (fn, ms) => {
-      const t = { at: now + ms, fn };
-      pending.push(t);
-      return t;
-    },
-    clearTimeout: (h) => {
-      const i = pending.indexOf(h as never);
-      if (i >= 0) pending.splice(i, 1);
-    },
-  };
-  const advance = (ms: number) => {
-    const end = now + ms;
-    for (;;) {
-      pending.sort((a, b) => a.at - b.at);
-      const t = pending[0];
-      if (!t || t.at > end) break;
-      pending.shift();
-      now = t.at;
-      t.fn();
-    }
-    now = end;
-  };
+  const { clock, advance } = fakeClock();
   const vt = new VirtualTerminal(40, 8);
   const r = new Renderer(vt, { mode: 'fullscreen', clock, frameMs: 50 });
   const footer = new Footer();
@@ -670,32 +676,7 @@ test('full screen: a redraw after the region has been scrolled (margins set) rep
 });
 
 test('full screen: a resize storm is drawn once, after it settles', async () => {
-  let now = 0;
-  const pending: { at: number; fn: () => void }[] = [];
-  const clock: Clock = {
-    now: () => now,
-    setTimeout: (fn, ms) => {
-      const t = { at: now + ms, fn };
-      pending.push(t);
-      return t;
-    },
-    clearTimeout: (h) => {
-      const i = pending.indexOf(h as never);
-      if (i >= 0) pending.splice(i, 1);
-    },
-  };
-  const advance = (ms: number) => {
-    const end = now + ms;
-    for (;;) {
-      pending.sort((a, b) => a.at - b.at);
-      const t = pending[0];
-      if (!t || t.at > end) break;
-      pending.shift();
-      now = t.at;
-      t.fn();
-    }
-    now = end;
-  };
+  const { clock, advance } = fakeClock();
   const vt = new VirtualTerminal(60, 20);
   const r = new Renderer(vt, { mode: 'fullscreen', clock });
   const footer = new Footer();
