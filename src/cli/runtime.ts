@@ -15,6 +15,8 @@ import { sessionDir, type Session } from '../session/index.js';
 import type { CliArgs } from './args.js';
 import { agentConfig } from './agent-config.js';
 import { killToolGroupsOnExit } from './exit-hooks.js';
+import { Masker } from './guard.js';
+import { maskedTool } from './masked-tool.js';
 import { advertised, applyPolicy, unmatchedPatterns, type ToolPolicy } from './tool-policy.js';
 import { resolveRun, type ResolvedRun } from './resolve-run.js';
 import type { RuntimeEvent } from './runtime-events.js';
@@ -139,7 +141,10 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   for (const w of firstRun.warnings) notice(w);
   const host = createNodeHost({ log: log ?? null });
   const policy = o.policy ?? {};
-  const wrap = (d: ToolDef) => applyPolicy(policy, d);
+  // Every source's tools: the policy, then the run's secrets masked in what they return.
+  const toolSecrets = new Masker();
+  toolSecrets.add(firstRun.secrets);
+  const wrap = (d: ToolDef) => maskedTool(applyPolicy(policy, d), () => toolSecrets.secrets);
   // The session meta names the profile asked for (-a, switchAgent), not the configured default.
   let profile = args.agent;
   const meta = (run: ResolvedRun) => ({ model: run.model, provider: run.providerName ?? run.provider, agent: profile });
@@ -261,6 +266,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
       if (gen.agent.busy) throw new CliError('busy; try again when idle', 1);
       const run = await resolveRun({ ...args, agent: name }, env, log ?? undefined);
       o.onSecrets?.(run.secrets);
+      toolSecrets.add(run.secrets);
       for (const s of run.secrets) {
         log?.addSecret(s);
         sessions.addSecret(s);
@@ -286,6 +292,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
       const run: ResolvedRun = { ...gen.run, ...NO_CONNECTION, ...conn, systemPrompt, volatileTools };
       gen.agent.setProvider(agentConfig(run, { stream: !args.noStream, builtinTools: [] }));
       gen.run = run;
+      toolSecrets.add(conn.secrets);
       for (const s of conn.secrets) {
         log?.addSecret(s);
         sessions.addSecret(s);

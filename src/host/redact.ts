@@ -1,7 +1,7 @@
 // Scrubs secrets out of text before it reaches a log file. API keys must never be written to
 // CLM_DEBUG_LOG, even when a request body or an error message happens to echo them.
 
-const MASK = '[REDACTED]';
+export const MASK = '[REDACTED]';
 
 /** Secrets shorter than this are ignored: masking every "ab" would wreck the log and hide nothing. */
 const MIN_SECRET_LENGTH = 4;
@@ -16,17 +16,18 @@ const PATTERNS: RegExp[] = [
 export function maskSecrets(text: string, secrets: readonly string[]): string {
   let out = text;
   // Longest first, so a secret that contains another is masked whole.
-  for (const s of usable(secrets)) if (out.includes(s)) out = out.split(s).join(MASK);
+  for (const s of usableSecrets(secrets)) if (out.includes(s)) out = out.split(s).join(MASK);
   return out;
 }
 
-function usable(secrets: readonly string[]): string[] {
+/** The secrets worth masking, longest first (so a secret that contains another is masked whole). */
+export function usableSecrets(secrets: readonly string[]): string[] {
   return secrets.filter((s) => typeof s === 'string' && s.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
 }
 
 /** Replace every occurrence of each secret, and anything shaped like a bearer token or api key, by "[REDACTED]". */
 export function redact(text: string, secrets: readonly string[] = []): string {
-  const list = usable(secrets);
+  const list = usableSecrets(secrets);
   let out = maskSecrets(text, list);
   // Log lines are often excerpts cut at a length: a secret cut in two ends the text with its
   // start, which is masked too.
@@ -52,7 +53,7 @@ export class SecretStream {
   constructor(private readonly secrets: () => readonly string[]) {}
 
   push(piece: string): string {
-    const list = usable(this.secrets());
+    const list = usableSecrets(this.secrets());
     if (!list.length) {
       const out = this.held + piece;
       this.held = '';
