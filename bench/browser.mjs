@@ -1,7 +1,8 @@
-// clm/browser figures (issue 11): the size of a bundle of all of it (esbuild, minified, gzip -9;
-// goal <= 20 KiB), of a page on clm/browser/lean naming one dialect, and the wall time of a two-request tool turn in headless Chromium against a
-// loopback mock serving the page on the same origin (medians). Needs dist/ (npm ci builds it);
-// without Chromium only the size is measured.
+// clm/browser figures (issue 11): the size (esbuild, minified, gzip -9) of a page naming one wire
+// dialect, each of OpenAI's, Anthropic's and Responses' (goal <= 20 KiB), and of a page naming
+// every dialect (DIALECTS), and the wall time of a two-request tool turn in headless Chromium
+// against a loopback mock serving the page on the same origin (medians). Needs dist/ (npm ci
+// builds it); without Chromium only the sizes are measured.
 // Usage: node bench/browser.mjs [--quick]
 
 import { build } from 'esbuild';
@@ -40,26 +41,20 @@ async function bundle(contents, minify) {
 }
 
 const out = [];
-const all = await bundle("export * from 'clm/browser';", true);
-const gz = gzipSync(all, { level: 9 }).length;
-out.push(
-  `bundle of all of clm/browser: ${kib(all.length)} minified, ${kib(gz)} minified+gzip (goal <= 20 KiB: ${gz <= 20 * 1024 ? 'PASS' : 'MISS'})`,
-);
-const typical = await bundle(
-  "import { createAgent, createFetchHost } from 'clm/browser'; globalThis.x = [createAgent, createFetchHost];",
-  true,
-);
-out.push(`createAgent + createFetchHost only: ${kib(gzipSync(typical, { level: 9 }).length)} minified+gzip`);
+/** A page that creates an agent over fetch, speaking the dialects `names` gives. */
+const page = (names) =>
+  `import { createAgent, createFetchHost, ${names} } from 'clm/browser'; globalThis.x = [createAgent, createFetchHost, ${names}];`;
 for (const adapter of ['openaiAdapter', 'anthropicAdapter', 'responsesAdapter']) {
-  const lean = await bundle(
-    `import { createAgent, createFetchHost, ${adapter} } from 'clm/browser/lean'; globalThis.x = [createAgent, createFetchHost, ${adapter}];`,
-    true,
-  );
-  const lgz = gzipSync(lean, { level: 9 }).length;
+  const js = await bundle(page(adapter), true);
+  const gz = gzipSync(js, { level: 9 }).length;
   out.push(
-    `clm/browser/lean page with ${adapter} alone: ${kib(lean.length)} minified, ${kib(lgz)} minified+gzip (goal <= 20 KiB: ${lgz <= 20 * 1024 ? 'PASS' : 'MISS'})`,
+    `clm/browser page naming ${adapter}: ${kib(js.length)} minified, ${kib(gz)} minified+gzip (goal <= 20 KiB: ${gz <= 20 * 1024 ? 'PASS' : 'MISS'})`,
   );
 }
+const every = await bundle(page('DIALECTS'), true);
+out.push(
+  `clm/browser page naming DIALECTS (every dialect): ${kib(every.length)} minified, ${kib(gzipSync(every, { level: 9 }).length)} minified+gzip`,
+);
 
 const chromium = findChromium();
 if (!chromium) {
@@ -72,7 +67,7 @@ process.stdout.write(`${out.join('\n')}\n`);
 /** The page's script: `turns(n)` runs n fresh agents through one echo-tool round each. */
 function pageSource() {
   return `
-import { createAgent, createFetchHost } from 'clm/browser';
+import { createAgent, createFetchHost, openaiAdapter } from 'clm/browser';
 const echo = {
   name: 'echo', noPrompt: true, parameters: { type: 'object', properties: { text: { type: 'string' } } },
   invoke: (inv) => inv.complete('echo: ' + JSON.parse(inv.args).text),
@@ -80,7 +75,7 @@ const echo = {
 globalThis.turns = async (n) => {
   const ms = [];
   for (let i = 0; i < n; i++) {
-    const agent = createAgent({ baseUrl: '/v1/chat/completions', stream: true }, createFetchHost());
+    const agent = createAgent({ baseUrl: '/v1/chat/completions', stream: true }, createFetchHost(), {}, { dialects: [openaiAdapter] });
     agent.addTool(echo);
     const t0 = performance.now();
     const r = await agent.run('echo x');

@@ -1,12 +1,13 @@
-// The portable core's public API but for what holds every dialect at once: clm (src/index.ts)
-// adds that; clm/browser/lean (src/browser-lean.ts) does not, so a page's bundler keeps only the
-// dialect adapters the page names. No Node imports here.
+// The portable core's public API but for createAgent and what holds every dialect at once: clm
+// (src/index.ts) adds those; clm/browser (src/browser.ts) adds a createAgent that takes the
+// dialects the page names, so a page's bundler keeps only those adapters. No Node imports here.
 
 export { Agent, DEFAULT_MODEL, DEFAULT_AUTOCOMPACT_PCT, UNKNOWN_CTX_THRESHOLD, TOOLS_UNSUPPORTED_NOTICE } from './core/agent.js';
 export type { TurnResult, ConnectionResult, AgentOptions, Endpoint } from './core/agent.js';
 export { messageToJson, messageFromJson, parseMessageJson } from './core/message-json.js';
 export type { MessageJson } from './core/message-json.js';
 export { providerFromStr } from './core/providers/dialects.js';
+export type { DialectList } from './core/providers/dialects.js';
 export { modelsUrl, propsUrl } from './core/providers/endpoint-urls.js';
 export { openaiAdapter, ollamaAdapter } from './core/providers/openai.js';
 export { anthropicAdapter } from './core/providers/anthropic.js';

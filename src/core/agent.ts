@@ -31,8 +31,8 @@ export interface AgentOptions {
   /** First retry wait when the server gives no Retry-After (doubles per try). Default 1000 ms. */
   retryBaseMs?: number;
   /**
-   * The wire dialects the agent can speak, `cfg.provider` choosing one (createAgent: every one).
-   * A bundle holds only the dialects it names (see clm/browser/lean).
+   * The wire dialects the agent can speak, `cfg.provider` choosing one (clm's createAgent: every
+   * one; clm/browser's: required). A bundle holds only the dialects it names.
    */
   dialects?: readonly ProviderAdapter[];
 }
@@ -78,7 +78,8 @@ export class Agent {
     if (!host || typeof host.http !== 'function') throw new ClmError('EINVAL', 'host must implement http()');
     this.listeners = new Listeners(callbacks ?? {});
     const dialects = opts.dialects ?? defaultDialects();
-    if (!Array.isArray(dialects)) throw new ClmError('EINVAL', 'dialects must be an array of provider adapters');
+    if (!Array.isArray(dialects) || !dialects.every(isAdapter))
+      throw new ClmError('EINVAL', 'dialects must be an array of provider adapters');
     this.dialects = [...dialects];
     this.probes = new Probes(host, this.dialects, () => this.cfg.probeTimeoutMs);
     this.retryBaseMs = opts.retryBaseMs ?? 1000;
@@ -413,6 +414,11 @@ export class Agent {
 }
 
 addDispose(Agent);
+
+/** Enough of a ProviderAdapter to pick it by kind (an `undefined` from a misspelt import is not). */
+function isAdapter(d: unknown): d is ProviderAdapter {
+  return typeof d === 'object' && d !== null && typeof (d as ProviderAdapter).kind === 'string';
+}
 
 /** createAgent(cfg, host, callbacks): the seed's clm_agent_new. It speaks every dialect unless `opts.dialects` names some. */
 export function createAgent(cfg: AgentConfig, host: Host, callbacks?: AgentCallbacks, opts?: AgentOptions): Agent {

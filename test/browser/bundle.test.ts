@@ -1,40 +1,70 @@
 // `clm/browser` bundled as a browser project's bundler does it (esbuild, through the package's
-// exports): no Node module, no Lua runtime, no MCP client; its minified+gzip size printed.
+// exports): no Node module, no Lua runtime, no MCP client; a page holds only the wire dialects it
+// names. Its minified+gzip sizes printed; the one-dialect page's checked against the 20 KiB goal
+// (deterministic for the pinned esbuild).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
 import { bundle } from '../fixtures/chromium.js';
 
+const GOAL = 20 * 1024;
+const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
+const figure = (js: string) => {
+  const gz = gzipSync(js, { level: 9 }).length;
+  return { gz, text: `${kib(js.length)} minified, ${kib(gz)} minified+gzip` };
+};
+
+/** Each dialect's module, and strings found in its code alone (wire names, request fragments). */
+const ADAPTERS = {
+  openaiAdapter: { module: 'dist/core/providers/openai.js', marks: ['stream_options', 'reasoning_content'] },
+  anthropicAdapter: { module: 'dist/core/providers/anthropic.js', marks: ['anthropic-version', 'content_block_delta'] },
+  responsesAdapter: { module: 'dist/core/providers/responses.js', marks: ['function_call_output', 'response.output_text.delta'] },
+};
+const DIALECT_MODULES = /^dist\/core\/providers\/(openai|anthropic|responses|index)\.js$/;
+
+const page = (names: string) =>
+  `import { createAgent, createFetchHost, ${names} } from 'clm/browser'; globalThis.page = [createAgent, createFetchHost, ${names}];`;
+
 test('a bundle of all of clm/browser holds only the core and the fetch host', async (t) => {
   const { js, inputs } = await bundle("export * from 'clm/browser';", { minify: true });
-  const foreign = inputs.filter((p) => !/^dist\/(core\/|browser\/|index\.js$|browser\.js$|portable-api\.js$)/.test(p) && p !== 'entry.ts');
+  const foreign = inputs.filter((p) => !/^dist\/(core\/|browser\/|browser\.js$|portable-api\.js$)/.test(p) && p !== 'entry.ts');
   assert.deepEqual(foreign, [], 'modules outside the portable core');
   assert.ok(inputs.includes('dist/browser/fetch-host.js') && inputs.includes('dist/core/agent.js'), inputs.join('\n'));
   for (const heavy of ['wasmoon', '@modelcontextprotocol', 'node:', 'zod']) {
     assert.ok(!inputs.some((p) => p.includes(heavy)), `${heavy} in the bundle`);
   }
   assert.doesNotMatch(js, /\bfrom\s*["']node:|require\(["']/);
-  const gz = gzipSync(js, { level: 9 }).length;
-  t.diagnostic(
-    `clm/browser bundle: ${(js.length / 1024).toFixed(1)} KiB minified, ${(gz / 1024).toFixed(1)} KiB minified+gzip (goal ≤ 20 KiB: ${gz <= 20 * 1024 ? 'met' : 'missed'})`,
-  );
+  t.diagnostic(`clm/browser, every export: ${figure(js).text}`);
 });
 
-test('a page of clm/browser/lean that names one dialect bundles that one alone', async (t) => {
-  const modules = { openaiAdapter: 'openai', anthropicAdapter: 'anthropic', responsesAdapter: 'responses' };
-  for (const [adapter, mine] of Object.entries(modules)) {
-    const { js, used } = await bundle(
-      `import { createAgent, createFetchHost, ${adapter} } from 'clm/browser/lean'; globalThis.page = [createAgent, createFetchHost, ${adapter}];`,
-      { minify: true },
+test('a page of clm/browser that names one dialect bundles that one alone, within 20 KiB gzip', async (t) => {
+  for (const [name, mine] of Object.entries(ADAPTERS)) {
+    const { js, used } = await bundle(page(name), { minify: true });
+    assert.deepEqual(
+      used.filter((p) => DIALECT_MODULES.test(p)),
+      [mine.module],
+      `${name}: ${used.join(' ')}`,
     );
-    const dialects = used.filter((p) => /^dist\/core\/providers\/(openai|anthropic|responses|index)\.js$/.test(p));
-    assert.deepEqual(dialects, [`dist/core/providers/${mine}.js`], `${adapter}: ${used.join(' ')}`);
     assert.ok(used.includes('dist/core/agent.js') && used.includes('dist/browser/fetch-host.js'));
-    const gz = gzipSync(js, { level: 9 }).length;
-    t.diagnostic(
-      `clm/browser/lean page with ${adapter} only: ${(js.length / 1024).toFixed(1)} KiB minified, ${(gz / 1024).toFixed(1)} KiB minified+gzip (goal ≤ 20 KiB: ${gz <= 20 * 1024 ? 'met' : 'missed'})`,
-    );
+    for (const [other, theirs] of Object.entries(ADAPTERS)) {
+      for (const mark of theirs.marks) {
+        if (other === name) assert.ok(js.includes(mark), `${name}: its own ${mark} is missing, so the check below proves nothing`);
+        else assert.ok(!js.includes(mark), `${name}: ${other}'s ${mark} is in the bundle`);
+      }
+    }
+    const f = figure(js);
+    t.diagnostic(`clm/browser page naming ${name}: ${f.text} (goal ≤ 20 KiB)`);
+    assert.ok(f.gz <= GOAL, `${name}: ${kib(f.gz)} minified+gzip, over the 20 KiB goal`);
   }
+});
+
+test('a page of clm/browser that names DIALECTS bundles every dialect', async (t) => {
+  const { js, used } = await bundle(page('DIALECTS'), { minify: true });
+  for (const [name, a] of Object.entries(ADAPTERS)) {
+    assert.ok(used.includes(a.module), `${name}'s module: ${used.join(' ')}`);
+    for (const mark of a.marks) assert.ok(js.includes(mark), `${name}'s ${mark}`);
+  }
+  t.diagnostic(`clm/browser page naming DIALECTS (every dialect): ${figure(js).text}`);
 });
 
 test('the check would catch a Node-only module in the bundle', async () => {

@@ -1,8 +1,8 @@
 // The engine in headless Chromium: `clm/browser` bundled by esbuild, served with the mock LLM on
 // one loopback origin, driven through puppeteer-core. Three dialects × streamed or not, a page
 // tool behind a permission callback, cancel mid-stream, a tool timeout, a 503 retry, a module
-// Worker, the CORS and refused-connection messages, the docs' example as written, and a page on
-// clm/browser/lean that bundles one dialect.
+// Worker, the CORS and refused-connection messages, the docs' example as written, and a page that
+// names one dialect and bundles that one alone.
 // scripts/test.mjs runs this file only where Chromium is installed (or CLM_REQUIRE_BROWSER is set).
 
 import { test, before, after, beforeEach } from 'node:test';
@@ -16,7 +16,7 @@ import * as rs from '../fixtures/responses-replies.js';
 import { bundle, html, js, launchChromium, pageLog, serve, type Chromium, type StaticFile } from '../fixtures/chromium.js';
 import { browserDocBlocks } from '../fixtures/docs-browser.js';
 import type { Outcome, Spec } from '../fixtures/in-browser/scenario.js';
-import type { LeanOutcome } from '../fixtures/in-browser/lean-page.js';
+import type { OneDialectOutcome } from '../fixtures/in-browser/one-dialect-page.js';
 
 const TITLE = 'clm browser test';
 let mock: MockLlm;
@@ -26,8 +26,8 @@ let chromium: Chromium;
 let page: Page;
 let log: string[];
 let files: Record<string, StaticFile>;
-/** The modules with code in the lean page's bundle. */
-let leanModules: string[];
+/** The modules with code in the one-dialect page's bundle. */
+let oneDialectModules: string[];
 
 before(async () => {
   const docs = browserDocBlocks();
@@ -35,13 +35,13 @@ before(async () => {
   const docHtml = docs.find((b) => b.lang === 'html')!.code;
   // Bundling and starting Chromium overlap: both take a while.
   const launched = launchChromium();
-  const [app, worker, example, lean] = await Promise.all([
+  const [app, worker, example, oneDialect] = await Promise.all([
     bundle("import './test/fixtures/in-browser/page.ts';"),
     bundle("import './test/fixtures/in-browser/worker.ts';"),
     bundle(docApp),
-    bundle("import './test/fixtures/in-browser/lean-page.ts';"),
+    bundle("import './test/fixtures/in-browser/one-dialect-page.ts';"),
   ]);
-  leanModules = lean.used;
+  oneDialectModules = oneDialect.used;
   [mock, foreign] = await Promise.all([startMockLlm(), startMockLlm()]);
   files = {
     '/index.html': html(`<!doctype html><title>${TITLE}</title><script type="module" src="/app.js"></script>`),
@@ -49,8 +49,10 @@ before(async () => {
     '/worker.js': js(worker.js),
     '/example/index.html': html(docHtml),
     '/example/app.js': js(example.js),
-    '/lean/index.html': html('<!doctype html><title>clm lean</title><script type="module" src="/lean/app.js"></script>'),
-    '/lean/app.js': js(lean.js),
+    '/one-dialect/index.html': html(
+      '<!doctype html><title>clm, one dialect</title><script type="module" src="/one-dialect/app.js"></script>',
+    ),
+    '/one-dialect/app.js': js(oneDialect.js),
   };
   serve(mock, files);
   chromium = await launched;
@@ -272,30 +274,34 @@ test("the docs' example, as written: a page tool after confirm(), the streamed r
   assert.equal(oa.lastMessage(mock.posts[1]!.json).content, 'clm in a page');
 });
 
-test("clm/browser/lean: a page bundling Anthropic's dialect alone runs a streamed tool turn and refuses another dialect", async () => {
-  const adapters = leanModules.filter((p) => /\/core\/providers\/(openai|anthropic|responses|index)\.js$/.test(p));
-  assert.deepEqual(adapters, ['dist/core/providers/anthropic.js'], leanModules.join('\n'));
-  mock.push(an.streamToolCall('echo', '{"text":"lean"}', 'toolu_1'), an.streamText(['lean ', 'reply']));
+test("a page bundling Anthropic's dialect alone runs a streamed tool turn, refuses another dialect and an agent without dialects", async () => {
+  const adapters = oneDialectModules.filter((p) => /\/core\/providers\/(openai|anthropic|responses|index)\.js$/.test(p));
+  assert.deepEqual(adapters, ['dist/core/providers/anthropic.js'], oneDialectModules.join('\n'));
+  mock.push(an.streamToolCall('echo', '{"text":"one"}', 'toolu_1'), an.streamText(['one ', 'reply']));
   const p = await chromium.browser.newPage();
   const plog = pageLog(p);
-  let o: LeanOutcome;
+  let o: OneDialectOutcome;
   try {
-    await p.goto(`${mock.url}/lean/index.html`);
-    await p.waitForFunction('globalThis.clmLean !== undefined');
-    o = (await p.evaluate("clmLean.run('echo lean')")) as LeanOutcome;
+    await p.goto(`${mock.url}/one-dialect/index.html`);
+    await p.waitForFunction('globalThis.clmOneDialect !== undefined');
+    o = (await p.evaluate("clmOneDialect.run('echo one')")) as OneDialectOutcome;
   } finally {
     await p.close();
   }
   assert.equal(o.status, 0, `${JSON.stringify(o)}\n${plog.join('\n')}`);
-  assert.equal(o.text, 'lean reply');
-  assert.deepEqual(o.events, ['tool_result echo ok: echo: lean']);
+  assert.equal(o.text, 'one reply');
+  assert.deepEqual(o.events, ['tool_result echo ok: echo: one']);
   assert.deepEqual(
     mock.posts.map((r) => `${r.path} ${r.headers['x-api-key']}`),
-    ['/v1/messages k-lean', '/v1/messages k-lean'],
+    ['/v1/messages k-one', '/v1/messages k-one'],
   );
   assert.equal(
     o.refused,
     "EINVAL: provider 'openai' is not among the agent's dialects (anthropic): give its adapter in AgentOptions.dialects",
+  );
+  assert.equal(
+    o.noDialects,
+    "EINVAL: clm/browser's createAgent needs opts.dialects, the wire dialects the page speaks: e.g. { dialects: [openaiAdapter] }, or DIALECTS for every one",
   );
 });
 

@@ -3,7 +3,7 @@
 // exists. The browser behaviour proper is in chromium.test.ts.
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { createFetchHost, createAgent, type HttpResponse, type HostError } from '../../src/browser.js';
+import { createFetchHost, createAgent, openaiAdapter, type HttpResponse, type HostError } from '../../src/browser.js';
 import { startMockLlm, type MockLlm } from '../fixtures/mock-llm.js';
 import * as oa from '../fixtures/openai-replies.js';
 
@@ -56,7 +56,12 @@ test("headers: the agent's, then `headers`, then `requestHeaders` per request, l
 
 test('a relative URL resolves against `base`; without a page or a base it is refused, not retried', async () => {
   mock.push(oa.text('relative ok'));
-  const agent = createAgent({ baseUrl: '/v1/chat/completions' }, createFetchHost({ base: `${mock.url}/somewhere/page.html` }));
+  const agent = createAgent(
+    { baseUrl: '/v1/chat/completions' },
+    createFetchHost({ base: `${mock.url}/somewhere/page.html` }),
+    {},
+    { dialects: [openaiAdapter] },
+  );
   const r = await agent.run('q');
   assert.equal(r.status, 0, r.error);
   assert.equal(r.text, 'relative ok');
@@ -67,7 +72,7 @@ test('a relative URL resolves against `base`; without a page or a base it is ref
     { baseUrl: '/v1/chat/completions' },
     createFetchHost(),
     { onNotice: (t) => notices.push(t) },
-    { retryBaseMs: 1 },
+    { retryBaseMs: 1, dialects: [openaiAdapter] },
   );
   const f = await lost.run('q');
   assert.equal(
@@ -120,7 +125,7 @@ test('a failed fetch outside a page: one message naming both possible causes, no
     { baseUrl: 'http://127.0.0.1:1/v1/chat/completions' },
     createFetchHost(),
     { onNotice: (t) => notices.push(t) },
-    { retryBaseMs: 1 },
+    { retryBaseMs: 1, dialects: [openaiAdapter] },
   );
   const r = await agent.run('q');
   assert.match(

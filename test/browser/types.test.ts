@@ -1,6 +1,6 @@
 // The published types of `clm/browser`, as a browser project sees them: the docs' examples compile
 // with lib ES2022 + DOM, no @types/node and no skipLibCheck; `using` works where the lib has
-// Symbol.dispose. Needs dist/ (npm test builds it).
+// Symbol.dispose; createAgent asks for the dialects the page speaks. Needs dist/ (npm test builds it).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -64,20 +64,41 @@ test('the docs\' browser examples type-check with lib ["ES2022", "DOM"] and no @
 });
 
 test('`using` disposes an agent where the lib knows Symbol.dispose; without it the types ask for nothing', async () => {
-  const code = `import { createAgent, createFetchHost } from 'clm/browser';
+  const code = `import { createAgent, createFetchHost, openaiAdapter } from 'clm/browser';
 {
-  using agent = createAgent({ baseUrl: '/v1/chat/completions' }, createFetchHost());
+  using agent = createAgent({ baseUrl: '/v1/chat/completions' }, createFetchHost(), {}, { dialects: [openaiAdapter] });
   agent.submit('hi');
 }
 `;
   const r = await typecheck(['ESNext', 'DOM'], { 'using.ts': code });
   assert.equal(r.code, 0, r.out);
-  const plain = `import { createAgent, createFetchHost, type Agent } from 'clm/browser';
-const agent: Agent = createAgent({ baseUrl: '/v1/chat/completions' }, createFetchHost());
+  const plain = `import { createAgent, createFetchHost, openaiAdapter, type Agent } from 'clm/browser';
+const agent: Agent = createAgent({ baseUrl: '/v1/chat/completions' }, createFetchHost(), undefined, { dialects: [openaiAdapter] });
 agent.close();
 `;
   const r2 = await typecheck(['ES2022', 'DOM'], { 'plain.ts': plain });
   assert.equal(r2.code, 0, r2.out);
+});
+
+test('createAgent of clm/browser: no dialects, or an empty list, does not type-check; DIALECTS and new Agent do', async () => {
+  const wrong = {
+    'none.ts':
+      "import { createAgent, createFetchHost } from 'clm/browser';\ncreateAgent({ baseUrl: '/v1/chat/completions' }, createFetchHost());\n",
+    'no-dialects.ts':
+      "import { createAgent, createFetchHost } from 'clm/browser';\ncreateAgent({ baseUrl: '/v1/chat/completions' }, createFetchHost(), {}, { retryBaseMs: 1 });\n",
+    'empty.ts':
+      "import { createAgent, createFetchHost } from 'clm/browser';\ncreateAgent({ baseUrl: '/v1/chat/completions' }, createFetchHost(), {}, { dialects: [] });\n",
+  };
+  const right = `import { Agent, createAgent, createFetchHost, DIALECTS, anthropicAdapter, responsesAdapter } from 'clm/browser';
+createAgent({ baseUrl: '/v1/messages', provider: 'anthropic' }, createFetchHost(), undefined, { dialects: DIALECTS }).close();
+createAgent({ baseUrl: '/v1/messages', provider: 'anthropic' }, createFetchHost(), {}, { dialects: [anthropicAdapter, responsesAdapter] }).close();
+new Agent({ baseUrl: '/v1/responses', provider: 'openai-responses' }, createFetchHost(), {}, { dialects: [responsesAdapter] }).close();
+`;
+  // One project: each file's errors are reported against it.
+  const r = await typecheck(['ES2022', 'DOM'], { ...wrong, 'right.ts': right });
+  assert.notEqual(r.code, 0);
+  for (const name of Object.keys(wrong)) assert.match(r.out, new RegExp(`^${name.replace('.', '\\.')}\\(2,`, 'm'), r.out);
+  assert.doesNotMatch(r.out, /^right\.ts/m, r.out);
 });
 
 test('the check would catch a Node type in a browser project', async () => {
@@ -89,8 +110,8 @@ test('the check would catch a Node type in a browser project', async () => {
 });
 
 test('at run time, [Symbol.dispose]() closes the agent (what `using` calls)', async () => {
-  const { createAgent, createFetchHost } = await import('../../src/browser.js');
-  const agent = createAgent({ baseUrl: '/v1/chat/completions' }, createFetchHost());
+  const { createAgent, createFetchHost, openaiAdapter } = await import('../../src/browser.js');
+  const agent = createAgent({ baseUrl: '/v1/chat/completions' }, createFetchHost(), {}, { dialects: [openaiAdapter] });
   const dispose = (agent as unknown as Record<symbol, () => void>)[Symbol.dispose];
   assert.equal(typeof dispose, 'function');
   dispose!.call(agent);

@@ -39,10 +39,7 @@ test('the checker would catch a node: import', () => {
 test('src/browser and the browser entries import only the portable core', () => {
   const SRC = join(import.meta.dirname, '../../src');
   const bad: string[] = [];
-  for (const f of [
-    ...files(join(SRC, 'browser')),
-    ...['browser.ts', 'browser-lean.ts', 'index.ts', 'portable-api.ts'].map((n) => join(SRC, n)),
-  ]) {
+  for (const f of [...files(join(SRC, 'browser')), ...['browser.ts', 'index.ts', 'portable-api.ts'].map((n) => join(SRC, n))]) {
     const src = readFileSync(f, 'utf8')
       .replace(/\/\*[\s\S]*?\*\//g, '')
       .replace(/(^|[^:])\/\/.*$/gm, '$1');

@@ -1,10 +1,13 @@
 // Which wire dialect speaks for a provider kind. An agent speaks the dialects it is given
-// (AgentOptions.dialects): createAgent gives it every one (providers/index.ts), a page using
-// clm/browser/lean only those it names, so its bundler leaves the others out.
+// (AgentOptions.dialects): clm's createAgent gives it every one (providers/index.ts); clm/browser's
+// takes those the page names, so the page's bundler leaves the others out.
 
 import { ClmError } from '../errors.js';
 import type { ProviderKind } from '../types.js';
 import type { ProviderAdapter } from './adapter.js';
+
+/** The dialects an agent of clm/browser speaks: at least one adapter. */
+export type DialectList = readonly [ProviderAdapter, ...ProviderAdapter[]];
 
 /** clm_provider_from_str: unknown or missing kinds map to 'openai'. */
 export function providerFromStr(kind: string | null | undefined): ProviderKind {

@@ -1,19 +1,20 @@
 // Every wire dialect: kind string → wire adapter, and the endpoint URLs. What references
-// DIALECTS (createAgent, listModels, adapterFor, buildUrl) brings all of them into a bundle.
+// DIALECTS (clm's createAgent, listModels, adapterFor, buildUrl) brings all of them into a bundle;
+// a page's bundle that never uses DIALECTS holds only the adapters it names.
 
 import type { ProviderKind } from '../types.js';
 import type { ProviderAdapter } from './adapter.js';
 import { openaiAdapter, ollamaAdapter } from './openai.js';
 import { anthropicAdapter } from './anthropic.js';
 import { responsesAdapter } from './responses.js';
-import { dialectFor } from './dialects.js';
+import { dialectFor, type DialectList } from './dialects.js';
 
 export type { ProviderAdapter } from './adapter.js';
 export { providerFromStr } from './dialects.js';
 export { modelsUrl, propsUrl } from './endpoint-urls.js';
 
 /** Every dialect, one adapter per provider kind. */
-export const DIALECTS: readonly ProviderAdapter[] = [openaiAdapter, ollamaAdapter, anthropicAdapter, responsesAdapter];
+export const DIALECTS: DialectList = [openaiAdapter, ollamaAdapter, anthropicAdapter, responsesAdapter];
 
 /** The adapter of a provider kind (unknown kinds: 'openai'). */
 export function adapterFor(kind: ProviderKind): ProviderAdapter {

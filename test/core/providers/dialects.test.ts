@@ -1,7 +1,8 @@
 // Which dialects an agent speaks (src/core/providers/dialects.ts, AgentOptions.dialects): every one
 // by default, only the given ones otherwise — a provider outside them is refused with a clear
-// error, at creation, on setProvider and for another endpoint's models — and clm/browser/lean's
-// createAgent, which speaks only what the page names, running a turn against the mock LLM.
+// error, at creation, on setProvider and for another endpoint's models — and clm/browser's
+// createAgent, which speaks only what the page names (and refuses to guess when it names none),
+// running a turn against the mock LLM.
 
 import { test, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +16,7 @@ import {
   openaiAdapter,
   responsesAdapter,
 } from '../../../src/index.js';
-import { createAgent as createLeanAgent } from '../../../src/browser-lean.js';
+import { createAgent as createBrowserAgent, DIALECTS as BROWSER_DIALECTS } from '../../../src/browser.js';
 import { dialectFor } from '../../../src/core/providers/dialects.js';
 import { createNodeHost } from '../../../src/host/node.js';
 import { startMockLlm, type MockLlm } from '../../fixtures/mock-llm.js';
@@ -80,9 +81,9 @@ test('given dialects only: the models of an endpoint in another dialect are refu
   agent.close();
 });
 
-test('clm/browser/lean: createAgent speaks the dialect the page names, end to end', async () => {
-  mock.push(an.text('from the lean agent'));
-  const agent = createLeanAgent(
+test('clm/browser: createAgent speaks the dialect the page names, end to end', async () => {
+  mock.push(an.text('from the page agent'));
+  const agent = createBrowserAgent(
     { baseUrl: `${mock.url}/v1/messages`, provider: 'anthropic', apiKey: 'k' },
     createNodeHost(),
     {},
@@ -90,12 +91,42 @@ test('clm/browser/lean: createAgent speaks the dialect the page names, end to en
   );
   const r = await agent.run('hi');
   assert.equal(r.status, 0, r.error);
-  assert.equal(r.text, 'from the lean agent');
+  assert.equal(r.text, 'from the page agent');
   assert.equal(mock.posts[0]!.path, '/v1/messages');
   assert.equal(mock.posts[0]!.headers['x-api-key'], 'k');
   agent.close();
   assert.throws(
-    () => createLeanAgent({ baseUrl: 'http://x/v1' }, host, {}, { dialects: [anthropicAdapter] }),
+    () => createBrowserAgent({ baseUrl: 'http://x/v1' }, host, {}, { dialects: [anthropicAdapter] }),
     notAmong('openai', 'anthropic'),
+  );
+  assert.equal(BROWSER_DIALECTS, DIALECTS, 'clm/browser exports the same list of every dialect');
+  for (const kind of ['openai', 'ollama', 'anthropic', 'openai-responses'] as ProviderKind[]) {
+    assert.equal(createBrowserAgent({ baseUrl: 'http://x/v1', provider: kind }, host, {}, { dialects: BROWSER_DIALECTS }).provider, kind);
+  }
+});
+
+test('clm/browser: a JavaScript caller that names no dialects is told to, whatever clm has set as the default', () => {
+  const needs = (e: unknown) =>
+    e instanceof ClmError &&
+    e.code === 'EINVAL' &&
+    e.message ===
+      "clm/browser's createAgent needs opts.dialects, the wire dialects the page speaks: e.g. { dialects: [openaiAdapter] }, or DIALECTS for every one";
+  // A page without a type checker: what it may pass instead of a list of adapters.
+  const create = createBrowserAgent as (cfg: object, host: object, callbacks?: object, opts?: unknown) => unknown;
+  for (const opts of [
+    undefined,
+    null,
+    {},
+    { dialects: undefined },
+    { dialects: [] },
+    { dialects: openaiAdapter },
+    { dialects: 'openai' },
+  ]) {
+    assert.throws(() => create({ baseUrl: 'http://x/v1' }, host, {}, opts), needs, JSON.stringify(opts) ?? 'undefined');
+  }
+  assert.throws(() => create({ baseUrl: 'http://x/v1' }, host), needs, 'no fourth argument');
+  assert.throws(
+    () => create({ baseUrl: 'http://x/v1' }, host, {}, { dialects: [undefined] }),
+    (e: unknown) => e instanceof ClmError && e.code === 'EINVAL' && e.message === 'dialects must be an array of provider adapters',
   );
 });
