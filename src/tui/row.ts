@@ -9,7 +9,7 @@ import { TAB_WIDTH } from './wrap.js';
 import { graphemeWidth, isPrintableAscii, segmentGraphemes } from './width.js';
 
 export interface Row {
-  /** A grapheme per cell; '' for the second cell of a wide character. */
+  /** A grapheme per cell; '' for the second cell of a wide character. Trailing plain spaces are left out. */
   readonly cells: string[];
   readonly styles: Style[];
   /** Column of the cursor marker, -1 when the row has none. */
@@ -87,6 +87,10 @@ export function parseRow(line: string, width: number): Row {
   }
   let ink = cells.length;
   while (ink > 0 && cells[ink - 1] === ' ' && styles[ink - 1] === DEFAULT_STYLE) ink--;
+  // Trailing plain spaces look like nothing but are cells a terminal keeps: written, they make
+  // the row longer when the terminal rewraps it at a resize than the renderer reckons.
+  cells.length = ink;
+  styles.length = ink;
   return { cells, styles, cursor, inkWidth: ink };
 }
 

@@ -512,6 +512,52 @@ test('inline: resizing while a long reply streams tears and doubles nothing', as
   r.stop();
 });
 
+test('inline: rows the terminal rewraps at a resize (a footer padded with spaces) are reckoned as it does: nothing doubled', async () => {
+  // A padded row's spaces are cells the terminal keeps and rewraps; the renderer never writes them.
+  class Padded {
+    render(w: number) {
+      return [' status'.padEnd(w), `> ${CURSOR_MARKER}`];
+    }
+  }
+  for (const sizes of [
+    [
+      [80, 30],
+      [100, 30],
+    ],
+    [
+      [80, 25],
+      [100, 30],
+    ],
+    [
+      [100, 25],
+      [100, 30],
+    ],
+  ]) {
+    const vt = new VirtualTerminal(100, 30, { lineFeedReturns: true });
+    const r = new Renderer(vt, { mode: 'inline' });
+    r.setFooter([new Padded()]);
+    await r.start();
+    // 98 columns: one row at 100, two at 80.
+    const { push } = streamingReply(
+      r,
+      (i) => `${tagOf(i)} the quick brown fox jumps over the lazy dog again and again until the line wraps somewhere`,
+    );
+    push(0, 60);
+    await vt.flush();
+    let n = 60;
+    for (const [cols, rows] of sizes) {
+      vt.resize(cols!, rows!);
+      await new Promise((res) => setTimeout(res, 50));
+      await vt.flush();
+      push(n, n + 10);
+      n += 10;
+      await vt.flush();
+    }
+    assertEachOnce(vt, n, (i) => `${tagOf(i)} `);
+    r.stop();
+  }
+});
+
 test('inline: a wrapped line half in the scrollback when the terminal is resized is drawn once, not its head twice', async () => {
   const { vt, r } = await setup('inline', 60, 16);
   // Up to 64 columns: some lines wrap at 60, more at 30, so some straddle the top of the screen.
