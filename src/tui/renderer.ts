@@ -268,8 +268,6 @@ export class Renderer {
       this.resizeTimer = null;
     }
     if (this.mode === 'inline' && !this.resizing && this.terminal.isActive) {
-      const margins = this.resetInlineMargins();
-      if (margins) this.emit(margins);
       this.footer = [];
       this.renderNow(true);
       // Leave the cursor at the start of the line below the transcript.
@@ -346,7 +344,6 @@ export class Renderer {
         this.regionTop = this.height - 1;
       }
       if (pre) this.emit(pre);
-      this.margins = 0;
       this.prevRows = [];
       this.prevLines = [];
       this.frozen = 0;
@@ -595,44 +592,18 @@ export class Renderer {
     return i >= this.frozen && this.regionTop + i >= 0 && this.regionTop + i < this.height;
   }
 
-  /** Move to frame row `row`, column `col` (both on screen). */
+  /** Relative move to frame row `row`, column `col` (both on screen). */
   private moveRel(row: number, col: number): string {
-    let out: string;
-    if (this.margins > 0) {
-      // A scroll region above the footer is set (the footer is on the bottom rows, so screen rows
-      // are known): a line feed on its bottom margin scrolls it and an up/down move stops there,
-      // so a move across that margin is absolute.
-      const bottom = this.margins - 1;
-      const from = this.regionTop + this.hwRow;
-      const to = this.regionTop + row;
-      const rowsSafe = from >= 0 && !(from <= bottom && to > bottom);
-      out = cursorMove(from, this.hwCol, to, col, {
-        lineFeedReturns: this.terminal.lineFeedReturns === true,
-        lineFeedsSafe: rowsSafe,
-        rowsSafe,
-        absolute: true,
-      });
-    } else {
-      // Rows below on screen: line feeds cannot scroll.
-      out = cursorMove(this.hwRow, this.hwCol, row, col, {
-        lineFeedReturns: this.terminal.lineFeedReturns === true,
-        lineFeedsSafe: true,
-        rowsSafe: true,
-        absolute: false,
-      });
-    }
+    // Rows below on screen: line feeds cannot scroll.
+    const out = cursorMove(this.hwRow, this.hwCol, row, col, {
+      lineFeedReturns: this.terminal.lineFeedReturns === true,
+      lineFeedsSafe: true,
+      rowsSafe: true,
+      absolute: false,
+    });
     this.hwRow = row;
     this.hwCol = col;
     return out;
-  }
-
-  /** Back to the whole screen as the scroll region (DECSTBM homes the cursor). */
-  private resetInlineMargins(): string {
-    if (this.margins <= 0) return '';
-    this.margins = 0;
-    this.hwRow = -this.regionTop;
-    this.hwCol = 0;
-    return this.plain() + RESET_MARGINS;
   }
 
   private frameInline(final: boolean): string {
@@ -690,7 +661,6 @@ export class Renderer {
       // Ctrl-L: clear the live rows on screen and draw them again.
       this.repaint = false;
       this.stats.fullRepaints++;
-      out += this.resetInlineMargins();
       let first = this.frozen;
       while (first < prev.length && !this.onScreen(first)) first++;
       if (first < prev.length) {
@@ -728,56 +698,6 @@ export class Renderer {
               prev[i] = row;
               prevLines[i] = lines[i]!;
             }
-          }
-          // The footer on the bottom rows and every new row above it scrolls: the rows above the
-          // footer are a scroll region of their own (kept while the footer stays), and the new
-          // rows' own line feeds scroll it, the top row going into the scrollback as from the
-          // whole screen; the footer is not touched.
-          const footTop = this.regionTop + p;
-          if (
-            pScreen >= 0 &&
-            p >= this.frozen &&
-            p > 0 &&
-            s === footLen &&
-            bottom === H - 1 &&
-            scrolled === k &&
-            footTop >= 1 &&
-            this.onScreen(p - 1)
-          ) {
-            if (this.margins !== footTop) {
-              out += this.plain() + setMargins(0, footTop - 1);
-              this.margins = footTop;
-              this.hwRow = -this.regionTop;
-              this.hwCol = 0;
-            }
-            const q = p - 1;
-            if (lines[q] !== prevLines[q]) {
-              const row = parseRow(lines[q]!, W);
-              out += this.writeRowChange(prev[q]!, row, (c) => this.moveRel(q, c), W);
-              prev[q] = row;
-              prevLines[q] = lines[q]!;
-            }
-            if (this.hwRow !== q) out += this.moveRel(q, 0);
-            this.regionTop -= k;
-            prev.splice(p, 0, ...rowsOf(k));
-            prevLines.splice(p, 0, ...new Array<string>(k).fill(''));
-            const nl = this.terminal.lineFeedReturns ? '\n' : '\r\n';
-            let col = 0;
-            for (let i = p; i < p + k; i++) {
-              const row = parseRow(lines[i]!, W);
-              out += this.plain() + nl;
-              const w = writeCells(row, 0, row.cells.length, this.style);
-              out += w.out;
-              this.style = w.style;
-              prev[i] = row;
-              prevLines[i] = lines[i]!;
-              col = row.cells.length >= W ? -1 : row.cells.length;
-            }
-            this.hwRow = p + k - 1;
-            this.hwCol = col;
-            this.stats.scrolls++;
-          } else if (pScreen >= 0 && p >= this.frozen && this.onScreen(prev.length - 1)) {
-            out += this.resetInlineMargins();
             // The column does not matter for the line feeds, nor after IL (it homes the cursor).
             out += (this.hwRow === prev.length - 1 ? '' : this.moveRel(prev.length - 1, 0)) + this.plain() + '\n'.repeat(k);
             this.hwRow += k;
@@ -805,7 +725,6 @@ export class Renderer {
         } else {
           const p = lines.length - s;
           if (p >= this.frozen && this.onScreen(p)) {
-            out += this.resetInlineMargins();
             out += this.moveRel(p, 0) + this.plain() + `\x1b[${-k === 1 ? '' : -k}M`;
             this.stats.scrolls++;
             prev.splice(p, -k);
@@ -833,8 +752,6 @@ export class Renderer {
       out += this.writeRowChange(prev[i]!, row, (c) => this.moveRel(i, c), W);
     }
     if (lines.length > prev.length) {
-      // New rows below the frame come from line feeds on the screen's last row.
-      out += this.resetInlineMargins();
       for (let i = prev.length; i < lines.length; i++) {
         const row = parseRow(lines[i]!, W);
         rows[i] = row;
@@ -927,11 +844,10 @@ export class Renderer {
   /** Bytes that clear the footer rows of an inline screen (restoring after a crash or signal). */
   private inlineRestoreBytes(): string {
     if (!this.running) return '';
-    const margins = this.resetInlineMargins();
     let at = Math.max(this.footerStart, this.frozen);
     while (at < this.prevRows.length && !this.onScreen(at)) at++;
-    if (at >= this.prevRows.length) return margins;
-    return margins + this.moveRel(at, 0) + SGR_RESET + ERASE_DOWN;
+    if (at >= this.prevRows.length) return '';
+    return this.moveRel(at, 0) + SGR_RESET + ERASE_DOWN;
   }
 
   /**
@@ -978,9 +894,7 @@ export class Renderer {
           ink += n;
           this.frozenBlank = n > 0 ? 0 : this.frozenBlank + 1;
         }
-        // A terminal drops its margins at a resize; some keep them: the whole screen again either way.
-        const out = SGR_RESET + (this.margins > 0 ? RESET_MARGINS : '') + cursorTo(y0, 0) + ERASE_DOWN;
-        this.margins = 0;
+        const out = SGR_RESET + cursorTo(y0, 0) + ERASE_DOWN;
         this.style = DEFAULT_STYLE;
         this.emit(SYNC_BEGIN + out + SYNC_END);
         this.stats.fullRepaints++;

@@ -60,7 +60,8 @@ test('tool output and a reply carrying a secrets.lua value: masked in stream-jso
     'I found [REDACTED] in it',
   );
   assert.equal(events.at(-1)!.result, 'I found [REDACTED] in it');
-  assert.ok(mock.posts[1]!.body.includes(KNOWN_SECRET), 'the model itself still sees the tool output');
+  assert.ok(!mock.posts[1]!.body.includes(KNOWN_SECRET), 'the model does not see the secret either');
+  assert.ok(mock.posts[1]!.body.includes('the search key is [REDACTED]'), 'it sees the rest of the output');
 
   mock.push(...script());
   const t = await run(['-o', 'look']);
