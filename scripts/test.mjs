@@ -26,15 +26,21 @@ const filter = process.argv.slice(2);
 let chosen = filter.length ? files.filter((f) => filter.some((x) => f.includes(x))) : files;
 // Tests that drive Chromium run where it is installed; CI sets CLM_REQUIRE_BROWSER, so there a
 // missing browser fails them instead of leaving them out.
-let browserNotice = '';
+let missingNotice = '';
 const needsBrowser = (f) => f.includes('chromium');
 if (chosen.some(needsBrowser) && !process.env.CLM_REQUIRE_BROWSER && !findChromium()) {
   chosen = chosen.filter((f) => !needsBrowser(f));
-  browserNotice = `# browser tests did not run: Chromium not found; to run them, ${CHROMIUM_HINT}`;
+  missingNotice = `# browser tests did not run: Chromium not found; to run them, ${CHROMIUM_HINT}`;
+}
+// The inline UI's test in a real tmux likewise (CI sets CLM_REQUIRE_TMUX).
+const needsTmux = (f) => f.includes('tmux');
+if (chosen.some(needsTmux) && !process.env.CLM_REQUIRE_TMUX && spawnSync('tmux', ['-V'], { stdio: 'ignore' }).status !== 0) {
+  chosen = chosen.filter((f) => !needsTmux(f));
+  missingNotice += `${missingNotice ? '\n' : ''}# the tmux test did not run: tmux not found; to run it, install tmux (Debian/Ubuntu: sudo apt-get install tmux)`;
 }
 if (!chosen.length) {
-  console.log(browserNotice || '# no test file matches');
-  process.exit(browserNotice ? 0 : 1);
+  console.log(missingNotice || '# no test file matches');
+  process.exit(missingNotice ? 0 : 1);
 }
 // Every test has a deadline, so a broken timeout fails the run instead of hanging it.
 const tallyDir = mkdtempSync(join(tmpdir(), 'clm-tally-'));
@@ -43,7 +49,7 @@ const status = run(['--import', 'tsx', '--test', '--test-concurrency=2', '--test
   env: { ...process.env, CLM_TEST_TALLY: tallyFile },
 });
 printTally(tallyFile);
-if (browserNotice) console.log(browserNotice);
+if (missingNotice) console.log(missingNotice);
 rmSync(tallyDir, { recursive: true, force: true });
 process.exit(status);
 

@@ -77,6 +77,16 @@ export interface RenderStats {
 }
 
 const RESIZE_SETTLE_MS = 30;
+/**
+ * Erase from the cursor (at column 0 of screen row `row`) to the end of the screen. From the
+ * top-left corner that is a clear screen, which tmux (scroll-on-clear) first copies into the
+ * scrollback, where the rows drawn again next would then be twice: there the first row is
+ * erased on its own.
+ */
+function eraseDown(row: number): string {
+  return row > 0 ? ERASE_DOWN : `${ERASE_LINE_RIGHT}\x1b[B${ERASE_DOWN}\x1b[A`;
+}
+
 // How long an inline resize waits for the cursor report of a terminal that answered one before.
 // Drawing guessing where the rewrapped region went can erase transcript rows, so a late answer
 // (a slow link, a loaded machine) is worth waiting for; streaming only pauses meanwhile.
@@ -664,7 +674,7 @@ export class Renderer {
       let first = this.frozen;
       while (first < prev.length && !this.onScreen(first)) first++;
       if (first < prev.length) {
-        out += this.moveRel(first, 0) + this.plain() + ERASE_DOWN;
+        out += this.moveRel(first, 0) + this.plain() + eraseDown(this.regionTop + first);
         prev = prev.slice(0, first);
         prevLines = prevLines.slice(0, first);
       }
@@ -771,7 +781,7 @@ export class Renderer {
     } else if (lines.length < prev.length) {
       let at = Math.max(lines.length, this.frozen);
       while (at < prev.length && !this.onScreen(at)) at++;
-      if (at < prev.length) out += this.moveRel(at, 0) + this.plain() + ERASE_DOWN;
+      if (at < prev.length) out += this.moveRel(at, 0) + this.plain() + eraseDown(this.regionTop + at);
     }
     out += this.plain();
     let cursorAt = -1;
@@ -847,7 +857,7 @@ export class Renderer {
     let at = Math.max(this.footerStart, this.frozen);
     while (at < this.prevRows.length && !this.onScreen(at)) at++;
     if (at >= this.prevRows.length) return '';
-    return this.moveRel(at, 0) + SGR_RESET + ERASE_DOWN;
+    return this.moveRel(at, 0) + SGR_RESET + eraseDown(this.regionTop + at);
   }
 
   /**
@@ -867,6 +877,8 @@ export class Renderer {
         this.resizeAgain = false;
         const pos = await this.terminal.queryCursorPosition(this.answersReports ? RESIZE_REPORT_MS : undefined);
         if (!this.running) return;
+        // Resized again meanwhile: the report may be of either size, and only the next one is sure.
+        if (this.resizeAgain) continue;
         const W1 = Math.max(1, this.terminal.columns);
         const H1 = Math.max(1, this.terminal.rows);
         const W0 = this.width;
@@ -894,7 +906,7 @@ export class Renderer {
           ink += n;
           this.frozenBlank = n > 0 ? 0 : this.frozenBlank + 1;
         }
-        const out = SGR_RESET + cursorTo(y0, 0) + ERASE_DOWN;
+        const out = SGR_RESET + cursorTo(y0, 0) + eraseDown(y0);
         this.style = DEFAULT_STYLE;
         this.emit(SYNC_BEGIN + out + SYNC_END);
         this.stats.fullRepaints++;
