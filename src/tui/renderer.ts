@@ -77,6 +77,8 @@ export interface RenderStats {
 }
 
 const RESIZE_SETTLE_MS = 30;
+/** Inline, a resize is drawn once the size has held this long (a key repeats every ~35 ms). */
+const INLINE_RESIZE_SETTLE_MS = 100;
 /**
  * Erase from the cursor (at column 0 of screen row `row`) to the end of the screen. From the
  * top-left corner that is a clear screen, which tmux (scroll-on-clear) first copies into the
@@ -214,6 +216,11 @@ export class Renderer {
     return Math.max(0, this.transcript.lineCount(W) - this.anchorTop - vh);
   }
 
+  /** A resize is being taken in (inline: waiting for the size to hold, or for the cursor report); frames wait for it. */
+  get resizeInProgress(): boolean {
+    return this.resizePending || this.resizing;
+  }
+
   /** Rows of the transcript viewport in the last frame (full screen). */
   get viewportHeight(): number {
     return this.prevVh;
@@ -277,7 +284,9 @@ export class Renderer {
       this.clock.clearTimeout(this.resizeTimer);
       this.resizeTimer = null;
     }
-    if (this.mode === 'inline' && !this.resizing && this.terminal.isActive) {
+    const pending = this.resizePending;
+    this.resizePending = false;
+    if (this.mode === 'inline' && !this.resizing && !pending && this.terminal.isActive) {
       this.footer = [];
       this.renderNow(true);
       // Leave the cursor at the start of the line below the transcript.
@@ -411,7 +420,16 @@ export class Renderer {
 
   private onResize(): void {
     if (this.mode === 'inline') {
-      void this.resizeInline();
+      // Nothing is drawn until the size has held for a moment: a frame drawn for a size the
+      // terminal no longer has (a window being dragged, a pane resized with a key held down)
+      // lands where its rows are not, and rows it pushes into the scrollback stay there.
+      this.resizePending = true;
+      if (this.resizeTimer !== null) this.clock.clearTimeout(this.resizeTimer);
+      this.resizeTimer = this.clock.setTimeout(() => {
+        this.resizeTimer = null;
+        this.resizePending = false;
+        void this.resizeInline();
+      }, INLINE_RESIZE_SETTLE_MS);
       return;
     }
     // A resize reflows every block: wait for the storm (a window being dragged) to pass.
@@ -424,11 +442,13 @@ export class Renderer {
   }
 
   private resizeTimer: unknown = null;
+  /** Inline: a resize is waiting for the size to hold (no frame meanwhile). */
+  private resizePending = false;
 
   /** Draw a frame now (tests, and the timer). `final`: inline, commit every block. */
   renderNow(final = false): void {
     // A terminal restored behind the renderer's back (a signal, a crash) is not drawn on again.
-    if (!this.running || this.resizing || !this.terminal.isActive) return;
+    if (!this.running || this.resizing || this.resizePending || !this.terminal.isActive) return;
     this.cancelTimer();
     const t0 = performance.now();
     const out = this.mode === 'fullscreen' ? this.frameFullscreen() : this.frameInline(final);

@@ -205,7 +205,7 @@ test('a resize storm in inline mode while streaming: nothing doubled, the footer
     }
     if (i % 10 === 9) await new Promise((res) => setTimeout(res, 30));
   }
-  await new Promise((res) => setTimeout(res, 50));
+  while (r.resizeInProgress) await new Promise((res) => setTimeout(res, 10));
   await vt.flush();
   const all = vt.logicalLines().join('\n');
   for (let i = 0; i < 80; i++) assert.equal(all.split(`S${String(i).padStart(3, '0')} `).length - 1, 1, `S${i} once`);
@@ -231,7 +231,7 @@ test('inline, random resizes while wrapped lines stream (fast-check): every char
       await r.start();
       // The resize is done once the terminal's cursor report came back and the frame is drawn.
       const settle = async () => {
-        for (let i = 0; i < 500 && Reflect.get(r, 'resizing') === true; i++) {
+        for (let i = 0; i < 500 && r.resizeInProgress; i++) {
           await vt.flush();
           await new Promise((res) => setTimeout(res, 2));
         }

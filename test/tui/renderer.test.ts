@@ -64,6 +64,12 @@ function fakeClock() {
   return { clock, advance };
 }
 
+/** Once the renderer has taken in a resize (inline: the size held, the cursor report came, the frame is drawn). */
+async function resized(r: Renderer) {
+  await new Promise((res) => setTimeout(res, 10));
+  while (r.resizeInProgress) await new Promise((res) => setTimeout(res, 10));
+}
+
 const tagOf = (i: number) => `L${String(i).padStart(3, '0')}`;
 
 /** Each of the tags L000…L(n-1) is in the terminal's lines exactly once. */
@@ -498,12 +504,12 @@ test('inline: resizing while a long reply streams tears and doubles nothing', as
   push(0, 60);
   await vt.flush(); // the terminal has drawn what was written before it is resized
   vt.resize(40, 16);
-  await new Promise((res) => setTimeout(res, 50));
+  await resized(r);
   await vt.flush();
   push(60, 120);
   await vt.flush();
   vt.resize(70, 12);
-  await new Promise((res) => setTimeout(res, 50));
+  await resized(r);
   await vt.flush();
   push(120, 150);
   await vt.flush();
@@ -547,7 +553,7 @@ test('inline: rows the terminal rewraps at a resize (a footer padded with spaces
     let n = 60;
     for (const [cols, rows] of sizes) {
       vt.resize(cols!, rows!);
-      await new Promise((res) => setTimeout(res, 50));
+      await resized(r);
       await vt.flush();
       push(n, n + 10);
       n += 10;
