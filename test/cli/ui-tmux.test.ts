@@ -17,7 +17,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const socket = `clm-test-${process.pid}`;
 const tmuxConf = join(dirs.root, 'tmux.conf');
 writeFileSync(tmuxConf, 'set -g history-limit 50000\nset -g status off\n');
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', tmuxConf, ...args], { encoding: 'utf8' });
+// Its own server (socket), also when the tests themselves run inside tmux.
+const tmuxEnv = { ...process.env };
+delete tmuxEnv.TMUX;
+const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', tmuxConf, ...args], { encoding: 'utf8', env: tmuxEnv });
 after(() => {
   try {
     tmux('kill-server');
