@@ -4,10 +4,10 @@
 // config.lua is evaluated in a worker thread with a watchdog (src/config/evaluator.ts); the
 // evaluation cache in the state dir (src/config/config-cache.ts) lets a run whose files did not
 // change skip the worker. So three rows: no config.lua; the setup's config with the cache cold
-// (removed before every run: the worker evaluates twice, real and with sentinel secrets, and
-// writes the cache); and warm (the previous run's cache answers). Wall time of whole
-// processes, interleaved, and their CPU (user+sys, from GNU time(1) when it is there: less
-// sensitive to a busy machine than wall time); median and min.
+// (removed before every run: the worker evaluates three times, real and with sentinel secrets
+// sorting high and low, and writes the cache); and warm (the previous run's cache answers). Wall
+// time of whole processes, interleaved, and their CPU (user+sys, from GNU time(1) when it is
+// there: less sensitive to a busy machine than wall time); median and min.
 //
 // Environment: CLM_BENCH_RUNS (default 15), CLM_BENCH_CLI (default dist/cli.js), and
 // CLM_BENCH_CLI_BASE: a second CLI (another build) measured the same way, for a before/after.
@@ -46,6 +46,8 @@ for (const kind of KINDS) {
     const r = spawnSync(process.execPath, [CLI, 'setup'], { env, encoding: 'utf8' });
     if (r.status !== 0) {
       process.stderr.write(`bench: clm setup: exit ${r.status}\n${r.stderr}`);
+      mock.kill();
+      rmSync(tmp, { recursive: true, force: true });
       process.exit(1);
     }
     const secrets = join(home, 'config', 'clm', 'secrets.lua');
@@ -76,6 +78,8 @@ for (let i = 0; i <= RUNS; i++) {
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
       if (r.status !== 0) {
         process.stderr.write(`bench: ${name} ${kind}: exit ${r.status}\n${r.stderr}`);
+        mock.kill(); // it shares our stderr: left running, it would hold a pipe reading it open
+        rmSync(tmp, { recursive: true, force: true });
         process.exit(1);
       }
       if (i === 0) continue; // run 0 warms the page cache

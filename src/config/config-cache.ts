@@ -3,10 +3,11 @@
 //
 // An entry is found by a hash of everything the evaluation depends on: the clm version, the
 // config directory, config.lua's path and bytes, the profile name asked for, the time budget and
-// the shape of clm.secrets (keys, which strings are empty; secret-sentinels.ts) — never the
-// secret values. The tables are stored with sentinels where the secrets were; load.ts
-// substitutes the real values on a hit. The profile file an evaluation read (agents/NAME.lua) is
-// recorded with a hash of its bytes and checked on every hit.
+// the shape of clm.secrets (keys, which strings are empty, each other string's length in bytes
+// and which of them are equal; secret-sentinels.ts) — never a secret string, nor a hash of one.
+// The tables are stored with sentinels where the secrets were; load.ts substitutes the real
+// values on a hit. The profile file an evaluation read (agents/NAME.lua) is recorded with a hash
+// of its bytes and checked on every hit.
 //
 // The file is optional: a missing, unreadable, damaged or foreign one is ignored (and replaced
 // by the next write), and so is a symbolic link, a FIFO, or a file another user owns or
@@ -24,7 +25,7 @@ import { isTable, type Table } from './validate.js';
 
 export const CONFIG_CACHE_FILE = 'config-cache.json';
 /** Bumped when what an entry means changes (the sentinels, the watched library calls, …). */
-const FORMAT = 1;
+const FORMAT = 2;
 /** Entries kept: one per config directory and profile asked for, the most recent first. */
 const MAX_ENTRIES = 8;
 /** A larger file is ignored. */

@@ -1,8 +1,8 @@
 // The config evaluator's worker thread: one Lua state that runs secrets.lua, config.lua and a
-// profile in order (and, for the evaluation cache, a second state where the secrets are
-// sentinels), off the main thread, so the main thread can stop it (evaluator.ts) when a single
-// C-level call such as string.find with a pathological pattern never returns — and SIGTERM and
-// Ctrl-C keep working while it runs.
+// profile in order (and, for the evaluation cache, two more where the secrets are sentinels
+// sorting high and low), off the main thread, so the main thread can stop it (evaluator.ts)
+// when a single C-level call such as string.find with a pathological pattern never returns —
+// and SIGTERM and Ctrl-C keep working while it runs.
 
 import { parentPort } from 'node:worker_threads';
 import { format } from 'node:util';
@@ -24,16 +24,18 @@ const send = (m: EvalReply) => port.postMessage(m);
 
 ConfigLua.create().then(
   (lua) => {
-    // The second state, for evaluating with sentinel secrets (opts.probe): made on first use.
-    let probe: { marker: string; lua: ConfigLua } | null = null;
+    // A state of its own for each set of sentinel secrets (opts.probe), made on first use (a
+    // worker serves one load, which uses two sets).
+    const probes = new Map<string, ConfigLua>();
     const stateFor = (marker: string | undefined): ConfigLua => {
       if (marker === undefined) return lua;
-      if (probe?.marker !== marker) {
-        const p = lua.sibling();
+      let p = probes.get(marker);
+      if (!p) {
+        p = lua.sibling();
         p.watchSecrets(marker);
-        probe = { marker, lua: p };
+        probes.set(marker, p);
       }
-      return probe.lua;
+      return p;
     };
     port.on('message', (m: EvalRequest) => {
       try {

@@ -9,7 +9,7 @@ import { cacheIdentity, findEntry, sha256, type CacheEntry } from './config-cach
 import { ConfigError } from './errors.js';
 import { readLiteralChunk } from './literal-chunk.js';
 import { configDir, configPaths, type ConfigPaths } from './paths.js';
-import { secretAt, secretsShape } from './secret-sentinels.js';
+import { secretAt, secretsShape, uncacheableSecret } from './secret-sentinels.js';
 import { isTable } from './validate.js';
 
 /** Config files above this size are refused (parsing is not covered by the time limit). */
@@ -101,17 +101,22 @@ export function readInputs(opts: LoadConfigOptions, log: (line: string) => void)
   return { paths, src, secretsSrc, warnings, log, budgetMs: opts.budgetMs, agent: opts.agent || undefined };
 }
 
-/** The cache entry's identity for these inputs; null when the cache cannot serve them (no dir, secrets.lua is code). */
-export function cacheLookup(inp: Inputs, cacheDir: string | undefined): CacheLookup | null {
+/**
+ * The cache entry's identity for these inputs; null without a cache directory, and why not when
+ * the cache cannot serve them (secrets.lua is code, a secret no sentinel stands in for).
+ */
+export function cacheLookup(inp: Inputs, cacheDir: string | undefined): CacheLookup | string | null {
   if (!cacheDir) return null;
   let secrets: Record<string, unknown> = {};
   if (inp.secretsSrc) {
     const lit = readLiteralChunk(inp.secretsSrc);
     // secrets.lua as code may set globals config.lua reads: its result alone does not decide config.lua's.
-    if (!lit) return null;
+    if (!lit) return 'secrets.lua is not a plain literal table';
     // As runSecrets: a list is not a table of secrets.
     secrets = isTable(lit.value) ? lit.value : {};
   }
+  const odd = uncacheableSecret(secrets);
+  if (odd) return odd;
   const id = cacheIdentity({
     dir: inp.paths.dir,
     configPath: inp.paths.config,
@@ -144,8 +149,9 @@ export function configCacheAnswers(opts: LoadConfigOptions): boolean {
     const inp = readInputs(opts, () => {});
     if (!inp) return true; // no config.lua: nothing to evaluate either
     const c = cacheLookup(inp, opts.cacheDir);
-    const entry = c && findEntry(c.dir, c.id);
-    if (!c || !entry || !sentinelValues(entry, c.secrets)) return false;
+    if (!c || typeof c === 'string') return false;
+    const entry = findEntry(c.dir, c.id);
+    if (!entry || !sentinelValues(entry, c.secrets)) return false;
     if (!entry.profile) return true;
     const src = readSource(entry.profile.path, 'profile');
     return !!src && sha256(src) === entry.profile.sha256;

@@ -20,9 +20,10 @@
 // - With a cache directory (the CLI gives its state dir), an evaluation whose inputs did not
 //   change is taken from the evaluation cache (config-cache.ts) without starting Lua: secrets.lua
 //   is then read by literal-chunk.ts, which takes only a plain literal table (anything else is
-//   evaluated, and nothing is cached). A miss evaluates as usual, then once more with sentinel
-//   secrets in a second state, and stores the sentinel form only when substituting the real
-//   values gives exactly the real result and none of the values appears in it.
+//   evaluated, and nothing is cached). A miss evaluates as usual, then twice more with sentinel
+//   secrets (sorting high and low), each in a state of its own, and stores the first sentinel
+//   form only when substituting the real values into either gives exactly the real result and
+//   none of the values appears in it.
 
 import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
@@ -45,7 +46,7 @@ import {
 import { mergeProfile } from './merge.js';
 import type { ConfigPaths } from './paths.js';
 import { collectSecrets } from './resolve-connection.js';
-import { containsAny, luaLiteral, makeSentinels, secretAt, substitute } from './secret-sentinels.js';
+import { containsAny, luaLiteral, makeSentinels, secretAt, substitute, type Sentinels } from './secret-sentinels.js';
 import type { ClmConfig } from './types.js';
 import { isTable, own, validateValues, type Table } from './validate.js';
 
@@ -242,8 +243,9 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<ClmConfi
   const log = opts.log ?? (() => {});
   const inp = readInputs(opts, log);
   if (!inp) return null;
-  const cache = cacheLookup(inp, opts.cacheDir);
-  if (opts.cacheDir && !cache) log('config: secrets.lua is not a plain literal table; the evaluation cache is not used');
+  const lookup = cacheLookup(inp, opts.cacheDir);
+  if (typeof lookup === 'string') log(`config: ${lookup}; the evaluation cache is not used`);
+  const cache = typeof lookup === 'string' ? null : lookup;
   if (cache) {
     const cfg = await fromCache(inp, cache);
     if (cfg) return cfg;
@@ -289,10 +291,11 @@ interface ProfileRead {
 }
 
 /**
- * Evaluate once more with sentinel secrets (in the worker's second state) and store the result
- * when it is faithful: substituting the real values must give exactly what the real evaluation
- * gave, no library call may have looked into a secret, and no secret (nor an api_key written
- * into config.lua itself) may appear in what is stored. Never throws; why not is logged.
+ * Evaluate twice more with sentinel secrets, sorting high and low (secret-sentinels.ts), each in
+ * a state of its own in the worker, and store the first when both are faithful: substituting the
+ * real values must give exactly what the real evaluation gave, no library call may have looked
+ * into a secret, and no secret (nor an api_key written into config.lua itself) may appear in
+ * what is stored. Never throws; why not is logged.
  */
 async function remember(
   lua: ConfigEvaluator,
@@ -307,25 +310,28 @@ async function remember(
   else if (storeEntry(c.dir, why, inp.log)) inp.log(`config: evaluation cached in ${c.dir}`);
 }
 
-async function sentinelEntry(
+/** What one evaluation with sentinel secrets gave: config.lua's table and the profile file's. */
+interface SentinelRun {
+  s: Sentinels;
+  top: Table;
+  profile?: Table;
+}
+
+/** Evaluate secrets, config.lua and the profile file read with the sentinels `s`; why not, when it does not fit. */
+async function sentinelRun(
   lua: ConfigEvaluator,
   inp: Inputs,
-  c: CacheLookup,
-  cfg: ClmConfig,
   ld: Loaded,
   read: ProfileRead | null,
-): Promise<CacheEntry | string> {
-  // The cache is only as right as secrets.lua read without Lua: it must agree with Lua here.
-  if (!isDeepStrictEqual(c.secrets, ld.secrets)) return 'secrets.lua read without Lua differs from its evaluation';
-  const s = makeSentinels(ld.secrets, randomBytes(8).toString('hex'));
+  s: Sentinels,
+): Promise<SentinelRun | string> {
   const values = s.paths.map((p) => secretAt(ld.secrets, p) as string);
-  const budgetMs = inp.budgetMs;
   const run = async (
     src: Uint8Array,
     label: string,
     extra: { lenient?: boolean; publishAsSecrets?: boolean } = {},
   ): Promise<Table | string> => {
-    const r = await lua.run(src, `=${label}`, { budgetMs, probe: s.marker, ...extra });
+    const r = await lua.run(src, `=${label}`, { budgetMs: inp.budgetMs, probe: s.marker, ...extra });
     if (r.inspected) return `${label} looks into a secret's value (a string library call is given one)`;
     if (r.varies) return `${label}'s result may differ from run to run (it calls ${r.varies})`;
     if (!r.ok) return `${label} fails with sentinel secrets`;
@@ -337,12 +343,32 @@ async function sentinelEntry(
   const top = await run(inp.src, 'config.lua');
   if (typeof top === 'string') return top;
   if (!isDeepStrictEqual(substitute(top, s.marker, values), ld.top)) return "config.lua's result depends on more than where the secrets go";
+  if (!read) return { s, top };
+  const profile = await run(read.src, read.label);
+  if (typeof profile === 'string') return profile;
+  if (!isDeepStrictEqual(substitute(profile, s.marker, values), read.table))
+    return `${read.label}'s result depends on more than where the secrets go`;
+  return { s, top, profile };
+}
+
+async function sentinelEntry(
+  lua: ConfigEvaluator,
+  inp: Inputs,
+  c: CacheLookup,
+  cfg: ClmConfig,
+  ld: Loaded,
+  read: ProfileRead | null,
+): Promise<CacheEntry | string> {
+  // The cache is only as right as secrets.lua read without Lua: it must agree with Lua here.
+  if (!isDeepStrictEqual(c.secrets, ld.secrets)) return 'secrets.lua read without Lua differs from its evaluation';
+  const high = await sentinelRun(lua, inp, ld, read, makeSentinels(ld.secrets, randomBytes(8).toString('hex'), 'high'));
+  if (typeof high === 'string') return high;
+  // An order a file puts a secret in (`<`, `<=`) is the same for both sets only when it does not matter.
+  const low = await sentinelRun(lua, inp, ld, read, makeSentinels(ld.secrets, randomBytes(8).toString('hex'), 'low'));
+  if (typeof low === 'string') return `${low} (with sentinels sorting low)`;
+  const { s, top, profile } = high;
   const entry: CacheEntry = { scope: c.id.scope, key: c.id.key, profile: null, marker: s.marker, paths: s.paths, top };
-  if (read) {
-    const profile = await run(read.src, read.label);
-    if (typeof profile === 'string') return profile;
-    if (!isDeepStrictEqual(substitute(profile, s.marker, values), read.table))
-      return `${read.label}'s result depends on more than where the secrets go`;
+  if (read && profile) {
     entry.profile = { path: read.file, sha256: sha256(read.src) };
     entry.profileTable = profile;
   }

@@ -54,8 +54,8 @@ export interface RunOptions {
   /** When the chunk returns a table, make it `clm.secrets`. */
   publishAsSecrets?: boolean;
   /**
-   * Run in the worker's second state, whose clm.secrets holds sentinels starting with this
-   * marker (see secret-sentinels.ts), instead of the real one.
+   * Run in the worker's state for this set of sentinel secrets, whose clm.secrets holds
+   * sentinels starting with this marker (see secret-sentinels.ts), instead of the real one.
    */
   probe?: string;
 }

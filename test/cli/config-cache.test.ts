@@ -1,7 +1,8 @@
 // The evaluation cache through the real clm: the second run of an unchanged configuration is
 // answered from the state dir's cache without the Lua worker, the requests carry the real keys
-// (a new value is picked up from secrets.lua at once), the cache file is private and holds no
-// secret, and a damaged cache is rewritten. `clm setup`'s own files are cached too.
+// (a new value of the same length is picked up from secrets.lua at once), the cache file is
+// private and holds no secret, and a damaged cache is rewritten. `clm setup`'s own files are
+// cached too.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,7 +13,8 @@ import { runCli, show } from '../fixtures/run-cli.js';
 import { cliSuite } from '../fixtures/cli-suite.js';
 
 const KEY = 'sk-cache-cli-KEY-0123456789abcdef';
-const ROTATED = 'sk-cache-cli-ROTATED-fedcba9876543210';
+const ROTATED = 'sk-cache-cli-ROTATED-fedcba987654'; // as long as KEY: the same shape
+const LONGER = 'sk-cache-cli-LONGER-KEY-0123456789abcdef';
 const SEARCH = 'tvly-cache-cli-SEARCH-55555';
 
 const { mock, dirs, run } = await cliSuite({ dirs: 'each', script: () => oa.text('ok'), args: (_m, d) => ['-p', d.empty] });
@@ -44,6 +46,7 @@ const hit = (lines: string[]) => lines.some((l) => l.includes('config: evaluatio
 const evaluated = (lines: string[]) => lines.some((l) => l.includes('config: no cached evaluation fits; evaluating in the Lua worker'));
 
 test('the second run is answered from the cache and sends the real key; a new key value is used at once', async () => {
+  assert.equal(ROTATED.length, KEY.length);
   writeFiles();
   const cold = await runLogged();
   assert.ok(evaluated(cold) && !hit(cold), cold.join('\n'));
@@ -65,12 +68,17 @@ test('the second run is answered from the cache and sends the real key; a new ke
   const rotated = await runLogged();
   assert.ok(hit(rotated), rotated.join('\n'));
   assert.equal(mock.posts[2]!.headers.authorization, `Bearer ${ROTATED}`);
+  // A value of another length is another shape: evaluated (and cached again).
+  writeFiles(LONGER);
+  const longer = await runLogged();
+  assert.ok(evaluated(longer) && !hit(longer), longer.join('\n'));
+  assert.equal(mock.posts[3]!.headers.authorization, `Bearer ${LONGER}`);
 
   // Private, and no key in it (nor in the debug log).
   assert.equal(statSync(cacheFile()).mode & 0o777, 0o600);
   const text = readFileSync(cacheFile(), 'utf8');
   const logText = readFileSync(log(), 'utf8');
-  for (const s of [KEY, ROTATED, SEARCH]) {
+  for (const s of [KEY, ROTATED, LONGER, SEARCH]) {
     assert.ok(!text.includes(s), `the cache holds ${s}`);
     assert.ok(!logText.includes(s), `the debug log holds ${s}`);
   }

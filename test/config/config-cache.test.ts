@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import {
   chmodSync,
   existsSync,
@@ -126,6 +127,11 @@ test('the cache file holds no secret value, is 0600, and entries for several pro
   const text = s.cacheText();
   for (const secret of [GROQ, TAVILY, JSON.stringify(TAVILY).slice(1, -1), 'gsk_cache-test', 'tvly-cache-test'])
     assert.ok(!text.includes(secret), `the cache holds ${secret}`);
+  // Nor a hash of one (the key hashes the secrets' shape: lengths and which equal which, no values).
+  for (const secret of [GROQ, TAVILY])
+    for (const enc of ['hex', 'base64', 'base64url'] as const)
+      for (const alg of ['sha1', 'sha256', 'sha512'])
+        assert.ok(!text.includes(createHash(alg).update(secret).digest(enc)), `the cache holds the ${alg} of ${secret}`);
   assert.equal(statSync(join(s.cacheDir, CONFIG_CACHE_FILE)).mode & 0o777, 0o600);
   assert.equal(statSync(s.cacheDir).mode & 0o777, 0o700);
   assert.equal(JSON.parse(text).entries.length, 2);
@@ -161,12 +167,18 @@ test('editing config.lua or the profile file, adding or emptying a secret: evalu
   assert.equal(emptied.providers.groq.apiKey, '');
   s.c.write('secrets.lua', SECRETS.replace(`groq = "${GROQ}",`, `groq = "${GROQ}", extra = "x-new-00000000",`));
   await check('coder', false, 'a secret added');
-  // Same shape, another value: the entry answers, with the new value in every place.
-  s.c.write('secrets.lua', SECRETS.replace(`groq = "${GROQ}",`, 'groq = "gsk_rotated-key-9999999999",\n extra = "x-new-00000000",'));
+  // Same shape, another value of the same length: the entry answers, with the new value in every place.
+  const rotatedKey = `gsk_rotated-key-${'9'.repeat(GROQ.length - 16)}`;
+  assert.equal(rotatedKey.length, GROQ.length);
+  s.c.write('secrets.lua', SECRETS.replace(`groq = "${GROQ}",`, `groq = "${rotatedKey}",\n extra = "x-new-00000000",`));
   const rotated = await check('coder', true, 'a value changed');
-  assert.equal(rotated.providers.groq.apiKey, 'gsk_rotated-key-9999999999');
-  assert.equal(rotated.systemPrompt, 'code now, key gsk_rotated-key-9999999999');
+  assert.equal(rotated.providers.groq.apiKey, rotatedKey);
+  assert.equal(rotated.systemPrompt, `code now, key ${rotatedKey}`);
   assert.ok(!s.cacheText().includes('gsk_rotated'));
+  // A value of another length is another shape (`#` cannot be watched): evaluated, then cached.
+  s.c.write('secrets.lua', SECRETS.replace(`groq = "${GROQ}",`, 'groq = "gsk_short",\n extra = "x-new-00000000",'));
+  assert.equal((await check('coder', false, 'a value of another length')).providers.groq.apiKey, 'gsk_short');
+  await check('coder', true, 'that length again');
   // The profile asked for is part of the key; so is config.lua's path.
   await check('inline', false, 'another profile');
   await check('inline', true, 'that profile again');
@@ -183,8 +195,9 @@ test("a configuration that looks into a secret's value is not cached, and stays 
     ['a pattern on it', 'return { model = clm.secrets.k:match("^sp") and "m/sp" or "m/no" }', /looks into a secret's value/],
     ['its length', 'return { max_iterations = #clm.secrets.k }', /depends on more than where the secrets go/],
     ['a padded format', 'return { system_prompt = string.format("%20s", clm.secrets.k) }', /looks into a secret's value/],
-    ['tonumber', 'return { max_iterations = tonumber(clm.secrets.n) or 0 }', /looks into a secret's value/],
+    ['tonumber', 'return { max_iterations = tonumber(clm.secrets.k, 36) or 0 }', /looks into a secret's value/],
     ['rawlen', 'return { max_iterations = rawlen(clm.secrets.k) }', /looks into a secret's value/],
+    ['string.rep by method syntax', 'return { system_prompt = clm.secrets.k:rep(2) }', /looks into a secret's value/],
     [
       'a comparison of two secrets',
       'return { model = clm.secrets.k == clm.secrets.n and "m/same" or "m/different" }',
@@ -193,7 +206,7 @@ test("a configuration that looks into a secret's value is not cached, and stays 
   ] as const) {
     const s = setup(t, { 'secrets.lua': 'return {}', 'config.lua': config });
     for (const value of ['special', 'spare', 'other-value']) {
-      s.c.write('secrets.lua', `return { k = "${value}", n = "${name.startsWith('a comparison') ? value : value.length}" }`);
+      s.c.write('secrets.lua', `return { k = "${value}", n = "${name.startsWith('a comparison') ? value : `n-${value}`}" }`);
       for (let i = 0; i < 2; i++) {
         const cfg = await s.load();
         assert.ok(!s.hit(), `${name}: ${s.log.join('\n')}`);
@@ -354,13 +367,13 @@ test('errors are not cached: a broken config.lua fails with file and line on eve
   s.c.write('secrets.lua', 'return { k = "https://example.com/v1" }');
   await s.load();
   assert.ok(s.cached());
-  s.c.write('secrets.lua', 'return { k = "ftp://example.com" }');
+  s.c.write('secrets.lua', 'return { k = "ftp://example.com/abcd" }'); // the same length: the same shape
   const viaCache = await s.load().catch((e: Error) => e);
   assert.ok(!s.log.some((l) => l.includes('evaluating in the Lua worker')), 'the cached entry answered (and the check failed)');
   const viaLua = await s.plain().catch((e: Error) => e);
   assert.ok(viaCache instanceof Error && viaLua instanceof Error);
   assert.equal(viaCache.message, viaLua.message);
-  assert.equal(viaCache.message, 'config.lua:2: providers.p.url must be an http:// or https:// URL (got "ftp://example.com")');
+  assert.equal(viaCache.message, 'config.lua:2: providers.p.url must be an http:// or https:// URL (got "ftp://example.com/abcd")');
 });
 
 test('an edit within the same second that keeps the size and the mtime is still seen (the key is the bytes, not the stat)', async (t) => {
@@ -445,4 +458,151 @@ test('a configuration whose result varies from run to run (math.random, collectg
   const seen = new Set<string>();
   for (let i = 0; i < 24 && seen.size < 2; i++) seen.add((await s.load())!.providers.m.apiKey!);
   assert.deepStrictEqual([...seen].sort(), ['key-a-000000', 'key-b-000000']);
+});
+
+/** A Lua string literal of any text (decimal escapes for every byte outside printable ASCII). */
+const luaStr = (v: string) =>
+  `"${[...Buffer.from(v, 'utf8')].map((b) => (b >= 0x20 && b < 0x7f && b !== 0x22 && b !== 0x5c ? String.fromCharCode(b) : `\\${b}`)).join('')}"`;
+const secretsOf = (secrets: Record<string, string>) =>
+  `return { ${Object.entries(secrets)
+    .map(([k, v]) => `${k} = ${luaStr(v)}`)
+    .join(', ')} }`;
+
+/**
+ * Load with each secrets table in turn (the cache kept between loads): every load must give what
+ * evaluating gives. Returns whether each load was a hit.
+ */
+async function inTurn(t: { after(fn: () => void): void }, config: string, turns: Record<string, string>[]): Promise<boolean[]> {
+  const s = setup(t, { 'secrets.lua': secretsOf(turns[0]!), 'config.lua': config });
+  const hits: boolean[] = [];
+  for (const secrets of turns) {
+    s.c.write('secrets.lua', secretsOf(secrets));
+    const cfg = await s.load();
+    hits.push(s.hit());
+    assert.deepStrictEqual(cfg, await s.plain(), `${config}\nwith ${JSON.stringify(secrets)}:\n${s.log.join('\n')}`);
+  }
+  return hits;
+}
+
+/** The byte length of a sentinel, as an evaluation with sentinel secrets sees it. */
+async function sentinelBytes(t: { after(fn: () => void): void }): Promise<number> {
+  const s = setup(t, { 'secrets.lua': secretsOf({ k: 'k-000000' }), 'config.lua': 'return { system_prompt = clm.secrets.k }' });
+  await s.load();
+  assert.ok(s.cached(), s.log.join('\n'));
+  const prompt = JSON.parse(s.cacheText()).entries[0].top.system_prompt as string;
+  assert.ok(!prompt.includes('k-000000'));
+  return Buffer.byteLength(prompt, 'utf8');
+}
+
+test("a secret's length (in bytes) is part of the key: a value as long as a sentinel does not answer for other lengths", async (t) => {
+  const n = await sentinelBytes(t);
+  const config = 'return { max_iterations = #clm.secrets.k, model = #clm.secrets.k > 30 and "m/long" or "m/short" }';
+  const hits = await inTurn(t, config, [
+    { k: 'a'.repeat(n) }, // `#` agrees with the sentinel's
+    { k: 'b'.repeat(7) },
+    { k: 'c'.repeat(n + 1) },
+    { k: `${'é'.repeat(5)}${'x'.repeat(n - 5)}` }, // n characters, n + 5 bytes
+    { k: `${'é'.repeat(5)}${'x'.repeat(n - 10)}` }, // n bytes
+    { k: 'd'.repeat(n) },
+  ]);
+  // The coincidence is cached (a value of that length gives the same), and answers only for it.
+  assert.deepStrictEqual(hits, [false, false, false, false, true, true]);
+});
+
+test('an order between a secret and a constant, or between two secrets, is never cached', async (t) => {
+  const turns = (k: string[], n: string[]) => k.map((v, i) => ({ k: v, n: n[i]! }));
+  const cases: [string, Record<string, string>[]][] = [
+    ['return { model = clm.secrets.k < "m" and "m/a" or "m/b" }', turns(['xyz-0000000', 'abc-0000000', 'xyz-1111111'], ['', '', ''])],
+    ['return { model = "m" <= clm.secrets.k and "m/a" or "m/b" }', turns(['xyz-0000000', 'abc-0000000', 'xyz-1111111'], ['', '', ''])],
+    [
+      'return { model = clm.secrets.k < clm.secrets.n and "m/a" or "m/b" }',
+      turns(['aaa-0000000', 'bbb-0000000', 'aaa-1111111'], ['bbb-0000000', 'aaa-0000000', 'bbb-1111111']),
+    ],
+    [
+      'return { model = clm.secrets.k > clm.secrets.n and "m/a" or "m/b" }',
+      turns(['aaa-0000000', 'bbb-0000000', 'aaa-1111111'], ['bbb-0000000', 'aaa-0000000', 'bbb-1111111']),
+    ],
+  ];
+  for (const [config, secrets] of cases) {
+    for (const s of secrets) if (s.n === '') delete s.n;
+    assert.deepStrictEqual(await inTurn(t, config, secrets), [false, false, false], config);
+  }
+  // Eleven secrets (numbered in key order): the order of the 3rd and the 11th flips between the two sentinel runs too.
+  const many = (a: string, b: string) => {
+    const o: Record<string, string> = {};
+    for (let i = 0; i < 11; i++) o[`s${String(i).padStart(2, '0')}`] = `filler-${i}-000`;
+    o.s02 = a;
+    o.s10 = b;
+    return o;
+  };
+  const config = 'return { model = clm.secrets.s02 < clm.secrets.s10 and "m/a" or "m/b" }';
+  assert.deepStrictEqual(await inTurn(t, config, [many('bbb-000', 'aaa-000'), many('aaa-000', 'bbb-000')]), [false, false]);
+});
+
+test('which secrets equal which is part of the key: values that become equal, or cease to be, are evaluated', async (t) => {
+  const config =
+    'return { model = clm.secrets.k == clm.secrets.n and "m/same" or "m/different", max_iterations = clm.secrets.k ~= clm.secrets.o and 1 or 2 }';
+  const hits = await inTurn(t, config, [
+    { k: 'key-aaaa', n: 'key-bbbb', o: 'key-cccc' },
+    { k: 'key-aaaa', n: 'key-aaaa', o: 'key-cccc' }, // k == n now
+    { k: 'key-dddd', n: 'key-eeee', o: 'key-ffff' }, // all different again: the first entry's shape
+    { k: 'key-aaaa', n: 'key-bbbb', o: 'key-aaaa' }, // k == o
+  ]);
+  assert.deepStrictEqual(hits, [false, false, true, false]);
+  // Equal values that are only passed along: cached, and the entry answers while they stay equal.
+  const pass = 'return { providers = { a = { api_key = clm.secrets.k }, b = { api_key = clm.secrets.n } } }';
+  assert.deepStrictEqual(
+    await inTurn(t, pass, [
+      { k: 'same-0000', n: 'same-0000' },
+      { k: 'same-1111', n: 'same-1111' },
+      { k: 'same-1111', n: 'diff-2222' },
+      { k: 'same-3333', n: 'diff-4444' },
+    ]),
+    [false, true, false, true],
+  );
+});
+
+test('a secret that reads as a number (arithmetic, a for loop, select coerce it), or is not valid UTF-8, is never cached', async (t) => {
+  for (const config of [
+    'local ok, v = pcall(function() return clm.secrets.k + 0 end)\nreturn { max_iterations = ok and v or 5 }',
+    'local n = 1\npcall(function() for _ = 1, clm.secrets.k do n = n + 1 end end)\nreturn { max_iterations = n }',
+    'local ok, v = pcall(select, clm.secrets.k, 10, 20, 30)\nreturn { max_iterations = ok and v or 5 }',
+  ]) {
+    const hits = await inTurn(t, config, [{ k: 'abc' }, { k: '002' }, { k: '0x3' }, { k: 'def' }]);
+    assert.deepStrictEqual(hits, [false, false, false, true], config);
+  }
+  // The length of a value holding bytes that are not UTF-8 cannot be told from its decoded text.
+  const n = await sentinelBytes(t);
+  const s = setup(t, { 'secrets.lua': 'return {}', 'config.lua': 'return { max_iterations = #clm.secrets.k }' });
+  for (const [secrets, bytes] of [
+    [`return { k = "\\255${'x'.repeat(n - 1)}" }`, n],
+    [`return { k = "\u{FFFD}${'x'.repeat(n - 1)}" }`, n + 2],
+  ] as const) {
+    s.c.write('secrets.lua', secrets);
+    assert.equal((await s.load())?.maxIterations, bytes);
+    assert.ok(!s.hit(), s.log.join('\n'));
+    assert.ok(
+      s.log.includes('config: clm.secrets.k holds U+FFFD (or bytes that are not UTF-8); the evaluation cache is not used'),
+      s.log.join('\n'),
+    );
+  }
+  s.c.write('secrets.lua', 'return { k = "0x1F" }');
+  assert.equal((await s.load())?.maxIterations, 4);
+  assert.ok(s.log.includes('config: clm.secrets.k reads as a number; the evaluation cache is not used'), s.log.join('\n'));
+  assert.equal(configCacheAnswers({ dir: s.c.dir, cacheDir: s.cacheDir }), false);
+});
+
+test('a table keyed by secrets: built, looked up and counted through pairs, it is cached and right', async (t) => {
+  // The order pairs visits string keys in is seeded per Lua state (it differs between runs
+  // whatever the cache does), so only a result that does not depend on it is compared.
+  const config = `local t = { [clm.secrets.a] = "x", [clm.secrets.b] = "y", plain = "z" }
+local n, joined = 0, 0
+for k, v in pairs(t) do n = n + 1; joined = joined + #v end
+return { max_iterations = n * 10 + joined, system_prompt = t[clm.secrets.a] .. t[clm.secrets.b], tools = { [clm.secrets.a .. "-tool"] = { n = n } } }`;
+  const hits = await inTurn(t, config, [
+    { a: 'key-a-000000', b: 'key-b-000000' },
+    { a: 'key-a-111111', b: 'key-b-111111' },
+    { a: 'key-a-111111', b: 'key-a-111111' }, // equal: one key fewer
+  ]);
+  assert.deepStrictEqual(hits, [false, true, false]);
 });

@@ -79,10 +79,16 @@ test('tool output and a reply carrying a secrets.lua value: masked in stream-jso
 test('shell_exec and bg_exec children do not inherit CLM_API_KEY', async () => {
   const envFile = join(dirs.root, 'tool-env.txt');
   const bgFile = join(dirs.root, 'bg-env.txt');
+  // Background jobs are stopped when clm exits: the foreground command waits (a bounded while)
+  // for the background one's file, so a slow start under load cannot lose it.
   mock.push(
     oa.toolCalls([
-      { id: 'a', name: 'shell_exec', args: { command: `env > ${envFile}; echo done` } },
-      { id: 'b', name: 'bg_exec', args: { command: `env > ${bgFile}` } },
+      { id: 'a', name: 'bg_exec', args: { command: `env > ${bgFile}.tmp && mv ${bgFile}.tmp ${bgFile}` } },
+      {
+        id: 'b',
+        name: 'shell_exec',
+        args: { command: `i=0; while [ ! -e ${bgFile} ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; env > ${envFile}; echo done` },
+      },
     ]),
     oa.text('ok'),
   );
