@@ -10,11 +10,12 @@ import { MASK, maskSecrets, usableSecrets } from '../host/redact.js';
 
 const MASK_BYTES = Buffer.from(MASK);
 
-/** The tool with every secret masked in what it reports; `secrets` is read at each call. */
+/** The tool with every secret masked in what it reports; `secrets` is read at each call (and at each later notification). */
 export function maskedTool(def: ToolDef, secrets: () => readonly string[]): ToolDef {
   return {
     ...def,
-    invoke: (inv) => def.invoke(maskedInvocation(inv, secrets)),
+    // Without a secret to mask (no keys configured), the call goes through as it is.
+    invoke: (inv) => def.invoke(usableSecrets(secrets()).length ? maskedInvocation(inv, secrets) : inv),
   };
 }
 
@@ -47,11 +48,13 @@ function maskedInvocation(inv: ToolInvocation, secrets: () => readonly string[])
 
 /** maskSecrets on bytes, for output that may not be text: every secret's UTF-8 bytes are replaced. */
 export function maskBytes(b: Uint8Array, secrets: readonly string[]): Uint8Array {
-  let buf = Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  let buf: Buffer | null = null;
   for (const s of usableSecrets(secrets)) {
     const needle = Buffer.from(s);
-    let at = buf.indexOf(needle);
+    const view = buf ?? Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+    let at = view.indexOf(needle);
     if (at < 0) continue;
+    buf = view;
     const parts: Buffer[] = [];
     let from = 0;
     while (at >= 0) {
@@ -62,5 +65,6 @@ export function maskBytes(b: Uint8Array, secrets: readonly string[]): Uint8Array
     parts.push(buf.subarray(from));
     buf = Buffer.concat(parts);
   }
-  return buf;
+  // Nothing masked: the tool's own bytes.
+  return buf ?? b;
 }

@@ -74,3 +74,18 @@ test('bytes are masked as bytes: binary data around a secret stays, and unmasked
   // Too short to mask (as in the logs): left alone.
   assert.deepEqual(Buffer.from(maskBytes(Buffer.from('abc'), ['abc'])).toString(), 'abc');
 });
+
+test('with no secret to mask (none configured, or all too short) the call and its bytes go through as they are', async () => {
+  let got: ToolInvocation | null = null;
+  const def = maskedTool(
+    tool((inv) => {
+      got = inv;
+    }),
+    () => ['abc'],
+  );
+  const a = invocation();
+  await def.invoke(a.inv);
+  assert.equal(got, a.inv);
+  const bytes = new Uint8Array([1, 2, 3]);
+  assert.equal(maskBytes(bytes, [KEY]), bytes);
+});
