@@ -66,6 +66,20 @@ interface Loaded {
 }
 const internals = new WeakMap<ClmConfig, Loaded>();
 
+/** What a load keeps of its inputs, with the top level evaluated (or taken from the cache). */
+function loadedFrom(inp: Inputs, top: Table, secrets: Record<string, unknown>, baseWarnings: string[]): Loaded {
+  return {
+    secretsSrc: inp.secretsSrc,
+    configSrc: inp.src,
+    paths: inp.paths,
+    top,
+    secrets,
+    baseWarnings,
+    budgetMs: inp.budgetMs,
+    log: inp.log,
+  };
+}
+
 /** Lua's message with the file name in front (when Lua did not already put it there) and the line. */
 function luaError(label: string, file: string, message: string): ConfigError {
   const m = new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:(\\d+):`).exec(message);
@@ -211,16 +225,7 @@ async function fromCache(inp: Inputs, c: CacheLookup): Promise<ClmConfig | null>
   const top = substitute(entry.top, entry.marker, values) as Table;
   const warnings = [...inp.warnings];
   checkedTop(inp, top, warnings);
-  const ld: Loaded = {
-    secretsSrc: inp.secretsSrc,
-    configSrc: inp.src,
-    paths: inp.paths,
-    top,
-    secrets: c.secrets,
-    baseWarnings: warnings,
-    budgetMs: inp.budgetMs,
-    log: inp.log,
-  };
+  const ld = loadedFrom(inp, top, c.secrets, warnings);
   try {
     const cfg = await build(ld, profileName(inp, top), async (src, _label, file) => {
       const p = entry.profile;
@@ -259,16 +264,7 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<ClmConfi
     const top = await evalTable(lua, inp.src, 'config.lua', inp.paths.config, opts.budgetMs);
     checkedTop(inp, top, warnings);
 
-    const ld: Loaded = {
-      secretsSrc: inp.secretsSrc,
-      configSrc: inp.src,
-      paths: inp.paths,
-      top,
-      secrets,
-      baseWarnings: warnings,
-      budgetMs: opts.budgetMs,
-      log,
-    };
+    const ld = loadedFrom(inp, top, secrets, warnings);
     let read: ProfileRead | null = null;
     const cfg = await build(ld, profileName(inp, top), async (src, label, file) => {
       const table = await evalTable(lua, src, label, file, opts.budgetMs);
