@@ -1,20 +1,13 @@
 // createFetchHost outside a page (Node's own fetch): what does not need a browser to be shown —
 // header precedence, the `base` for relative URLs, the signal, the messages where no page origin
 // exists. The browser behaviour proper is in chromium.test.ts.
-import { test, before, after, beforeEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createFetchHost, createAgent, openaiAdapter, type HttpResponse, type HostError } from '../../src/browser.js';
-import { startMockLlm, type MockLlm } from '../fixtures/mock-llm.js';
+import { mockLlmPerFile } from '../fixtures/mock-llm-per-file.js';
 import * as oa from '../fixtures/openai-replies.js';
 
-let mock: MockLlm;
-before(async () => {
-  mock = await startMockLlm();
-});
-after(async () => {
-  await mock.close();
-});
-beforeEach(() => mock.reset());
+const mock = await mockLlmPerFile();
 
 function request(host: ReturnType<typeof createFetchHost>, url: string, body?: string, headers?: Record<string, string>) {
   return new Promise<{ res?: HttpResponse; err?: HostError; chunks: number }>((resolve) => {

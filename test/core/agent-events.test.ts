@@ -3,9 +3,9 @@
 // tokens per second, permission requests that say when they are moot, the status-bar getters and
 // a model-list probe for any endpoint.
 
-import { test, before, after, beforeEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startMockLlm, type MockLlm } from '../fixtures/mock-llm.js';
+import { mockLlmPerFile } from '../fixtures/mock-llm-per-file.js';
 import * as oa from '../fixtures/openai-replies.js';
 import * as A from '../fixtures/anthropic-replies.js';
 import * as R from '../fixtures/responses-replies.js';
@@ -17,14 +17,7 @@ import { ECANCELED, EIO } from '../../src/core/errors.js';
 import type { AgentEvent } from '../../src/core/events.js';
 import type { PermissionRequest, ProviderKind } from '../../src/core/types.js';
 
-let mock: MockLlm;
-before(async () => {
-  mock = await startMockLlm();
-});
-after(async () => {
-  await mock.close();
-});
-beforeEach(() => mock.reset());
+const mock = await mockLlmPerFile();
 
 const settle = () => new Promise((r) => setTimeout(r, 30));
 const history = (n: number) =>

@@ -1,22 +1,15 @@
 // The agent end to end over the Node host against the mock LLM speaking OpenAI chat completions:
 // the original's test_agent.c cases for this dialect plus retries, cancel, busy and bad input.
 
-import { test, before, after, beforeEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startMockLlm, type MockLlm } from '../fixtures/mock-llm.js';
+import { mockLlmPerFile } from '../fixtures/mock-llm-per-file.js';
 import * as oa from '../fixtures/openai-replies.js';
 import { harness, echoTool, recordingHost } from '../fixtures/agent-harness.js';
 import { MAX_RETRY_WAIT_MS } from '../../src/core/llm-call.js';
 import { ClmError, ECANCELED, EIO, E2BIG, EAGAIN } from '../../src/core/errors.js';
 
-let mock: MockLlm;
-before(async () => {
-  mock = await startMockLlm();
-});
-after(async () => {
-  await mock.close();
-});
-beforeEach(() => mock.reset());
+const mock = await mockLlmPerFile();
 
 test('text reply: system prompt sent, one request, callback order (test_text_reply)', async () => {
   mock.push(oa.text('hi there', { usage: { prompt: 11, completion: 4 }, reasoning: 'thought' }));

@@ -2,22 +2,15 @@
 // ("safe to call from inside a callback", clm_agent(3)): the interrupted work must stop, every
 // turn ends exactly once, and nothing of a cancelled turn leaks into the next one.
 
-import { test, before, after, beforeEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startMockLlm, type MockLlm } from '../fixtures/mock-llm.js';
+import { mockLlmPerFile } from '../fixtures/mock-llm-per-file.js';
 import * as oa from '../fixtures/openai-replies.js';
 import { harness } from '../fixtures/agent-harness.js';
 import { ClmError, ECANCELED, EIO } from '../../src/core/errors.js';
 import type { ToolDef } from '../../src/core/types.js';
 
-let mock: MockLlm;
-before(async () => {
-  mock = await startMockLlm();
-});
-after(async () => {
-  await mock.close();
-});
-beforeEach(() => mock.reset());
+const mock = await mockLlmPerFile();
 
 const countingTool = (): { def: ToolDef; calls: () => number } => {
   let n = 0;

@@ -1,21 +1,14 @@
 // The tool batch through the agent: permission answers, timeouts that still report output,
 // tools that fail asynchronously — each call gets exactly one result with the right outcome.
 
-import { test, before, after, beforeEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startMockLlm, type MockLlm } from '../fixtures/mock-llm.js';
+import { mockLlmPerFile } from '../fixtures/mock-llm-per-file.js';
 import * as oa from '../fixtures/openai-replies.js';
 import { harness, recordingHost } from '../fixtures/agent-harness.js';
 import type { PermissionRequest } from '../../src/core/types.js';
 
-let mock: MockLlm;
-before(async () => {
-  mock = await startMockLlm();
-});
-after(async () => {
-  await mock.close();
-});
-beforeEach(() => mock.reset());
+const mock = await mockLlmPerFile();
 
 test('a permission answered twice runs the tool once; the second answer is ignored', async () => {
   mock.push(oa.toolCall('gated', {}), oa.text('ok'));

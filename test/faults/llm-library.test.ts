@@ -2,24 +2,18 @@
 // lastError, and agent.messages stays a history the next request accepts. Silent servers,
 // comment-only and stalled streams, endless and huge replies, a callback that throws, a key
 // echoed in an error body, close() during a tool call, a batch of 1,000 calls.
-import { after, before, beforeEach, test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { ECANCELED, EIO } from '../../src/core/errors.js';
 import type { Message, ToolDef } from '../../src/core/types.js';
 import { echoTool, harness } from '../fixtures/agent-harness.js';
-import { startMockLlm, type MockLlm, type Reply } from '../fixtures/mock-llm.js';
+import type { Reply } from '../fixtures/mock-llm.js';
+import { mockLlmPerFile } from '../fixtures/mock-llm-per-file.js';
 import * as oa from '../fixtures/openai-replies.js';
 import { tally } from '../fixtures/tally.js';
 
-let mock: MockLlm;
-before(async () => {
-  mock = await startMockLlm();
-});
-after(async () => {
-  await mock.close();
-});
-beforeEach(() => mock.reset());
+const mock = await mockLlmPerFile();
 
 const open = new Set<ServerResponse>();
 after(() => {

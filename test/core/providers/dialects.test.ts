@@ -4,7 +4,7 @@
 // createAgent, which speaks only what the page names (and refuses to guess when it names none),
 // running a turn against the mock LLM.
 
-import { test, before, after, beforeEach } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   Agent,
@@ -19,18 +19,11 @@ import {
 import { createAgent as createBrowserAgent, DIALECTS as BROWSER_DIALECTS } from '../../../src/browser.js';
 import { dialectFor } from '../../../src/core/providers/dialects.js';
 import { createNodeHost } from '../../../src/host/node.js';
-import { startMockLlm, type MockLlm } from '../../fixtures/mock-llm.js';
+import { mockLlmPerFile } from '../../fixtures/mock-llm-per-file.js';
 import * as an from '../../fixtures/anthropic-replies.js';
 import type { ProviderKind } from '../../../src/core/types.js';
 
-let mock: MockLlm;
-before(async () => {
-  mock = await startMockLlm();
-});
-after(async () => {
-  await mock.close();
-});
-beforeEach(() => mock.reset());
+const mock = await mockLlmPerFile();
 
 const host = { http: () => ({ cancel() {} }) };
 const notAmong = (kind: string, given: string) => (e: unknown) =>
