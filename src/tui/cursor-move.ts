@@ -2,7 +2,9 @@
 // streamed reply is mostly text; what is left is moves (to the end of the growing line, to the
 // spinner, back to the input box), so each move is chosen among the ways to make it by its size
 // on the wire. A line feed counts two bytes on a terminal whose line feed returns (a tty keeps
-// ONLCR in raw mode and sends CR LF).
+// ONLCR in raw mode and sends CR LF). A vertical tab is a line feed to every terminal (xterm,
+// VT100 and ECMA-48's successors, tmux, screen, the Linux console) that keeps the column, and the
+// tty passes it through as it is: one byte a row down.
 
 import { cursorDown, cursorTo, cursorUp } from './escapes.js';
 
@@ -24,6 +26,9 @@ export function wireLength(s: string, lineFeedReturns: boolean): number {
   for (let i = s.indexOf('\n'); i >= 0; i = s.indexOf('\n', i + 1)) n++;
   return n;
 }
+
+/** `n` rows down, scrolling at the bottom margin as a line feed does, the column kept. */
+export const lineFeeds = (n: number): string => '\v'.repeat(n);
 
 const forward = (n: number): string => (n === 1 ? '\x1b[C' : `\x1b[${n}C`);
 const back = (n: number): string => (n === 1 ? '\x1b[D' : `\x1b[${n}D`);
@@ -56,8 +61,8 @@ export function cursorMove(fromRow: number, fromCol: number, toRow: number, toCo
     else {
       cands.push((dr > 0 ? cursorDown(dr) : cursorUp(-dr)) + horizontal(fromCol, toCol));
       if (dr > 0 && o.lineFeedsSafe) {
-        const lfs = '\n'.repeat(dr);
-        cands.push(o.lineFeedReturns ? lfs + horizontal(0, toCol) : lfs + horizontal(fromCol, toCol));
+        if (o.lineFeedReturns) cands.push('\n'.repeat(dr) + horizontal(0, toCol));
+        cands.push(lineFeeds(dr) + horizontal(fromCol, toCol));
       }
     }
   }

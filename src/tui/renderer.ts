@@ -28,7 +28,7 @@ import {
   SYNC_BEGIN,
   SYNC_END,
 } from './escapes.js';
-import { cursorMove } from './cursor-move.js';
+import { cursorMove, lineFeeds } from './cursor-move.js';
 import { diffRows, EMPTY_ROW, parseRow, type Row, writeCells } from './row.js';
 import { wireTransition } from './spans.js';
 import { DEFAULT_STYLE, type Style } from './style.js';
@@ -728,10 +728,11 @@ export class Renderer {
               prev[i] = row;
               prevLines[i] = lines[i]!;
             }
-            // The column does not matter for the line feeds, nor after IL (it homes the cursor).
-            out += (this.hwRow === prev.length - 1 ? '' : this.moveRel(prev.length - 1, 0)) + this.plain() + '\n'.repeat(k);
+            // The column does not matter for the line feeds (vertical tabs: one byte each, the
+            // column kept), nor after IL (it homes the cursor).
+            out +=
+              (this.hwRow === prev.length - 1 ? '' : this.moveRel(prev.length - 1, Math.max(0, this.hwCol))) + this.plain() + lineFeeds(k);
             this.hwRow += k;
-            if (this.terminal.lineFeedReturns) this.hwCol = 0;
             this.regionTop -= scrolled;
             const q = p - 1;
             if (this.onScreen(q) && lines[q] !== prevLines[q]) {

@@ -774,9 +774,10 @@ test('a frame where only the spinner changes writes that cell and the shortest m
     r.renderNow();
     const w = vt.takeWritten();
     // To the spinner (row 8, column 5) from the cursor in the input box (row 9, column 2): CUP in
-    // full screen, up and right inline; then the cell, the short reset, and a line feed and CHA back.
+    // full screen, up and right inline; then the cell, the short reset, and a vertical tab (a row
+    // down, the column kept, one byte where the tty turns a line feed into two) and CHA back.
     const there = mode === 'fullscreen' ? '\x1b[9;6H' : '\x1b[A\x1b[6G';
-    assert.equal(w, `\x1b[?2026h${there}\x1b[30;44m/\x1b[m\n\x1b[3G\x1b[?2026l`, mode);
+    assert.equal(w, `\x1b[?2026h${there}\x1b[30;44m/\x1b[m\v\x1b[3G\x1b[?2026l`, mode);
     await vt.flush();
     assert.equal(vt.viewport()[8]!.slice(0, 10), ' clm / bus', mode);
     assert.deepEqual(vt.cursor(), { row: 9, col: 2 }, mode);
@@ -793,6 +794,7 @@ test('inline: rows added above the footer: the growing row is written on the way
   const reply = new Text('');
   r.transcript.add(reply);
   const words = 'a streamed reply costs a few bytes per chunk and no more '.split(' ');
+  let scrolled = 0;
   for (let i = 0; i < 80; i++) {
     // Several words a step: the last row grows and a new one starts in the same frame.
     for (let j = 0; j < 5; j++) reply.text += `${words[(i * 5 + j) % words.length]} `;
@@ -802,7 +804,16 @@ test('inline: rows added above the footer: the growing row is written on the way
     const w = vt.takeWritten();
     // Never back up a row right after the insertion: the row above was written before it.
     assert.ok(!/\x1b\[\d*L\x1b\[A/.test(w), `step ${i}: ${JSON.stringify(w)}`);
+    // The screen is made to scroll with vertical tabs (one byte each on a tty), not line feeds
+    // (CR LF on the wire) nor CSI S (its rows would not reach the scrollback in every terminal).
+    const scroll = /^\x1b\[\?2026h([\n\v]+)\x1b\[\d*A/.exec(w);
+    if (scroll) {
+      assert.ok(/^\v+$/.test(scroll[1]!), `step ${i}: ${JSON.stringify(w)}`);
+      scrolled++;
+    }
+    assert.ok(!/\x1b\[\d*S/.test(w), `step ${i}: ${JSON.stringify(w)}`);
   }
+  assert.ok(scrolled > 10, `frames that scrolled: ${scrolled}`);
   await vt.flush();
   const blocks = [Object.assign(new Text(reply.text), { final: false })];
   const want = await fresh('inline', blocks, footer as unknown as Footer, 40, 8);
