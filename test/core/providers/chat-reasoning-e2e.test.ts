@@ -4,8 +4,8 @@
 // Groq-like one that sends `reasoning` and refuses `reasoning_content`; the text goes back only
 // to the server and model that produced it (a switch of URL or model drops it and logs so, a
 // restored history keeps it unsent until the agent is on that server and model again); a history
-// saved as message JSON and restored goes on with it; and a server that refuses the field gets
-// the request once more without it.
+// saved as message JSON and restored goes on with it; a compaction's summary request carries
+// none; and a server that refuses the field gets the request once more without it.
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -150,6 +150,12 @@ for (const stream of [false, true]) {
       mock.push(O.text('bye'));
       assert.equal((await a.run('thanks')).status, 0);
       assert.equal(mock.posts.at(-1)!.json.messages.at(-2).reasoning_content, 'Both echoed.');
+      // A compaction's summary request carries none of it.
+      mock.push(O.text('ok', { reasoning: 'Nothing to do.' }), O.text('the summary'));
+      assert.equal((await a.run('one more')).status, 0);
+      assert.equal((await a.compactAndWait()).status, 0);
+      assert.doesNotMatch(mock.posts.at(-1)!.body, /reasoning|echo a\.|Nothing to do/);
+      assert.ok(a.messages.some((m) => m.role === 'assistant' && m.reasoning?.length), 'a kept message keeps its own');
     });
   });
 
