@@ -155,7 +155,10 @@ for (const stream of [false, true]) {
       assert.equal((await a.run('one more')).status, 0);
       assert.equal((await a.compactAndWait()).status, 0);
       assert.doesNotMatch(mock.posts.at(-1)!.body, /reasoning|echo a\.|Nothing to do/);
-      assert.ok(a.messages.some((m) => m.role === 'assistant' && m.reasoning?.length), 'a kept message keeps its own');
+      assert.ok(
+        a.messages.some((m) => m.role === 'assistant' && m.reasoning?.length),
+        'a kept message keeps its own',
+      );
     });
   });
 
