@@ -16,7 +16,7 @@ import type { ProviderAdapter } from './providers/adapter.js';
 import { defaultDialects } from './providers/dialects.js';
 import { DIALECTS } from './providers/index.js';
 import type { TokenBucket } from './ratelimit.js';
-import { dropForeignReasoning, foreignReasoningCount } from './reasoning.js';
+import { dropForeignReasoning, foreignReasoningCount, type ForeignCount } from './reasoning.js';
 import { ToolRegistry } from './tool-registry.js';
 import { runCompactionTurn, runTurn, TurnAborted, type TurnContext, type TurnEnd } from './turn.js';
 import { turnEvents, turnResult, type TurnResult } from './turn-waiters.js';
@@ -222,12 +222,9 @@ export class Agent {
     this.conn = connect(withConnection(this.cfg, cfg), this.now, this.dialects);
     const kind = this.conn.adapter.kind;
     this.host.log?.(`provider switched to ${kind} ${cfg.baseUrl} model ${this.model}`);
-    // Reasoning is signed or encrypted for the dialect that produced it; the new one cannot take it.
-    const dropped = dropForeignReasoning(this.history, kind);
-    if (dropped)
-      this.host.log?.(
-        `dropped ${dropped} reasoning part${dropped === 1 ? '' : 's'} of another dialect: ${kind} requests cannot carry them`,
-      );
+    // Reasoning is signed or encrypted for the dialect that produced it, and chat reasoning text
+    // is known only to its server and model: the new connection cannot take the others'.
+    this.logForeign(dropForeignReasoning(this.history, this.conn.target), 'dropped', ':', 'cannot');
   }
 
   clearHistory(): void {
@@ -240,18 +237,15 @@ export class Agent {
 
   /**
    * Append every non-system message (validated copies) without firing onMessage. Reasoning of
-   * another dialect is kept but not sent (setProvider to another dialect drops it).
+   * another dialect, or chat reasoning text of another server or model, is kept but not sent (a
+   * setProvider to where it came from sends it again; one to anywhere else drops it).
    */
   restoreHistory(messages: readonly Message[]): void {
     this.checkOpen();
     this.checkIdle();
     const copies = validNonSystemCopies(messages);
     this.history.push(...copies);
-    const foreign = foreignReasoningCount(copies, this.provider);
-    if (foreign)
-      this.host.log?.(
-        `the restored history holds ${foreign} reasoning part${foreign === 1 ? '' : 's'} of another dialect; ${this.provider} requests do not carry them`,
-      );
+    this.logForeign(foreignReasoningCount(copies, this.conn.target), 'the restored history holds', ';', 'do not');
     // No usage report yet: estimate, so a resumed conversation already over the threshold shows.
     this.used = Math.max(this.used, estimateTokens(this.history));
   }
@@ -307,6 +301,17 @@ export class Agent {
 
   private get cfg(): AgentConfig {
     return this.conn.cfg;
+  }
+  /** "dropped 2 reasoning parts of another dialect: openai requests cannot carry them", and the like. */
+  private logForeign(n: ForeignCount, what: string, sep: string, carry: string): void {
+    const line = (k: number, of: string, where: string) => {
+      if (k)
+        this.host.log?.(
+          `${what} ${k} reasoning part${k === 1 ? '' : 's'} of another ${of}${sep} ${this.provider} requests${where} ${carry} carry them`,
+        );
+    };
+    line(n.dialect, 'dialect', '');
+    line(n.origin, 'server or model', ` to ${this.model} at ${this.cfg.baseUrl}`);
   }
   private readonly now = (): number => (this.host.now ? this.host.now() : Date.now());
 

@@ -5,7 +5,7 @@ import { ClmError } from './errors.js';
 import type { ProviderAdapter } from './providers/adapter.js';
 import { dialectFor } from './providers/dialects.js';
 import { TokenBucket } from './ratelimit.js';
-import { isReasoningEffort, REASONING_EFFORTS } from './reasoning.js';
+import { isReasoningEffort, REASONING_EFFORTS, reasoningOrigin, type ReasoningTarget } from './reasoning.js';
 import type { AgentConfig } from './types.js';
 
 export const DEFAULT_MODEL = 'local-model';
@@ -77,6 +77,7 @@ export function validateConfig(cfg: AgentConfig): void {
 export function requestTarget(conn: Connection): {
   adapter: ProviderAdapter;
   url: string;
+  origin: string | undefined;
   headers: Record<string, string>;
   maxTries: number;
   firstByteTimeoutMs?: number;
@@ -87,6 +88,8 @@ export function requestTarget(conn: Connection): {
   return {
     adapter,
     url: cfg.baseUrl,
+    // Where the reasoning text of the reply can go back; nowhere once the server refused it.
+    origin: conn.reasoningRefused ? undefined : conn.target.origin,
     headers: adapter.headers(cfg.apiKey ?? ''),
     maxTries: cfg.maxTries ?? DEFAULT_MAX_TRIES,
     firstByteTimeoutMs: cfg.firstByteTimeoutMs,
@@ -134,9 +137,13 @@ export interface Connection {
   readonly adapter: ProviderAdapter;
   /** The wire model id. */
   readonly model: string;
+  /** Who its requests go to, for the reasoning they carry back. */
+  readonly target: ReasoningTarget;
   readonly limiter: TokenBucket | null;
   /** The model refused tools: requests go without them for as long as this connection lasts. */
   toolsUnsupported: boolean;
+  /** The server refused chat reasoning text sent back: none is kept from its replies for as long as this connection lasts. */
+  reasoningRefused: boolean;
   /** Context size the server told (llama.cpp /props), 0 = unknown. */
   ctxLearned: number;
   /** The server has answered something (a probe or a model request). */
@@ -145,12 +152,16 @@ export interface Connection {
 
 /** The connection `cfg` describes, in its provider's dialect among `dialects` (ClmError EINVAL when none is). */
 export function connect(cfg: AgentConfig, now: () => number, dialects: readonly ProviderAdapter[]): Connection {
+  const adapter = dialectFor(dialects, cfg.provider);
+  const model = cfg.model || DEFAULT_MODEL;
   return {
     cfg,
-    adapter: dialectFor(dialects, cfg.provider),
-    model: cfg.model || DEFAULT_MODEL,
+    adapter,
+    model,
+    target: { kind: adapter.kind, origin: reasoningOrigin(cfg.baseUrl, model) },
     limiter: requestLimiter(cfg, now),
     toolsUnsupported: false,
+    reasoningRefused: false,
     ctxLearned: 0,
     reached: false,
   };

@@ -48,6 +48,8 @@ export interface LlmCallOptions {
   host: Host;
   adapter: ProviderAdapter;
   url: string;
+  /** The server and model answering (reasoningOrigin), for the reasoning parts the reply yields. */
+  origin?: string;
   headers: Record<string, string>;
   body: string | Uint8Array;
   stream: boolean;
@@ -112,7 +114,7 @@ class StreamAssembler {
     private readonly o: LlmCallOptions,
     private readonly alive: () => boolean,
   ) {
-    this.decoder = adapter.newStreamDecoder();
+    this.decoder = adapter.newStreamDecoder(o.origin);
   }
   feed(event: string, data: string): void {
     if (this.error || !this.alive()) return;
@@ -339,7 +341,7 @@ export class LlmCall {
         // Not an event stream: a server that ignored "stream": a whole reply, or garbage.
         const body = dec.decode(res.body);
         try {
-          this.done(o.adapter.parseReply(body), false);
+          this.done(o.adapter.parseReply(body, o.origin), false);
         } catch (e) {
           this.fail({
             message: body.trim() ? `unexpected non-stream response: ${messageOf(e)}` : 'empty response from server',
@@ -356,7 +358,7 @@ export class LlmCall {
       return;
     }
     try {
-      this.done(o.adapter.parseReply(dec.decode(res.body)), false);
+      this.done(o.adapter.parseReply(dec.decode(res.body), o.origin), false);
     } catch (e) {
       this.fail({ message: messageOf(e), status: res.status });
     }

@@ -3,13 +3,14 @@
 // message's reasoning parts exactly as the provider sent them.
 
 import { ClmError, messageOf } from './errors.js';
-import type { AssistantMessage, Message, ReasoningPart, Role, ToolCall } from './types.js';
+import type { AssistantMessage, Message, ReasoningPart, ReasoningTextField, Role, ToolCall } from './types.js';
 
 /** A reasoning part (see ReasoningPart); `before_call` is its `beforeCall`. */
 export type ReasoningPartJson =
   | { dialect: 'anthropic'; type: 'thinking'; thinking: string; signature: string; before_call?: number }
   | { dialect: 'anthropic'; type: 'redacted_thinking'; data: string; before_call?: number }
-  | { dialect: 'openai-responses'; type: 'reasoning'; item: Record<string, unknown>; before_call?: number };
+  | { dialect: 'openai-responses'; type: 'reasoning'; item: Record<string, unknown>; before_call?: number }
+  | { dialect: 'openai'; type: 'reasoning_text'; field: ReasoningTextField; text: string; origin: string; before_call?: number };
 
 export interface MessageJson {
   role: Role;
@@ -26,7 +27,9 @@ function partToJson(p: ReasoningPart): ReasoningPartJson {
       ? { dialect: p.dialect, type: p.type, thinking: p.thinking, signature: p.signature }
       : p.type === 'redacted_thinking'
         ? { dialect: p.dialect, type: p.type, data: p.data }
-        : { dialect: p.dialect, type: p.type, item: { ...p.item } };
+        : p.type === 'reasoning_text'
+          ? { dialect: p.dialect, type: p.type, field: p.field, text: p.text, origin: p.origin }
+          : { dialect: p.dialect, type: p.type, item: { ...p.item } };
   if (p.beforeCall) o.before_call = p.beforeCall;
   return o;
 }
@@ -61,6 +64,10 @@ function partFromJson(v: unknown): ReasoningPart | null {
     if (item === null || typeof item !== 'object' || Array.isArray(item)) throw new ClmError('EINVAL', 'reasoning item is not an object');
     // A copy that is plain JSON, so the message owns it and it serialises as it came.
     p = { dialect: 'openai-responses', type: 'reasoning', item: JSON.parse(JSON.stringify(item)) as Record<string, unknown> };
+  } else if (o.dialect === 'openai' && o.type === 'reasoning_text') {
+    if (o.field !== 'reasoning_content' && o.field !== 'reasoning')
+      throw new ClmError('EINVAL', 'reasoning reasoning_text field is not "reasoning_content" or "reasoning"');
+    p = { dialect: 'openai', type: 'reasoning_text', field: o.field, text: str('text'), origin: str('origin', true) };
   } else return null;
   if (before !== undefined) p.beforeCall = before;
   return p;

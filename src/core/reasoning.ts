@@ -1,6 +1,7 @@
-// Reasoning parts on assistant messages: the efforts a caller may ask for, which dialect takes a
-// part back, where a part sits among its message's tool calls, its readable text, and histories
-// without the parts a request must not carry.
+// Reasoning parts on assistant messages: the efforts a caller may ask for, which requests take a
+// part back (its dialect's; for OpenAI chat reasoning text, only the server and model that
+// produced it), where a part sits among its message's tool calls, its readable text, and
+// histories without the parts a request must not carry.
 
 import { mapReasoningItemText, reasoningItemText } from './providers/reasoning-item.js';
 import type { AssistantMessage, Message, ProviderKind, ReasoningEffort, ReasoningPart } from './types.js';
@@ -38,23 +39,47 @@ export function reasoningAt<D extends ReasoningPart['dialect']>(m: AssistantMess
 export function reasoningText(p: ReasoningPart): string {
   if (p.type === 'thinking') return p.thinking;
   if (p.type === 'redacted_thinking') return '';
+  if (p.type === 'reasoning_text') return p.text;
   return reasoningItemText(p.item);
 }
 
 /**
  * The part with `f` applied to what a person can read of it (e.g. masking secrets); encrypted
  * data is untouched. null when `f` changes signed thinking: changed, it no longer matches its
- * signature, and no request could carry it.
+ * signature, and no request could carry it. Unsigned reasoning text is simply changed.
  */
 export function mapReasoningText(p: ReasoningPart, f: (text: string) => string): ReasoningPart | null {
   if (p.type === 'redacted_thinking') return p;
   if (p.type === 'thinking') return f(p.thinking) === p.thinking ? p : null;
+  if (p.type === 'reasoning_text') return { ...p, text: f(p.text) };
   return { ...p, item: mapReasoningItemText(p.item, f) };
 }
 
-/** Whether requests of `kind` carry this part back (only the dialect that produced it can verify it). */
-export function takesReasoning(kind: ProviderKind, p: ReasoningPart): boolean {
-  return p.dialect === kind;
+/** Where requests go: their dialect and, for chat reasoning text, the server and model (reasoningOrigin). */
+export interface ReasoningTarget {
+  kind: ProviderKind;
+  origin: string;
+}
+
+/**
+ * Who produced a chat reply's reasoning text: the model and the endpoint, without credentials or
+ * query (a session file keeps it). Only requests to the same pair carry the text back: another
+ * server refuses the field, another model never wrote that text.
+ */
+export function reasoningOrigin(baseUrl: string, model: string): string {
+  const url = baseUrl.replace(/[?#][\s\S]*$/, '').replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1');
+  return `${model}@${url}`;
+}
+
+/**
+ * Why requests to `to` do not carry `p` back: another dialect produced it (only that dialect can
+ * verify it), or another server or model (only they know the field and the text); null when they carry it.
+ */
+export function foreignness(to: ReasoningTarget, p: ReasoningPart): 'dialect' | 'origin' | null {
+  if (p.dialect !== 'openai') return p.dialect === to.kind ? null : 'dialect';
+  // Ollama's endpoint speaks the chat dialect too.
+  if (to.kind !== 'openai' && to.kind !== 'ollama') return 'dialect';
+  return p.origin === to.origin ? null : 'origin';
 }
 
 function without(m: AssistantMessage, keep: (p: ReasoningPart) => boolean): AssistantMessage {
@@ -63,27 +88,48 @@ function without(m: AssistantMessage, keep: (p: ReasoningPart) => boolean): Assi
   return kept.length ? { ...rest, reasoning: kept } : rest;
 }
 
+/** How many parts requests to a target do not carry, by why. */
+export interface ForeignCount {
+  /** Another dialect produced them. */
+  dialect: number;
+  /** Another server or model of the chat dialect produced them. */
+  origin: number;
+}
+
 /**
- * Replace, in place, every message holding parts `kind` cannot take by a copy without them
- * (messages are immutable values). Returns how many parts were dropped.
+ * Replace, in place, every message holding parts `drop` picks by a copy without them (messages
+ * are immutable values). Returns how many parts were dropped.
  */
-export function dropForeignReasoning(history: Message[], kind: ProviderKind): number {
+export function dropReasoning(history: Message[], drop: (p: ReasoningPart) => boolean): number {
   let n = 0;
   for (let i = 0; i < history.length; i++) {
     const m = history[i]!;
     if (m.role !== 'assistant' || !m.reasoning?.length) continue;
-    const foreign = m.reasoning.filter((p) => !takesReasoning(kind, p)).length;
-    if (!foreign) continue;
-    history[i] = without(m, (p) => takesReasoning(kind, p));
-    n += foreign;
+    const dropped = m.reasoning.filter(drop).length;
+    if (!dropped) continue;
+    history[i] = without(m, (p) => !drop(p));
+    n += dropped;
   }
   return n;
 }
 
-/** The parts in `messages` that requests of `kind` do not carry. */
-export function foreignReasoningCount(messages: readonly Message[], kind: ProviderKind): number {
-  let n = 0;
-  for (const m of messages) if (m.role === 'assistant') for (const p of m.reasoning ?? []) if (!takesReasoning(kind, p)) n++;
+/** Drop, in place, every part requests to `to` cannot carry; returns how many, by why. */
+export function dropForeignReasoning(history: Message[], to: ReasoningTarget): ForeignCount {
+  const n = foreignReasoningCount(history, to);
+  if (n.dialect || n.origin) dropReasoning(history, (p) => foreignness(to, p) !== null);
+  return n;
+}
+
+/** The parts in `messages` that requests to `to` do not carry, by why. */
+export function foreignReasoningCount(messages: readonly Message[], to: ReasoningTarget): ForeignCount {
+  const n: ForeignCount = { dialect: 0, origin: 0 };
+  for (const m of messages) {
+    if (m.role !== 'assistant') continue;
+    for (const p of m.reasoning ?? []) {
+      const why = foreignness(to, p);
+      if (why) n[why]++;
+    }
+  }
   return n;
 }
 

@@ -13,7 +13,8 @@ import type { AgentEvent, TurnOrigin } from './events.js';
 import { matchesAny } from './fnmatch.js';
 import { supersede } from './history.js';
 import type { Host } from './host.js';
-import { requestReply, type LlmResult } from './llm-call.js';
+import { requestReply, type LlmFailure, type LlmResult } from './llm-call.js';
+import { dropReasoning } from './reasoning.js';
 import type { TokenBucket } from './ratelimit.js';
 import { ToolBatch } from './tool-batch.js';
 import type { ToolRegistry } from './tool-registry.js';
@@ -154,6 +155,7 @@ async function modelReply(ctx: TurnContext, emit: Emit, signal: AbortSignal): Pr
       disableParallelToolCalls: !!cfg.disableParallelToolCalls,
       maxTokens: cfg.maxTokens ?? DEFAULT_MAX_TOKENS,
       reasoningEffort: cfg.reasoningEffort,
+      origin: conn.target.origin,
     });
     if (conn.limiter) {
       const cost = Math.max(1, Math.floor((typeof body === 'string' ? body.length : body.byteLength) / 4));
@@ -194,10 +196,28 @@ async function modelReply(ctx: TurnContext, emit: Emit, signal: AbortSignal): Pr
       signal,
     );
     if (r.ok || r.failure.status !== undefined) conn.reached = true;
+    if (!r.ok && dropRefusedReasoning(ctx, r.failure)) continue;
     if (r.ok || conn.toolsUnsupported || !adapter.refusesTools(r.failure.status ?? 0, r.failure.body ?? '')) return r;
     conn.toolsUnsupported = true;
     emit({ type: 'notice', text: TOOLS_UNSUPPORTED_NOTICE });
   }
+}
+
+/**
+ * When the request carried reasoning text back and the server refused the field: drop that text
+ * from the history (and keep none from this connection's replies, see requestTarget), so the
+ * request can go again without it, once per connection. Whether it did.
+ */
+function dropRefusedReasoning(ctx: TurnContext, f: LlmFailure): boolean {
+  const { conn } = ctx;
+  if (conn.reasoningRefused || !conn.adapter.refusesReasoning?.(f.status ?? 0, f.body ?? '')) return false;
+  const { origin } = conn.target;
+  const n = dropReasoning(ctx.history, (p) => p.type === 'reasoning_text' && p.origin === origin);
+  if (n) {
+    conn.reasoningRefused = true;
+    ctx.host.log?.(`the server refused the reasoning text sent back (${f.message}); sending the request again without it (${n} dropped)`);
+  }
+  return n > 0;
 }
 
 /**

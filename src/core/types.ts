@@ -55,7 +55,7 @@ export interface AssistantMessage {
  * the call it came before (absent or 0: before the text and every call; the number of calls:
  * after the last one).
  */
-export type ReasoningPart = ThinkingPart | RedactedThinkingPart | ResponsesReasoningPart;
+export type ReasoningPart = ThinkingPart | RedactedThinkingPart | ResponsesReasoningPart | ReasoningTextPart;
 
 /** An Anthropic `thinking` block: the (possibly summarised) thinking and the signature that authenticates it. */
 export interface ThinkingPart {
@@ -85,6 +85,26 @@ export interface ResponsesReasoningPart {
   item: Readonly<Record<string, unknown>>;
   beforeCall?: number;
 }
+
+/**
+ * The reasoning text of an OpenAI chat reply (`reasoning_content` from DeepSeek, llama.cpp and
+ * vLLM; `reasoning` from Groq, Ollama and OpenRouter): unsigned, and known only to the server
+ * that sent it, so it goes back only there, to the same model (DeepSeek's thinking mode refuses a
+ * tool loop without it; other servers refuse a field they do not know).
+ */
+export interface ReasoningTextPart {
+  dialect: 'openai';
+  type: 'reasoning_text';
+  /** The field the server sent it in; it goes back under the same name. */
+  field: ReasoningTextField;
+  /** The whole reasoning of the reply (a stream's deltas joined). */
+  text: string;
+  /** The server and model that produced it (see reasoningOrigin); requests elsewhere do not carry it. */
+  origin: string;
+  beforeCall?: number;
+}
+
+export type ReasoningTextField = 'reasoning_content' | 'reasoning';
 
 /** How hard a reasoning model thinks; absent = the server's default, and no reasoning parameter is sent. */
 export type ReasoningEffort = 'low' | 'medium' | 'high';

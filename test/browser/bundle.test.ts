@@ -16,7 +16,7 @@ const figure = (js: string) => {
 
 /** Each dialect's module, and strings found in its code alone (wire names, request fragments). */
 const ADAPTERS = {
-  openaiAdapter: { module: 'dist/core/providers/openai.js', marks: ['stream_options', 'reasoning_content'] },
+  openaiAdapter: { module: 'dist/core/providers/openai.js', marks: ['stream_options', 'finish_reason'] },
   anthropicAdapter: { module: 'dist/core/providers/anthropic.js', marks: ['anthropic-version', 'content_block_delta'] },
   responsesAdapter: { module: 'dist/core/providers/responses.js', marks: ['function_call_output', 'response.output_text.delta'] },
 };

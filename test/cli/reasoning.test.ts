@@ -1,5 +1,6 @@
 // The real `clm` binary with reasoning models: a session killed mid tool loop and resumed carries
-// the signed thinking / encrypted reasoning back (Anthropic and Responses, streamed and not); the
+// the signed thinking / encrypted reasoning back (Anthropic and Responses, streamed and not); a
+// DeepSeek-like server gets its reasoning_content back through a tool loop and a resume; the
 // reasoning effort from config.lua (per model, per profile) and --reasoning-effort reaches each
 // dialect's request; a resume on another dialect sends none of it and says so in the debug log;
 // reasoning is shown dim on stderr and as stream-json `reasoning` events, never as the reply.
@@ -140,6 +141,70 @@ for (const kind of ['anthropic', 'openai-responses'] as const) {
   }
 }
 
+for (const stream of [false, true]) {
+  test(`openai chat ${stream ? 'streamed' : 'whole'}: a DeepSeek-like tool loop carries reasoning_content back, and a resumed session goes on carrying it`, async () => {
+    config('openai');
+    const flags = stream ? [] : ['-S'];
+    const thoughts: Record<string, string> = { call_1: 'Read the notes first.', call_2: 'Once more.' };
+    const args = JSON.stringify(readNotes);
+    const call = (id: string) =>
+      stream
+        ? O.streamToolCall('read_file', args, id, { reasoning: [thoughts[id]!] })
+        : O.toolCall('read_file', args, id, { reasoning: thoughts[id]! });
+    const answer = (t: string) => (stream ? O.streamText([t], { reasoning: ['So.'] }) : O.text(t, { reasoning: 'So.' }));
+    // DeepSeek in thinking mode: a tool loop whose reasoning_content did not come back is refused.
+    const deepseek = (replies: ReturnType<typeof call>[]) => {
+      let next = 0;
+      mock.script((req) => {
+        for (const m of req.json.messages)
+          if (m.role === 'assistant' && m.tool_calls && m.reasoning_content !== thoughts[m.tool_calls[0].id])
+            return {
+              status: 400,
+              body: {
+                error: {
+                  message: 'The reasoning_content in the thinking mode must be passed back to the API.',
+                  type: 'invalid_request_error',
+                },
+              },
+            };
+        return replies[next++]!;
+      });
+    };
+    deepseek([call('call_1'), answer('The notes say hi.')]);
+    const r1 = await run([...flags, '-o', 'read the notes']);
+    assert.equal(r1.code, 0, show(r1));
+    assert.equal(r1.stdout, 'The notes say hi.\n');
+    assert.equal(mock.posts.length, 2, 'no request was refused');
+    assert.match(r1.stderr, /Read the notes first\./, 'the reasoning is shown');
+    const asst = sessionText()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.role === 'assistant');
+    assert.deepEqual(asst[0].reasoning, [
+      {
+        dialect: 'openai',
+        type: 'reasoning_text',
+        field: 'reasoning_content',
+        text: 'Read the notes first.',
+        origin: `m1@${mock.base}/chat/completions`,
+      },
+    ]);
+    const id = sessionIdOf(r1);
+
+    mock.reset();
+    deepseek([call('call_2'), answer('Still hi.')]);
+    const r2 = await run([...flags, '-r', id, '-o', 'read them again']);
+    assert.equal(r2.code, 0, show(r2));
+    assert.equal(r2.stdout, 'Still hi.\n');
+    assert.equal(mock.posts.length, 2, 'no request was refused');
+    assert.deepEqual(
+      mock.posts[1]!.json.messages.filter((m: any) => m.tool_calls).map((m: any) => m.reasoning_content),
+      ['Read the notes first.', 'Once more.'],
+    );
+  });
+}
+
 test('the reasoning effort per model, per profile and from --reasoning-effort reaches each dialect', async () => {
   config('anthropic');
   const runWith = async (args: string[], replyFn: () => any) => {
@@ -227,7 +292,7 @@ test('reasoning shows dim on stderr and as stream-json reasoning events, never a
   assert.equal(JSON.parse(j.stdout).result, 'The answer.');
 });
 
-test('the session log masks secrets in reasoning: signed thinking holding one is left out, summaries are masked, encrypted data stays', async () => {
+test('the session log masks secrets in reasoning: signed thinking holding one is left out, summaries and chat reasoning text are masked, encrypted data stays', async () => {
   const KEY = 'sk-live-secret-7777';
   config('anthropic');
   mock.push(
@@ -266,4 +331,21 @@ test('the session log masks secrets in reasoning: signed thinking holding one is
     .find((l) => l.role === 'assistant').reasoning[0].item;
   assert.equal(item.encrypted_content, 'ENC-K');
   assert.doesNotMatch(item.summary[0].text, /sk-live/);
+
+  // Chat reasoning text is unsigned: masked, it is kept.
+  for (const f of sessionFiles()) writeFileSync(join(dirs.sessions, f), '');
+  config('openai');
+  mock.reset();
+  mock.push(O.text('Done.', { reasoning: `saw ${KEY} here` }));
+  const r3 = await run(['-S', '-o', 'hi'], { env: { CLM_API_KEY: KEY } });
+  assert.equal(r3.code, 0, show(r3));
+  text = readFileSync(join(dirs.sessions, `${sessionIdOf(r3)}.jsonl`), 'utf8');
+  assert.ok(!text.includes(KEY));
+  const part = text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .find((l) => l.role === 'assistant').reasoning[0];
+  assert.equal(part.type, 'reasoning_text');
+  assert.match(part.text, /^saw \S+ here$/);
 });

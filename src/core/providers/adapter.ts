@@ -24,6 +24,11 @@ export interface BuildRequestOptions {
   maxTokens: number;
   /** Ask for reasoning with this effort (absent: send no reasoning parameter). */
   reasoningEffort?: ReasoningEffort;
+  /**
+   * The server and model the request goes to (reasoningOrigin): chat reasoning text goes back
+   * only where it came from. Absent: none goes back.
+   */
+  origin?: string;
 }
 
 /** A normalised complete (non-streamed) reply. */
@@ -75,13 +80,21 @@ export interface ProviderAdapter {
   buildRequestBytes?(opts: BuildRequestOptions): Uint8Array;
   /** Auth and dialect headers (Content-Type included). */
   headers(apiKey: string): Record<string, string>;
-  /** Parse a complete reply body, or throw an Error with a clear message. */
-  parseReply(body: string): ParsedReply;
-  newStreamDecoder(): StreamDecoder;
+  /**
+   * Parse a complete reply body, or throw an Error with a clear message. `origin` names the
+   * server and model that answered (reasoningOrigin), for the parts that may only go back there.
+   */
+  parseReply(body: string, origin?: string): ParsedReply;
+  newStreamDecoder(origin?: string): StreamDecoder;
   /** The server's error message inside a non-2xx body, if the body has one. */
   errorMessage(body: string): string | null;
   /** Whether a failed request's answer says the model takes no tools (the agent then retries without them). */
   refusesTools(status: number, body: string): boolean;
+  /**
+   * Whether a failed request's answer refuses the reasoning text it carried back (the agent then
+   * drops that text and retries without it). Absent: never.
+   */
+  refusesReasoning?(status: number, body: string): boolean;
 }
 
 export function mapFinishReason(s: unknown): FinishReason | null {

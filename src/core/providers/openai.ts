@@ -1,8 +1,17 @@
 // OpenAI chat completions (also Ollama, llama.cpp, vLLM and every "OpenAI-compatible" server).
-// Reasoning text a server returns (reasoning_content, reasoning) is shown, never sent back: the
-// dialect has no signed form of it.
+//
+// Reasoning text a server returns (`reasoning_content`: DeepSeek, llama.cpp, vLLM; `reasoning`:
+// Groq, Ollama, OpenRouter) is shown, and kept on the assistant message as one part per reply,
+// with the field it came in and the server and model that sent it. Requests to that same server
+// and model carry it back under the same field, next to the message's content and tool calls:
+// DeepSeek's thinking mode refuses a tool loop whose assistant messages lack it (and ignores it
+// on a turn without tools; chat templates drop what they do not need). Requests anywhere else
+// never carry it: servers refuse fields they do not know (Groq takes `reasoning` but refuses
+// `reasoning_content`, api.openai.com refuses both). A 400 naming the field as unsupported is
+// recognised (refusesReasoning), so the agent can drop the text and send the request again
+// without it.
 
-import type { Message, ToolCall, Usage } from '../types.js';
+import type { Message, ReasoningTextField, ReasoningTextPart, ToolCall, Usage } from '../types.js';
 import {
   mapFinishReason,
   type BuildRequestOptions,
@@ -35,23 +44,52 @@ export const openaiPairing: PairingPolicy = {
   maxLength: 40,
 };
 
-// Serialised wire form per message object; messages are immutable, so this is the reusable prefix.
-const wireCache = new WeakMap<Message, string>();
-
-function wireMessage(m: Message): string {
-  let s = wireCache.get(m);
-  if (s !== undefined) return s;
-  s = wireJson(m);
-  wireCache.set(m, s);
-  return s;
+/** Whether a request to `origin` carries reasoning text back on `m` (only what that server and model sent). */
+function carries(m: Message, origin: string | undefined): boolean {
+  if (origin === undefined || m.role !== 'assistant' || !m.reasoning) return false;
+  for (const p of m.reasoning) if (p.type === 'reasoning_text' && p.origin === origin) return true;
+  return false;
 }
 
-function wireJson(m: Message): string {
+/**
+ * Each message's wire form, made once: messages are immutable, so this is the reusable prefix.
+ * A message carrying reasoning text back has a second form, kept with the origin it was made
+ * for (its text goes back to one server and model only).
+ */
+class WireForms<T> {
+  private readonly plain = new WeakMap<Message, T>();
+  private readonly carrying = new WeakMap<Message, { origin: string; form: T }>();
+  constructor(private readonly make: (m: Message, origin: string | undefined) => T) {}
+  get(m: Message, origin: string | undefined): T {
+    if (carries(m, origin)) {
+      const c = this.carrying.get(m);
+      if (c && c.origin === origin) return c.form;
+      const form = this.make(m, origin);
+      this.carrying.set(m, { origin: origin!, form });
+      return form;
+    }
+    let form = this.plain.get(m);
+    if (form === undefined) {
+      form = this.make(m, undefined);
+      this.plain.set(m, form);
+    }
+    return form;
+  }
+}
+
+function wireJson(m: Message, origin: string | undefined): string {
   const o: Record<string, unknown> = { role: m.role };
   if (m.content !== null) o.content = m.content;
   else if (m.role === 'assistant') o.content = null;
   else o.content = '';
   if (m.role === 'tool') o.tool_call_id = m.toolCallId ?? '';
+  if (m.role === 'assistant' && origin !== undefined) {
+    for (const p of m.reasoning ?? []) {
+      if (p.type !== 'reasoning_text' || p.origin !== origin) continue;
+      const before = o[p.field];
+      o[p.field] = typeof before === 'string' ? before + p.text : p.text;
+    }
+  }
   if (m.role === 'assistant' && m.toolCalls?.length) {
     // Servers that re-parse arguments (llama.cpp templates) reject malformed JSON; history keeps the raw text.
     o.tool_calls = m.toolCalls.map((c) => ({
@@ -113,14 +151,32 @@ function wireCall(tc: any, i: number): { index: number; id?: string; name?: stri
   };
 }
 
-/** A server's reasoning text (llama.cpp `reasoning_content`, others `reasoning`). */
-function reasoningOf(m: any): unknown {
-  return m.reasoning_content ?? m.reasoning;
+// Some servers send both fields with the same text; the first one that has text is taken.
+const REASONING_FIELDS: readonly ReasoningTextField[] = ['reasoning_content', 'reasoning'];
+
+/** A server's reasoning text and the field it came in, or null. */
+function reasoningOf(m: any): { field: ReasoningTextField; text: string } | null {
+  for (const field of REASONING_FIELDS) {
+    const text = m?.[field];
+    if (typeof text === 'string' && text) return { field, text };
+  }
+  return null;
+}
+
+function textPart(field: ReasoningTextField, text: string, origin: string): ReasoningTextPart {
+  return { dialect: 'openai', type: 'reasoning_text', field, text, origin };
 }
 
 class OpenAIStream implements StreamDecoder {
+  /** The field of the reply's first reasoning delta, and every delta's text joined. */
+  private field: ReasoningTextField | null = null;
+  private text = '';
+  private kept = false;
+  /** `origin` absent: nothing is kept to carry back (there is nowhere to carry it). */
+  constructor(private readonly origin: string | undefined) {}
+
   feed(_event: string, data: string): StreamDelta | null {
-    if (data.trim() === '[DONE]') return { done: true };
+    if (data.trim() === '[DONE]') return this.withReasoning({ done: true });
     const p = parseStreamData(data);
     if (p === null || 'error' in p) return p;
     const o: any = p.json;
@@ -133,10 +189,26 @@ class OpenAIStream implements StreamDecoder {
       const delta = ch.delta ?? ch.message ?? {};
       if (typeof delta.content === 'string' && delta.content) d.text = delta.content;
       const r = reasoningOf(delta);
-      if (typeof r === 'string' && r) d.reasoning = r;
+      if (r) {
+        d.reasoning = r.text;
+        this.field ??= r.field;
+        this.text += r.text;
+      }
       if (Array.isArray(delta.tool_calls)) d.toolCalls = delta.tool_calls.map(wireCall);
       const f = mapFinishReason(ch.finish_reason);
-      if (f) d.finishReason = f;
+      if (f) {
+        d.finishReason = f;
+        this.withReasoning(d);
+      }
+    }
+    return d;
+  }
+
+  /** The reply's reasoning as one part, once it is whole: with the finish, or [DONE] when no finish came. */
+  private withReasoning(d: StreamDelta): StreamDelta {
+    if (this.field && this.origin !== undefined && !this.kept) {
+      this.kept = true;
+      d.reasoningParts = [textPart(this.field, this.text, this.origin)];
     }
     return d;
   }
@@ -144,7 +216,9 @@ class OpenAIStream implements StreamDecoder {
 
 // Top-level values are marked pure: a bundle whose agents speak no chat dialect leaves this module out.
 const enc = /* @__PURE__ */ new TextEncoder();
-const byteCache = new WeakMap<Message, Uint8Array>();
+const wireStrings = /* @__PURE__ */ new WireForms(wireJson);
+// Only the bytes are kept for the byte builder: the string as well would be a second copy of the history.
+const wireBytes = /* @__PURE__ */ new WireForms((m, origin) => enc.encode(wireJson(m, origin)));
 // The tool list is the same array while the registry is unchanged, so the request's tail (tools
 // and flags) is encoded once per tool list and flag combination.
 const tailCache = new WeakMap<readonly ToolSchema[], Map<string, Uint8Array>>();
@@ -187,7 +261,14 @@ const chatCompletions: Omit<ProviderAdapter, 'kind'> = {
 
   buildRequest(o: BuildRequestOptions): string {
     // A well-paired history comes back as the same message objects, so the cache above serves it.
-    return head(o) + pairToolCalls(o.messages, openaiPairing).map(wireMessage).join(',') + tail(o);
+    const origin = o.origin;
+    return (
+      head(o) +
+      pairToolCalls(o.messages, openaiPairing)
+        .map((m) => wireStrings.get(m, origin))
+        .join(',') +
+      tail(o)
+    );
   },
 
   buildRequestBytes(o: BuildRequestOptions): Uint8Array {
@@ -195,13 +276,7 @@ const chatCompletions: Omit<ProviderAdapter, 'kind'> = {
     const parts: Uint8Array[] = [enc.encode(head(o))];
     msgs.forEach((m, i) => {
       if (i) parts.push(COMMA);
-      let b = byteCache.get(m);
-      if (!b) {
-        // Only the bytes are kept for this path: the string as well would be a second copy of the history.
-        b = enc.encode(wireCache.get(m) ?? wireJson(m));
-        byteCache.set(m, b);
-      }
-      parts.push(b);
+      parts.push(wireBytes.get(m, o.origin));
     });
     parts.push(tailBytes(o));
     let n = 0;
@@ -217,7 +292,7 @@ const chatCompletions: Omit<ProviderAdapter, 'kind'> = {
 
   headers: bearerHeaders,
 
-  parseReply(body: string): ParsedReply {
+  parseReply(body: string, origin?: string): ParsedReply {
     let o: any;
     try {
       o = JSON.parse(body);
@@ -237,17 +312,32 @@ const chatCompletions: Omit<ProviderAdapter, 'kind'> = {
     const r = reasoningOf(msg);
     return {
       content: typeof msg.content === 'string' ? msg.content : null,
-      reasoning: typeof r === 'string' ? r : null,
+      reasoning: r ? r.text : null,
+      ...(r && origin !== undefined ? { reasoningParts: [textPart(r.field, r.text, origin)] } : {}),
       toolCalls: calls,
       finishReason: mapFinishReason(ch.finish_reason),
       usage: parseUsage(o),
     };
   },
 
-  newStreamDecoder: () => new OpenAIStream(),
+  newStreamDecoder: (origin?: string) => new OpenAIStream(origin),
   errorMessage: openaiErrorMessage,
   refusesTools: saysToolsUnsupported,
+  refusesReasoning: (status, body) => status === 400 && refusesReasoningField(openaiErrorMessage(body) ?? body),
 };
+
+/**
+ * Whether an error names a reasoning field as one the server does not take: Groq's "property
+ * 'reasoning_content' is unsupported" and "reasoning is not supported with this model",
+ * OpenAI's "Additional properties are not allowed ('reasoning_content' was unexpected)".
+ * DeepSeek's "reasoning_content ... must be passed back" asks for the opposite and is not one.
+ */
+export function refusesReasoningField(message: string): boolean {
+  return (
+    /\breasoning(_content)?\b/.test(message) &&
+    /\b(unsupported|not supported|unexpected|not allowed|not permitted|unrecognized|unknown)\b/i.test(message)
+  );
+}
 
 function chatAdapter(kind: 'openai' | 'ollama'): ProviderAdapter {
   return { kind, ...chatCompletions };

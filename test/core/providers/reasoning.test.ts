@@ -7,9 +7,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { anthropicAdapter, AnthropicStreamDecoder, THINKING_BUDGET } from '../../../src/core/providers/anthropic.js';
 import { responsesAdapter, ResponsesStreamDecoder } from '../../../src/core/providers/responses.js';
-import { openaiAdapter } from '../../../src/core/providers/openai.js';
+import { ollamaAdapter, openaiAdapter, refusesReasoningField } from '../../../src/core/providers/openai.js';
 import { messageToJson, parseMessageJson, validNonSystemCopies } from '../../../src/core/message-json.js';
-import { dropForeignReasoning, reasoningText, withoutReasoning } from '../../../src/core/reasoning.js';
+import {
+  dropForeignReasoning,
+  foreignness,
+  mapReasoningText,
+  reasoningOrigin,
+  reasoningText,
+  withoutReasoning,
+} from '../../../src/core/reasoning.js';
 import { validateConfig } from '../../../src/core/config.js';
 import { ClmError } from '../../../src/core/errors.js';
 import { encodeMessageLine, parseSessionLine } from '../../../src/session/index.js';
@@ -20,6 +27,7 @@ import { requestHelpers } from './fixtures.js';
 import { tempFor } from '../../config/helpers.js';
 import * as A from '../../fixtures/anthropic-replies.js';
 import * as R from '../../fixtures/responses-replies.js';
+import * as O from '../../fixtures/openai-replies.js';
 
 const thinking = (n: string, beforeCall?: number): ReasoningPart => ({
   dialect: 'anthropic',
@@ -34,6 +42,15 @@ const item = (n: string, beforeCall?: number): ReasoningPart => ({
   type: 'reasoning',
   item: { id: `rs_${n}`, type: 'reasoning', summary: [{ type: 'summary_text', text: `sum ${n}` }], encrypted_content: `E${n}` },
   ...(beforeCall ? { beforeCall } : {}),
+});
+
+const ORIGIN = 'deepseek-v4-pro@https://api.deepseek.com/chat/completions';
+const text = (t: string, field: 'reasoning_content' | 'reasoning' = 'reasoning_content', origin = ORIGIN): ReasoningPart => ({
+  dialect: 'openai',
+  type: 'reasoning_text',
+  field,
+  text: t,
+  origin,
 });
 
 const call = (id: string) => ({ id, name: 'read_file', args: '{"path":"x"}' });
@@ -256,14 +273,147 @@ test('openai chat: reasoning_effort only when asked for, in the string and the b
   assert.doesNotMatch(JSON.stringify(withParts), /"thinking"|"reasoning"|rs_2/, 'chat carries no reasoning parts');
 });
 
+test('openai chat: a reply keeps its whole reasoning text as one part, under the field it came in, with who sent it', () => {
+  const parse = (reply: any, origin?: string) => openaiAdapter.parseReply(JSON.stringify(reply.body), origin);
+  const r = parse(O.toolCall('read_file', { path: 'x' }, 'c1', { reasoning: 'look first' }), ORIGIN);
+  assert.equal(r.reasoning, 'look first');
+  assert.deepEqual(r.reasoningParts, [text('look first')]);
+  assert.deepEqual(parse(O.text('hi', { reasoning: 'hm', reasoningKey: 'reasoning' }), ORIGIN).reasoningParts, [text('hm', 'reasoning')]);
+  assert.equal(parse(O.text('hi', { reasoning: 'hm' })).reasoningParts, undefined, 'no origin: nowhere to carry it');
+  assert.equal(parse(O.text('hi', { reasoning: '' }), ORIGIN).reasoningParts, undefined);
+  const both = { choices: [{ message: { role: 'assistant', content: 'x', reasoning_content: 'same', reasoning: 'same' } }] };
+  assert.deepEqual(openaiAdapter.parseReply(JSON.stringify(both), ORIGIN).reasoningParts, [text('same')], 'taken once');
+  const emptyFirst = { choices: [{ message: { role: 'assistant', content: 'x', reasoning_content: '', reasoning: 'r' } }] };
+  assert.deepEqual(openaiAdapter.parseReply(JSON.stringify(emptyFirst), ORIGIN).reasoningParts, [text('r', 'reasoning')]);
+  assert.equal(openaiAdapter.parseReply(JSON.stringify(emptyFirst), ORIGIN).reasoning, 'r');
+
+  // Streamed: shown delta by delta, kept once, whole, with the finish.
+  const feed = (reply: any, origin?: string) => {
+    const d = openaiAdapter.newStreamDecoder(origin);
+    const out = (reply.sse as object[]).map((e) => d.feed('', JSON.stringify(e))).filter((x) => x !== null);
+    if (reply.done) out.push(d.feed('', '[DONE]')!);
+    return out as any[];
+  };
+  const deltas = feed(O.streamToolCall('read_file', '{"path":"x"}', 'c1', { reasoning: ['look ', 'first'] }), ORIGIN);
+  assert.deepEqual(
+    deltas.flatMap((d) => (d.reasoning ? [d.reasoning] : [])),
+    ['look ', 'first'],
+  );
+  assert.deepEqual(
+    deltas.flatMap((d) => d.reasoningParts ?? []),
+    [text('look first')],
+  );
+  assert.ok(deltas.find((d) => d.reasoningParts)!.finishReason, 'with the finish');
+  const noFinish = openaiAdapter.newStreamDecoder(ORIGIN);
+  noFinish.feed('', JSON.stringify({ choices: [{ delta: { reasoning: 'r' } }] }));
+  assert.deepEqual(
+    noFinish.feed('', '[DONE]'),
+    { done: true, reasoningParts: [text('r', 'reasoning')] },
+    'or with [DONE] when no finish came',
+  );
+  assert.ok(
+    feed(O.streamText(['hi'], { reasoning: ['r'] })).every((d) => !d.reasoningParts),
+    'no origin: none kept',
+  );
+});
+
+test('openai chat: reasoning text goes back only to its server and model, under its field, from the string and the byte builder alike', () => {
+  const chat = requestHelpers(openaiAdapter, 'deepseek-v4-pro');
+  const h = loop([text('look first')]);
+  const dec = new TextDecoder();
+  const both = (origin?: string) => {
+    const o = chat.opts(h, origin === undefined ? {} : { origin });
+    const s = openaiAdapter.buildRequest(o);
+    assert.equal(dec.decode(openaiAdapter.buildRequestBytes!(o)), s);
+    return s;
+  };
+  const plain = both();
+  assert.doesNotMatch(plain, /reasoning/, 'no origin: none goes back');
+  const carried = both(ORIGIN);
+  assert.ok(carried.includes('{"role":"assistant","content":"Reading.","reasoning_content":"look first","tool_calls":['));
+  assert.equal(carried.replace(',"reasoning_content":"look first"', ''), plain, 'nothing else changes');
+  assert.equal(both('deepseek-v4-flash@https://api.deepseek.com/chat/completions'), plain, 'another model: not carried');
+  assert.equal(both(ORIGIN), carried, 'the cached forms of one origin do not serve another');
+  assert.equal(ollamaAdapter.buildRequest(chat.opts(h, { origin: ORIGIN })), carried, 'Ollama speaks the same');
+  const two = JSON.parse(
+    openaiAdapter.buildRequest(
+      chat.opts(loop([text('a'), thinking('1'), text('b'), text('r', 'reasoning'), text('x', 'reasoning', 'other@http://x')]), {
+        origin: ORIGIN,
+      }),
+    ),
+  );
+  assert.equal(two.messages[1].reasoning_content, 'ab', 'parts of one field join');
+  assert.equal(two.messages[1].reasoning, 'r', 'another field goes under its own name');
+  assert.doesNotMatch(JSON.stringify(two), /"thinking"|"x"/);
+});
+
+test('openai chat: an error that names a reasoning field as unsupported is a refusal of it; DeepSeek asking for it back is not', () => {
+  const refused = [
+    "'messages.1' : for 'role:assistant' the following must be satisfied[('messages.1' : property 'reasoning_content' is unsupported)]",
+    'reasoning is not supported with this model',
+    "Additional properties are not allowed ('reasoning_content' was unexpected) - 'messages.1'",
+    'Unrecognized request argument supplied: reasoning',
+  ];
+  for (const m of refused) assert.ok(refusesReasoningField(m), m);
+  const not = [
+    'The reasoning_content in the thinking mode must be passed back to the API.',
+    '`reasoning_effort` is not supported with this model',
+    'unsupported model',
+  ];
+  for (const m of not) assert.ok(!refusesReasoningField(m), m);
+  const body = JSON.stringify({ error: { message: refused[0], type: 'invalid_request_error' } });
+  assert.ok(openaiAdapter.refusesReasoning!(400, body));
+  assert.ok(!openaiAdapter.refusesReasoning!(500, body), 'only a 400');
+});
+
+test('which requests take a part: its dialect; chat reasoning text only its own server and model', () => {
+  const to = (kind: 'openai' | 'ollama' | 'anthropic', origin = ORIGIN) => ({ kind, origin });
+  assert.equal(foreignness(to('openai'), text('t')), null);
+  assert.equal(foreignness(to('ollama'), text('t')), null);
+  assert.equal(foreignness(to('openai', 'deepseek-v4-flash@https://api.deepseek.com/chat/completions'), text('t')), 'origin');
+  assert.equal(foreignness(to('anthropic'), text('t')), 'dialect');
+  assert.equal(foreignness(to('openai'), thinking('1')), 'dialect');
+  const h: Message[] = [
+    loop([text('a'), thinking('1')])[1]!,
+    { role: 'assistant', content: 'b', reasoning: [text('b', 'reasoning', 'm@http://other')] },
+  ];
+  assert.deepEqual(dropForeignReasoning(h, to('openai')), { dialect: 1, origin: 1 });
+  assert.deepEqual((h[0] as AssistantMessage).reasoning, [text('a')]);
+  assert.equal((h[1] as AssistantMessage).reasoning, undefined);
+  assert.equal(reasoningOrigin('https://api.deepseek.com/chat/completions', 'deepseek-v4-pro'), ORIGIN);
+  assert.equal(
+    reasoningOrigin('https://user:sk-secret@proxy.example/v1/chat/completions?key=sk-secret#x', 'm'),
+    'm@https://proxy.example/v1/chat/completions',
+    'no credentials or query in it',
+  );
+  assert.equal(reasoningText(text('shown')), 'shown');
+  assert.deepEqual(
+    mapReasoningText(text('key sk-1'), (t) => t.replace('sk-1', '[REDACTED]')),
+    text('key [REDACTED]'),
+    'unsigned: masked, kept',
+  );
+  assert.ok(
+    withoutReasoning(h).every((m) => m.role !== 'assistant' || m.reasoning === undefined),
+    'a summary request carries none',
+  );
+});
+
 // ---- the message model ----------------------------------------------------------------------
 
 test('message JSON round-trips reasoning parts losslessly, in order, with before_call', () => {
-  const parts = [thinking('1'), redacted('R'), item('2', 1), thinking('3', 2)];
+  const parts = [thinking('1'), redacted('R'), item('2', 1), thinking('3', 2), text('look'), { ...text('r', 'reasoning'), beforeCall: 2 }];
   const m: AssistantMessage = { role: 'assistant', content: null, toolCalls: [call('a'), call('b')], reasoning: parts };
   const j = messageToJson(m);
   assert.deepEqual(Object.keys(j), ['role', 'content', 'tool_calls', 'reasoning']);
   assert.deepEqual(j.reasoning![2], { dialect: 'openai-responses', type: 'reasoning', item: (item('2') as any).item, before_call: 1 });
+  assert.deepEqual(j.reasoning![4], {
+    dialect: 'openai',
+    type: 'reasoning_text',
+    field: 'reasoning_content',
+    text: 'look',
+    origin: ORIGIN,
+  });
+  assert.deepEqual(Object.keys(j.reasoning![5]!), ['dialect', 'type', 'field', 'text', 'origin', 'before_call']);
   assert.deepEqual(parseMessageJson(JSON.parse(JSON.stringify(j))), m);
   assert.deepEqual(validNonSystemCopies([m]), [m]);
   const line = encodeMessageLine(m);
@@ -287,6 +437,17 @@ test('message JSON: a malformed part is EINVAL naming it; an unknown dialect is 
   einval([{ dialect: 'openai-responses', type: 'reasoning', item: [] }], /reasoning item is not an object/);
   einval([{ dialect: 'anthropic', type: 'redacted_thinking', data: 'd', before_call: -1 }], /before_call/);
   einval([{ dialect: 'anthropic', type: 'redacted_thinking', data: 'd', before_call: 1.5 }], /before_call/);
+  const rt = { dialect: 'openai', type: 'reasoning_text', field: 'reasoning', text: 't', origin: ORIGIN };
+  einval([{ ...rt, field: 'thoughts' }], /^reasoning reasoning_text field is not "reasoning_content" or "reasoning"$/);
+  einval([{ ...rt, field: undefined }], /reasoning_text field/);
+  einval([{ ...rt, text: 3 }], /^reasoning reasoning_text text is not a string$/);
+  einval([{ ...rt, origin: '' }], /^reasoning reasoning_text origin is not a non-empty string$/);
+  einval([{ ...rt, origin: undefined }], /reasoning_text origin/);
+  assert.deepEqual(
+    parseMessageJson({ role: 'assistant', content: 'x', reasoning: [{ dialect: 'openai', type: 'reasoning_summary', text: 't' }] }),
+    { role: 'assistant', content: 'x' },
+    'a type of the chat dialect this version does not know is left out',
+  );
   assert.deepEqual(
     parseMessageJson({ role: 'assistant', content: 'x', reasoning: [{ dialect: 'gemini', type: 'thought', signature: 's' }] }),
     { role: 'assistant', content: 'x' },
@@ -300,16 +461,17 @@ test('message JSON: a malformed part is EINVAL naming it; an unknown dialect is 
 });
 
 test('dropping foreign parts replaces only the messages that had them; summaries carry none; readable text', () => {
+  const toAnthropic = { kind: 'anthropic', origin: 'claude@http://x/v1/messages' } as const;
   const keep: Message = { role: 'assistant', content: 'a', reasoning: [thinking('1')] };
   const mixed: Message = { role: 'assistant', content: 'b', reasoning: [item('2'), thinking('3')] };
   const foreign: Message = { role: 'assistant', content: 'c', reasoning: [item('4')] };
   const h: Message[] = [{ role: 'user', content: 'u' }, keep, mixed, foreign];
-  assert.equal(dropForeignReasoning(h, 'anthropic'), 2);
+  assert.deepEqual(dropForeignReasoning(h, toAnthropic), { dialect: 2, origin: 0 });
   assert.equal(h[1], keep, 'unchanged messages stay the same objects');
   assert.deepEqual(h[2], { role: 'assistant', content: 'b', reasoning: [thinking('3')] });
   assert.deepEqual(h[3], { role: 'assistant', content: 'c' });
   assert.deepEqual(mixed.reasoning!.length, 2, 'messages are values: the old one is untouched');
-  assert.equal(dropForeignReasoning(h, 'anthropic'), 0);
+  assert.deepEqual(dropForeignReasoning(h, toAnthropic), { dialect: 0, origin: 0 });
   const stripped = withoutReasoning(h);
   assert.ok(stripped.every((m) => m.role !== 'assistant' || m.reasoning === undefined));
   assert.equal(stripped[0], h[0]);

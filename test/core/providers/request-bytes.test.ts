@@ -1,7 +1,8 @@
 // Request bodies without reasoning stay byte for byte what they were before reasoning was carried
-// through tool loops: with no reasoning setting and a server that returns none (or, on OpenAI
-// chat, reasoning text that is never sent back), every dialect, streamed and not, sends exactly
-// the recorded bodies — three tool rounds, a second turn, and a compaction's summary request.
+// through tool loops: with no reasoning setting and a server that returns none, every dialect,
+// streamed and not, sends exactly the recorded bodies — three tool rounds, a second turn, and a
+// compaction's summary request. On OpenAI chat, reasoning text the server returns changes only
+// the messages it came with: the field goes in after their content, every other byte stays.
 //
 // test/fixtures/request-bodies.json was recorded from the code before reasoning support
 // (commit e56e229) with `RECORD_REQUEST_BODIES=1 npm test -- test/core/providers/request-bytes`.
@@ -47,8 +48,8 @@ const echo: ToolDef = {
 
 const PATH: Record<string, string> = { openai: 'chat/completions', anthropic: 'messages', 'openai-responses': 'responses' };
 
-/** Three tool rounds and a closing text, then a second turn's text, then the summary. */
-function replies(kind: ProviderKind, stream: boolean): Reply[] {
+/** Three tool rounds and a closing text (on OpenAI chat, with `reasoning` when given), then a second turn's text, then the summary. */
+function replies(kind: ProviderKind, stream: boolean, reasoning = false): Reply[] {
   const args = (n: number) => `{"text":"r${n}"}`;
   if (kind === 'anthropic') {
     return [
@@ -91,42 +92,68 @@ function replies(kind: ProviderKind, stream: boolean): Reply[] {
           { name: 'echo', args: args(3), id: 'call_3' },
           { name: 'echo', args: args(4), id: 'call_4' },
         ]),
-    // Reasoning text on the chat dialect is shown, never sent back.
-    stream ? O.streamText(['do', 'ne'], { reasoning: ['mull', 'ing'] }) : O.text('done', { reasoning: 'mulling' }),
+    reasoning
+      ? stream
+        ? O.streamText(['do', 'ne'], { reasoning: ['mull', 'ing'] })
+        : O.text('done', { reasoning: 'mulling' })
+      : stream
+        ? O.streamText(['do', 'ne'])
+        : O.text('done'),
     stream ? O.streamText(['again']) : O.text('again'),
     O.text('the summary'),
   ];
+}
+
+/** The six request bodies of the script above. */
+async function bodiesOf(kind: ProviderKind, stream: boolean, reasoning = false): Promise<string[]> {
+  mock.reset();
+  const cfg: AgentConfig = {
+    baseUrl: `${mock.base}/${PATH[kind]}`,
+    provider: kind,
+    apiKey: 'k',
+    model: `model-${kind}`,
+    stream,
+    maxTries: 1,
+    systemPrompt: 'Be brief.',
+    clock: () => new Date(Date.UTC(2025, 0, 2, 3, 4, 5)),
+  };
+  const a = createAgent(cfg, host);
+  a.addTool(echo);
+  try {
+    mock.push(...replies(kind, stream, reasoning));
+    const first = await a.run('use the tool three times');
+    assert.equal(first.status, 0, first.error);
+    const second = await a.run('and once more');
+    assert.equal(second.status, 0, second.error);
+    await a.compactAndWait();
+  } finally {
+    a.close();
+  }
+  const bodies = mock.posts.map((p) => p.body);
+  assert.equal(bodies.length, 6);
+  return bodies;
+}
+
+for (const stream of [false, true]) {
+  const name = `openai-${stream ? 'streamed' : 'whole'}`;
+  test(`${name}: reasoning text goes in after the content of the message it came with; every other byte is the recorded one`, async () => {
+    if (RECORD) return;
+    const want = recorded[name];
+    assert.ok(want, `no recorded bodies for ${name}`);
+    const bodies = await bodiesOf('openai', stream, true);
+    const done = '{"role":"assistant","content":"done"}';
+    assert.ok(want[4]!.includes(done));
+    assert.deepEqual(bodies.slice(0, 4), want.slice(0, 4), 'no reasoning yet');
+    assert.equal(bodies[4], want[4]!.replace(done, '{"role":"assistant","content":"done","reasoning_content":"mulling"}'));
+    assert.equal(bodies[5], want[5], 'the summary request carries none');
+  });
 }
 
 for (const kind of ['openai', 'anthropic', 'openai-responses'] as const) {
   for (const stream of [false, true]) {
     const name = `${kind}-${stream ? 'streamed' : 'whole'}`;
     test(`${name}: request bodies without reasoning are the recorded bytes`, async () => {
-      mock.reset();
-      const cfg: AgentConfig = {
-        baseUrl: `${mock.base}/${PATH[kind]}`,
-        provider: kind,
-        apiKey: 'k',
-        model: `model-${kind}`,
-        stream,
-        maxTries: 1,
-        systemPrompt: 'Be brief.',
-        clock: () => new Date(Date.UTC(2025, 0, 2, 3, 4, 5)),
-      };
-      const a = createAgent(cfg, host);
-      a.addTool(echo);
-      try {
-        mock.push(...replies(kind, stream));
-        const first = await a.run('use the tool three times');
-        assert.equal(first.status, 0, first.error);
-        const second = await a.run('and once more');
-        assert.equal(second.status, 0, second.error);
-        await a.compactAndWait();
-      } finally {
-        a.close();
-      }
-      const bodies = mock.posts.map((p) => p.body);
-      assert.equal(bodies.length, 6);
+      const bodies = await bodiesOf(kind, stream);
       if (RECORD) {
         recorded[name] = bodies;
         return;
