@@ -20,7 +20,8 @@
 // parts and send the request again without them.
 //
 // Gemini streams each call whole and without `index` (or with index 0 for every one of parallel
-// calls): a fragment whose id is not that of the call at its index begins a new call.
+// calls): a fragment that names a function under an id other than that of the call at its index
+// begins a new call.
 
 import type { ExtraContentPart, Message, ReasoningPart, ReasoningTextField, ReasoningTextPart, ToolCall, Usage } from '../types.js';
 import {
@@ -232,7 +233,7 @@ class OpenAIStream implements StreamDecoder {
       if (Array.isArray(delta.tool_calls))
         d.toolCalls = delta.tool_calls.map((tc: any, i: number) => {
           const c = wireCall(tc);
-          const index = this.callOf(tc?.index, c.id, i);
+          const index = this.callOf(tc?.index, c, i);
           // On whichever fragment of its call it comes (Gemini: the first, or one of its own).
           if (tc?.extra_content != null) this.extras[index] = tc.extra_content;
           return { index, ...c };
@@ -248,12 +249,14 @@ class OpenAIStream implements StreamDecoder {
 
   /**
    * The index of the call a fragment at wire index `wire` (else at `i` in its delta) belongs to:
-   * the call that began there last, unless the fragment has another id (a new call began).
+   * the call that began there last, unless the fragment begins another: it names a function
+   * under another id (a server that stamps each fragment with an id of its own sends no name
+   * after the first).
    */
-  private callOf(wire: unknown, id: string | undefined, i: number): number {
+  private callOf(wire: unknown, { id, name }: { id?: string; name?: string }, i: number): number {
     const w = streamIndex(wire, i);
     let n = this.at.get(w);
-    if (n === undefined || (id && this.ids[n] && this.ids[n] !== id)) {
+    if (n === undefined || (id && name && this.ids[n] && this.ids[n] !== id)) {
       n = this.ids.push(id ?? '') - 1;
       this.at.set(w, n);
     } else if (id && !this.ids[n]) this.ids[n] = id;

@@ -103,7 +103,7 @@ test('streamed as Gemini sends them (each call whole, no index or index 0 for al
   );
 });
 
-test('streamed: arguments split over fragments without index or id stay with their call; OpenAI’s indexed fragments are unchanged', () => {
+test('streamed: arguments split over fragments without index or id stay with their call; OpenAI’s indexed fragments, and fragments that each have an id of their own, are unchanged', () => {
   const chunk = (tc: object) => ({ choices: [{ index: 0, delta: { tool_calls: [tc] } }] });
   const split = {
     sse: [
@@ -165,6 +165,15 @@ test('streamed: arguments split over fragments without index or id stay with the
     [0, 1, 0, 1, 0],
   );
   assert.deepEqual(parts(deltas), []);
+  // A server that stamps every fragment with an id of its own: the name comes once, so does the call.
+  deltas = feed({
+    sse: [
+      chunk({ index: 0, id: 'chunk-1', function: { name: 'a', arguments: '{"x"' } }),
+      chunk({ index: 0, id: 'chunk-2', function: { arguments: ':1}' } }),
+    ],
+    done: true,
+  });
+  assert.deepEqual(assemble(deltas), [{ id: 'chunk-1', name: 'a', args: '{"x":1}' }]);
 });
 
 test('streamed text: the message’s extra content from the delta it came on, first or last', () => {
