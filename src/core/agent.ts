@@ -238,8 +238,9 @@ export class Agent {
 
   /**
    * Append every non-system message (validated copies) without firing onMessage. Reasoning of
-   * another dialect, or chat reasoning text and extra content of another server or model, is kept but not sent (a
-   * setProvider to where it came from sends it again; one to anywhere else drops it).
+   * another dialect, or chat reasoning text and extra content of another server or model, is
+   * kept but not sent (a setProvider to where it came from sends it again; one to anywhere else
+   * drops it).
    */
   restoreHistory(messages: readonly Message[]): void {
     this.checkOpen();
