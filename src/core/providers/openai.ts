@@ -19,9 +19,9 @@
 // the three fields as unsupported is recognised (refusesReasoning), so the agent can drop the
 // parts and send the request again without them.
 //
-// Gemini streams each call whole and without `index` (or with index 0 for every one of parallel
-// calls): a fragment that names a function under an id other than that of the call at its index
-// begins a new call.
+// Gemini streams each call whole, in a delta of its own, without `index`: a fragment without
+// `index` that names a function under another id than the call before it at its place begins a
+// new call.
 
 import type { ExtraContentPart, Message, ReasoningPart, ReasoningTextField, ReasoningTextPart, ToolCall, Usage } from '../types.js';
 import {
@@ -200,12 +200,14 @@ class OpenAIStream implements StreamDecoder {
   private field: ReasoningTextField | null = null;
   private text = '';
   private kept = false;
-  /** Each call's id ('' until one came), by the index it is given: the order the calls began in. */
-  private readonly ids: string[] = [];
+  /** Each call's first id ('' until one came), by the index it is given. */
+  private readonly ids = new Map<number, string>();
   /** The call each wire index (a fragment's `index`, else its place in the delta) began last. */
   private readonly at = new Map<number, number>();
-  /** The extra content of each call, by its index; the message's own (the latest that came). */
-  private readonly extras: unknown[] = [];
+  /** The highest index given to a call. */
+  private top = -1;
+  /** The extra content of each call, by the index it is given; the message's own (the latest that came). */
+  private readonly extras = new Map<number, unknown>();
   private extra: unknown;
   /** `origin` absent: nothing is kept to carry back (there is nowhere to carry it). */
   constructor(private readonly origin: string | undefined) {}
@@ -235,7 +237,7 @@ class OpenAIStream implements StreamDecoder {
           const c = wireCall(tc);
           const index = this.callOf(tc?.index, c, i);
           // On whichever fragment of its call it comes (Gemini: the first, or one of its own).
-          if (tc?.extra_content != null) this.extras[index] = tc.extra_content;
+          if (tc?.extra_content != null) this.extras.set(index, tc.extra_content);
           return { index, ...c };
         });
       const f = mapFinishReason(ch.finish_reason);
@@ -248,18 +250,23 @@ class OpenAIStream implements StreamDecoder {
   }
 
   /**
-   * The index of the call a fragment at wire index `wire` (else at `i` in its delta) belongs to:
-   * the call that began there last, unless the fragment begins another: it names a function
-   * under another id (a server that stamps each fragment with an id of its own sends no name
-   * after the first).
+   * The index of the call a fragment belongs to: the fragment's own `index` (OpenAI's merge, the
+   * first id and name staying); without one, its place in the delta, where the call that began
+   * there last goes on unless the fragment names a function under another id (Gemini's next
+   * call), which is given the index past every other.
    */
   private callOf(wire: unknown, { id, name }: { id?: string; name?: string }, i: number): number {
-    const w = streamIndex(wire, i);
-    let n = this.at.get(w);
-    if (n === undefined || (id && name && this.ids[n] && this.ids[n] !== id)) {
-      n = this.ids.push(id ?? '') - 1;
-      this.at.set(w, n);
-    } else if (id && !this.ids[n]) this.ids[n] = id;
+    const w = streamIndex(wire, -1);
+    const at = w < 0 ? i : w;
+    let n = this.at.get(at);
+    const other = n !== undefined && this.ids.get(n);
+    if (n === undefined || (w < 0 && id && name && other && other !== id)) {
+      n = n === undefined && !this.ids.has(at) ? at : this.top + 1;
+      this.at.set(at, n);
+      this.ids.set(n, '');
+    }
+    if (id && !this.ids.get(n)) this.ids.set(n, id);
+    if (n > this.top) this.top = n;
     return n;
   }
 
@@ -271,7 +278,9 @@ class OpenAIStream implements StreamDecoder {
     const { origin } = this;
     if (origin === undefined || this.kept) return d;
     const parts: (ReasoningPart | null)[] = this.field ? [textPart(this.field, this.text, origin)] : [];
-    this.extras.forEach((v, call) => parts.push(extraPart(v, origin, call)));
+    // A call's place among the reply's calls: the stream assembler orders them by index.
+    const order = [...this.ids.keys()].sort((a, b) => a - b);
+    for (const [n, v] of [...this.extras].sort((a, b) => a[0] - b[0])) parts.push(extraPart(v, origin, order.indexOf(n)));
     parts.push(extraPart(this.extra, origin));
     const kept = parts.filter((p) => p !== null);
     if (kept.length) {

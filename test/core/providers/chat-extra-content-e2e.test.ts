@@ -2,8 +2,8 @@
 // against the mock LLM: a Gemini-like server (two parallel calls, the first signed under
 // `extra_content`; then a signed single call; then a signed text answer) answers Gemini's exact
 // 400 to a request in which one of its calls lacks the extra_content it came with, whole and
-// streamed as Gemini streams (each call whole, no index, or index 0 for all and the signature
-// on a fragment of its own); a switch of model drops the signatures and logs so, a restored
+// streamed as Gemini streams (each call whole in a delta of its own, no index; the signature on
+// it or on a fragment of its own); a switch of model drops the signatures and logs so, a restored
 // history keeps them unsent until the agent is on that server and model again; a history saved
 // as message JSON mid loop and restored goes on with them; a server that refuses the field gets
 // the request once more without it.
@@ -77,12 +77,12 @@ const ROUNDS: O.CallIn[][] = [
 /** What each call id came with (absent: nothing). */
 const ISSUED = new Map(ROUNDS.flat().map((c) => [c.id!, c.extra]));
 
-type Mode = 'whole' | 'streamed' | 'streamed, index 0, signature late';
-const MODES: Mode[] = ['whole', 'streamed', 'streamed, index 0, signature late'];
+type Mode = 'whole' | 'streamed' | 'streamed, signature late';
+const MODES: Mode[] = ['whole', 'streamed', 'streamed, signature late'];
 
 function calls(mode: Mode, round: O.CallIn[]): Reply {
   if (mode === 'whole') return O.toolCalls(round, { finish: 'stop' });
-  return O.streamCalls(round, mode === 'streamed' ? {} : { index: 'zero', extraLate: true });
+  return O.streamCalls(round, { extraLate: mode !== 'streamed' });
 }
 function answer(mode: Mode, text: string): Reply {
   return mode === 'whole' ? O.text(text, { extra: sig('3') }) : O.streamText([text], { extra: sig('3'), extraLast: true });

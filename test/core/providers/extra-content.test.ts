@@ -1,6 +1,6 @@
 // The `extra_content` of OpenAI chat replies (Gemini's thought signature), unit by unit: which
 // call of a reply it came on, whole and streamed (on a call's first fragment or a later one;
-// Gemini's calls without `index` or all at index 0), on the message or a text delta; where a
+// Gemini's calls without `index`), on the message or a text delta; where a
 // request puts it back (that call, that message, only for the server and model that sent it, the
 // string and the byte builder alike, nothing else changed); the lossless message JSON; masking
 // leaves it alone; a refusal of the field is recognised; Gemini's error arrays are read.
@@ -80,12 +80,12 @@ function assemble(deltas: StreamDelta[]): { id: string; name: string; args: stri
 }
 const parts = (deltas: StreamDelta[]) => deltas.flatMap((d) => d.reasoningParts ?? []);
 
-test('streamed as Gemini sends them (each call whole, no index or index 0 for all), the extra content on the first fragment or a later one', () => {
+test('streamed as Gemini sends them (each call whole in a delta of its own, no index), the extra content on the first fragment or a later one', () => {
   const want = [
     { id: 'fc_a', name: 'read_file', args: '{"path":"a"}' },
     { id: 'fc_b', name: 'read_file', args: '{"path":"b"}' },
   ];
-  for (const index of ['none', 'zero', 'own'] as const) {
+  for (const index of ['none', 'own'] as const) {
     for (const extraLate of [false, true]) {
       const deltas = feed(O.streamCalls(parallel, { index, extraLate }));
       const what = `index ${index}, extra content ${extraLate ? 'on a later fragment' : 'on the first'}`;
@@ -165,12 +165,31 @@ test('streamed: arguments split over fragments without index or id stay with the
     [0, 1, 0, 1, 0],
   );
   assert.deepEqual(parts(deltas), []);
-  // A server that stamps every fragment with an id of its own: the name comes once, so does the call.
+  // Indexed fragments out of order: the calls in index order, the extra content on its call.
   deltas = feed({
     sse: [
-      chunk({ index: 0, id: 'chunk-1', function: { name: 'a', arguments: '{"x"' } }),
-      chunk({ index: 0, id: 'chunk-2', function: { arguments: ':1}' } }),
+      chunk({ index: 1, id: 'call_2', function: { name: 'b', arguments: '{}' }, extra_content: sig('b') }),
+      chunk({ index: 0, id: 'call_1', function: { name: 'a', arguments: '{}' } }),
     ],
+    done: true,
+  });
+  assert.deepEqual(
+    assemble(deltas).map((c) => c.id),
+    ['call_1', 'call_2'],
+  );
+  assert.deepEqual(parts(deltas), [extra(sig('b'), 1)]);
+  // An indexed fragment under another id and name is still its index's call (the first id stays).
+  deltas = feed({
+    sse: [
+      chunk({ index: 0, id: 'call_1', function: { name: 'a', arguments: '{"x":' } }),
+      chunk({ index: 0, id: 'call_9', function: { name: 'z', arguments: '1}' } }),
+    ],
+    done: true,
+  });
+  assert.deepEqual(assemble(deltas), [{ id: 'call_1', name: 'a', args: '{"x":1}' }]);
+  // A server that stamps every fragment with an id of its own: the name comes once, so does the call.
+  deltas = feed({
+    sse: [chunk({ id: 'chunk-1', function: { name: 'a', arguments: '{"x"' } }), chunk({ id: 'chunk-2', function: { arguments: ':1}' } })],
     done: true,
   });
   assert.deepEqual(assemble(deltas), [{ id: 'chunk-1', name: 'a', args: '{"x":1}' }]);
