@@ -215,9 +215,16 @@ describe('tasks', () => {
     tally('escapes');
     const r = await invoke(host, 'attempt', { case: 'task_flood', ...args });
     // The spawn loop hits the cap (a clean error inside the call); tasks that failed the same way
-    // and were never looked at then fail the call when it completes.
+    // and were never looked at then fail the call when it completes. Where the cap strikes
+    // depends on the heap's layout: when it is storing a task just spawned into the table, that
+    // task is out of the plugin's reach and still running when the call completes, and the host
+    // cancels it and says so.
     if (r.ok) assert.match(String(r.out), /^false not enough memory spawned>0:true$/);
-    else assert.match(r.error, /unobserved task error\(s\): not enough memory/);
+    else
+      assert.match(
+        r.error,
+        /unobserved task error\(s\): not enough memory|^ctx:complete called while 1 task\(s\) were still running \(they were cancelled\)$/,
+      );
     await stillServing();
   });
   test('wait_any over more than its limit of tasks is refused', () => attempt('wait_any_too_many', /^false .*wait_any/));
