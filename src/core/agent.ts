@@ -223,7 +223,8 @@ export class Agent {
     const kind = this.conn.adapter.kind;
     this.host.log?.(`provider switched to ${kind} ${cfg.baseUrl} model ${this.model}`);
     // Reasoning is signed or encrypted for the dialect that produced it, and chat reasoning text
-    // is known only to its server and model: the new connection cannot take the others'.
+    // and extra content are known only to their server and model: the new connection cannot
+    // take the others'.
     this.logForeign(dropForeignReasoning(this.history, this.conn.target), 'dropped', ':', 'cannot');
   }
 
@@ -237,8 +238,9 @@ export class Agent {
 
   /**
    * Append every non-system message (validated copies) without firing onMessage. Reasoning of
-   * another dialect, or chat reasoning text of another server or model, is kept but not sent (a
-   * setProvider to where it came from sends it again; one to anywhere else drops it).
+   * another dialect, or chat reasoning text and extra content of another server or model, is
+   * kept but not sent (a setProvider to where it came from sends it again; one to anywhere else
+   * drops it).
    */
   restoreHistory(messages: readonly Message[]): void {
     this.checkOpen();

@@ -88,7 +88,7 @@ export function requestTarget(conn: Connection): {
   return {
     adapter,
     url: cfg.baseUrl,
-    // Where the reasoning text of the reply can go back; nowhere once the server refused it.
+    // Where the reply's chat parts (reasoning text, extra content) can go back; nowhere once the server refused them.
     origin: conn.reasoningRefused ? undefined : conn.target.origin,
     headers: adapter.headers(cfg.apiKey ?? ''),
     maxTries: cfg.maxTries ?? DEFAULT_MAX_TRIES,
@@ -142,7 +142,7 @@ export interface Connection {
   readonly limiter: TokenBucket | null;
   /** The model refused tools: requests go without them for as long as this connection lasts. */
   toolsUnsupported: boolean;
-  /** The server refused chat reasoning text sent back: none is kept from its replies for as long as this connection lasts. */
+  /** The server refused chat parts sent back: none is kept from its replies for as long as this connection lasts. */
   reasoningRefused: boolean;
   /** Context size the server told (llama.cpp /props), 0 = unknown. */
   ctxLearned: number;

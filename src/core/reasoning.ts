@@ -1,6 +1,6 @@
 // Reasoning parts on assistant messages: the efforts a caller may ask for, which requests take a
-// part back (its dialect's; for OpenAI chat reasoning text, only the server and model that
-// produced it), where a part sits among its message's tool calls, its readable text, and
+// part back (its dialect's; for OpenAI chat parts, reasoning text and extra content, only the
+// server and model that produced them), where a part sits among its message's tool calls, its readable text, and
 // histories without the parts a request must not carry.
 
 import { mapReasoningItemText, reasoningItemText } from './providers/reasoning-item.js';
@@ -35,36 +35,35 @@ export function reasoningAt<D extends ReasoningPart['dialect']>(m: AssistantMess
   return out;
 }
 
-/** What a person can read of a part: the thinking, the summaries (or the raw reasoning text); '' for redacted thinking. */
+/** What a person can read of a part: the thinking, the summaries (or the raw reasoning text); '' for redacted thinking and extra content. */
 export function reasoningText(p: ReasoningPart): string {
   if (p.type === 'thinking') return p.thinking;
-  if (p.type === 'redacted_thinking') return '';
   if (p.type === 'reasoning_text') return p.text;
-  return reasoningItemText(p.item);
+  return p.type === 'reasoning' ? reasoningItemText(p.item) : '';
 }
 
 /**
  * The part with `f` applied to what a person can read of it (e.g. masking secrets); encrypted
- * data is untouched. null when `f` changes signed thinking: changed, it no longer matches its
- * signature, and no request could carry it. Unsigned reasoning text is simply changed.
+ * data and extra content (a signature, not text) are untouched. null when `f` changes signed
+ * thinking: changed, it no longer matches its signature, and no request could carry it.
+ * Unsigned reasoning text is simply changed.
  */
 export function mapReasoningText(p: ReasoningPart, f: (text: string) => string): ReasoningPart | null {
-  if (p.type === 'redacted_thinking') return p;
   if (p.type === 'thinking') return f(p.thinking) === p.thinking ? p : null;
   if (p.type === 'reasoning_text') return { ...p, text: f(p.text) };
-  return { ...p, item: mapReasoningItemText(p.item, f) };
+  return p.type === 'reasoning' ? { ...p, item: mapReasoningItemText(p.item, f) } : p;
 }
 
-/** Where requests go: their dialect and, for chat reasoning text, the server and model (reasoningOrigin). */
+/** Where requests go: their dialect and, for chat parts, the server and model (reasoningOrigin). */
 export interface ReasoningTarget {
   kind: ProviderKind;
   origin: string;
 }
 
 /**
- * Who produced a chat reply's reasoning text: the model and the endpoint, without credentials or
- * query (a session file keeps it). Only requests to the same pair carry the text back: another
- * server refuses the field, another model never wrote that text.
+ * Who produced a chat reply's reasoning text or extra content: the model and the endpoint,
+ * without credentials or query (a session file keeps it). Only requests to the same pair carry
+ * them back: another server refuses the field, another model never wrote that text or signature.
  */
 export function reasoningOrigin(baseUrl: string, model: string): string {
   const url = baseUrl.replace(/[?#][\s\S]*$/, '').replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1');
@@ -73,7 +72,7 @@ export function reasoningOrigin(baseUrl: string, model: string): string {
 
 /**
  * Why requests to `to` do not carry `p` back: another dialect produced it (only that dialect can
- * verify it), or another server or model (only they know the field and the text); null when they carry it.
+ * verify it), or another server or model (only they know the field and what it holds); null when they carry it.
  */
 export function foreignness(to: ReasoningTarget, p: ReasoningPart): 'dialect' | 'origin' | null {
   if (p.dialect !== 'openai') return p.dialect === to.kind ? null : 'dialect';

@@ -204,18 +204,20 @@ async function modelReply(ctx: TurnContext, emit: Emit, signal: AbortSignal): Pr
 }
 
 /**
- * When the request carried reasoning text back and the server refused the field: drop that text
- * from the history (and keep none from this connection's replies, see requestTarget), so the
- * request can go again without it, once per connection. Whether it did.
+ * When the request carried chat parts back (reasoning text, extra content) and the server refused
+ * one of their fields: drop them all from the history (and keep none from this connection's
+ * replies, see requestTarget), so the request can go again without them, once per connection.
+ * All of them: a server that refuses one field it sent is not one that needs the others back.
+ * Whether it did.
  */
 function dropRefusedReasoning(ctx: TurnContext, f: LlmFailure): boolean {
   const { conn } = ctx;
   if (conn.reasoningRefused || !conn.adapter.refusesReasoning?.(f.status ?? 0, f.body ?? '')) return false;
   const { origin } = conn.target;
-  const n = dropReasoning(ctx.history, (p) => p.type === 'reasoning_text' && p.origin === origin);
+  const n = dropReasoning(ctx.history, (p) => p.dialect === 'openai' && p.origin === origin);
   if (n) {
     conn.reasoningRefused = true;
-    ctx.host.log?.(`the server refused the reasoning text sent back (${f.message}); sending the request again without it (${n} dropped)`);
+    ctx.host.log?.(`the server refused the reasoning sent back (${f.message}); sending the request again without it (${n} dropped)`);
   }
   return n > 0;
 }

@@ -55,7 +55,7 @@ export interface AssistantMessage {
  * the call it came before (absent or 0: before the text and every call; the number of calls:
  * after the last one).
  */
-export type ReasoningPart = ThinkingPart | RedactedThinkingPart | ResponsesReasoningPart | ReasoningTextPart;
+export type ReasoningPart = ThinkingPart | RedactedThinkingPart | ResponsesReasoningPart | ReasoningTextPart | ExtraContentPart;
 
 /** An Anthropic `thinking` block: the (possibly summarised) thinking and the signature that authenticates it. */
 export interface ThinkingPart {
@@ -105,6 +105,29 @@ export interface ReasoningTextPart {
 }
 
 export type ReasoningTextField = 'reasoning_content' | 'reasoning';
+
+/**
+ * The `extra_content` an OpenAI chat server put on one tool call of its reply, or on the reply
+ * itself: Gemini's thought signature (`{"google":{"thought_signature":"…"}}`; Vertex's under
+ * `vertex`). Opaque: it goes back verbatim, in the place it came, and, like reasoning text,
+ * only to the server and model that sent it (Gemini 3 refuses a tool loop whose calls lack it).
+ */
+export interface ExtraContentPart {
+  dialect: 'openai';
+  type: 'extra_content';
+  /** The JSON value as it came (plain JSON data, never null). */
+  value: unknown;
+  /** The server and model that produced it (see reasoningOrigin). */
+  origin: string;
+  /**
+   * The call it came on, by its index among the message's tool calls (ids may be missing,
+   * repeated or rewritten for the wire; the order of the calls never changes); absent: it came
+   * on the message.
+   */
+  call?: number;
+  /** Not used: `call` says where it goes. */
+  beforeCall?: number;
+}
 
 /** How hard a reasoning model thinks; absent = the server's default, and no reasoning parameter is sent. */
 export type ReasoningEffort = 'low' | 'medium' | 'high';

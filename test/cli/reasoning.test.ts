@@ -1,6 +1,7 @@
 // The real `clm` binary with reasoning models: a session killed mid tool loop and resumed carries
 // the signed thinking / encrypted reasoning back (Anthropic and Responses, streamed and not); a
-// DeepSeek-like server gets its reasoning_content back through a tool loop and a resume; the
+// DeepSeek-like server gets its reasoning_content back through a tool loop and a resume, a
+// Gemini-like one each call's extra_content (its thought signature); the
 // reasoning effort from config.lua (per model, per profile) and --reasoning-effort reaches each
 // dialect's request; a resume on another dialect sends none of it and says so in the debug log;
 // reasoning is shown dim on stderr and as stream-json `reasoning` events, never as the reply.
@@ -202,6 +203,74 @@ for (const stream of [false, true]) {
       mock.posts[1]!.json.messages.filter((m: any) => m.tool_calls).map((m: any) => m.reasoning_content),
       ['Read the notes first.', 'Once more.'],
     );
+  });
+}
+
+for (const stream of [false, true]) {
+  test(`openai chat ${stream ? 'streamed' : 'whole'}: a Gemini-like tool loop carries each call's extra_content back on it, and a resumed session goes on carrying it`, async () => {
+    config('openai');
+    const flags = stream ? [] : ['-S'];
+    const sig = (n: string) => ({ google: { thought_signature: `CiQB-${n}==` } });
+    // Parallel calls: only the first is signed. Gemini streams each call whole, without index.
+    const round = (n: string): O.CallIn[] => [
+      { id: `fc_${n}1`, name: 'read_file', args: readNotes, extra: sig(n) },
+      { id: `fc_${n}2`, name: 'read_file', args: readNotes },
+    ];
+    const calls = (n: string) => (stream ? O.streamCalls(round(n)) : O.toolCalls(round(n)));
+    const answer = (t: string) => (stream ? O.streamText([t], { extra: sig('t'), extraLast: true }) : O.text(t, { extra: sig('t') }));
+    const issued = new Map(['1', '2'].flatMap((n) => round(n).map((c) => [c.id!, c.extra])));
+    const gemini = (replies: ReturnType<typeof calls>[]) => {
+      let next = 0;
+      mock.script((req) => {
+        for (const m of req.json.messages)
+          for (const c of m.tool_calls ?? [])
+            if (JSON.stringify(c.extra_content) !== JSON.stringify(issued.get(c.id)))
+              return {
+                status: 400,
+                body: [
+                  {
+                    error: {
+                      code: 400,
+                      message:
+                        'Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:read_file` , position 2. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.',
+                      status: 'INVALID_ARGUMENT',
+                    },
+                  },
+                ],
+              };
+        return replies[next++]!;
+      });
+    };
+    gemini([calls('1'), answer('The notes say hi.')]);
+    const r1 = await run([...flags, '-o', 'read the notes']);
+    assert.equal(r1.code, 0, show(r1));
+    assert.equal(r1.stdout, 'The notes say hi.\n');
+    assert.equal(mock.posts.length, 2, 'no request was refused');
+    const asst = sessionText()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.role === 'assistant');
+    const origin = `m1@${mock.base}/chat/completions`;
+    assert.deepEqual(asst[0].reasoning, [{ dialect: 'openai', type: 'extra_content', value: sig('1'), origin, call: 0 }]);
+    assert.deepEqual(asst[1].reasoning, [{ dialect: 'openai', type: 'extra_content', value: sig('t'), origin }]);
+    const id = sessionIdOf(r1);
+
+    mock.reset();
+    gemini([calls('2'), answer('Still hi.')]);
+    const r2 = await run([...flags, '-r', id, '-o', 'read them again']);
+    assert.equal(r2.code, 0, show(r2));
+    assert.equal(r2.stdout, 'Still hi.\n');
+    assert.equal(mock.posts.length, 2, 'no request was refused');
+    const last = mock.posts[1]!.json.messages;
+    assert.deepEqual(
+      last.filter((m: any) => m.tool_calls).map((m: any) => m.tool_calls.map((c: any) => c.extra_content)),
+      [
+        [sig('1'), undefined],
+        [sig('2'), undefined],
+      ],
+    );
+    assert.deepEqual(last.find((m: any) => m.content === 'The notes say hi.').extra_content, sig('t'), "the answer's own, on the message");
   });
 }
 

@@ -25,8 +25,8 @@ export interface BuildRequestOptions {
   /** Ask for reasoning with this effort (absent: send no reasoning parameter). */
   reasoningEffort?: ReasoningEffort;
   /**
-   * The server and model the request goes to (reasoningOrigin): chat reasoning text goes back
-   * only where it came from. Absent: none goes back.
+   * The server and model the request goes to (reasoningOrigin): chat reasoning text and extra
+   * content go back only where they came from. Absent: none goes back.
    */
   origin?: string;
 }
@@ -91,8 +91,8 @@ export interface ProviderAdapter {
   /** Whether a failed request's answer says the model takes no tools (the agent then retries without them). */
   refusesTools(status: number, body: string): boolean;
   /**
-   * Whether a failed request's answer refuses the reasoning text it carried back (the agent then
-   * drops that text and retries without it). Absent: never.
+   * Whether a failed request's answer refuses what it carried back of the chat parts (reasoning
+   * text, extra content; the agent then drops them and retries without). Absent: never.
    */
   refusesReasoning?(status: number, body: string): boolean;
 }

@@ -1,17 +1,29 @@
-// OpenAI chat completions (also Ollama, llama.cpp, vLLM and every "OpenAI-compatible" server).
+// OpenAI chat completions (also Ollama, llama.cpp, vLLM, Gemini's OpenAI-compatible endpoint and
+// every other "OpenAI-compatible" server).
 //
 // Reasoning text a server returns (`reasoning_content`: DeepSeek, llama.cpp, vLLM; `reasoning`:
 // Groq, Ollama, OpenRouter) is shown, and kept on the assistant message as one part per reply,
 // with the field it came in and the server and model that sent it. Requests to that same server
 // and model carry it back under the same field, next to the message's content and tool calls:
 // DeepSeek's thinking mode refuses a tool loop whose assistant messages lack it (and ignores it
-// on a turn without tools; chat templates drop what they do not need). Requests anywhere else
-// never carry it: servers refuse fields they do not know (Groq takes `reasoning` but refuses
-// `reasoning_content`, api.openai.com refuses both). A 400 naming the field as unsupported is
-// recognised (refusesReasoning), so the agent can drop the text and send the request again
-// without it.
+// on a turn without tools; chat templates drop what they do not need).
+//
+// An `extra_content` object on a tool call or on the reply (Gemini's thought signature,
+// `{"google":{"thought_signature":"…"}}`, on the first of parallel calls and on each call of a
+// sequence; on a text reply, on the message or a text delta) is kept verbatim as a part naming
+// the call it came on, and goes back, to the same server and model, on that same call (or on
+// the message): Gemini 3 refuses a tool loop whose calls lack their signature.
+//
+// Requests anywhere else carry neither: servers refuse fields they do not know (Groq takes
+// `reasoning` but refuses `reasoning_content`, api.openai.com refuses both). A 400 naming one of
+// the three fields as unsupported is recognised (refusesReasoning), so the agent can drop the
+// parts and send the request again without them.
+//
+// Gemini streams each call whole, in a delta of its own, without `index`: a fragment without
+// `index` that names a function under another id than the call before it at its place begins a
+// new call.
 
-import type { Message, ReasoningTextField, ReasoningTextPart, ToolCall, Usage } from '../types.js';
+import type { ExtraContentPart, Message, ReasoningPart, ReasoningTextField, ReasoningTextPart, ToolCall, Usage } from '../types.js';
 import {
   mapFinishReason,
   type BuildRequestOptions,
@@ -44,17 +56,17 @@ export const openaiPairing: PairingPolicy = {
   maxLength: 40,
 };
 
-/** Whether a request to `origin` carries reasoning text back on `m` (only what that server and model sent). */
+/** Whether a request to `origin` carries chat parts back on `m` (only what that server and model sent). */
 function carries(m: Message, origin: string | undefined): boolean {
   if (origin === undefined || m.role !== 'assistant' || !m.reasoning) return false;
-  for (const p of m.reasoning) if (p.type === 'reasoning_text' && p.origin === origin) return true;
+  for (const p of m.reasoning) if (p.dialect === 'openai' && p.origin === origin) return true;
   return false;
 }
 
 /**
  * Each message's wire form, made once: messages are immutable, so this is the reusable prefix.
- * A message carrying reasoning text back has a second form, kept with the origin it was made
- * for (its text goes back to one server and model only).
+ * A message carrying chat parts back has a second form, kept with the origin it was made for
+ * (they go back to one server and model only).
  */
 class WireForms<T> {
   private readonly plain = new WeakMap<Message, T>();
@@ -83,20 +95,27 @@ function wireJson(m: Message, origin: string | undefined): string {
   else if (m.role === 'assistant') o.content = null;
   else o.content = '';
   if (m.role === 'tool') o.tool_call_id = m.toolCallId ?? '';
+  /** The extra content of each call, by its index. */
+  const extras: unknown[] = [];
   if (m.role === 'assistant' && origin !== undefined) {
     for (const p of m.reasoning ?? []) {
-      if (p.type !== 'reasoning_text' || p.origin !== origin) continue;
+      if (p.dialect !== 'openai' || p.origin !== origin) continue;
+      if (p.type === 'extra_content') {
+        if (p.call === undefined) o.extra_content = p.value;
+        else extras[p.call] = p.value;
+        continue;
+      }
       const before = o[p.field];
       o[p.field] = typeof before === 'string' ? before + p.text : p.text;
     }
   }
   if (m.role === 'assistant' && m.toolCalls?.length) {
     // Servers that re-parse arguments (llama.cpp templates) reject malformed JSON; history keeps the raw text.
-    o.tool_calls = m.toolCalls.map((c) => ({
-      id: c.id,
-      type: 'function',
-      function: { name: c.name, arguments: validJsonOr(c.args, '{}') },
-    }));
+    o.tool_calls = m.toolCalls.map((c, i) => {
+      const w: Record<string, unknown> = { id: c.id, type: 'function', function: { name: c.name, arguments: validJsonOr(c.args, '{}') } };
+      if (extras[i] !== undefined) w.extra_content = extras[i];
+      return w;
+    });
   }
   return JSON.stringify(o);
 }
@@ -131,7 +150,9 @@ function argsText(a: unknown): string {
 }
 
 export function openaiErrorMessage(body: string): string | null {
-  return fromJson(body, (o) => {
+  return fromJson(body, (x) => {
+    // Gemini's OpenAI-compatible endpoint answers an error as a one-element array.
+    const o = Array.isArray(x) ? x[0] : x;
     const e = o?.error;
     if (typeof e === 'string') return e;
     if (e && typeof e.message === 'string') return e.message;
@@ -142,9 +163,8 @@ export function openaiErrorMessage(body: string): string | null {
 }
 
 /** One entry of `tool_calls` (a streamed fragment or a whole call): what it carries, absent when not. */
-function wireCall(tc: any, i: number): { index: number; id?: string; name?: string; args?: string } {
+function wireCall(tc: any): { id?: string; name?: string; args?: string } {
   return {
-    index: streamIndex(tc?.index, i),
     id: typeof tc?.id === 'string' && tc.id ? tc.id : undefined,
     name: typeof tc?.function?.name === 'string' && tc.function.name ? tc.function.name : undefined,
     args: tc?.function?.arguments === undefined ? undefined : argsText(tc.function.arguments),
@@ -167,11 +187,28 @@ function textPart(field: ReasoningTextField, text: string, origin: string): Reas
   return { dialect: 'openai', type: 'reasoning_text', field, text, origin };
 }
 
+/** The `extra_content` of call `call` (absent: of the message), or null when there is none. */
+function extraPart(value: unknown, origin: string, call?: number): ExtraContentPart | null {
+  if (value === undefined || value === null) return null;
+  const p: ExtraContentPart = { dialect: 'openai', type: 'extra_content', value, origin };
+  if (call !== undefined) p.call = call;
+  return p;
+}
+
 class OpenAIStream implements StreamDecoder {
   /** The field of the reply's first reasoning delta, and every delta's text joined. */
   private field: ReasoningTextField | null = null;
   private text = '';
   private kept = false;
+  /** Each call's first id ('' until one came), by the index it is given. */
+  private readonly ids = new Map<number, string>();
+  /** The call each wire index (a fragment's `index`, else its place in the delta) began last. */
+  private readonly at = new Map<number, number>();
+  /** The highest index given to a call. */
+  private top = -1;
+  /** The extra content of each call, by the index it is given; the message's own (the latest that came). */
+  private readonly extras = new Map<number, unknown>();
+  private extra: unknown;
   /** `origin` absent: nothing is kept to carry back (there is nowhere to carry it). */
   constructor(private readonly origin: string | undefined) {}
 
@@ -194,7 +231,15 @@ class OpenAIStream implements StreamDecoder {
         this.field ??= r.field;
         this.text += r.text;
       }
-      if (Array.isArray(delta.tool_calls)) d.toolCalls = delta.tool_calls.map(wireCall);
+      if (delta.extra_content != null) this.extra = delta.extra_content;
+      if (Array.isArray(delta.tool_calls))
+        d.toolCalls = delta.tool_calls.map((tc: any, i: number) => {
+          const c = wireCall(tc);
+          const index = this.callOf(tc?.index, c, i);
+          // On whichever fragment of its call it comes (Gemini: the first, or one of its own).
+          if (tc?.extra_content != null) this.extras.set(index, tc.extra_content);
+          return { index, ...c };
+        });
       const f = mapFinishReason(ch.finish_reason);
       if (f) {
         d.finishReason = f;
@@ -204,11 +249,43 @@ class OpenAIStream implements StreamDecoder {
     return d;
   }
 
-  /** The reply's reasoning as one part, once it is whole: with the finish, or [DONE] when no finish came. */
+  /**
+   * The index of the call a fragment belongs to: the fragment's own `index` (OpenAI's merge, the
+   * first id and name staying); without one, its place in the delta, where the call that began
+   * there last goes on unless the fragment names a function under another id (Gemini's next
+   * call), which is given the index past every other.
+   */
+  private callOf(wire: unknown, { id, name }: { id?: string; name?: string }, i: number): number {
+    const w = streamIndex(wire, -1);
+    const at = w < 0 ? i : w;
+    let n = this.at.get(at);
+    const other = n !== undefined && this.ids.get(n);
+    if (n === undefined || (w < 0 && id && name && other && other !== id)) {
+      n = n === undefined && !this.ids.has(at) ? at : this.top + 1;
+      this.at.set(at, n);
+      this.ids.set(n, '');
+    }
+    if (id && !this.ids.get(n)) this.ids.set(n, id);
+    if (n > this.top) this.top = n;
+    return n;
+  }
+
+  /**
+   * The reply's parts, once they are whole: its reasoning as one part, then each call's extra
+   * content and the message's; with the finish, or [DONE] when no finish came.
+   */
   private withReasoning(d: StreamDelta): StreamDelta {
-    if (this.field && this.origin !== undefined && !this.kept) {
+    const { origin } = this;
+    if (origin === undefined || this.kept) return d;
+    const parts: (ReasoningPart | null)[] = this.field ? [textPart(this.field, this.text, origin)] : [];
+    // A call's place among the reply's calls: the stream assembler orders them by index.
+    const order = [...this.ids.keys()].sort((a, b) => a - b);
+    for (const [n, v] of [...this.extras].sort((a, b) => a[0] - b[0])) parts.push(extraPart(v, origin, order.indexOf(n)));
+    parts.push(extraPart(this.extra, origin));
+    const kept = parts.filter((p) => p !== null);
+    if (kept.length) {
       this.kept = true;
-      d.reasoningParts = [textPart(this.field, this.text, this.origin)];
+      d.reasoningParts = kept;
     }
     return d;
   }
@@ -303,17 +380,22 @@ const chatCompletions: Omit<ProviderAdapter, 'kind'> = {
     const ch = Array.isArray(o?.choices) ? o.choices[0] : undefined;
     const msg = ch?.message;
     if (!msg || typeof msg !== 'object') throw new Error(`could not extract message from llm response: ${snippet(body)}`);
-    const calls: ToolCall[] = Array.isArray(msg.tool_calls)
-      ? msg.tool_calls.map((tc: any, i: number) => {
-          const c = wireCall(tc, i);
-          return { id: c.id ?? `call_${i + 1}`, name: c.name ?? '', args: c.args ?? '{}' };
-        })
-      : [];
+    const wire: any[] = Array.isArray(msg.tool_calls) ? msg.tool_calls : [];
+    const calls: ToolCall[] = wire.map((tc, i) => {
+      const c = wireCall(tc);
+      return { id: c.id ?? `call_${i + 1}`, name: c.name ?? '', args: c.args ?? '{}' };
+    });
     const r = reasoningOf(msg);
+    const parts: ReasoningPart[] = [];
+    if (origin !== undefined) {
+      if (r) parts.push(textPart(r.field, r.text, origin));
+      for (const p of [...wire.map((tc, i) => extraPart(tc?.extra_content, origin, i)), extraPart(msg.extra_content, origin)])
+        if (p) parts.push(p);
+    }
     return {
       content: typeof msg.content === 'string' ? msg.content : null,
       reasoning: r ? r.text : null,
-      ...(r && origin !== undefined ? { reasoningParts: [textPart(r.field, r.text, origin)] } : {}),
+      ...(parts.length ? { reasoningParts: parts } : {}),
       toolCalls: calls,
       finishReason: mapFinishReason(ch.finish_reason),
       usage: parseUsage(o),
@@ -327,14 +409,16 @@ const chatCompletions: Omit<ProviderAdapter, 'kind'> = {
 };
 
 /**
- * Whether an error names a reasoning field as one the server does not take: Groq's "property
- * 'reasoning_content' is unsupported" and "reasoning is not supported with this model",
- * OpenAI's "Additional properties are not allowed ('reasoning_content' was unexpected)".
- * DeepSeek's "reasoning_content ... must be passed back" asks for the opposite and is not one.
+ * Whether an error names a field of the chat parts (reasoning_content, reasoning, extra_content)
+ * as one the server does not take: Groq's "property 'reasoning_content' is unsupported" and
+ * "reasoning is not supported with this model", OpenAI's "Additional properties are not allowed
+ * ('reasoning_content' was unexpected)", Google's "Unknown name "extra_content"".
+ * DeepSeek's "reasoning_content ... must be passed back" asks for the opposite and is not one,
+ * nor is Gemini's "Function call is missing a thought_signature".
  */
 export function refusesReasoningField(message: string): boolean {
   return (
-    /\breasoning(_content)?\b/.test(message) &&
+    /\b(reasoning(_content)?|extra_content)\b/.test(message) &&
     /\b(unsupported|not supported|unexpected|not allowed|not permitted|unrecognized|unknown)\b/i.test(message)
   );
 }

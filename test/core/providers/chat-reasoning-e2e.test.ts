@@ -294,7 +294,7 @@ test('a server that refuses the field: the parts are dropped, the request goes o
       logLines
         .slice(mark)
         .filter((l) =>
-          /^the server refused the reasoning text sent back \(HTTP 400: Additional properties are not allowed \('reasoning_content' was unexpected\) - 'messages\.2'\); sending the request again without it \(1 dropped\)$/.test(
+          /^the server refused the reasoning sent back \(HTTP 400: Additional properties are not allowed \('reasoning_content' was unexpected\) - 'messages\.2'\); sending the request again without it \(1 dropped\)$/.test(
             l,
           ),
         ).length,

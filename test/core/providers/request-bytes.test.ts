@@ -2,7 +2,8 @@
 // through tool loops: with no reasoning setting and a server that returns none, every dialect,
 // streamed and not, sends exactly the recorded bodies — three tool rounds, a second turn, and a
 // compaction's summary request. On OpenAI chat, reasoning text the server returns changes only
-// the messages it came with: the field goes in after their content, every other byte stays.
+// the messages it came with: the field goes in after their content, every other byte stays; so
+// does a tool call's extra_content (Gemini's thought signature), after that call's function.
 //
 // test/fixtures/request-bodies.json was recorded from the code before reasoning support
 // (commit e56e229) with `RECORD_REQUEST_BODIES=1 npm test -- test/core/providers/request-bytes`.
@@ -48,8 +49,14 @@ const echo: ToolDef = {
 
 const PATH: Record<string, string> = { openai: 'chat/completions', anthropic: 'messages', 'openai-responses': 'responses' };
 
-/** Three tool rounds and a closing text (on OpenAI chat, with `reasoning` when given), then a second turn's text, then the summary. */
-function replies(kind: ProviderKind, stream: boolean, reasoning = false): Reply[] {
+/** A thought signature as Gemini puts it on a call. */
+const SIGNED = { google: { thought_signature: 'CiQBsig==' } };
+
+/**
+ * Three tool rounds and a closing text, then a second turn's text, then the summary; on OpenAI
+ * chat, with reasoning text on the closing text, or with `extra` the first call signed.
+ */
+function replies(kind: ProviderKind, stream: boolean, reasoning: boolean | 'extra' = false): Reply[] {
   const args = (n: number) => `{"text":"r${n}"}`;
   if (kind === 'anthropic') {
     return [
@@ -83,8 +90,10 @@ function replies(kind: ProviderKind, stream: boolean, reasoning = false): Reply[
       R.text('the summary'),
     ];
   }
+  const extra = reasoning === 'extra' ? SIGNED : undefined;
+  if (extra) reasoning = false;
   return [
-    stream ? O.streamToolCall('echo', args(1), 'call_1') : O.toolCall('echo', args(1), 'call_1'),
+    stream ? O.streamToolCall('echo', args(1), 'call_1', { extra }) : O.toolCalls([{ name: 'echo', args: args(1), id: 'call_1', extra }]),
     stream ? O.streamToolCall('echo', args(2), 'call_2') : O.toolCall('echo', args(2), 'call_2'),
     stream
       ? O.streamToolCall('echo', args(3), 'call_3')
@@ -105,7 +114,7 @@ function replies(kind: ProviderKind, stream: boolean, reasoning = false): Reply[
 }
 
 /** The six request bodies of the script above. */
-async function bodiesOf(kind: ProviderKind, stream: boolean, reasoning = false): Promise<string[]> {
+async function bodiesOf(kind: ProviderKind, stream: boolean, reasoning: boolean | 'extra' = false): Promise<string[]> {
   mock.reset();
   const cfg: AgentConfig = {
     baseUrl: `${mock.base}/${PATH[kind]}`,
@@ -145,6 +154,24 @@ for (const stream of [false, true]) {
     assert.ok(want[4]!.includes(done));
     assert.deepEqual(bodies.slice(0, 4), want.slice(0, 4), 'no reasoning yet');
     assert.equal(bodies[4], want[4]!.replace(done, '{"role":"assistant","content":"done","reasoning_content":"mulling"}'));
+    assert.equal(bodies[5], want[5], 'the summary request carries none');
+  });
+}
+
+for (const stream of [false, true]) {
+  const name = `openai-${stream ? 'streamed' : 'whole'}`;
+  test(`${name}: a call's extra_content goes in after that call's function; every other byte is the recorded one`, async () => {
+    if (RECORD) return;
+    const want = recorded[name];
+    assert.ok(want, `no recorded bodies for ${name}`);
+    const bodies = await bodiesOf('openai', stream, 'extra');
+    const call = '"function":{"name":"echo","arguments":"{\\"text\\":\\"r1\\"}"}}';
+    const signed = call.replace(/\}$/, ',"extra_content":{"google":{"thought_signature":"CiQBsig=="}}}');
+    assert.equal(bodies[0], want[0], 'nothing signed yet');
+    for (let i = 1; i < 5; i++) {
+      assert.ok(want[i]!.includes(call), `request ${i + 1} has the call`);
+      assert.equal(bodies[i], want[i]!.replace(call, signed), `request ${i + 1}: only the signature added`);
+    }
     assert.equal(bodies[5], want[5], 'the summary request carries none');
   });
 }
