@@ -1,8 +1,8 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../fixtures/temp-dir.js';
 import { bgExecTool, shellExecTool, stopBackgroundJobs, BG_OUTPUT_CAP } from '../../src/builtin-tools/index.js';
 import { call, processGone } from './fake-inv.js';
 
@@ -56,7 +56,7 @@ test('bg_exec: argument errors', async () => {
 });
 
 test('bg_exec: stopBackgroundJobs kills each job group, children included, without notifying', async () => {
-  const tmp = mkdtempSync(join(tmpdir(), 'clm-bg-'));
+  const tmp = tempDir('clm-bg-');
   const pidFile = join(tmp, 'pid');
   // The job marks its natural end; stopping it must not wait for that.
   const mark = join(tmp, 'ended');

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../fixtures/temp-dir.js';
 import { shellExecTool } from '../../src/builtin-tools/index.js';
 import { call, processGone } from './fake-inv.js';
 
@@ -86,7 +86,7 @@ test('shell_exec: timeout stops the whole group, including a backgrounded child'
 });
 
 test('shell_exec: cancel while the shell already exited but a "&" job holds the pipe', async () => {
-  const mark = join(mkdtempSync(join(tmpdir(), 'clm-sh-')), 'job-ended');
+  const mark = join(tempDir('clm-sh-'), 'job-ended');
   const c = call(shellExecTool, { command: `(sleep 30; touch ${mark}) & echo $!` });
   await sleep(300);
   c.abort();
@@ -113,7 +113,7 @@ test('shell_exec: SIGKILL follows when SIGTERM is ignored', async () => {
 });
 
 test('shell_exec: an already aborted call does not spawn', async () => {
-  const marker = join(mkdtempSync(join(tmpdir(), 'clm-sh-')), 'ran');
+  const marker = join(tempDir('clm-sh-'), 'ran');
   const r = await call(shellExecTool, { command: `touch ${marker}` }, { aborted: true }).result;
   assert.deepEqual([r.ok, r.text], [false, 'cancelled']);
   await sleep(100);

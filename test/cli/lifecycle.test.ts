@@ -3,9 +3,9 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../fixtures/temp-dir.js';
 import * as oa from '../fixtures/openai-replies.js';
 import { show, waitFor } from '../fixtures/run-cli.js';
 import { cliSuite } from '../fixtures/cli-suite.js';
@@ -96,7 +96,7 @@ test('REPL: a line that arrives while a background job turn runs is still proces
 
 test('a job left running with & does not make the call wait for its timeout', async () => {
   // The job marks its own end; the call's result (and the run) must not wait for it.
-  const mark = join(mkdtempSync(join(tmpdir(), 'clm-bgjob-')), 'job-ended');
+  const mark = join(tempDir('clm-bgjob-'), 'job-ended');
   mock.push(oa.toolCall('shell_exec', { command: `(sleep 30; touch ${mark}) & echo server started` }), oa.text('ok'));
   const r = await run(['-o', 'go']);
   assert.equal(r.code, 0, show(r));

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { tempDir } from '../fixtures/temp-dir.js';
 import { startMockLlm, type MockLlm } from '../fixtures/mock-llm.js';
 import * as oa from '../fixtures/openai-replies.js';
 import { harness } from '../fixtures/agent-harness.js';
@@ -74,7 +75,7 @@ test('closing the agent during shell_exec does not crash when the child exits (t
 
 test('cancel with a backgrounded job in the command finishes promptly (test_shell_exec_cancel_backgrounded_job)', async () => {
   // The job marks its natural end: the cancelled turn must end without waiting for it.
-  const mark = join(mkdtempSync(join(tmpdir(), 'clm-cancel-')), 'job-ended');
+  const mark = join(tempDir('clm-cancel-'), 'job-ended');
   mock.push(oa.toolCall('shell_exec', { command: `(sleep 30; touch ${mark}) & echo started; wait` }));
   const r = withBuiltins();
   const d = r.turnDone();

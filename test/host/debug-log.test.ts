@@ -1,14 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../fixtures/temp-dir.js';
 import { createDebugLog } from '../../src/host/debug-log.js';
 import { redact } from '../../src/host/redact.js';
 import { createNodeHost } from '../../src/host/node.js';
 import { startMockLlm } from '../fixtures/mock-llm.js';
 
-const tmp = () => join(mkdtempSync(join(tmpdir(), 'clm-log-')), 'debug.log');
+const tmp = () => join(tempDir('clm-log-'), 'debug.log');
 
 test('createDebugLog: undefined when no path; CLM_DEBUG_LOG is the default', () => {
   assert.equal(createDebugLog(''), undefined);
