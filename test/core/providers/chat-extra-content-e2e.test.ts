@@ -8,38 +8,18 @@
 // as message JSON mid loop and restored goes on with them; a server that refuses the field gets
 // the request once more without it.
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAgent, type Agent } from '../../../src/core/agent.js';
-import type { AgentConfig, Message, ToolDef } from '../../../src/index.js';
+import type { AgentConfig, Message } from '../../../src/index.js';
 import { messageToJson, parseMessageJson } from '../../../src/core/message-json.js';
 import { E2BIG } from '../../../src/core/errors.js';
-import { createNodeHost, type NodeHost } from '../../../src/host/node.js';
-import { startMockLlm, type MockLlm, type RecordedRequest, type Reply } from '../../fixtures/mock-llm.js';
+import type { RecordedRequest, Reply } from '../../fixtures/mock-llm.js';
 import * as O from '../../fixtures/openai-replies.js';
+import { echoTool, nodeAgentSuite } from '../../fixtures/node-agent-suite.js';
 
-let mock: MockLlm;
-let host: NodeHost;
-const logLines: string[] = [];
-
-before(async () => {
-  mock = await startMockLlm();
-  host = createNodeHost({ log: (l) => logLines.push(l) });
-});
-after(async () => {
-  host.close();
-  await mock.close();
-});
-
-const echo: ToolDef = {
-  name: 'echo',
-  description: 'Echo the text back',
-  parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-  noPrompt: true,
-  invoke(inv) {
-    inv.complete(`echo:${(JSON.parse(inv.args) as { text: string }).text}`);
-  },
-};
+const { mock, host, logLines } = await nodeAgentSuite();
+const echo = echoTool;
 
 const MODEL = 'gemini-3-flash-preview';
 const endpoint = () => `${mock.base}/chat/completions`;

@@ -6,9 +6,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAgent, type Agent } from '../../../src/core/agent.js';
 import { EIO } from '../../../src/core/errors.js';
-import type { AgentCallbacks, AgentConfig, ToolDef } from '../../../src/core/types.js';
+import type { AgentCallbacks, AgentConfig } from '../../../src/core/types.js';
 import { createNodeHost, type NodeHost } from '../../../src/host/node.js';
 import { startMockLlm, type MockLlm } from '../../fixtures/mock-llm.js';
+import { echoTool } from '../../fixtures/node-agent-suite.js';
 import * as A from '../../fixtures/anthropic-replies.js';
 import * as O from '../../fixtures/openai-replies.js';
 import * as R from '../../fixtures/responses-replies.js';
@@ -27,15 +28,7 @@ after(async () => {
   await mock.close();
 });
 
-const echo: ToolDef = {
-  name: 'echo',
-  description: 'Echo the text back',
-  parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-  noPrompt: true,
-  invoke(inv) {
-    inv.complete(`echo:${(JSON.parse(inv.args) as { text: string }).text}`);
-  },
-};
+const echo = echoTool;
 
 function cfgFor(kind: 'openai' | 'anthropic' | 'openai-responses', stream: boolean): AgentConfig {
   const path = kind === 'anthropic' ? 'messages' : kind === 'openai-responses' ? 'responses' : 'chat/completions';

@@ -4,38 +4,17 @@
 // rounds' reasoning in place and order, a switch to another dialect that drops it (and logs so),
 // and a compaction whose summary request carries none.
 
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAgent, type Agent } from '../../../src/core/agent.js';
-import type { AgentConfig, AgentEvent, ProviderKind, ReasoningEffort, ToolDef } from '../../../src/index.js';
-import { createNodeHost, type NodeHost } from '../../../src/host/node.js';
-import { startMockLlm, type MockLlm } from '../../fixtures/mock-llm.js';
+import type { AgentConfig, AgentEvent, ProviderKind, ReasoningEffort } from '../../../src/index.js';
 import * as A from '../../fixtures/anthropic-replies.js';
 import * as O from '../../fixtures/openai-replies.js';
+import { echoTool, nodeAgentSuite } from '../../fixtures/node-agent-suite.js';
 import * as R from '../../fixtures/responses-replies.js';
 
-let mock: MockLlm;
-let host: NodeHost;
-const logLines: string[] = [];
-
-before(async () => {
-  mock = await startMockLlm();
-  host = createNodeHost({ log: (l) => logLines.push(l) });
-});
-after(async () => {
-  host.close();
-  await mock.close();
-});
-
-const echo: ToolDef = {
-  name: 'echo',
-  description: 'Echo the text back',
-  parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-  noPrompt: true,
-  invoke(inv) {
-    inv.complete(`echo:${(JSON.parse(inv.args) as { text: string }).text}`);
-  },
-};
+const { mock, host, logLines } = await nodeAgentSuite();
+const echo = echoTool;
 
 const PATH: Record<string, string> = { openai: 'chat/completions', anthropic: 'messages', 'openai-responses': 'responses' };
 

@@ -13,9 +13,10 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createAgent } from '../../../src/core/agent.js';
-import type { AgentConfig, ProviderKind, ToolDef } from '../../../src/core/types.js';
+import type { AgentConfig, ProviderKind } from '../../../src/core/types.js';
 import { createNodeHost, type NodeHost } from '../../../src/host/node.js';
 import { startMockLlm, type MockLlm, type Reply } from '../../fixtures/mock-llm.js';
+import { echoTool } from '../../fixtures/node-agent-suite.js';
 import * as A from '../../fixtures/anthropic-replies.js';
 import * as O from '../../fixtures/openai-replies.js';
 import * as R from '../../fixtures/responses-replies.js';
@@ -37,15 +38,7 @@ after(async () => {
   if (RECORD) writeFileSync(FIXTURE, JSON.stringify(recorded, null, 1) + '\n');
 });
 
-const echo: ToolDef = {
-  name: 'echo',
-  description: 'Echo the text back',
-  parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-  noPrompt: true,
-  invoke(inv) {
-    inv.complete(`echo:${(JSON.parse(inv.args) as { text: string }).text}`);
-  },
-};
+const echo = echoTool;
 
 const PATH: Record<string, string> = { openai: 'chat/completions', anthropic: 'messages', 'openai-responses': 'responses' };
 
