@@ -9,6 +9,7 @@
 // event for streamIdleTimeoutMs after the first), and a size cap (maxReplyBytes). Nothing the
 // reply contains can throw out of here: a decoding failure fails the request.
 
+import { duration } from './duration.js';
 import { messageOf } from './errors.js';
 import type { Cancelable, Host, HostError, HttpResponse } from './host.js';
 import type { ParsedReply, ProviderAdapter, StreamDecoder } from './providers/adapter.js';
@@ -96,58 +97,58 @@ export function backoffMs(attempt: number, base: number): number {
 }
 
 class StreamAssembler {
-  readonly decoder: StreamDecoder;
-  text = '';
-  reasoning = '';
-  reasoningParts: ReasoningPart[] = [];
-  calls = new Map<number, { id: string; name: string; args: string }>();
+  readonly #decoder: StreamDecoder;
+  #text = '';
+  #reasoning = '';
+  #reasoningParts: ReasoningPart[] = [];
+  #calls = new Map<number, { id: string; name: string; args: string }>();
   finish: FinishReason | null = null;
-  usage: Usage | null = null;
+  #usage: Usage | null = null;
   error: string | null = null;
   done = false;
   deltas = 0;
   /** When the first and the latest content (text, reasoning, tool call) delta arrived. */
-  firstContentAt = -1;
-  lastContentAt = -1;
+  #firstContentAt = -1;
+  #lastContentAt = -1;
   readonly #o: LlmCallOptions;
   readonly #alive: () => boolean;
   constructor(adapter: ProviderAdapter, o: LlmCallOptions, alive: () => boolean) {
     this.#o = o;
     this.#alive = alive;
-    this.decoder = adapter.newStreamDecoder(o.origin);
+    this.#decoder = adapter.newStreamDecoder(o.origin);
   }
   feed(event: string, data: string): void {
     if (this.error || !this.#alive()) return;
-    const d = this.decoder.feed(event, data);
+    const d = this.#decoder.feed(event, data);
     if (!d) return;
     this.deltas++;
     if (d.error) {
       this.error = d.error;
       return;
     }
-    if (d.usage) this.usage = d.usage;
+    if (d.usage) this.#usage = d.usage;
     if (d.finishReason) this.finish = d.finishReason;
     if (d.done) this.done = true;
     if (d.text || d.reasoning || d.toolCalls?.length) {
       const t = this.#o.host.now ? this.#o.host.now() : Date.now();
-      if (this.firstContentAt < 0) this.firstContentAt = t;
-      this.lastContentAt = t;
+      if (this.#firstContentAt < 0) this.#firstContentAt = t;
+      this.#lastContentAt = t;
     }
     if (d.reasoning) {
-      this.reasoning += d.reasoning;
+      this.#reasoning += d.reasoning;
       this.#o.onReasoning?.(d.reasoning);
     }
-    if (d.reasoningParts) this.reasoningParts.push(...d.reasoningParts);
+    if (d.reasoningParts) this.#reasoningParts.push(...d.reasoningParts);
     if (d.text) {
-      this.text += d.text;
+      this.#text += d.text;
       this.#o.onText?.(d.text);
     }
     for (const tc of d.toolCalls ?? []) {
       if (tc.index < 0) continue;
-      let acc = this.calls.get(tc.index);
+      let acc = this.#calls.get(tc.index);
       if (!acc) {
         acc = { id: '', name: '', args: '' };
-        this.calls.set(tc.index, acc);
+        this.#calls.set(tc.index, acc);
       }
       if (tc.id && !acc.id) acc.id = tc.id;
       if (tc.name && !acc.name) acc.name = tc.name;
@@ -155,22 +156,22 @@ class StreamAssembler {
     }
   }
   result(): ParsedReply {
-    const toolCalls: ToolCall[] = [...this.calls.entries()]
+    const toolCalls: ToolCall[] = [...this.#calls.entries()]
       .sort((a, b) => a[0] - b[0])
       .map(([, c], i) => ({ id: c.id || `call_${i + 1}`, name: c.name, args: c.args || '{}' }));
     return {
-      content: this.text || (toolCalls.length ? null : this.text),
-      reasoning: this.reasoning || null,
-      ...(this.reasoningParts.length ? { reasoningParts: this.reasoningParts } : {}),
+      content: this.#text || (toolCalls.length ? null : this.#text),
+      reasoning: this.#reasoning || null,
+      ...(this.#reasoningParts.length ? { reasoningParts: this.#reasoningParts } : {}),
       toolCalls,
       finishReason: this.finish,
-      usage: this.usage,
+      usage: this.#usage,
     };
   }
   /** The first delta follows the first token, so n tokens took n − 1 intervals. */
   tokensPerSec(): number {
-    const n = this.usage?.completionTokens ?? 0;
-    const ms = this.lastContentAt - this.firstContentAt;
+    const n = this.#usage?.completionTokens ?? 0;
+    const ms = this.#lastContentAt - this.#firstContentAt;
     return n > 1 && ms > 0 ? ((n - 1) * 1000) / ms : 0;
   }
 }
@@ -227,7 +228,7 @@ export class LlmCall {
       const a = asm;
       const now = () => (o.host.now ? o.host.now() : Date.now());
       let lastEvent = 0;
-      const idleMessage = `the stream stalled: no event for ${seconds(idleMs)} (stream_idle_timeout_ms)`;
+      const idleMessage = `the stream stalled: no event for ${duration(idleMs)} (stream_idle_timeout_ms)`;
       // One timer for the whole stream: when it fires early (events came meanwhile) it waits the rest.
       const watchIdle = (ms: number) =>
         this.#arm(ms, idleMessage, () => {
@@ -246,8 +247,8 @@ export class LlmCall {
     this.#arm(
       firstMs,
       o.stream
-        ? `no reply within ${seconds(firstMs)} (first_byte_timeout_ms); the server accepted the request but sent no event`
-        : `no reply within ${seconds(firstMs)} (first_byte_timeout_ms)`,
+        ? `no reply within ${duration(firstMs)} (first_byte_timeout_ms); the server accepted the request but sent no event`
+        : `no reply within ${duration(firstMs)} (first_byte_timeout_ms)`,
     );
     this.#http = o.host.http(
       { url: o.url, body: o.body, headers: o.headers, maxBytes: maxBytes > 0 ? maxBytes : undefined },
@@ -418,10 +419,6 @@ export class LlmCall {
   abort(): void {
     this.#end();
   }
-
-  get waiting(): boolean {
-    return this.#timer !== null;
-  }
 }
 
 /**
@@ -453,10 +450,6 @@ export function requestReply(o: Omit<LlmCallOptions, 'onDone' | 'onFail'>, signa
 function limit(v: number | undefined, dflt: number): number {
   if (v === undefined || !Number.isFinite(v)) return dflt;
   return v > 0 ? v : 0;
-}
-
-function seconds(ms: number): string {
-  return ms >= 1000 ? `${+(ms / 1000).toFixed(1)} s` : `${ms} ms`;
 }
 
 function tooLarge(max: number): string {

@@ -2,6 +2,7 @@
 // /props for the context size), and which models does it offer. Any endpoint and dialect, not
 // only the agent's own.
 
+import { duration } from './duration.js';
 import type { Cancelable, Host } from './host.js';
 import type { ProviderAdapter } from './providers/adapter.js';
 import { dialectFor } from './providers/dialects.js';
@@ -86,7 +87,7 @@ export class Probes {
         const req = h;
         timer = this.#host.setTimer(ms, () => {
           timer = null;
-          finish({ error: `no answer within ${ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`} (probe_timeout_ms)` });
+          finish({ error: `no answer within ${duration(ms)} (probe_timeout_ms)` });
           req.cancel();
         });
       }

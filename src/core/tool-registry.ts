@@ -72,10 +72,6 @@ export class ToolRegistry {
     return this.#tools.get(name);
   }
 
-  has(name: string): boolean {
-    return this.#tools.has(name);
-  }
-
   names(): string[] {
     return [...this.#tools.keys()];
   }
