@@ -47,142 +47,139 @@ interface Turn {
 
 // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface only adds [Symbol.dispose], which addDispose(Agent) defines
 export class Agent {
-  private readonly history: Message[] = [];
-  private readonly registry = new ToolRegistry();
-  private readonly listeners: Listeners;
-  private readonly probes: Probes;
-  private readonly toolLimiter: TokenBucket | null;
-  private readonly retryBaseMs: number;
-  private readonly dialects: readonly ProviderAdapter[];
-  private conn: Connection;
-  private st: AgentState = 'idle';
-  private err = '';
-  private closed = false;
+  readonly #history: Message[] = [];
+  readonly #registry = new ToolRegistry();
+  readonly #listeners: Listeners;
+  readonly #probes: Probes;
+  readonly #toolLimiter: TokenBucket | null;
+  readonly #retryBaseMs: number;
+  readonly #dialects: readonly ProviderAdapter[];
+  #conn: Connection;
+  #st: AgentState = 'idle';
+  #err = '';
+  #closed = false;
   /** The turn in flight (a prompt, a notification or a compaction), null when idle. */
-  private turn: Turn | null = null;
+  #turn: Turn | null = null;
   /** Inside finish(): the turn is over but its turn_done has not gone out yet. */
-  private ending = false;
-  private cancelling = false;
-  private used = 0;
-  private readonly stamps: TimeStamps;
-  private notifyQueue: string[] = [];
-  private readonly midChain = new MidChainFlags();
+  #ending = false;
+  #cancelling = false;
+  #used = 0;
+  readonly #stamps: TimeStamps;
+  #notifyQueue: string[] = [];
+  readonly #midChain = new MidChainFlags();
+  readonly #host: Host;
 
-  constructor(
-    cfg: AgentConfig,
-    private readonly host: Host,
-    callbacks: AgentCallbacks = {},
-    opts: AgentOptions = {},
-  ) {
+  constructor(cfg: AgentConfig, host: Host, callbacks: AgentCallbacks = {}, opts: AgentOptions = {}) {
     validateConfig(cfg);
+    this.#host = host;
     if (!host || typeof host.http !== 'function') throw new ClmError('EINVAL', 'host must implement http()');
-    this.listeners = new Listeners(callbacks ?? {});
+    this.#listeners = new Listeners(callbacks ?? {});
     const dialects = opts.dialects ?? defaultDialects();
     if (!Array.isArray(dialects) || !dialects.every(isAdapter))
       throw new ClmError('EINVAL', 'dialects must be an array of provider adapters');
-    this.dialects = [...dialects];
-    this.probes = new Probes(host, this.dialects, () => this.cfg.probeTimeoutMs);
-    this.retryBaseMs = opts.retryBaseMs ?? 1000;
-    this.conn = connect({ ...cfg }, this.now, this.dialects);
-    this.toolLimiter = toolLimiter(cfg, this.now);
-    this.stamps = new TimeStamps(cfg.clock ?? (() => new Date()));
-    this.append(this.stamps.system(cfg.systemPrompt));
-    for (const t of cfg.builtinTools ?? []) this.registry.add(t);
+    this.#dialects = [...dialects];
+    this.#probes = new Probes(host, this.#dialects, () => this.#cfg.probeTimeoutMs);
+    this.#retryBaseMs = opts.retryBaseMs ?? 1000;
+    this.#conn = connect({ ...cfg }, this.#now, this.#dialects);
+    this.#toolLimiter = toolLimiter(cfg, this.#now);
+    this.#stamps = new TimeStamps(cfg.clock ?? (() => new Date()));
+    this.#append(this.#stamps.system(cfg.systemPrompt));
+    for (const t of cfg.builtinTools ?? []) this.#registry.add(t);
   }
 
   // ---- what it reports --------------------------------------------------------------------
 
   get state(): AgentState {
-    return this.st;
+    return this.#st;
   }
   /** Context window in tokens, or 0 when unknown. */
   get ctxMax(): number {
-    return this.cfg.contextSize && this.cfg.contextSize > 0 ? this.cfg.contextSize : this.conn.ctxLearned;
+    return this.#cfg.contextSize && this.#cfg.contextSize > 0 ? this.#cfg.contextSize : this.#conn.ctxLearned;
   }
   get lastError(): string {
-    return this.err;
+    return this.#err;
   }
   /** Prompt + completion tokens of the last usage report. */
   get ctxUsed(): number {
-    return this.used;
+    return this.#used;
   }
   get model(): string {
-    return this.conn.model;
+    return this.#conn.model;
   }
   get provider(): ProviderKind {
-    return this.conn.adapter.kind;
+    return this.#conn.adapter.kind;
   }
   /** The provider's configured name (AgentConfig.providerName), when the caller gave one. */
   get providerName(): string | undefined {
-    return this.cfg.providerName;
+    return this.#cfg.providerName;
   }
   get baseUrl(): string {
-    return this.cfg.baseUrl;
+    return this.#cfg.baseUrl;
   }
   /** Whether requests carry an API key (its value is never reported). */
   get hasApiKey(): boolean {
-    return !!this.cfg.apiKey;
+    return !!this.#cfg.apiKey;
   }
   /** A copy of the conversation (messages are immutable values). */
   get messages(): Message[] {
-    return this.history.slice();
+    return this.#history.slice();
   }
   get toolNames(): string[] {
-    return this.registry.names();
+    return this.#registry.names();
   }
   /** Whether a turn, compaction or retry wait is in flight. */
   get busy(): boolean {
-    return this.turn !== null;
+    return this.#turn !== null;
   }
 
   overAutocompactThreshold(): boolean {
-    return overCompactionThreshold(this.used, this.ctxMax, this.cfg.autocompactPct);
+    return overCompactionThreshold(this.#used, this.ctxMax, this.#cfg.autocompactPct);
   }
 
   takeMidChainCompactStarted(): boolean {
-    return this.midChain.take('started');
+    return this.#midChain.take('started');
   }
   takeMidChainCompactSucceeded(): boolean {
-    return this.midChain.take('succeeded');
+    return this.#midChain.take('succeeded');
   }
   takeMidChainCompactError(): boolean {
-    return this.midChain.take('error');
+    return this.#midChain.take('error');
   }
 
   /** Every event from now on, until the returned function is called. */
-  readonly subscribe = (fn: (e: AgentEvent) => void): (() => void) => this.listeners.subscribe(fn);
+  readonly subscribe = (fn: (e: AgentEvent) => void): (() => void) => this.#listeners.subscribe(fn);
 
   // ---- tools ------------------------------------------------------------------------------
 
   addTool(def: ToolDef): void {
-    this.checkOpen();
-    this.registry.add(def);
+    this.#checkOpen();
+    this.#registry.add(def);
   }
   removeTool(name: string): void {
-    this.checkOpen();
-    this.registry.remove(name);
+    this.#checkOpen();
+    this.#registry.remove(name);
   }
 
   // ---- turns ------------------------------------------------------------------------------
 
   submit(prompt: string): void {
-    this.prompt('submit', prompt);
+    this.#prompt('submit', prompt);
   }
 
   /** Queue text as a new user turn: now if idle, else right after the current turn ends. */
   notify(text: string): void {
-    this.checkOpen();
-    if (this.turn) {
-      this.notifyQueue.push(text);
+    this.#checkOpen();
+    if (this.#turn) {
+      this.#notifyQueue.push(text);
       return;
     }
-    this.prompt('notify', text);
+    this.#prompt('notify', text);
   }
 
   compact(origin: 'compact' | 'resume' = 'compact'): void {
-    this.checkOpen();
-    this.checkIdle();
-    this.start(origin, (ctx, signal) => runCompactionTurn(ctx, origin, signal));
+    this.#checkOpen();
+    this.#checkIdle();
+    this.#start(origin, (ctx, signal) => runCompactionTurn(ctx, origin, signal));
   }
 
   /** Submit and wait for the turn: resolves with its status and the assistant text. */
@@ -204,36 +201,36 @@ export class Agent {
   }
 
   cancel(): void {
-    this.checkOpen();
-    if (this.cancelling) throw new ClmError('EALREADY', 'cancel already in progress');
-    if (!this.turn || this.ending) throw new ClmError('EINVAL', 'nothing in flight');
-    this.cancelling = true;
-    this.err = '';
-    const turn = this.turn;
+    this.#checkOpen();
+    if (this.#cancelling) throw new ClmError('EALREADY', 'cancel already in progress');
+    if (!this.#turn || this.#ending) throw new ClmError('EINVAL', 'nothing in flight');
+    this.#cancelling = true;
+    this.#err = '';
+    const turn = this.#turn;
     // Unfinished tool calls get their results inside abort(); then the turn ends here.
     turn.controller.abort(new TurnAborted('cancel'));
-    this.finish(turn, { status: ECANCELED, state: 'complete' });
+    this.#finish(turn, { status: ECANCELED, state: 'complete' });
   }
 
   setProvider(cfg: AgentConfig): void {
-    this.checkOpen();
-    this.checkIdle();
+    this.#checkOpen();
+    this.#checkIdle();
     validateConfig(cfg);
-    this.conn = connect(withConnection(this.cfg, cfg), this.now, this.dialects);
-    const kind = this.conn.adapter.kind;
-    this.host.log?.(`provider switched to ${kind} ${cfg.baseUrl} model ${this.model}`);
+    this.#conn = connect(withConnection(this.#cfg, cfg), this.#now, this.#dialects);
+    const kind = this.#conn.adapter.kind;
+    this.#host.log?.(`provider switched to ${kind} ${cfg.baseUrl} model ${this.model}`);
     // Reasoning is signed or encrypted for the dialect that produced it, and chat reasoning text
     // and extra content are known only to their server and model: the new connection cannot
     // take the others'.
-    this.logForeign(dropForeignReasoning(this.history, this.conn.target), 'dropped', ':', 'cannot');
+    this.#logForeign(dropForeignReasoning(this.#history, this.#conn.target), 'dropped', ':', 'cannot');
   }
 
   clearHistory(): void {
-    this.checkOpen();
-    this.checkIdle();
-    this.history.length = 0;
-    this.used = 0;
-    this.append(this.stamps.system(this.cfg.systemPrompt));
+    this.#checkOpen();
+    this.#checkIdle();
+    this.#history.length = 0;
+    this.#used = 0;
+    this.#append(this.#stamps.system(this.#cfg.systemPrompt));
   }
 
   /**
@@ -243,36 +240,36 @@ export class Agent {
    * drops it).
    */
   restoreHistory(messages: readonly Message[]): void {
-    this.checkOpen();
-    this.checkIdle();
+    this.#checkOpen();
+    this.#checkIdle();
     const copies = validNonSystemCopies(messages);
-    this.history.push(...copies);
-    this.logForeign(foreignReasoningCount(copies, this.conn.target), 'the restored history holds', ';', 'do not');
+    this.#history.push(...copies);
+    this.#logForeign(foreignReasoningCount(copies, this.#conn.target), 'the restored history holds', ';', 'do not');
     // No usage report yet: estimate, so a resumed conversation already over the threshold shows.
-    this.used = Math.max(this.used, estimateTokens(this.history));
+    this.#used = Math.max(this.#used, estimateTokens(this.#history));
   }
 
   /** Probe the endpoint: GET models (200–499 ⇒ online), then llama.cpp /props when the context size is unknown. */
   checkConnection(): Promise<ConnectionResult> {
-    this.checkOpen();
-    this.emit({ type: 'connection', status: 'checking', detail: null });
-    const conn = this.conn;
-    return probeConnection(this.probes, conn.cfg, this.ctxMax <= 0, () => {
+    this.#checkOpen();
+    this.#emit({ type: 'connection', status: 'checking', detail: null });
+    const conn = this.#conn;
+    return probeConnection(this.#probes, conn.cfg, this.ctxMax <= 0, () => {
       conn.reached = true;
     }).then((r) => {
-      if (this.closed) return { status: 'offline', detail: 'agent closed', ctxMax: this.ctxMax };
+      if (this.#closed) return { status: 'offline', detail: 'agent closed', ctxMax: this.ctxMax };
       if (r.ctxMax > 0) conn.ctxLearned = r.ctxMax;
-      this.emit({ type: 'connection', status: r.status, detail: r.detail });
+      this.#emit({ type: 'connection', status: r.status, detail: r.detail });
       return { status: r.status, detail: r.detail, ctxMax: this.ctxMax };
     });
   }
 
   /** Model ids an endpoint offers (GET models): this agent's, or any other of any dialect. */
   listModels(endpoint?: Endpoint): Promise<string[]> {
-    this.checkOpen();
-    const conn = this.conn;
+    this.#checkOpen();
+    const conn = this.#conn;
     return probeModels(
-      this.probes,
+      this.#probes,
       endpoint ?? conn.cfg,
       endpoint
         ? undefined
@@ -280,142 +277,144 @@ export class Agent {
             conn.reached = true;
           },
     ).then((ids) => {
-      if (this.closed) throw new Error('agent closed');
+      if (this.#closed) throw new Error('agent closed');
       return ids;
     });
   }
 
   close(): void {
-    if (this.closed) return;
+    if (this.#closed) return;
     // From here nothing reaches the callbacks; a pending run()/compactAndWait() still settles.
-    this.closed = true;
-    this.listeners.callbacks = {};
-    const turn = this.turn;
-    this.turn = null;
+    this.#closed = true;
+    this.#listeners.callbacks = {};
+    const turn = this.#turn;
+    this.#turn = null;
     turn?.controller.abort(new TurnAborted('close'));
-    this.probes.close();
-    this.err = 'agent closed';
-    if (turn) this.listeners.emit({ type: 'turn_done', status: ECANCELED, error: this.err });
-    this.listeners.clear();
+    this.#probes.close();
+    this.#err = 'agent closed';
+    if (turn) this.#listeners.emit({ type: 'turn_done', status: ECANCELED, error: this.#err });
+    this.#listeners.clear();
   }
 
   // ---- internals --------------------------------------------------------------------------
 
-  private get cfg(): AgentConfig {
-    return this.conn.cfg;
+  get #cfg(): AgentConfig {
+    return this.#conn.cfg;
   }
   /** "dropped 2 reasoning parts of another dialect: openai requests cannot carry them", and the like. */
-  private logForeign(n: ForeignCount, what: string, sep: string, carry: string): void {
+  #logForeign(n: ForeignCount, what: string, sep: string, carry: string): void {
     const line = (k: number, of: string, where: string) => {
       if (k)
-        this.host.log?.(
+        this.#host.log?.(
           `${what} ${k} reasoning part${k === 1 ? '' : 's'} of another ${of}${sep} ${this.provider} requests${where} ${carry} carry them`,
         );
     };
     line(n.dialect, 'dialect', '');
-    line(n.origin, 'server or model', ` to ${this.model} at ${this.cfg.baseUrl}`);
+    line(n.origin, 'server or model', ` to ${this.model} at ${this.#cfg.baseUrl}`);
   }
-  private readonly now = (): number => (this.host.now ? this.host.now() : Date.now());
+  readonly #now = (): number => (this.#host.now ? this.#host.now() : Date.now());
 
-  private prompt(origin: 'submit' | 'notify', text: string): void {
-    this.checkOpen();
+  #prompt(origin: 'submit' | 'notify', text: string): void {
+    this.#checkOpen();
     if (typeof text !== 'string') throw new ClmError('EINVAL', 'prompt must be a string');
-    this.checkIdle();
-    this.start(origin, (ctx, signal) => runTurn(ctx, origin, text, signal));
+    this.#checkIdle();
+    this.#start(origin, (ctx, signal) => runTurn(ctx, origin, text, signal));
   }
 
-  private start(origin: TurnOrigin, run: (ctx: TurnContext, signal: AbortSignal) => Promise<TurnEnd>): void {
+  #start(origin: TurnOrigin, run: (ctx: TurnContext, signal: AbortSignal) => Promise<TurnEnd>): void {
     const turn: Turn = { origin, controller: new AbortController() };
-    this.turn = turn;
-    this.cancelling = false;
-    this.err = '';
+    this.#turn = turn;
+    this.#cancelling = false;
+    this.#err = '';
     const ctx: TurnContext = {
-      host: this.host,
-      history: this.history,
-      registry: this.registry,
-      conn: this.conn,
-      toolLimiter: this.toolLimiter,
-      retryBaseMs: this.retryBaseMs,
-      emit: this.emit,
+      host: this.#host,
+      history: this.#history,
+      registry: this.#registry,
+      conn: this.#conn,
+      toolLimiter: this.#toolLimiter,
+      retryBaseMs: this.#retryBaseMs,
+      emit: this.#emit,
       overThreshold: () => this.overAutocompactThreshold(),
-      contextUpdate: () => this.stamps.update(),
+      contextUpdate: () => this.#stamps.update(),
       notify: (text) => {
-        if (!this.closed) this.notify(text);
+        if (!this.#closed) this.notify(text);
       },
-      permission: () => this.listeners.callbacks.onPermission,
+      permission: () => this.#listeners.callbacks.onPermission,
     };
     run(ctx, turn.controller.signal).then(
-      (end) => this.finish(turn, end),
+      (end) => this.#finish(turn, end),
       (e: unknown) => {
         // A cancelled or closed turn was ended already; anything else is a bug, not a hang.
-        if (!(e instanceof TurnAborted)) this.finish(turn, { status: EIO, state: 'error', error: `internal error: ${messageOf(e)}` });
+        if (!(e instanceof TurnAborted)) this.#finish(turn, { status: EIO, state: 'error', error: `internal error: ${messageOf(e)}` });
       },
     );
   }
 
   /** The single exit of every turn (a later call for the same turn does nothing). */
-  private finish(turn: Turn, end: TurnEnd): void {
-    if (this.turn !== turn || this.ending) return;
-    if (end.error !== undefined) this.err = end.error;
+  #finish(turn: Turn, end: TurnEnd): void {
+    if (this.#turn !== turn || this.#ending) return;
+    if (end.error !== undefined) this.#err = end.error;
     // Still busy during the final state change, so a turn started from onState waits for turn_done.
-    this.ending = true;
+    this.#ending = true;
     try {
-      this.emit({ type: 'state', state: end.state });
+      this.#emit({ type: 'state', state: end.state });
     } finally {
-      this.ending = false;
+      this.#ending = false;
     }
-    if (this.turn !== turn) return;
-    this.turn = null;
-    this.emit(
-      end.status !== 0 && this.err ? { type: 'turn_done', status: end.status, error: this.err } : { type: 'turn_done', status: end.status },
+    if (this.#turn !== turn) return;
+    this.#turn = null;
+    this.#emit(
+      end.status !== 0 && this.#err
+        ? { type: 'turn_done', status: end.status, error: this.#err }
+        : { type: 'turn_done', status: end.status },
     );
-    this.afterTurn(turn.origin, end.status);
+    this.#afterTurn(turn.origin, end.status);
   }
 
   /** After a turn_done: the end-of-turn compaction, else queued notifications — unless a callback started a turn (or closed the agent); then they wait. */
-  private afterTurn(origin: TurnOrigin, status: TurnStatus): void {
-    if (this.closed || this.turn) return;
+  #afterTurn(origin: TurnOrigin, status: TurnStatus): void {
+    if (this.#closed || this.#turn) return;
     const compacting = origin !== 'submit' && origin !== 'notify';
-    if (this.cfg.autocompactAtTurnEnd && !compacting && (status === 0 || status === ECANCELED) && this.overAutocompactThreshold()) {
-      this.start('autocompact', (ctx, signal) => runCompactionTurn(ctx, 'autocompact', signal));
+    if (this.#cfg.autocompactAtTurnEnd && !compacting && (status === 0 || status === ECANCELED) && this.overAutocompactThreshold()) {
+      this.#start('autocompact', (ctx, signal) => runCompactionTurn(ctx, 'autocompact', signal));
       return;
     }
-    if (!this.notifyQueue.length) return;
-    const text = this.notifyQueue.join('\n\n');
-    this.notifyQueue = [];
-    this.prompt('notify', text);
+    if (!this.#notifyQueue.length) return;
+    const text = this.#notifyQueue.join('\n\n');
+    this.#notifyQueue = [];
+    this.#prompt('notify', text);
   }
 
-  private readonly emit = (e: AgentEvent): void => {
-    if (this.closed) return;
-    this.track(e);
-    this.listeners.emit(e);
+  readonly #emit = (e: AgentEvent): void => {
+    if (this.#closed) return;
+    this.#track(e);
+    this.#listeners.emit(e);
   };
 
   /** What the agent reports (state, context use, last error, the mid-chain flags) follows its own events. */
-  private track(e: AgentEvent): void {
-    if (e.type === 'state') this.st = e.state;
-    else if (e.type === 'usage') this.used = e.usage.promptTokens + e.usage.completionTokens;
+  #track(e: AgentEvent): void {
+    if (e.type === 'state') this.#st = e.state;
+    else if (e.type === 'usage') this.#used = e.usage.promptTokens + e.usage.completionTokens;
     else if (e.type === 'compaction') {
-      this.midChain.observe(e);
+      this.#midChain.observe(e);
       // A mid-chain compaction starts from nothing used; any fold leaves nothing used.
-      if (e.phase === 'succeeded' || (e.phase === 'started' && e.kind === 'mid_chain')) this.used = 0;
-      else if (e.phase === 'failed') this.err = e.error;
+      if (e.phase === 'succeeded' || (e.phase === 'started' && e.kind === 'mid_chain')) this.#used = 0;
+      else if (e.phase === 'failed') this.#err = e.error;
     }
   }
 
-  private append(m: Message): void {
-    this.history.push(m);
-    this.emit({ type: 'message', message: m });
+  #append(m: Message): void {
+    this.#history.push(m);
+    this.#emit({ type: 'message', message: m });
   }
 
-  private checkOpen(): void {
-    if (this.closed) throw new ClmError('EINVAL', 'agent is closed');
+  #checkOpen(): void {
+    if (this.#closed) throw new ClmError('EINVAL', 'agent is closed');
   }
 
-  private checkIdle(): void {
-    if (!this.turn) return;
-    this.err = 'turn already in progress';
+  #checkIdle(): void {
+    if (!this.#turn) return;
+    this.#err = 'turn already in progress';
     throw new ClmError('EBUSY', 'turn already in progress');
   }
 }

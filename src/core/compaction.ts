@@ -87,21 +87,21 @@ function fold(history: Message[], reply: ParsedReply): CompactionRecord | { stat
  * the compaction events as they go out, so both always agree.
  */
 export class MidChainFlags {
-  private flags = { started: false, succeeded: false, error: false };
+  #flags = { started: false, succeeded: false, error: false };
 
   observe(e: CompactionEvent): void {
     if (e.kind !== 'mid_chain') return;
-    if (e.phase === 'started') this.flags.started = true;
+    if (e.phase === 'started') this.#flags.started = true;
     else if (e.phase === 'succeeded') {
-      this.flags.succeeded = true;
-      this.flags.error = false;
-    } else this.flags.error = true;
+      this.#flags.succeeded = true;
+      this.#flags.error = false;
+    } else this.#flags.error = true;
   }
 
   /** The flag, cleared on read. */
   take(name: 'started' | 'succeeded' | 'error'): boolean {
-    const v = this.flags[name];
-    this.flags[name] = false;
+    const v = this.#flags[name];
+    this.#flags[name] = false;
     return v;
   }
 }

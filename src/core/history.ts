@@ -34,21 +34,24 @@ export function systemMessage(base: string | undefined, now: Date): Message {
 
 /** A conversation's time stamps: the system prompt's, then a `[context update]` once TIME_REFRESH_S passed. */
 export class TimeStamps {
-  private last = 0;
-  constructor(private readonly clock: () => Date) {}
+  #last = 0;
+  readonly #clock: () => Date;
+  constructor(clock: () => Date) {
+    this.#clock = clock;
+  }
 
   /** A fresh system message, stamped now. */
   system(base: string | undefined): Message {
-    const now = this.clock();
-    this.last = now.getTime();
+    const now = this.#clock();
+    this.#last = now.getTime();
     return systemMessage(base, now);
   }
 
   /** The `[context update]` message when one is due (then stamped now), else null. */
   update(): Message | null {
-    const now = this.clock();
-    if (now.getTime() - this.last < TIME_REFRESH_S * 1000) return null;
-    this.last = now.getTime();
+    const now = this.#clock();
+    if (now.getTime() - this.#last < TIME_REFRESH_S * 1000) return null;
+    this.#last = now.getTime();
     return contextUpdateMessage(now);
   }
 }

@@ -7,27 +7,27 @@ import type { AgentCallbacks } from './types.js';
 export type Subscriber = (e: AgentEvent) => void;
 
 export class Listeners {
-  private readonly subscribers = new Set<Subscriber>();
+  readonly #subscribers = new Set<Subscriber>();
 
   /** The caller's callbacks (emptied by close, so nothing fires after it). */
   constructor(public callbacks: AgentCallbacks) {}
 
   emit(e: AgentEvent): void {
     // Subscribers added by this very event's callbacks (a run() from onTurnDone) wait for the next one.
-    const subs = this.subscribers.size ? [...this.subscribers] : null;
+    const subs = this.#subscribers.size ? [...this.#subscribers] : null;
     deliverToCallbacks(this.callbacks, e);
     if (subs) for (const s of subs) s(e);
   }
 
   subscribe(fn: Subscriber): () => void {
-    this.subscribers.add(fn);
+    this.#subscribers.add(fn);
     return () => {
-      this.subscribers.delete(fn);
+      this.#subscribers.delete(fn);
     };
   }
 
   clear(): void {
     this.callbacks = {};
-    this.subscribers.clear();
+    this.#subscribers.clear();
   }
 }

@@ -9,6 +9,7 @@
 // event for streamIdleTimeoutMs after the first), and a size cap (maxReplyBytes). Nothing the
 // reply contains can throw out of here: a decoding failure fails the request.
 
+import { duration } from './duration.js';
 import { messageOf } from './errors.js';
 import type { Cancelable, Host, HostError, HttpResponse } from './host.js';
 import type { ParsedReply, ProviderAdapter, StreamDecoder } from './providers/adapter.js';
@@ -96,58 +97,58 @@ export function backoffMs(attempt: number, base: number): number {
 }
 
 class StreamAssembler {
-  readonly decoder: StreamDecoder;
-  text = '';
-  reasoning = '';
-  reasoningParts: ReasoningPart[] = [];
-  calls = new Map<number, { id: string; name: string; args: string }>();
+  readonly #decoder: StreamDecoder;
+  #text = '';
+  #reasoning = '';
+  #reasoningParts: ReasoningPart[] = [];
+  #calls = new Map<number, { id: string; name: string; args: string }>();
   finish: FinishReason | null = null;
-  usage: Usage | null = null;
+  #usage: Usage | null = null;
   error: string | null = null;
   done = false;
   deltas = 0;
   /** When the first and the latest content (text, reasoning, tool call) delta arrived. */
-  firstContentAt = -1;
-  lastContentAt = -1;
-  constructor(
-    adapter: ProviderAdapter,
-    private readonly o: LlmCallOptions,
-    private readonly alive: () => boolean,
-  ) {
-    this.decoder = adapter.newStreamDecoder(o.origin);
+  #firstContentAt = -1;
+  #lastContentAt = -1;
+  readonly #o: LlmCallOptions;
+  readonly #alive: () => boolean;
+  constructor(adapter: ProviderAdapter, o: LlmCallOptions, alive: () => boolean) {
+    this.#o = o;
+    this.#alive = alive;
+    this.#decoder = adapter.newStreamDecoder(o.origin);
   }
   feed(event: string, data: string): void {
-    if (this.error || !this.alive()) return;
-    const d = this.decoder.feed(event, data);
+    if (this.error || !this.#alive()) return;
+    const d = this.#decoder.feed(event, data);
     if (!d) return;
     this.deltas++;
     if (d.error) {
       this.error = d.error;
       return;
     }
-    if (d.usage) this.usage = d.usage;
+    if (d.usage) this.#usage = d.usage;
     if (d.finishReason) this.finish = d.finishReason;
     if (d.done) this.done = true;
     if (d.text || d.reasoning || d.toolCalls?.length) {
-      const t = this.o.host.now ? this.o.host.now() : Date.now();
-      if (this.firstContentAt < 0) this.firstContentAt = t;
-      this.lastContentAt = t;
+      const t = this.#o.host.now ? this.#o.host.now() : Date.now();
+      if (this.#firstContentAt < 0) this.#firstContentAt = t;
+      this.#lastContentAt = t;
     }
     if (d.reasoning) {
-      this.reasoning += d.reasoning;
-      this.o.onReasoning?.(d.reasoning);
+      this.#reasoning += d.reasoning;
+      this.#o.onReasoning?.(d.reasoning);
     }
-    if (d.reasoningParts) this.reasoningParts.push(...d.reasoningParts);
+    if (d.reasoningParts) this.#reasoningParts.push(...d.reasoningParts);
     if (d.text) {
-      this.text += d.text;
-      this.o.onText?.(d.text);
+      this.#text += d.text;
+      this.#o.onText?.(d.text);
     }
     for (const tc of d.toolCalls ?? []) {
       if (tc.index < 0) continue;
-      let acc = this.calls.get(tc.index);
+      let acc = this.#calls.get(tc.index);
       if (!acc) {
         acc = { id: '', name: '', args: '' };
-        this.calls.set(tc.index, acc);
+        this.#calls.set(tc.index, acc);
       }
       if (tc.id && !acc.id) acc.id = tc.id;
       if (tc.name && !acc.name) acc.name = tc.name;
@@ -155,78 +156,82 @@ class StreamAssembler {
     }
   }
   result(): ParsedReply {
-    const toolCalls: ToolCall[] = [...this.calls.entries()]
+    const toolCalls: ToolCall[] = [...this.#calls.entries()]
       .sort((a, b) => a[0] - b[0])
       .map(([, c], i) => ({ id: c.id || `call_${i + 1}`, name: c.name, args: c.args || '{}' }));
     return {
-      content: this.text || (toolCalls.length ? null : this.text),
-      reasoning: this.reasoning || null,
-      ...(this.reasoningParts.length ? { reasoningParts: this.reasoningParts } : {}),
+      content: this.#text || (toolCalls.length ? null : this.#text),
+      reasoning: this.#reasoning || null,
+      ...(this.#reasoningParts.length ? { reasoningParts: this.#reasoningParts } : {}),
       toolCalls,
       finishReason: this.finish,
-      usage: this.usage,
+      usage: this.#usage,
     };
   }
   /** The first delta follows the first token, so n tokens took n − 1 intervals. */
   tokensPerSec(): number {
-    const n = this.usage?.completionTokens ?? 0;
-    const ms = this.lastContentAt - this.firstContentAt;
+    const n = this.#usage?.completionTokens ?? 0;
+    const ms = this.#lastContentAt - this.#firstContentAt;
     return n > 1 && ms > 0 ? ((n - 1) * 1000) / ms : 0;
   }
 }
 
 export class LlmCall {
-  private attempt = 0;
-  private http: Cancelable | null = null;
-  private timer: Cancelable | null = null;
+  #attempt = 0;
+  #http: Cancelable | null = null;
+  #timer: Cancelable | null = null;
   /** The first-byte or stream-idle deadline of the current attempt. */
-  private deadline: Cancelable | null = null;
-  private settled = false;
+  #deadline: Cancelable | null = null;
+  #settled = false;
 
-  constructor(private readonly o: LlmCallOptions) {}
+  readonly #o: LlmCallOptions;
 
-  private get maxBytes(): number {
-    return limit(this.o.maxReplyBytes, DEFAULT_MAX_REPLY_BYTES);
+  constructor(o: LlmCallOptions) {
+    this.#o = o;
+  }
+
+  get #maxBytes(): number {
+    return limit(this.#o.maxReplyBytes, DEFAULT_MAX_REPLY_BYTES);
   }
 
   /** (Re)start the deadline; 0 ms = none. `extend` may put it off (returns true) when it fires. */
-  private arm(ms: number, message: string, extend?: () => boolean): void {
-    this.disarm();
-    const setTimer = this.o.host.setTimer;
-    if (ms <= 0 || !setTimer || this.settled) return;
-    this.deadline = setTimer(ms, () => {
-      this.deadline = null;
-      if (this.settled || extend?.()) return;
-      this.fail({ message });
+  #arm(ms: number, message: string, extend?: () => boolean): void {
+    this.#disarm();
+    const setTimer = this.#o.host.setTimer;
+    if (ms <= 0 || !setTimer || this.#settled) return;
+    this.#deadline = setTimer(ms, () => {
+      this.#deadline = null;
+      if (this.#settled || extend?.()) return;
+      this.#fail({ message });
     });
   }
 
-  private disarm(): void {
-    this.deadline?.cancel();
-    this.deadline = null;
+  #disarm(): void {
+    this.#deadline?.cancel();
+    this.#deadline = null;
   }
 
   start(): void {
-    this.attempt++;
-    const o = this.o;
+    this.#attempt++;
+    const o = this.#o;
     let sse: SseReader | null = null;
     let asm: StreamAssembler | null = null;
     let gotData = false;
     let received = 0;
     let events = 0;
-    const alive = () => !this.settled;
+    const alive = () => !this.#settled;
     const firstMs = limit(o.firstByteTimeoutMs, DEFAULT_FIRST_BYTE_TIMEOUT_MS);
     const idleMs = limit(o.streamIdleTimeoutMs, DEFAULT_STREAM_IDLE_TIMEOUT_MS);
-    const maxBytes = this.maxBytes;
+    const maxBytes = this.#maxBytes;
     if (o.stream) {
       asm = new StreamAssembler(o.adapter, o, alive);
       const a = asm;
       const now = () => (o.host.now ? o.host.now() : Date.now());
       let lastEvent = 0;
-      const idleMessage = `the stream stalled: no event for ${seconds(idleMs)} (stream_idle_timeout_ms)`;
+      const idleMessage = `the stream stalled: no event for ${duration(idleMs)} (stream_idle_timeout_ms)`;
       // One timer for the whole stream: when it fires early (events came meanwhile) it waits the rest.
       const watchIdle = (ms: number) =>
-        this.arm(ms, idleMessage, () => {
+        this.#arm(ms, idleMessage, () => {
           const left = lastEvent + idleMs - now();
           if (left <= 0) return false;
           watchIdle(left);
@@ -239,50 +244,50 @@ export class LlmCall {
         a.feed(ev, data);
       });
     }
-    this.arm(
+    this.#arm(
       firstMs,
       o.stream
-        ? `no reply within ${seconds(firstMs)} (first_byte_timeout_ms); the server accepted the request but sent no event`
-        : `no reply within ${seconds(firstMs)} (first_byte_timeout_ms)`,
+        ? `no reply within ${duration(firstMs)} (first_byte_timeout_ms); the server accepted the request but sent no event`
+        : `no reply within ${duration(firstMs)} (first_byte_timeout_ms)`,
     );
-    this.http = o.host.http(
+    this.#http = o.host.http(
       { url: o.url, body: o.body, headers: o.headers, maxBytes: maxBytes > 0 ? maxBytes : undefined },
       {
         onData: (chunk) => {
-          if (this.settled) return;
+          if (this.#settled) return;
           gotData = true;
           received += chunk.byteLength;
           if (maxBytes > 0 && received > maxBytes) {
-            this.fail({ message: tooLarge(maxBytes) });
+            this.#fail({ message: tooLarge(maxBytes) });
             return;
           }
           if (!sse) {
             // A whole reply: its first byte ends the wait; the host's idle timeout covers the rest.
-            if (received === chunk.byteLength) this.disarm();
+            if (received === chunk.byteLength) this.#disarm();
             return;
           }
           try {
             sse.push(chunk);
           } catch (e) {
-            this.fail({ message: `the reply could not be read: ${messageOf(e)}` });
+            this.#fail({ message: `the reply could not be read: ${messageOf(e)}` });
           }
         },
         onResponse: (res) => {
-          this.http = null;
-          if (this.settled) return;
-          this.disarm();
+          this.#http = null;
+          if (this.#settled) return;
+          this.#disarm();
           try {
-            this.response(res, sse, asm);
+            this.#response(res, sse, asm);
           } catch (e) {
-            this.fail({ message: `the reply could not be read: ${messageOf(e)}`, status: res.status });
+            this.#fail({ message: `the reply could not be read: ${messageOf(e)}`, status: res.status });
           }
         },
         onError: (err) => {
-          this.http = null;
-          if (this.settled) return;
+          this.#http = null;
+          if (this.#settled) return;
           // This attempt is over: its deadline must not fire during a retry wait.
-          this.disarm();
-          this.transportError(err, gotData);
+          this.#disarm();
+          this.#transportError(err, gotData);
         },
       },
     );
@@ -292,21 +297,21 @@ export class LlmCall {
    * The request is over: its timers stop and a transfer still in flight is cancelled (its report
    * is then ignored). False when it was over already.
    */
-  private end(): boolean {
-    if (this.settled) return false;
-    this.settled = true;
-    this.disarm();
-    this.timer?.cancel();
-    this.timer = null;
-    const h = this.http;
-    this.http = null;
+  #end(): boolean {
+    if (this.#settled) return false;
+    this.#settled = true;
+    this.#disarm();
+    this.#timer?.cancel();
+    this.#timer = null;
+    const h = this.#http;
+    this.#http = null;
     h?.cancel();
     return true;
   }
 
   /** The request's own credentials never appear in a failure (an error body may echo the key). */
-  private masked(f: LlmFailure): LlmFailure {
-    const secrets = credentials(this.o.headers);
+  #masked(f: LlmFailure): LlmFailure {
+    const secrets = credentials(this.#o.headers);
     if (!secrets.length) return f;
     const mask = (t: string) => {
       for (const s of secrets) t = t.split(s).join('[REDACTED]');
@@ -317,33 +322,33 @@ export class LlmCall {
     return out;
   }
 
-  private response(res: HttpResponse, sse: SseReader | null, asm: StreamAssembler | null): void {
-    const o = this.o;
+  #response(res: HttpResponse, sse: SseReader | null, asm: StreamAssembler | null): void {
+    const o = this.#o;
     if (res.status < 200 || res.status > 299) {
       const body = dec.decode(res.body);
-      if ((res.status === 429 || res.status >= 500) && this.retry(retryAfterMs(res.headers['retry-after']), `HTTP ${res.status}`)) return;
+      if ((res.status === 429 || res.status >= 500) && this.#retry(retryAfterMs(res.headers['retry-after']), `HTTP ${res.status}`)) return;
       const msg = o.adapter.errorMessage(body) ?? (body.trim() ? snippet(body, 500) : '');
-      this.fail({ message: msg ? `HTTP ${res.status}: ${msg}` : `HTTP ${res.status}`, status: res.status, body });
+      this.#fail({ message: msg ? `HTTP ${res.status}: ${msg}` : `HTTP ${res.status}`, status: res.status, body });
       return;
     }
     if (sse && asm) {
       const hadError = asm.error !== null;
       sse.end();
-      if (this.settled) return;
+      if (this.#settled) return;
       // An error in the event end() flushed (never finished by the server) is a cut, not bad
       // data: after the finish it only lost a trailing chunk (usage), so the reply stands.
       const cut = asm.error !== null && !hadError;
       if (asm.error && !cut) {
-        this.fail({ message: asm.error, status: res.status });
+        this.#fail({ message: asm.error, status: res.status });
         return;
       }
       if (!cut && asm.deltas === 0) {
         // Not an event stream: a server that ignored "stream": a whole reply, or garbage.
         const body = dec.decode(res.body);
         try {
-          this.done(o.adapter.parseReply(body, o.origin), false);
+          this.#done(o.adapter.parseReply(body, o.origin), false);
         } catch (e) {
-          this.fail({
+          this.#fail({
             message: body.trim() ? `unexpected non-stream response: ${messageOf(e)}` : 'empty response from server',
             status: res.status,
           });
@@ -351,72 +356,68 @@ export class LlmCall {
         return;
       }
       if (!asm.done && !asm.finish) {
-        this.fail({ message: CUT_SHORT, status: res.status });
+        this.#fail({ message: CUT_SHORT, status: res.status });
         return;
       }
-      this.streamed(asm);
+      this.#streamed(asm);
       return;
     }
     try {
-      this.done(o.adapter.parseReply(dec.decode(res.body), o.origin), false);
+      this.#done(o.adapter.parseReply(dec.decode(res.body), o.origin), false);
     } catch (e) {
-      this.fail({ message: messageOf(e), status: res.status });
+      this.#fail({ message: messageOf(e), status: res.status });
     }
   }
 
-  private transportError(err: HostError, gotData: boolean): void {
+  #transportError(err: HostError, gotData: boolean): void {
     if (err.code === 'ECANCELED') {
-      this.fail({ message: 'cancelled', cancelled: true });
+      this.#fail({ message: 'cancelled', cancelled: true });
       return;
     }
     if (err.code === 'EFBIG') {
-      this.fail({ message: tooLarge(this.maxBytes) });
+      this.#fail({ message: tooLarge(this.#maxBytes) });
       return;
     }
-    if (err.code === 'ECONNREFUSED' && this.o.firstContact) {
-      this.fail({ message: `cannot connect to ${this.o.url} (${err.message}): is the server running, and is the URL right?` });
+    if (err.code === 'ECONNREFUSED' && this.#o.firstContact) {
+      this.#fail({ message: `cannot connect to ${this.#o.url} (${err.message}): is the server running, and is the URL right?` });
       return;
     }
     // A server that stayed silent for the whole idle timeout is not retried: that could take
     // the same long time again, three more times. Nor is what the host knows would fail again.
-    if (!gotData && err.code !== 'ETIMEDOUT' && err.retryable !== false && this.retry(null, err.message)) return;
-    this.fail({ message: `http request failed: ${err.message}` });
+    if (!gotData && err.code !== 'ETIMEDOUT' && err.retryable !== false && this.#retry(null, err.message)) return;
+    this.#fail({ message: `http request failed: ${err.message}` });
   }
 
-  private retry(afterMs: number | null, reason: string): boolean {
-    const o = this.o;
-    if (this.attempt >= o.maxTries || !o.host.setTimer) return false;
-    const ms = Math.min(MAX_RETRY_WAIT_MS, afterMs ?? backoffMs(this.attempt, o.retryBaseMs));
+  #retry(afterMs: number | null, reason: string): boolean {
+    const o = this.#o;
+    if (this.#attempt >= o.maxTries || !o.host.setTimer) return false;
+    const ms = Math.min(MAX_RETRY_WAIT_MS, afterMs ?? backoffMs(this.#attempt, o.retryBaseMs));
     o.onRetryWait?.(ms, reason);
-    if (this.settled) return true;
-    this.timer = o.host.setTimer(ms, () => {
-      this.timer = null;
-      if (this.settled) return;
+    if (this.#settled) return true;
+    this.#timer = o.host.setTimer(ms, () => {
+      this.#timer = null;
+      if (this.#settled) return;
       o.onRetrySend?.();
-      if (!this.settled) this.start();
+      if (!this.#settled) this.start();
     });
     return true;
   }
 
-  private streamed(asm: StreamAssembler): void {
-    this.done(asm.result(), true, asm.tokensPerSec());
+  #streamed(asm: StreamAssembler): void {
+    this.#done(asm.result(), true, asm.tokensPerSec());
   }
 
-  private done(r: ParsedReply, streamed: boolean, tokensPerSec = 0): void {
-    if (this.end()) this.o.onDone(r, streamed, tokensPerSec);
+  #done(r: ParsedReply, streamed: boolean, tokensPerSec = 0): void {
+    if (this.#end()) this.#o.onDone(r, streamed, tokensPerSec);
   }
 
-  private fail(f: LlmFailure): void {
-    if (this.end()) this.o.onFail(this.masked(f));
+  #fail(f: LlmFailure): void {
+    if (this.#end()) this.#o.onFail(this.#masked(f));
   }
 
   /** Abort without reporting (the caller ends the turn itself). */
   abort(): void {
-    this.end();
-  }
-
-  get waiting(): boolean {
-    return this.timer !== null;
+    this.#end();
   }
 }
 
@@ -449,10 +450,6 @@ export function requestReply(o: Omit<LlmCallOptions, 'onDone' | 'onFail'>, signa
 function limit(v: number | undefined, dflt: number): number {
   if (v === undefined || !Number.isFinite(v)) return dflt;
   return v > 0 ? v : 0;
-}
-
-function seconds(ms: number): string {
-  return ms >= 1000 ? `${+(ms / 1000).toFixed(1)} s` : `${ms} ms`;
 }
 
 function tooLarge(max: number): string {

@@ -2,6 +2,7 @@
 // /props for the context size), and which models does it offer. Any endpoint and dialect, not
 // only the agent's own.
 
+import { duration } from './duration.js';
 import type { Cancelable, Host } from './host.js';
 import type { ProviderAdapter } from './providers/adapter.js';
 import { dialectFor } from './providers/dialects.js';
@@ -41,19 +42,23 @@ const PROBE_MAX_BYTES = 8 * 1024 * 1024;
  * that accepts and never answers cannot stall start-up.
  */
 export class Probes {
-  private readonly inFlight = new Set<Cancelable>();
-  private closed = false;
+  readonly #inFlight = new Set<Cancelable>();
+  #closed = false;
 
-  constructor(
-    private readonly host: Host,
-    /** The dialects whose endpoints it may ask (for their auth headers). */
-    private readonly dialects: readonly ProviderAdapter[],
-    private readonly timeoutMs: () => number | undefined = () => undefined,
-  ) {}
+  readonly #host: Host;
+  /** The dialects whose endpoints it may ask (for their auth headers). */
+  readonly #dialects: readonly ProviderAdapter[];
+  readonly #timeoutMs: () => number | undefined;
+
+  constructor(host: Host, dialects: readonly ProviderAdapter[], timeoutMs: () => number | undefined = () => undefined) {
+    this.#host = host;
+    this.#dialects = dialects;
+    this.#timeoutMs = timeoutMs;
+  }
 
   /** GET `url` with the endpoint's auth headers; `onAnswer` when the server answered (any status). */
   get(url: string, endpoint: Endpoint, onAnswer?: () => void): Promise<GetResult> {
-    if (this.closed) return Promise.resolve({ error: 'agent closed' });
+    if (this.#closed) return Promise.resolve({ error: 'agent closed' });
     return new Promise((resolve) => {
       let h: Cancelable | null = null;
       let timer: Cancelable | null = null;
@@ -62,11 +67,11 @@ export class Probes {
         if (settled) return;
         settled = true;
         timer?.cancel();
-        if (h) this.inFlight.delete(h);
-        resolve(this.closed ? { error: 'agent closed' } : r);
+        if (h) this.#inFlight.delete(h);
+        resolve(this.#closed ? { error: 'agent closed' } : r);
       };
-      h = this.host.http(
-        { url, headers: dialectFor(this.dialects, endpoint.provider).headers(endpoint.apiKey ?? ''), maxBytes: PROBE_MAX_BYTES },
+      h = this.#host.http(
+        { url, headers: dialectFor(this.#dialects, endpoint.provider).headers(endpoint.apiKey ?? ''), maxBytes: PROBE_MAX_BYTES },
         {
           onResponse: (res) => {
             onAnswer?.();
@@ -76,13 +81,13 @@ export class Probes {
         },
       );
       if (settled) return;
-      this.inFlight.add(h);
-      const ms = this.timeoutMs() ?? DEFAULT_PROBE_TIMEOUT_MS;
-      if (ms > 0 && this.host.setTimer) {
+      this.#inFlight.add(h);
+      const ms = this.#timeoutMs() ?? DEFAULT_PROBE_TIMEOUT_MS;
+      if (ms > 0 && this.#host.setTimer) {
         const req = h;
-        timer = this.host.setTimer(ms, () => {
+        timer = this.#host.setTimer(ms, () => {
           timer = null;
-          finish({ error: `no answer within ${ms >= 1000 ? `${ms / 1000} s` : `${ms} ms`} (probe_timeout_ms)` });
+          finish({ error: `no answer within ${duration(ms)} (probe_timeout_ms)` });
           req.cancel();
         });
       }
@@ -90,9 +95,9 @@ export class Probes {
   }
 
   close(): void {
-    this.closed = true;
-    for (const h of [...this.inFlight]) h.cancel();
-    this.inFlight.clear();
+    this.#closed = true;
+    for (const h of [...this.#inFlight]) h.cancel();
+    this.#inFlight.clear();
   }
 }
 

@@ -45,10 +45,14 @@ class Slot implements ToolInvocation {
   /** Set while a permission request waits for its answer; aborted when the answer is no longer needed. */
   asking: AbortController | null = null;
 
+  readonly #batch: ToolBatch;
+
   constructor(
-    private readonly batch: ToolBatch,
+    batch: ToolBatch,
     readonly call: ToolCall,
-  ) {}
+  ) {
+    this.#batch = batch;
+  }
 
   get name() {
     return this.call.name;
@@ -68,14 +72,14 @@ class Slot implements ToolInvocation {
     } catch (e) {
       text = `[tool output could not be decoded: ${String(e)}]`;
     }
-    this.batch.finish(this, clampOutput(text, this.outputCap), this.timedOut ? 'timedout' : 'ok');
+    this.#batch.finish(this, clampOutput(text, this.outputCap), this.timedOut ? 'timedout' : 'ok');
   }
   fail(message: string): void {
     if (this.done) return;
-    this.batch.finish(this, clampOutput(`[tool failed: ${message}]`, this.outputCap), this.timedOut ? 'timedout' : 'failed');
+    this.#batch.finish(this, clampOutput(`[tool failed: ${message}]`, this.outputCap), this.timedOut ? 'timedout' : 'failed');
   }
   notify(text: string): void {
-    this.batch.ctx.notify(text);
+    this.#batch.ctx.notify(text);
   }
 
   /** The call ended without an answer to its permission request: tell the asker. */
@@ -87,69 +91,69 @@ class Slot implements ToolInvocation {
 }
 
 export class ToolBatch {
-  private readonly slots: Slot[];
-  private remaining: number;
-  private started = false;
-  private detached = false;
-  private readonly timers = new Set<Cancelable>();
+  readonly #slots: Slot[];
+  #remaining: number;
+  #started = false;
+  #detached = false;
+  readonly #timers = new Set<Cancelable>();
   /** Allowed to run (permission granted) but waiting for a running place. */
-  private readonly waiting: Slot[] = [];
-  private running = 0;
-  private draining = false;
-  private readonly maxParallel: number;
+  readonly #waiting: Slot[] = [];
+  #running = 0;
+  #draining = false;
+  readonly #maxParallel: number;
 
   constructor(
     calls: ToolCall[],
     readonly ctx: BatchContext,
   ) {
-    this.slots = calls.map((c) => new Slot(this, c));
+    this.#slots = calls.map((c) => new Slot(this, c));
     // Hold one extra so completions during dispatch cannot end the batch early.
-    this.remaining = calls.length + 1;
+    this.#remaining = calls.length + 1;
     const m = ctx.maxParallel ?? DEFAULT_MAX_PARALLEL_TOOLS;
-    this.maxParallel = m > 0 ? Math.floor(m) || 1 : Infinity;
+    this.#maxParallel = m > 0 ? Math.floor(m) || 1 : Infinity;
   }
 
   get total(): number {
-    return this.slots.length;
+    return this.#slots.length;
   }
   get completed(): number {
-    return this.slots.filter((s) => s.done).length;
+    return this.#slots.filter((s) => s.done).length;
   }
 
   start(): void {
-    if (this.started) return;
-    this.started = true;
-    for (const s of this.slots) {
-      if (this.detached) return;
+    if (this.#started) return;
+    this.#started = true;
+    for (const s of this.#slots) {
+      if (this.#detached) return;
       if (s.done) continue;
       // Each call reserves its own token, so waiting calls are spaced at the configured rate.
       const wait = this.ctx.toolLimiter ? this.ctx.toolLimiter.reserve(1) : 0;
       if (wait > 0 && this.ctx.host.setTimer) {
         const t = this.ctx.host.setTimer(wait, () => {
-          this.timers.delete(t);
-          if (this.detached || s.done) return;
-          this.dispatch(s);
+          this.#timers.delete(t);
+          if (this.#detached || s.done) return;
+          this.#dispatch(s);
         });
-        this.timers.add(t);
+        this.#timers.add(t);
       } else {
-        this.dispatch(s);
+        this.#dispatch(s);
       }
     }
-    this.release();
+    this.#release();
   }
 
-  private dispatch(s: Slot): void {
+  #dispatch(s: Slot): void {
     const { name, args } = s;
     this.ctx.log(`[tool] ${name}(${args})`);
     this.ctx.onBegin(s.call.id, name, args);
-    if (s.done || this.detached) return;
+    if (s.done || this.#detached) return;
     const t = this.ctx.registry.get(name);
     if (!t) {
       s.fail(`unknown tool '${name}'`);
       return;
     }
     if (t.def.noPrompt || t.remembered === 'allow') {
-      this.run(s);
+      this.#run(s);
       return;
     }
     if (t.remembered === 'deny') {
@@ -169,25 +173,25 @@ export class ToolBatch {
       args,
       signal: asking.signal,
       respond: (d: PermissionDecision) => {
-        if (s.asking !== asking || s.done || this.detached) return;
+        if (s.asking !== asking || s.done || this.#detached) return;
         s.asking = null;
         if (d === 'allow_always') t.remembered = 'allow';
         if (d === 'deny_always') t.remembered = 'deny';
-        if (d === 'allow_once' || d === 'allow_always') this.run(s);
+        if (d === 'allow_once' || d === 'allow_always') this.#run(s);
         else s.fail('denied by user');
       },
     });
   }
 
-  private run(s: Slot): void {
-    if (this.running >= this.maxParallel) {
-      this.waiting.push(s);
+  #run(s: Slot): void {
+    if (this.#running >= this.#maxParallel) {
+      this.#waiting.push(s);
       return;
     }
-    this.invoke(s);
+    this.#invoke(s);
   }
 
-  private invoke(s: Slot): void {
+  #invoke(s: Slot): void {
     const t = this.ctx.registry.get(s.name);
     if (!t) {
       s.fail(`unknown tool '${s.name}'`);
@@ -203,7 +207,7 @@ export class ToolBatch {
     s.outputCap = lim.outputCap;
     s.timeoutMs = lim.timeoutMs;
     s.running = true;
-    this.running++;
+    this.#running++;
     // The deadline starts once the call runs (permission granted, a running place free).
     if (s.timeoutMs > 0 && this.ctx.host.setTimer) {
       const setTimer = this.ctx.host.setTimer;
@@ -239,40 +243,40 @@ export class ToolBatch {
     s.timer?.cancel();
     s.timer = null;
     s.stopAsking('the call ended');
-    if (this.detached) return;
+    if (this.#detached) return;
     if (s.running) {
       s.running = false;
-      this.running--;
+      this.#running--;
     }
     this.ctx.onResult(s.call, content, outcome);
-    this.startWaiting();
-    this.release();
+    this.#startWaiting();
+    this.#release();
   }
 
   /** Fill the running places a finished call freed. */
-  private startWaiting(): void {
+  #startWaiting(): void {
     // A call that completes inside invoke() comes back here: the outer loop goes on instead.
-    if (this.draining) return;
-    this.draining = true;
+    if (this.#draining) return;
+    this.#draining = true;
     try {
-      while (this.running < this.maxParallel && this.waiting.length && !this.detached) {
-        const next = this.waiting.shift()!;
-        if (!next.done) this.invoke(next);
+      while (this.#running < this.#maxParallel && this.#waiting.length && !this.#detached) {
+        const next = this.#waiting.shift()!;
+        if (!next.done) this.#invoke(next);
       }
     } finally {
-      this.draining = false;
+      this.#draining = false;
     }
   }
 
-  private release(): void {
-    if (--this.remaining === 0 && !this.detached) this.ctx.onDone();
+  #release(): void {
+    if (--this.#remaining === 0 && !this.#detached) this.ctx.onDone();
   }
 
   /** No parked call starts any more: the limiter's timers stop and the queue for a running place empties. */
-  private unpark(): void {
-    for (const t of this.timers) t.cancel();
-    this.timers.clear();
-    this.waiting.length = 0;
+  #unpark(): void {
+    for (const t of this.#timers) t.cancel();
+    this.#timers.clear();
+    this.#waiting.length = 0;
   }
 
   /**
@@ -280,26 +284,26 @@ export class ToolBatch {
    * Every unfinished call gets a result, so each tool call in history stays paired.
    */
   cancel(reason: string): void {
-    this.unpark(); // each gets its result below, none is started any more
-    for (const s of this.slots) {
+    this.#unpark(); // each gets its result below, none is started any more
+    for (const s of this.#slots) {
       if (s.done) continue;
       s.stopAsking(reason);
       this.finish(s, `[tool failed: ${reason}]`, 'failed');
       s.controller.abort(new Error(reason));
     }
     // Cancelled before it started: release the dispatch hold so the batch can end.
-    if (!this.started) {
-      this.started = true;
-      this.release();
+    if (!this.#started) {
+      this.#started = true;
+      this.#release();
     }
   }
 
   /** Agent closed: abort everything, report nothing more. Returns the calls left without a result. */
   detach(): ToolCall[] {
-    this.detached = true;
-    this.unpark();
+    this.#detached = true;
+    this.#unpark();
     const unfinished: ToolCall[] = [];
-    for (const s of this.slots) {
+    for (const s of this.#slots) {
       if (s.done) continue;
       s.done = true;
       s.timer?.cancel();

@@ -43,13 +43,13 @@ function normaliseParameters(def: ToolDef): Record<string, unknown> {
 }
 
 export class ToolRegistry {
-  private readonly tools = new Map<string, RegisteredTool>();
-  private schemaCache: ToolSchema[] | null = null;
+  readonly #tools = new Map<string, RegisteredTool>();
+  #schemaCache: ToolSchema[] | null = null;
 
   add(def: ToolDef): void {
     if (!def || typeof def.name !== 'string' || !def.name) throw new ClmError('EINVAL', 'tool needs a name');
     if (typeof def.invoke !== 'function') throw new ClmError('EINVAL', `tool '${def.name}' needs an invoke function`);
-    if (this.tools.has(def.name)) throw new ClmError('EEXIST', `tool '${def.name}' is already registered`);
+    if (this.#tools.has(def.name)) throw new ClmError('EEXIST', `tool '${def.name}' is already registered`);
     const parameters = normaliseParameters(def);
     const schema: ToolSchema | null = def.hidden
       ? null
@@ -59,34 +59,30 @@ export class ToolRegistry {
           parameters,
           parametersJson: JSON.stringify(parameters),
         };
-    this.tools.set(def.name, { def, schema });
-    this.schemaCache = null;
+    this.#tools.set(def.name, { def, schema });
+    this.#schemaCache = null;
   }
 
   remove(name: string): void {
-    if (!this.tools.delete(name)) throw new ClmError('ENOENT', `no tool named '${name}'`);
-    this.schemaCache = null;
+    if (!this.#tools.delete(name)) throw new ClmError('ENOENT', `no tool named '${name}'`);
+    this.#schemaCache = null;
   }
 
   get(name: string): RegisteredTool | undefined {
-    return this.tools.get(name);
-  }
-
-  has(name: string): boolean {
-    return this.tools.has(name);
+    return this.#tools.get(name);
   }
 
   names(): string[] {
-    return [...this.tools.keys()];
+    return [...this.#tools.keys()];
   }
 
   /** Advertised tools in registration order (hidden ones left out). Same array while unchanged. */
   schema(): ToolSchema[] {
-    if (!this.schemaCache) {
-      this.schemaCache = [];
-      for (const t of this.tools.values()) if (t.schema) this.schemaCache.push(t.schema);
+    if (!this.#schemaCache) {
+      this.#schemaCache = [];
+      for (const t of this.#tools.values()) if (t.schema) this.#schemaCache.push(t.schema);
     }
-    return this.schemaCache;
+    return this.#schemaCache;
   }
 }
 

@@ -8,6 +8,7 @@
 
 import { compactHistory } from './compaction.js';
 import { DEFAULT_MAX_TOKENS, requestTarget, type Connection } from './config.js';
+import { duration } from './duration.js';
 import { E2BIG, ECANCELED, EIO } from './errors.js';
 import type { AgentEvent, TurnOrigin } from './events.js';
 import { matchesAny } from './fnmatch.js';
@@ -185,7 +186,7 @@ async function modelReply(ctx: TurnContext, emit: Emit, signal: AbortSignal): Pr
           // Said out loud: a retry wait can be long, and silence looks like a hang.
           ctx.emit({
             type: 'notice',
-            text: `${why}; retrying in ${ms >= 1000 ? `${(ms / 1000).toFixed(ms % 1000 ? 1 : 0)} s` : `${ms} ms`}`,
+            text: `${why}; retrying in ${duration(ms)}`,
           });
           if (!signal.aborted) ctx.emit({ type: 'state', state: 'rate_limited' });
         },

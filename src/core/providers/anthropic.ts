@@ -299,15 +299,15 @@ type OpenBlock =
  * part at its content_block_stop.
  */
 export class AnthropicStreamDecoder implements StreamDecoder {
-  private counts: InputCounts = { input: 0 };
-  private output = 0;
-  private readonly open = new Map<number, OpenBlock>();
-  private toolUses = 0;
+  #counts: InputCounts = { input: 0 };
+  #output = 0;
+  readonly #open = new Map<number, OpenBlock>();
+  #toolUses = 0;
 
-  private close(index: number): StreamDelta | null {
-    const b = this.open.get(index);
+  #close(index: number): StreamDelta | null {
+    const b = this.#open.get(index);
     if (!b) return null;
-    this.open.delete(index);
+    this.#open.delete(index);
     const p = b.type === 'thinking' ? thinkingPart(b.thinking, b.signature, b.calls) : redactedPart(b.data, b.calls);
     return p ? { reasoningParts: [p] } : null;
   }
@@ -320,8 +320,8 @@ export class AnthropicStreamDecoder implements StreamDecoder {
       case 'message_start': {
         const u = isObj(o.message) && isObj(o.message.usage) ? o.message.usage : undefined;
         if (u) {
-          this.counts = inputCounts(u);
-          this.output = count(u.output_tokens);
+          this.#counts = inputCounts(u);
+          this.#output = count(u.output_tokens);
         }
         return null;
       }
@@ -330,7 +330,7 @@ export class AnthropicStreamDecoder implements StreamDecoder {
         const index = streamIndex(o.index);
         if (!isObj(b)) return null;
         if (b.type === 'tool_use') {
-          this.toolUses++;
+          this.#toolUses++;
           const call: { index: number; id?: string; name?: string; args?: string } = { index };
           if (typeof b.id === 'string') call.id = b.id;
           if (typeof b.name === 'string') call.name = b.name;
@@ -341,17 +341,17 @@ export class AnthropicStreamDecoder implements StreamDecoder {
         if (b.type === 'text' && typeof b.text === 'string' && b.text !== '') return { text: b.text };
         if (b.type === 'thinking') {
           const thinking = str(b.thinking);
-          this.open.set(index, { type: 'thinking', thinking, signature: str(b.signature), calls: this.toolUses });
+          this.#open.set(index, { type: 'thinking', thinking, signature: str(b.signature), calls: this.#toolUses });
           return thinking !== '' ? { reasoning: thinking } : null;
         }
-        if (b.type === 'redacted_thinking') this.open.set(index, { type: 'redacted_thinking', data: str(b.data), calls: this.toolUses });
+        if (b.type === 'redacted_thinking') this.#open.set(index, { type: 'redacted_thinking', data: str(b.data), calls: this.#toolUses });
         return null;
       }
       case 'content_block_delta': {
         const d = o.delta;
         if (!isObj(d)) return null;
         if (d.type === 'text_delta' && typeof d.text === 'string') return d.text === '' ? null : { text: d.text };
-        const open = this.open.get(streamIndex(o.index));
+        const open = this.#open.get(streamIndex(o.index));
         if (d.type === 'thinking_delta' && typeof d.thinking === 'string') {
           if (open?.type === 'thinking') open.thinking += d.thinking;
           return d.thinking === '' ? null : { reasoning: d.thinking };
@@ -366,7 +366,7 @@ export class AnthropicStreamDecoder implements StreamDecoder {
         return null; // citations_delta, …
       }
       case 'content_block_stop':
-        return this.close(streamIndex(o.index));
+        return this.#close(streamIndex(o.index));
       case 'message_delta': {
         const delta: StreamDelta = {};
         const f = isObj(o.delta) ? finishFrom(o.delta.stop_reason) : null;
@@ -374,14 +374,14 @@ export class AnthropicStreamDecoder implements StreamDecoder {
         if (isObj(o.usage)) {
           const u = o.usage;
           // Counts here are cumulative; newer API versions repeat the input counts too.
-          if (typeof u.output_tokens === 'number') this.output = count(u.output_tokens);
-          delta.usage = toUsage(addCounts(this.counts, u), this.output);
+          if (typeof u.output_tokens === 'number') this.#output = count(u.output_tokens);
+          delta.usage = toUsage(addCounts(this.#counts, u), this.#output);
         }
         return delta.finishReason || delta.usage ? delta : null;
       }
       case 'message_stop': {
         // A block the stream never closed is kept only if it is complete (signed).
-        const parts = [...this.open.keys()].flatMap((i) => this.close(i)?.reasoningParts ?? []);
+        const parts = [...this.#open.keys()].flatMap((i) => this.#close(i)?.reasoningParts ?? []);
         return parts.length ? { done: true, reasoningParts: parts } : { done: true };
       }
       case 'error':

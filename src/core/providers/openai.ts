@@ -69,21 +69,24 @@ function carries(m: Message, origin: string | undefined): boolean {
  * (they go back to one server and model only).
  */
 class WireForms<T> {
-  private readonly plain = new WeakMap<Message, T>();
-  private readonly carrying = new WeakMap<Message, { origin: string; form: T }>();
-  constructor(private readonly make: (m: Message, origin: string | undefined) => T) {}
+  readonly #plain = new WeakMap<Message, T>();
+  readonly #carrying = new WeakMap<Message, { origin: string; form: T }>();
+  readonly #make: (m: Message, origin: string | undefined) => T;
+  constructor(make: (m: Message, origin: string | undefined) => T) {
+    this.#make = make;
+  }
   get(m: Message, origin: string | undefined): T {
     if (carries(m, origin)) {
-      const c = this.carrying.get(m);
+      const c = this.#carrying.get(m);
       if (c && c.origin === origin) return c.form;
-      const form = this.make(m, origin);
-      this.carrying.set(m, { origin: origin!, form });
+      const form = this.#make(m, origin);
+      this.#carrying.set(m, { origin: origin!, form });
       return form;
     }
-    let form = this.plain.get(m);
+    let form = this.#plain.get(m);
     if (form === undefined) {
-      form = this.make(m, undefined);
-      this.plain.set(m, form);
+      form = this.#make(m, undefined);
+      this.#plain.set(m, form);
     }
     return form;
   }
@@ -197,23 +200,26 @@ function extraPart(value: unknown, origin: string, call?: number): ExtraContentP
 
 class OpenAIStream implements StreamDecoder {
   /** The field of the reply's first reasoning delta, and every delta's text joined. */
-  private field: ReasoningTextField | null = null;
-  private text = '';
-  private kept = false;
+  #field: ReasoningTextField | null = null;
+  #text = '';
+  #kept = false;
   /** Each call's first id ('' until one came), by the index it is given. */
-  private readonly ids = new Map<number, string>();
+  readonly #ids = new Map<number, string>();
   /** The call each wire index (a fragment's `index`, else its place in the delta) began last. */
-  private readonly at = new Map<number, number>();
+  readonly #at = new Map<number, number>();
   /** The highest index given to a call. */
-  private top = -1;
+  #top = -1;
   /** The extra content of each call, by the index it is given; the message's own (the latest that came). */
-  private readonly extras = new Map<number, unknown>();
-  private extra: unknown;
+  readonly #extras = new Map<number, unknown>();
+  #extra: unknown;
   /** `origin` absent: nothing is kept to carry back (there is nowhere to carry it). */
-  constructor(private readonly origin: string | undefined) {}
+  readonly #origin: string | undefined;
+  constructor(origin: string | undefined) {
+    this.#origin = origin;
+  }
 
   feed(_event: string, data: string): StreamDelta | null {
-    if (data.trim() === '[DONE]') return this.withReasoning({ done: true });
+    if (data.trim() === '[DONE]') return this.#withReasoning({ done: true });
     const p = parseStreamData(data);
     if (p === null || 'error' in p) return p;
     const o: any = p.json;
@@ -228,22 +234,22 @@ class OpenAIStream implements StreamDecoder {
       const r = reasoningOf(delta);
       if (r) {
         d.reasoning = r.text;
-        this.field ??= r.field;
-        this.text += r.text;
+        this.#field ??= r.field;
+        this.#text += r.text;
       }
-      if (delta.extra_content != null) this.extra = delta.extra_content;
+      if (delta.extra_content != null) this.#extra = delta.extra_content;
       if (Array.isArray(delta.tool_calls))
         d.toolCalls = delta.tool_calls.map((tc: any, i: number) => {
           const c = wireCall(tc);
-          const index = this.callOf(tc?.index, c, i);
+          const index = this.#callOf(tc?.index, c, i);
           // On whichever fragment of its call it comes (Gemini: the first, or one of its own).
-          if (tc?.extra_content != null) this.extras.set(index, tc.extra_content);
+          if (tc?.extra_content != null) this.#extras.set(index, tc.extra_content);
           return { index, ...c };
         });
       const f = mapFinishReason(ch.finish_reason);
       if (f) {
         d.finishReason = f;
-        this.withReasoning(d);
+        this.#withReasoning(d);
       }
     }
     return d;
@@ -255,18 +261,18 @@ class OpenAIStream implements StreamDecoder {
    * there last goes on unless the fragment names a function under another id (Gemini's next
    * call), which is given the index past every other.
    */
-  private callOf(wire: unknown, { id, name }: { id?: string; name?: string }, i: number): number {
+  #callOf(wire: unknown, { id, name }: { id?: string; name?: string }, i: number): number {
     const w = streamIndex(wire, -1);
     const at = w < 0 ? i : w;
-    let n = this.at.get(at);
-    const other = n !== undefined && this.ids.get(n);
+    let n = this.#at.get(at);
+    const other = n !== undefined && this.#ids.get(n);
     if (n === undefined || (w < 0 && id && name && other && other !== id)) {
-      n = n === undefined && !this.ids.has(at) ? at : this.top + 1;
-      this.at.set(at, n);
-      this.ids.set(n, '');
+      n = n === undefined && !this.#ids.has(at) ? at : this.#top + 1;
+      this.#at.set(at, n);
+      this.#ids.set(n, '');
     }
-    if (id && !this.ids.get(n)) this.ids.set(n, id);
-    if (n > this.top) this.top = n;
+    if (id && !this.#ids.get(n)) this.#ids.set(n, id);
+    if (n > this.#top) this.#top = n;
     return n;
   }
 
@@ -274,17 +280,17 @@ class OpenAIStream implements StreamDecoder {
    * The reply's parts, once they are whole: its reasoning as one part, then each call's extra
    * content and the message's; with the finish, or [DONE] when no finish came.
    */
-  private withReasoning(d: StreamDelta): StreamDelta {
-    const { origin } = this;
-    if (origin === undefined || this.kept) return d;
-    const parts: (ReasoningPart | null)[] = this.field ? [textPart(this.field, this.text, origin)] : [];
+  #withReasoning(d: StreamDelta): StreamDelta {
+    const origin = this.#origin;
+    if (origin === undefined || this.#kept) return d;
+    const parts: (ReasoningPart | null)[] = this.#field ? [textPart(this.#field, this.#text, origin)] : [];
     // A call's place among the reply's calls: the stream assembler orders them by index.
-    const order = [...this.ids.keys()].sort((a, b) => a - b);
-    for (const [n, v] of [...this.extras].sort((a, b) => a[0] - b[0])) parts.push(extraPart(v, origin, order.indexOf(n)));
-    parts.push(extraPart(this.extra, origin));
+    const order = [...this.#ids.keys()].sort((a, b) => a - b);
+    for (const [n, v] of [...this.#extras].sort((a, b) => a[0] - b[0])) parts.push(extraPart(v, origin, order.indexOf(n)));
+    parts.push(extraPart(this.#extra, origin));
     const kept = parts.filter((p) => p !== null);
     if (kept.length) {
-      this.kept = true;
+      this.#kept = true;
       d.reasoningParts = kept;
     }
     return d;

@@ -201,14 +201,14 @@ export function parseResponsesReply(body: string): ParsedReply {
  * whether a reasoning item arrived complete (response.output_item.done).
  */
 export class ResponsesStreamDecoder implements StreamDecoder {
-  private readonly calls = new Set<number>();
-  private readonly argsSent = new Set<number>();
-  private reasoningDone = false;
+  readonly #calls = new Set<number>();
+  readonly #argsSent = new Set<number>();
+  #reasoningDone = false;
 
   /** Function calls among the output items before `index`. */
-  private callsBefore(index: number): number {
+  #callsBefore(index: number): number {
     let n = 0;
-    for (const i of this.calls) if (i < index) n++;
+    for (const i of this.#calls) if (i < index) n++;
     return n;
   }
 
@@ -233,41 +233,41 @@ export class ResponsesStreamDecoder implements StreamDecoder {
         const item = o.item;
         // A reasoning item is whole only when done (added has no summary or encrypted content yet).
         if (isObj(item) && item.type === 'reasoning' && type === 'response.output_item.done') {
-          this.reasoningDone = true;
-          const part = reasoningPart(item, this.callsBefore(index));
+          this.#reasoningDone = true;
+          const part = reasoningPart(item, this.#callsBefore(index));
           return part ? { reasoningParts: [part] } : null;
         }
         if (!isObj(item) || item.type !== 'function_call') return null;
         const call: { index: number; id?: string; name?: string; args?: string } = { index };
-        const known = this.calls.has(index);
-        this.calls.add(index);
+        const known = this.#calls.has(index);
+        this.#calls.add(index);
         if (!known) {
           const id = callId(item);
           if (id !== null) call.id = id;
           if (typeof item.name === 'string') call.name = item.name;
         }
         // Arguments normally arrive as deltas; take them whole only if none were streamed.
-        if (!this.argsSent.has(index) && typeof item.arguments === 'string' && item.arguments !== '') {
+        if (!this.#argsSent.has(index) && typeof item.arguments === 'string' && item.arguments !== '') {
           call.args = item.arguments;
-          this.argsSent.add(index);
+          this.#argsSent.add(index);
         }
         return call.id !== undefined || call.name !== undefined || call.args !== undefined ? { toolCalls: [call] } : null;
       }
       case 'response.function_call_arguments.delta':
         if (!delta) return null;
-        this.argsSent.add(index);
+        this.#argsSent.add(index);
         return { toolCalls: [{ index, args: delta }] };
       case 'response.function_call_arguments.done':
-        if (this.argsSent.has(index) || typeof o.arguments !== 'string' || o.arguments === '') return null;
-        this.argsSent.add(index);
+        if (this.#argsSent.has(index) || typeof o.arguments !== 'string' || o.arguments === '') return null;
+        this.#argsSent.add(index);
         return { toolCalls: [{ index, args: o.arguments }] };
       case 'response.completed': {
         const resp = isObj(o.response) ? o.response : {};
         const hasCall =
-          this.calls.size > 0 || (Array.isArray(resp.output) && resp.output.some((i: unknown) => isObj(i) && i.type === 'function_call'));
-        const d = this.end(hasCall ? 'tool_calls' : 'stop', resp.usage);
+          this.#calls.size > 0 || (Array.isArray(resp.output) && resp.output.some((i: unknown) => isObj(i) && i.type === 'function_call'));
+        const d = this.#end(hasCall ? 'tool_calls' : 'stop', resp.usage);
         // A server that streamed no output_item.done for its reasoning still lists it here.
-        if (!this.reasoningDone && Array.isArray(resp.output)) {
+        if (!this.#reasoningDone && Array.isArray(resp.output)) {
           const parts = reasoningOf(resp.output);
           if (parts.length) d.reasoningParts = parts;
         }
@@ -275,7 +275,7 @@ export class ResponsesStreamDecoder implements StreamDecoder {
       }
       case 'response.incomplete': {
         const resp = isObj(o.response) ? o.response : {};
-        return this.end(incompleteFinish(resp), resp.usage);
+        return this.#end(incompleteFinish(resp), resp.usage);
       }
       case 'response.failed': {
         const resp = isObj(o.response) ? o.response : {};
@@ -288,7 +288,7 @@ export class ResponsesStreamDecoder implements StreamDecoder {
     }
   }
 
-  private end(finishReason: FinishReason, usage: unknown): StreamDelta {
+  #end(finishReason: FinishReason, usage: unknown): StreamDelta {
     const d: StreamDelta = { finishReason, done: true };
     const u = toUsage(usage);
     if (u) d.usage = u;
