@@ -144,6 +144,8 @@ export interface Connection {
   toolsUnsupported: boolean;
   /** The server refused chat parts sent back: none is kept from its replies for as long as this connection lasts. */
   reasoningRefused: boolean;
+  /** The server wanted chat parts back with other models' tool rounds: those go as text for as long as this connection lasts. */
+  foreignRoundsAsText: boolean;
   /** Context size the server told (llama.cpp /props), 0 = unknown. */
   ctxLearned: number;
   /** The server has answered something (a probe or a model request). */
@@ -162,6 +164,7 @@ export function connect(cfg: AgentConfig, now: () => number, dialects: readonly 
     limiter: requestLimiter(cfg, now),
     toolsUnsupported: false,
     reasoningRefused: false,
+    foreignRoundsAsText: false,
     ctxLearned: 0,
     reached: false,
   };

@@ -15,7 +15,7 @@ import { matchesAny } from './fnmatch.js';
 import { supersede } from './history.js';
 import type { Host } from './host.js';
 import { requestReply, type LlmFailure, type LlmResult } from './llm-call.js';
-import { dropReasoning } from './reasoning.js';
+import { dropReasoning, foreignness } from './reasoning.js';
 import type { TokenBucket } from './ratelimit.js';
 import { ToolBatch } from './tool-batch.js';
 import type { ToolRegistry } from './tool-registry.js';
@@ -157,6 +157,7 @@ async function modelReply(ctx: TurnContext, emit: Emit, signal: AbortSignal): Pr
       maxTokens: cfg.maxTokens ?? DEFAULT_MAX_TOKENS,
       reasoningEffort: cfg.reasoningEffort,
       origin: conn.target.origin,
+      foreignRoundsAsText: conn.foreignRoundsAsText,
     });
     if (conn.limiter) {
       const cost = Math.max(1, Math.floor((typeof body === 'string' ? body.length : body.byteLength) / 4));
@@ -197,7 +198,7 @@ async function modelReply(ctx: TurnContext, emit: Emit, signal: AbortSignal): Pr
       signal,
     );
     if (r.ok || r.failure.status !== undefined) conn.reached = true;
-    if (!r.ok && dropRefusedReasoning(ctx, r.failure)) continue;
+    if (!r.ok && (dropRefusedReasoning(ctx, r.failure) || foreignRoundsAsText(ctx, r.failure))) continue;
     if (r.ok || conn.toolsUnsupported || !adapter.refusesTools(r.failure.status ?? 0, r.failure.body ?? '')) return r;
     conn.toolsUnsupported = true;
     emit({ type: 'notice', text: TOOLS_UNSUPPORTED_NOTICE });
@@ -221,6 +222,24 @@ function dropRefusedReasoning(ctx: TurnContext, f: LlmFailure): boolean {
     ctx.host.log?.(`the server refused the reasoning sent back (${f.message}); sending the request again without it (${n} dropped)`);
   }
   return n > 0;
+}
+
+/**
+ * When the server wants chat parts back with tool calls that have none (rounds another model
+ * made): send those rounds as text from now on, on this connection (foreign-rounds.ts). Once; and
+ * only when the request had such a round, or the same request would go again.
+ */
+function foreignRoundsAsText(ctx: TurnContext, f: LlmFailure): boolean {
+  const { conn } = ctx;
+  if (conn.foreignRoundsAsText || !conn.adapter.wantsPartsBack?.(f.status ?? 0, f.body ?? '')) return false;
+  const foreign = ctx.history.some(
+    (m) => m.role === 'assistant' && m.toolCalls?.length && !m.reasoning?.some((p) => !foreignness(conn.target, p)),
+  );
+  if (foreign) {
+    conn.foreignRoundsAsText = true;
+    ctx.host.log?.(`the server wants reasoning back with tool calls another model made (${f.message}); sending those rounds as text`);
+  }
+  return foreign;
 }
 
 /**

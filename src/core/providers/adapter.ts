@@ -29,6 +29,8 @@ export interface BuildRequestOptions {
    * content go back only where they came from. Absent: none goes back.
    */
   origin?: string;
+  /** Write the tool rounds that carry nothing back to `origin` as text (foreign-rounds.ts). */
+  foreignRoundsAsText?: boolean;
 }
 
 /** A normalised complete (non-streamed) reply. */
@@ -95,6 +97,11 @@ export interface ProviderAdapter {
    * text, extra content; the agent then drops them and retries without). Absent: never.
    */
   refusesReasoning?(status: number, body: string): boolean;
+  /**
+   * Whether a failed request's answer wants chat parts back with tool calls that have none (the
+   * agent then sends those rounds as text, foreign-rounds.ts). Absent: never.
+   */
+  wantsPartsBack?(status: number, body: string): boolean;
 }
 
 export function mapFinishReason(s: unknown): FinishReason | null {

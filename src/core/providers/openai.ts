@@ -17,7 +17,9 @@
 // Requests anywhere else carry neither: servers refuse fields they do not know (Groq takes
 // `reasoning` but refuses `reasoning_content`, api.openai.com refuses both). A 400 naming one of
 // the three fields as unsupported is recognised (refusesReasoning), so the agent can drop the
-// parts and send the request again without them.
+// parts and send the request again without them. The opposite answer, a 400 asking for them
+// with a call that has none to send (another model's, wantsPartsBack), gets the request again
+// with such rounds written as text (foreign-rounds.ts).
 //
 // Gemini streams each call whole, in a delta of its own, without `index`: a fragment without
 // `index` that names a function under another id than the call before it at its place begins a
@@ -45,6 +47,7 @@ import {
   total,
   validJsonOr,
 } from './util.js';
+import { foreignRoundsAsText } from './foreign-rounds.js';
 import { pairToolCalls, type PairingPolicy } from './pairing.js';
 import { parametersWireJson } from './tool-schema.js';
 
@@ -343,11 +346,10 @@ const chatCompletions: Omit<ProviderAdapter, 'kind'> = {
   endpointPath: 'chat/completions',
 
   buildRequest(o: BuildRequestOptions): string {
-    // A well-paired history comes back as the same message objects, so the cache above serves it.
     const origin = o.origin;
     return (
       head(o) +
-      pairToolCalls(o.messages, openaiPairing)
+      wireMessages(o)
         .map((m) => wireStrings.get(m, origin))
         .join(',') +
       tail(o)
@@ -355,7 +357,7 @@ const chatCompletions: Omit<ProviderAdapter, 'kind'> = {
   },
 
   buildRequestBytes(o: BuildRequestOptions): Uint8Array {
-    const msgs = pairToolCalls(o.messages, openaiPairing);
+    const msgs = wireMessages(o);
     const parts: Uint8Array[] = [enc.encode(head(o))];
     msgs.forEach((m, i) => {
       if (i) parts.push(COMMA);
@@ -412,7 +414,24 @@ const chatCompletions: Omit<ProviderAdapter, 'kind'> = {
   errorMessage: openaiErrorMessage,
   refusesTools: saysToolsUnsupported,
   refusesReasoning: (status, body) => status === 400 && refusesReasoningField(openaiErrorMessage(body) ?? body),
+  wantsPartsBack: (status, body) => status === 400 && wantsPartsBack(openaiErrorMessage(body) ?? body),
 };
+
+/** The messages as sent. A well-paired history comes back as the same message objects, so the caches above serve it. */
+function wireMessages(o: BuildRequestOptions): readonly Message[] {
+  const msgs = pairToolCalls(o.messages, openaiPairing);
+  return o.foreignRoundsAsText ? foreignRoundsAsText(msgs, (m) => carries(m, o.origin)) : msgs;
+}
+
+/**
+ * Whether an error asks for chat parts back with a tool call: DeepSeek's "The `reasoning_content`
+ * in the thinking mode must be passed back to the API." and "Missing `reasoning_content` field in
+ * the assistant message at message index 2", Gemini's "Function call is missing a
+ * thought_signature in functionCall parts".
+ */
+export function wantsPartsBack(message: string): boolean {
+  return /reasoning_content\W[^.]*must be passed back|missing\W+reasoning_content|missing a thought_signature/i.test(message);
+}
 
 /**
  * Whether an error names a field of the chat parts (reasoning_content, reasoning, extra_content)
