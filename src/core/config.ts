@@ -2,7 +2,7 @@
 // the request and tool limiters, and the compaction threshold.
 
 import { ClmError } from './errors.js';
-import type { ProviderAdapter } from './providers/adapter.js';
+import type { PartsState, ProviderAdapter } from './providers/adapter.js';
 import { dialectFor } from './providers/dialects.js';
 import { TokenBucket } from './ratelimit.js';
 import { isReasoningEffort, REASONING_EFFORTS, reasoningOrigin, type ReasoningTarget } from './reasoning.js';
@@ -132,7 +132,7 @@ export function overCompactionThreshold(used: number, max: number, autocompactPc
 }
 
 /** One connection: its configuration, wire adapter and request limiter, and what was learned on it. */
-export interface Connection {
+export interface Connection extends PartsState {
   readonly cfg: AgentConfig;
   readonly adapter: ProviderAdapter;
   /** The wire model id. */
@@ -142,10 +142,6 @@ export interface Connection {
   readonly limiter: TokenBucket | null;
   /** The model refused tools: requests go without them for as long as this connection lasts. */
   toolsUnsupported: boolean;
-  /** The server refused chat parts sent back: none is kept from its replies for as long as this connection lasts. */
-  reasoningRefused: boolean;
-  /** The server wanted chat parts back with other models' tool rounds: those go as text for as long as this connection lasts. */
-  foreignRoundsAsText: boolean;
   /** Context size the server told (llama.cpp /props), 0 = unknown. */
   ctxLearned: number;
   /** The server has answered something (a probe or a model request). */

@@ -14,8 +14,7 @@ import type { AgentEvent, TurnOrigin } from './events.js';
 import { matchesAny } from './fnmatch.js';
 import { supersede } from './history.js';
 import type { Host } from './host.js';
-import { requestReply, type LlmFailure, type LlmResult } from './llm-call.js';
-import { dropReasoning, foreignness } from './reasoning.js';
+import { requestReply, type LlmResult } from './llm-call.js';
 import type { TokenBucket } from './ratelimit.js';
 import { ToolBatch } from './tool-batch.js';
 import type { ToolRegistry } from './tool-registry.js';
@@ -198,48 +197,18 @@ async function modelReply(ctx: TurnContext, emit: Emit, signal: AbortSignal): Pr
       signal,
     );
     if (r.ok || r.failure.status !== undefined) conn.reached = true;
-    if (!r.ok && (dropRefusedReasoning(ctx, r.failure) || foreignRoundsAsText(ctx, r.failure))) continue;
+    if (!r.ok) {
+      const f = r.failure;
+      const changed = adapter.resend?.(f.status ?? 0, f.body ?? '', f.message, ctx.history, conn.target, conn);
+      if (changed) {
+        host.log?.(changed);
+        continue;
+      }
+    }
     if (r.ok || conn.toolsUnsupported || !adapter.refusesTools(r.failure.status ?? 0, r.failure.body ?? '')) return r;
     conn.toolsUnsupported = true;
     emit({ type: 'notice', text: TOOLS_UNSUPPORTED_NOTICE });
   }
-}
-
-/**
- * When the request carried chat parts back (reasoning text, extra content) and the server refused
- * one of their fields: drop them all from the history (and keep none from this connection's
- * replies, see requestTarget), so the request can go again without them, once per connection.
- * All of them: a server that refuses one field it sent is not one that needs the others back.
- * Whether it did.
- */
-function dropRefusedReasoning(ctx: TurnContext, f: LlmFailure): boolean {
-  const { conn } = ctx;
-  if (conn.reasoningRefused || !conn.adapter.refusesReasoning?.(f.status ?? 0, f.body ?? '')) return false;
-  const { origin } = conn.target;
-  const n = dropReasoning(ctx.history, (p) => p.dialect === 'openai' && p.origin === origin);
-  if (n) {
-    conn.reasoningRefused = true;
-    ctx.host.log?.(`the server refused the reasoning sent back (${f.message}); sending the request again without it (${n} dropped)`);
-  }
-  return n > 0;
-}
-
-/**
- * When the server wants chat parts back with tool calls that have none (rounds another model
- * made): send those rounds as text from now on, on this connection (foreign-rounds.ts). Once; and
- * only when the request had such a round, or the same request would go again.
- */
-function foreignRoundsAsText(ctx: TurnContext, f: LlmFailure): boolean {
-  const { conn } = ctx;
-  if (conn.foreignRoundsAsText || !conn.adapter.wantsPartsBack?.(f.status ?? 0, f.body ?? '')) return false;
-  const foreign = ctx.history.some(
-    (m) => m.role === 'assistant' && m.toolCalls?.length && !m.reasoning?.some((p) => !foreignness(conn.target, p)),
-  );
-  if (foreign) {
-    conn.foreignRoundsAsText = true;
-    ctx.host.log?.(`the server wants reasoning back with tool calls another model made (${f.message}); sending those rounds as text`);
-  }
-  return foreign;
 }
 
 /**

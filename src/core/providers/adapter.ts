@@ -1,6 +1,7 @@
 // The interface every wire dialect implements. A provider adapter is the only place that knows
 // its wire format: the agent speaks the canonical message model and these shapes.
 
+import type { ReasoningTarget } from '../reasoning.js';
 import type { FinishReason, Message, ProviderKind, ReasoningEffort, ReasoningPart, ToolCall, Usage } from '../types.js';
 
 /** A tool as advertised to the model (already filtered for hidden tools). */
@@ -93,15 +94,19 @@ export interface ProviderAdapter {
   /** Whether a failed request's answer says the model takes no tools (the agent then retries without them). */
   refusesTools(status: number, body: string): boolean;
   /**
-   * Whether a failed request's answer refuses what it carried back of the chat parts (reasoning
-   * text, extra content; the agent then drops them and retries without). Absent: never.
+   * A failed request that can go again changed (the chat dialect: chat-parts-answers.ts): the
+   * history and `state` changed for it, and the log line that says so; null: give up. `message`
+   * is the failure as reported. Absent: never.
    */
-  refusesReasoning?(status: number, body: string): boolean;
-  /**
-   * Whether a failed request's answer wants chat parts back with tool calls that have none (the
-   * agent then sends those rounds as text, foreign-rounds.ts). Absent: never.
-   */
-  wantsPartsBack?(status: number, body: string): boolean;
+  resend?(status: number, body: string, message: string, history: Message[], target: ReasoningTarget, state: PartsState): string | null;
+}
+
+/** What a connection learned of its server's answers about the chat parts sent back (chat-parts-answers.ts). */
+export interface PartsState {
+  /** The server refused chat parts sent back: none is kept from its replies for as long as the connection lasts. */
+  reasoningRefused: boolean;
+  /** The server wanted chat parts back with other models' tool rounds: those go as text for as long as the connection lasts. */
+  foreignRoundsAsText: boolean;
 }
 
 export function mapFinishReason(s: unknown): FinishReason | null {

@@ -16,10 +16,10 @@
 //
 // Requests anywhere else carry neither: servers refuse fields they do not know (Groq takes
 // `reasoning` but refuses `reasoning_content`, api.openai.com refuses both). A 400 naming one of
-// the three fields as unsupported is recognised (refusesReasoning), so the agent can drop the
-// parts and send the request again without them. The opposite answer, a 400 asking for them
-// with a call that has none to send (another model's, wantsPartsBack), gets the request again
-// with such rounds written as text (foreign-rounds.ts).
+// the three fields as unsupported is recognised, so the agent can drop the
+// parts and send the request again without them; the opposite answer, a 400 asking for them with
+// a call that has none to send (another model's), gets the request again with such rounds written
+// as text (chat-parts-answers.ts).
 //
 // Gemini streams each call whole, in a delta of its own, without `index`: a fragment without
 // `index` that names a function under another id than the call before it at its place begins a
@@ -47,6 +47,7 @@ import {
   total,
   validJsonOr,
 } from './util.js';
+import { resendChatParts } from './chat-parts-answers.js';
 import { foreignRoundsAsText } from './foreign-rounds.js';
 import { pairToolCalls, type PairingPolicy } from './pairing.js';
 import { parametersWireJson } from './tool-schema.js';
@@ -413,39 +414,13 @@ const chatCompletions: Omit<ProviderAdapter, 'kind'> = {
   newStreamDecoder: (origin?: string) => new OpenAIStream(origin),
   errorMessage: openaiErrorMessage,
   refusesTools: saysToolsUnsupported,
-  refusesReasoning: (status, body) => status === 400 && refusesReasoningField(openaiErrorMessage(body) ?? body),
-  wantsPartsBack: (status, body) => status === 400 && wantsPartsBack(openaiErrorMessage(body) ?? body),
+  resend: (status, body, ...rest) => resendChatParts(status, openaiErrorMessage(body) ?? body, ...rest),
 };
 
 /** The messages as sent. A well-paired history comes back as the same message objects, so the caches above serve it. */
 function wireMessages(o: BuildRequestOptions): readonly Message[] {
   const msgs = pairToolCalls(o.messages, openaiPairing);
   return o.foreignRoundsAsText ? foreignRoundsAsText(msgs, (m) => carries(m, o.origin)) : msgs;
-}
-
-/**
- * Whether an error asks for chat parts back with a tool call: DeepSeek's "The `reasoning_content`
- * in the thinking mode must be passed back to the API." and "Missing `reasoning_content` field in
- * the assistant message at message index 2", Gemini's "Function call is missing a
- * thought_signature in functionCall parts".
- */
-export function wantsPartsBack(message: string): boolean {
-  return /reasoning_content\W[^.]*must be passed back|missing\W+reasoning_content|missing a thought_signature/i.test(message);
-}
-
-/**
- * Whether an error names a field of the chat parts (reasoning_content, reasoning, extra_content)
- * as one the server does not take: Groq's "property 'reasoning_content' is unsupported" and
- * "reasoning is not supported with this model", OpenAI's "Additional properties are not allowed
- * ('reasoning_content' was unexpected)", Google's "Unknown name "extra_content"".
- * DeepSeek's "reasoning_content ... must be passed back" asks for the opposite and is not one,
- * nor is Gemini's "Function call is missing a thought_signature".
- */
-export function refusesReasoningField(message: string): boolean {
-  return (
-    /\b(reasoning(_content)?|extra_content)\b/.test(message) &&
-    /\b(unsupported|not supported|unexpected|not allowed|not permitted|unrecognized|unknown)\b/i.test(message)
-  );
 }
 
 function chatAdapter(kind: 'openai' | 'ollama'): ProviderAdapter {

@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { createAgent, type Agent } from '../../../src/core/agent.js';
 import type { AgentConfig, Message } from '../../../src/index.js';
 import { foreignRoundsAsText } from '../../../src/core/providers/foreign-rounds.js';
-import { openaiAdapter, wantsPartsBack } from '../../../src/core/providers/openai.js';
+import { openaiAdapter } from '../../../src/core/providers/openai.js';
+import { wantsPartsBack } from '../../../src/core/providers/chat-parts-answers.js';
 import type { RecordedRequest, Reply } from '../../fixtures/mock-llm.js';
 import * as O from '../../fixtures/openai-replies.js';
 import { echoTool, nodeAgentSuite } from '../../fixtures/node-agent-suite.js';
@@ -163,18 +164,19 @@ test('wantsPartsBack: the servers’ demands, not their refusals', () => {
     'model not found',
   ])
     assert.ok(!wantsPartsBack(m), m);
-  assert.ok(
-    openaiAdapter.wantsPartsBack!(
-      400,
-      JSON.stringify({ error: { message: 'The reasoning_content in the thinking mode must be passed back to the API.' } }),
-    ),
-  );
-  assert.ok(
-    !openaiAdapter.wantsPartsBack!(
-      500,
-      JSON.stringify({ error: { message: 'The reasoning_content in the thinking mode must be passed back to the API.' } }),
-    ),
-  );
+  // Through the adapter: only a 400, only with a round another model made, once per connection.
+  const body = JSON.stringify({ error: { message: 'The reasoning_content in the thinking mode must be passed back to the API.' } });
+  const target = { kind: 'openai' as const, origin: 'deepseek-v4-pro@u' };
+  const history: Message[] = [
+    { role: 'assistant', content: null, toolCalls: [{ id: '1', name: 'echo', args: '{}' }] },
+    { role: 'tool', content: 'x', toolCallId: '1', toolName: 'echo' },
+  ];
+  const state = { reasoningRefused: false, foreignRoundsAsText: false };
+  assert.equal(openaiAdapter.resend!(500, body, 'HTTP 500', history, target, state), null);
+  assert.equal(openaiAdapter.resend!(400, body, 'HTTP 400', history.slice(1), target, state), null, 'no call without parts');
+  assert.match(openaiAdapter.resend!(400, body, 'HTTP 400', history, target, state) ?? '', /^the server wants reasoning back/);
+  assert.deepEqual(state, { reasoningRefused: false, foreignRoundsAsText: true });
+  assert.equal(openaiAdapter.resend!(400, body, 'HTTP 400', history, target, state), null, 'once');
 });
 
 test('foreignRoundsAsText: the same array when every round is kept; a written round is the same objects every time, so its bytes are reused', () => {

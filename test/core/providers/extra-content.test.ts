@@ -7,7 +7,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openaiAdapter, openaiErrorMessage, refusesReasoningField } from '../../../src/core/providers/openai.js';
+import { openaiAdapter, openaiErrorMessage } from '../../../src/core/providers/openai.js';
+import { refusesReasoningField } from '../../../src/core/providers/chat-parts-answers.js';
 import { messageToJson, parseMessageJson, validNonSystemCopies } from '../../../src/core/message-json.js';
 import { mapReasoningText, reasoningText } from '../../../src/core/reasoning.js';
 import { ClmError } from '../../../src/core/errors.js';
@@ -358,6 +359,12 @@ test('a refusal of extra_content is recognised; Gemini asking for the signature 
   assert.ok(!refusesReasoningField(missing));
   const geminiBody = JSON.stringify([{ error: { code: 400, message: missing, status: 'INVALID_ARGUMENT' } }]);
   assert.equal(openaiErrorMessage(geminiBody), missing);
-  assert.ok(!openaiAdapter.refusesReasoning!(400, geminiBody));
+  const state = { reasoningRefused: false, foreignRoundsAsText: false };
+  assert.equal(
+    openaiAdapter.resend!(400, geminiBody, 'HTTP 400', [], { kind: 'openai', origin: 'm@u' }, state),
+    null,
+    'nothing to drop or write',
+  );
+  assert.deepEqual(state, { reasoningRefused: false, foreignRoundsAsText: false });
   assert.equal(openaiErrorMessage(JSON.stringify({ error: { message: 'plain' } })), 'plain');
 });

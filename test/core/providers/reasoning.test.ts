@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { anthropicAdapter, AnthropicStreamDecoder, THINKING_BUDGET } from '../../../src/core/providers/anthropic.js';
 import { responsesAdapter, ResponsesStreamDecoder } from '../../../src/core/providers/responses.js';
-import { ollamaAdapter, openaiAdapter, refusesReasoningField } from '../../../src/core/providers/openai.js';
+import { ollamaAdapter, openaiAdapter } from '../../../src/core/providers/openai.js';
+import { refusesReasoningField } from '../../../src/core/providers/chat-parts-answers.js';
 import { messageToJson, parseMessageJson, validNonSystemCopies } from '../../../src/core/message-json.js';
 import {
   dropForeignReasoning,
@@ -362,8 +363,24 @@ test('openai chat: an error that names a reasoning field as unsupported is a ref
   ];
   for (const m of not) assert.ok(!refusesReasoningField(m), m);
   const body = JSON.stringify({ error: { message: refused[0], type: 'invalid_request_error' } });
-  assert.ok(openaiAdapter.refusesReasoning!(400, body));
-  assert.ok(!openaiAdapter.refusesReasoning!(500, body), 'only a 400');
+  const history = (): Message[] => [
+    {
+      role: 'assistant',
+      content: 'a',
+      reasoning: [{ dialect: 'openai', type: 'reasoning_text', field: 'reasoning_content', text: 't', origin: ORIGIN }],
+    },
+  ];
+  const state = () => ({ reasoningRefused: false, foreignRoundsAsText: false });
+  const target = { kind: 'openai' as const, origin: ORIGIN };
+  const h = history(),
+    st = state();
+  assert.match(
+    openaiAdapter.resend!(400, body, 'HTTP 400: x', h, target, st) ?? '',
+    /^the server refused the reasoning sent back \(HTTP 400: x\); .*\(1 dropped\)$/,
+  );
+  assert.deepEqual([h[0]!.role === 'assistant' && h[0]!.reasoning, st.reasoningRefused], [undefined, true]);
+  assert.equal(openaiAdapter.resend!(400, body, 'HTTP 400: x', history(), target, st), null, 'once per connection');
+  assert.equal(openaiAdapter.resend!(500, body, 'HTTP 500: x', history(), target, state()), null, 'only a 400');
 });
 
 test('which requests take a part: its dialect; chat reasoning text only its own server and model', () => {
