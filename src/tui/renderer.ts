@@ -663,12 +663,16 @@ export class Renderer {
       let ink = 0,
         k = 0,
         blank = 0;
+      let lastInk = footStart - 1;
+      while (lastInk >= 0 && countInk([parseRow(doc[lastInk]!, W)]) === 0) lastInk--;
       while (k < footStart) {
         const n = countInk([parseRow(doc[k]!, W)]);
         if (ink + n > this.pendingSkipInk) break;
         // Blank lines after all the frozen ink: only as many as frozen rows show are behind them
-        // (the others are live, and may fill as the stream goes on).
-        if (n === 0 && ink === this.pendingSkipInk && blank++ === this.frozenBlank) break;
+        // (the others are live, and may fill as the stream goes on), and none at the end of the
+        // transcript: those are where the stream goes on (the line being written), and a frozen
+        // row hiding one would hide what fills it. Drawn again, such a line costs a blank row.
+        if (n === 0 && ink === this.pendingSkipInk && (k > lastInk || blank++ === this.frozenBlank)) break;
         ink += n;
         k++;
       }
@@ -916,8 +920,12 @@ export class Renderer {
         tops[curRow] = cr - (rewrap ? Math.floor(curCol / W1) : 0);
         for (let i = curRow - 1; i >= 0; i--) tops[i] = tops[i + 1]! - height(rows[i]!);
         for (let i = curRow + 1; i <= rows.length; i++) tops[i] = tops[i - 1]! + height(rows[i - 1] ?? EMPTY_ROW);
+        // Rows gone off the top are frozen: the terminal owns them. Only transcript rows: footer
+        // rows the terminal pushed into its scrollback (a padded status bar rewrapped into several
+        // rows) are no part of the transcript, and their rest on screen is cleared like the others.
         let f = this.frozen;
-        while (f < rows.length && tops[f]! < 0) f++;
+        const docEnd = Math.min(rows.length, Math.max(this.frozen, this.footerStart));
+        while (f < docEnd && tops[f]! < 0) f++;
         const y0 = rows.length === 0 ? cr : Math.max(0, Math.min(H1 - 1, tops[f]!));
         this.width = W1;
         this.height = H1;

@@ -614,6 +614,42 @@ test('inline: a blank line below a line gone into the scrollback at a resize sta
   r.stop();
 });
 
+/** Inline on 100×30, a reply of `L000 x`, blank, `L001 x`, … streamed; then the terminal shrinks to 20×5. */
+async function shrinkWhileStreaming(o: { duringResize: boolean }) {
+  const vt = new VirtualTerminal(100, 30, { lineFeedReturns: true });
+  const r = new Renderer(vt, { mode: 'inline' });
+  r.setFooter([new Footer()]); // the status bar padded to the width: five rows at 20 columns
+  await r.start();
+  const reply = new Text('');
+  r.transcript.add(reply);
+  const push = (from: number, to: number) => {
+    for (let i = from; i < to; i++) {
+      reply.text += `${tagOf(i)} x\n\n`;
+      r.transcript.changed(reply);
+      r.renderNow();
+    }
+  };
+  push(0, 40);
+  await vt.flush();
+  vt.resize(20, 5);
+  if (o.duringResize) push(40, 45);
+  await resized(r);
+  await vt.flush();
+  push(o.duringResize ? 45 : 40, 80);
+  await vt.flush();
+  assertEachOnce(vt, 80);
+  assert.deepEqual(vt.viewport().slice(-2), [' clm [mock] idle', '>']);
+  r.stop();
+}
+
+test('inline: a status bar the terminal rewraps into the scrollback at a shrink is not taken for transcript rows', async () => {
+  await shrinkWhileStreaming({ duringResize: true });
+});
+
+test('inline: the blank line a reply streams into, pushed into the scrollback by a shrink, stays live', async () => {
+  await shrinkWhileStreaming({ duringResize: false });
+});
+
 test('inline: a terminal that answers the cursor query late (400 ms) after a resize loses and doubles nothing', async () => {
   const { vt, r } = await setup('inline', 60, 16);
   vt.answerDelayMs = 400; // fast at the start, slow later
