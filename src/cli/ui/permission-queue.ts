@@ -17,6 +17,13 @@ import { argsSummary, QUESTION } from '../permission-prompt.js';
 import { headLines } from './head-lines.js';
 import { THEME } from './theme.js';
 
+/**
+ * Keys less than this apart are one run of typing. A question is answered only by a run that
+ * began after it showed: typing a prompt for later as a question appears would otherwise answer
+ * it (`hello again`: (a) always at its seventh key).
+ */
+export const TYPING_GAP_MS = 500;
+
 const ANSWERS: Record<string, [PermissionDecision, string]> = {
   y: ['allow_once', '-> allowed'],
   n: ['deny_once', '-> denied'],
@@ -52,6 +59,9 @@ export class PermissionQueue implements Component {
     return this.queue.length;
   }
 
+  /** When the questions now on screen began to show (performance.now()); a queue answered one by one keeps it. */
+  shownAt = Infinity;
+
   /** The agent's onPermission. */
   request(req: PermissionRequest): void {
     const known = this.remembered.get(req.name);
@@ -60,6 +70,7 @@ export class PermissionQueue implements Component {
       return;
     }
     if (req.signal.aborted) return;
+    if (!this.queue.length) this.shownAt = performance.now();
     this.queue.push(req);
     req.signal.addEventListener('abort', () => this.withdraw(req), { once: true });
     this.io.changed();
