@@ -9,6 +9,7 @@
 // every later one; Esc denies the current and every queued request and cancels the turn. A
 // request the agent withdraws (the turn was cancelled or ended) leaves the queue by itself.
 
+import { forTerminal } from '../../core/terminal-text.js';
 import type { PermissionDecision, PermissionRequest } from '../../core/types.js';
 import { paint } from '../../tui/style.js';
 import type { Component } from '../../tui/transcript.js';
@@ -91,7 +92,9 @@ export class PermissionQueue implements Component {
   }
 
   private question(req: PermissionRequest): string {
-    const args = this.io.mask(argsSummary(req.args));
+    // Bidi controls shown by their code: invisible, or turning text around, they would make the
+    // command allowed differ from the one read.
+    const args = this.io.mask(forTerminal(argsSummary(req.args)));
     return `allow tool ${req.name}${args ? `: ${args}` : ''}`;
   }
 

@@ -1,7 +1,8 @@
-// A permission question that shows up while the person is typing (a prompt for later, while the
-// turn runs) is not answered by the keys of that typing: "hello again" would otherwise answer
-// (a) always at its seventh key. What is typed goes on into the input box; the question takes
-// keys once the typing has paused.
+// The permission question of the interactive UI. One that shows up while the person is typing (a
+// prompt for later, while the turn runs) is not answered by the keys of that typing: "hello
+// again" would otherwise answer (a) always at its seventh key. What is typed goes on into the
+// input box; the question takes keys once the typing has paused. And what it asks about is shown
+// whole: characters that reorder or hide text are shown by their code.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -47,3 +48,15 @@ for (const mode of ['fullscreen', 'inline'] as const) {
     assert.match(tool.content, /denied by user/);
   });
 }
+
+test('the question shows bidi controls in the arguments by their code: what is allowed is what is seen', async (t) => {
+  const s = await ui.open(t);
+  // U+202E turns the rest of the line around where bidi is drawn, and is invisible where it is not.
+  mock.push(oa.toolCall('shell_exec', { command: 'cat notes\u202etxt.sh\u2066 x' }), oa.text('denied then'));
+  s.type('go\r');
+  await s.waitFor('allow tool shell_exec', 'the question');
+  assert.ok(s.text().includes('allow tool shell_exec: cat notes<U+202E>txt.sh<U+2066> x'), s.text());
+  await sleep(TYPING_GAP_MS + 100);
+  s.type('n');
+  await s.waitFor('denied then');
+});
