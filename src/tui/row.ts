@@ -4,7 +4,7 @@
 
 import { CURSOR_MARKER, hyperlinkUrl, scanEscape } from './escapes.js';
 import { wireTransition } from './spans.js';
-import { applySgr, DEFAULT_STYLE, type Style, withLink } from './style.js';
+import { applySgr, DEFAULT_STYLE, type Style, withLink, withoutColor } from './style.js';
 import { TAB_WIDTH } from './wrap.js';
 import { graphemeWidth, isPrintableAscii, segmentGraphemes } from './width.js';
 
@@ -92,6 +92,18 @@ export function parseRow(line: string, width: number): Row {
   cells.length = ink;
   styles.length = ink;
   return { cells, styles, cursor, inkWidth: ink };
+}
+
+/** The row without colours (see withoutColor). */
+export function rowWithoutColor(r: Row): Row {
+  if (!r.styles.some((st) => st.fg || st.bg)) return r;
+  const styles = r.styles.map(withoutColor);
+  const cells = r.cells.slice();
+  let ink = cells.length;
+  while (ink > 0 && cells[ink - 1] === ' ' && styles[ink - 1] === DEFAULT_STYLE) ink--;
+  cells.length = ink;
+  styles.length = ink;
+  return { cells, styles, cursor: r.cursor, inkWidth: ink };
 }
 
 /** Whether a line carries the cursor marker (cheaper than parsing it). */

@@ -262,7 +262,9 @@ class UiApp {
 
   private startScreen(mode: UiMode): void {
     this.mode = mode;
-    const screen = new Renderer(this.term, { mode, transcript: this.transcript, frameMs: FRAME_MS });
+    // NO_COLOR (no-color.org): set and not empty, no colours.
+    const color = !process.env.NO_COLOR;
+    const screen = new Renderer(this.term, { mode, transcript: this.transcript, frameMs: FRAME_MS, color });
     screen.setFooter([this.completions, this.queue, this.perms, { render: (w: number) => [this.statusBar(w)] }, this.input]);
     this.screen = screen;
     this.started = screen.start().then(() => {
