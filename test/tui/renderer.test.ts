@@ -319,6 +319,32 @@ test('full screen: wide characters and styles change in the middle of rows witho
   }
 });
 
+test('an emoji whose width terminals disagree on (VS16, ZWJ) does not shift what is written after it on its row', async () => {
+  // xterm here, as tmux and many terminals, draws ⚠️ (U+26A0 U+FE0F) one column wide where the
+  // renderer counts two: text streamed onto the row after it, with the cursor away in between,
+  // landed a column off ("⚠️ Warn ing"), and a line drawn whole then differs from one streamed.
+  for (const mode of ['fullscreen', 'inline'] as const) {
+    const { vt, r, footer } = await setup(mode, 60, 8);
+    const reply = new Text('');
+    r.transcript.add(reply);
+    for (const piece of ['\u26a0\ufe0f Warn', 'ing: this', ' and \u2764\ufe0f more', ' text.']) {
+      reply.text += piece;
+      r.transcript.changed(reply);
+      footer.status = footer.status === 'idle' ? 'busy' : 'idle';
+      r.renderNow();
+      await vt.flush();
+    }
+    const streamed = vt.viewport();
+    const whole = await fresh(mode, [new Text(reply.text)], footer, 60, 8);
+    assert.deepEqual(streamed, whole, mode);
+    assert.ok(
+      streamed.some((l) => /Warning: this and .+ more text\.$/.test(l)),
+      streamed.join('\n'),
+    );
+    r.stop();
+  }
+});
+
 test('full screen: control sequences inside component lines never reach the terminal', async () => {
   const { vt, r } = await setup('fullscreen', 40, 6);
   r.transcript.add({ render: () => ['a\x1b[2Jb\x1b]0;pwned\x07c\x1b[?1049ld\x07e'] });
