@@ -29,7 +29,7 @@ import {
   SYNC_END,
 } from './escapes.js';
 import { cursorMove, lineFeeds } from './cursor-move.js';
-import { diffRows, EMPTY_ROW, parseRow, type Row, writeCells } from './row.js';
+import { diffRows, EMPTY_ROW, parseRow, type Row, rowWithoutColor, writeCells } from './row.js';
 import { wireTransition } from './spans.js';
 import { DEFAULT_STYLE, type Style } from './style.js';
 import type { Terminal } from './terminal.js';
@@ -59,6 +59,8 @@ export interface RendererOptions {
   bracketedPaste?: boolean;
   /** modifyOtherKeys, for Shift/Alt+Enter (default true). */
   modifyOtherKeys?: boolean;
+  /** Colours (default true); without, a background is drawn in inverse video (NO_COLOR). */
+  color?: boolean;
   clock?: Clock;
   /** The transcript to draw (default: a new one); lets a screen fill it before it starts, or move it to another renderer. */
   transcript?: Transcript;
@@ -190,6 +192,7 @@ export class Renderer {
       mouse: options.mouse ?? true,
       bracketedPaste: options.bracketedPaste ?? true,
       modifyOtherKeys: options.modifyOtherKeys ?? true,
+      color: options.color ?? true,
     };
   }
 
@@ -465,6 +468,12 @@ export class Renderer {
     this.terminal.write(s);
   }
 
+  /** A line as the cells to draw. */
+  private row(line: string, width: number): Row {
+    const r = parseRow(line, width);
+    return this.opts.color ? r : rowWithoutColor(r);
+  }
+
   private footerLines(width: number, max: number): string[] {
     const lines: string[] = [];
     for (const c of this.footer) for (const l of c.render(width)) lines.push(l);
@@ -603,7 +612,7 @@ export class Renderer {
         rows[r] = this.prevRows[r]!;
         continue;
       }
-      const row = parseRow(line, W);
+      const row = this.row(line, W);
       rows[r] = row;
       out += this.writeRowChange(this.prevRows[r]!, row, (c) => this.moveAbs(r, c), W);
     }
@@ -663,12 +672,16 @@ export class Renderer {
       let ink = 0,
         k = 0,
         blank = 0;
+      let lastInk = footStart - 1;
+      while (lastInk >= 0 && countInk([parseRow(doc[lastInk]!, W)]) === 0) lastInk--;
       while (k < footStart) {
         const n = countInk([parseRow(doc[k]!, W)]);
         if (ink + n > this.pendingSkipInk) break;
         // Blank lines after all the frozen ink: only as many as frozen rows show are behind them
-        // (the others are live, and may fill as the stream goes on).
-        if (n === 0 && ink === this.pendingSkipInk && blank++ === this.frozenBlank) break;
+        // (the others are live, and may fill as the stream goes on), and none at the end of the
+        // transcript: those are where the stream goes on (the line being written), and a frozen
+        // row hiding one would hide what fills it. Drawn again, such a line costs a blank row.
+        if (n === 0 && ink === this.pendingSkipInk && (k > lastInk || blank++ === this.frozenBlank)) break;
         ink += n;
         k++;
       }
@@ -723,7 +736,7 @@ export class Renderer {
             // (the end of a half-streamed line) is written first, while they are on screen.
             for (let i = Math.max(this.frozen, -this.regionTop); i < p && this.regionTop - scrolled + i < 0; i++) {
               if (lines[i] === prevLines[i]) continue;
-              const row = parseRow(lines[i]!, W);
+              const row = this.row(lines[i]!, W);
               out += this.writeRowChange(prev[i]!, row, (c) => this.moveRel(i, c), W);
               prev[i] = row;
               prevLines[i] = lines[i]!;
@@ -738,7 +751,7 @@ export class Renderer {
             if (this.onScreen(q) && lines[q] !== prevLines[q]) {
               // The row above the new ones changed (the end of the growing line): written on the
               // way up, and the rows inserted from the start of the next, where that leaves the cursor.
-              const row = parseRow(lines[q]!, W);
+              const row = this.row(lines[q]!, W);
               out += this.writeRowChange(prev[q]!, row, (c) => this.moveRel(q, c), W);
               prev[q] = row;
               prevLines[q] = lines[q]!;
@@ -778,13 +791,13 @@ export class Renderer {
         lines[i] = prevLines[i]!;
         continue;
       }
-      const row = parseRow(lines[i]!, W);
+      const row = this.row(lines[i]!, W);
       rows[i] = row;
       out += this.writeRowChange(prev[i]!, row, (c) => this.moveRel(i, c), W);
     }
     if (lines.length > prev.length) {
       for (let i = prev.length; i < lines.length; i++) {
-        const row = parseRow(lines[i]!, W);
+        const row = this.row(lines[i]!, W);
         rows[i] = row;
         if (this.hwRow === i) out += this.moveRel(i, 0);
         else {
@@ -916,8 +929,12 @@ export class Renderer {
         tops[curRow] = cr - (rewrap ? Math.floor(curCol / W1) : 0);
         for (let i = curRow - 1; i >= 0; i--) tops[i] = tops[i + 1]! - height(rows[i]!);
         for (let i = curRow + 1; i <= rows.length; i++) tops[i] = tops[i - 1]! + height(rows[i - 1] ?? EMPTY_ROW);
+        // Rows gone off the top are frozen: the terminal owns them. Only transcript rows: footer
+        // rows the terminal pushed into its scrollback (a padded status bar rewrapped into several
+        // rows) are no part of the transcript, and their rest on screen is cleared like the others.
         let f = this.frozen;
-        while (f < rows.length && tops[f]! < 0) f++;
+        const docEnd = Math.min(rows.length, Math.max(this.frozen, this.footerStart));
+        while (f < docEnd && tops[f]! < 0) f++;
         const y0 = rows.length === 0 ? cr : Math.max(0, Math.min(H1 - 1, tops[f]!));
         this.width = W1;
         this.height = H1;

@@ -4,7 +4,7 @@
 
 import { CURSOR_MARKER, hyperlinkUrl, scanEscape } from './escapes.js';
 import { wireTransition } from './spans.js';
-import { applySgr, DEFAULT_STYLE, type Style, withLink } from './style.js';
+import { applySgr, DEFAULT_STYLE, type Style, withLink, withoutColor } from './style.js';
 import { TAB_WIDTH } from './wrap.js';
 import { graphemeWidth, isPrintableAscii, segmentGraphemes } from './width.js';
 
@@ -94,6 +94,18 @@ export function parseRow(line: string, width: number): Row {
   return { cells, styles, cursor, inkWidth: ink };
 }
 
+/** The row without colours (see withoutColor). */
+export function rowWithoutColor(r: Row): Row {
+  if (!r.styles.some((st) => st.fg || st.bg)) return r;
+  const styles = r.styles.map(withoutColor);
+  const cells = r.cells.slice();
+  let ink = cells.length;
+  while (ink > 0 && cells[ink - 1] === ' ' && styles[ink - 1] === DEFAULT_STYLE) ink--;
+  cells.length = ink;
+  styles.length = ink;
+  return { cells, styles, cursor: r.cursor, inkWidth: ink };
+}
+
 /** Whether a line carries the cursor marker (cheaper than parsing it). */
 export const hasCursorMarker = (line: string): boolean => line.includes(CURSOR_MARKER);
 
@@ -127,6 +139,13 @@ export function diffRows(old: Row, neu: Row): RowChange | null {
   return { from, to: last + 1, eraseAfter: false };
 }
 
+/**
+ * Emoji sequences terminals disagree on the width of: a variation selector 16 (⚠️ is one column
+ * in tmux and xterm, two in kitty), a zero-width joiner (👨‍👩‍👧 is eight columns where the
+ * terminal does not join), a keycap, a skin tone, a flag.
+ */
+const UNSURE_WIDTH = /[\u200d\ufe0f\u20e3\u{1f3fb}-\u{1f3ff}\u{1f1e6}-\u{1f1ff}]/u;
+
 /** Writes cells [from, to) of `row`, starting in terminal style `cur`; returns the bytes and the style left in force. */
 export function writeCells(row: Row, from: number, to: number, cur: Style): { out: string; style: Style } {
   let out = '';
@@ -139,6 +158,14 @@ export function writeCells(row: Row, from: number, to: number, cur: Style): { ou
       cur = s;
     }
     out += c;
+    if (c.length > 1 && UNSURE_WIDTH.test(c)) {
+      // Put the cursor where the next cell is by the renderer's count, whatever the terminal
+      // made of the sequence: what follows on the row lands where it is meant to, and a row
+      // streamed in pieces looks as one drawn whole.
+      let next = i + 1;
+      while (next < row.cells.length && row.cells[next] === '') next++;
+      out += `\x1b[${next + 1}G`;
+    }
   }
   return { out, style: cur };
 }

@@ -151,6 +151,12 @@ export function withLink(s: Style, link: string): Style {
   return s.link === link ? s : makeStyle(s.flags, s.fg, s.bg, link);
 }
 
+/** `s` without its colours (NO_COLOR); a background becomes inverse video, so what it set apart stays apart. */
+export function withoutColor(s: Style): Style {
+  if (!s.fg && !s.bg) return s;
+  return makeStyle(s.bg ? s.flags | INVERSE : s.flags, '', '', s.link);
+}
+
 // ---- building styles -------------------------------------------------------------------------
 
 const NAMES = ['black', 'red', 'green', 'yellow', 'blue', 'magenta', 'cyan', 'white'] as const;

@@ -196,6 +196,9 @@ export interface NodeTerminalOptions extends KeyParserOptions {
   guardProcess?: boolean;
 }
 
+/** How long after SIGTSTP a terminal is taken back without SIGCONT (the stop was ignored). */
+const SUSPEND_FALLBACK_MS = 100;
+
 /** The process's own terminal (stdin/stdout must be TTYs). */
 export class NodeTerminal extends TerminalBase {
   private readonly stdin: ReadStream;
@@ -287,11 +290,22 @@ export class NodeTerminal extends TerminalBase {
     const modes = { ...this.active };
     const preamble = this.preamble;
     this.restore();
-    process.once('SIGCONT', () => {
+    let back = false;
+    const takeBack = () => {
+      if (back) return;
+      back = true;
+      clearTimeout(timer);
+      process.off('SIGCONT', takeBack);
       this.enter(modes);
       this.setRestorePreamble(preamble);
       resumed?.();
-    });
+    };
+    process.on('SIGCONT', takeBack);
     process.kill(process.pid, 'SIGTSTP');
+    // The stop happens inside kill(), so this timer runs after fg at the earliest. It also keeps
+    // the event loop alive (stdin is paused and signal handlers do not count), and takes the
+    // terminal back when the stop never came: a process group without a job-control shell
+    // (orphaned) ignores SIGTSTP.
+    const timer = setTimeout(takeBack, SUSPEND_FALLBACK_MS);
   }
 }

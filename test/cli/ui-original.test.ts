@@ -3,6 +3,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { TYPING_GAP_MS } from '../../src/cli/ui/permission-queue.js';
 import { KEYS, type PtyScreen } from '../fixtures/pty-screen.js';
 import { writeSession } from '../fixtures/cli-suite.js';
 import { fruitReply, linesReply, uiSuite } from '../fixtures/ui-suite.js';
@@ -206,6 +207,7 @@ test('test_permission: the question, y allows; a fresh run, n denies', async (t)
   s.type('shelltest\r');
   await s.waitFor('(y) once', 'the question');
   assert.ok(s.text().includes('allow tool shell_exec: echo hi'), s.text());
+  await sleep(TYPING_GAP_MS + 100); // read it: keys typed on from the prompt do not answer it
   s.type('y');
   await s.waitFor('-> allowed', 'the echo');
   await s.waitFor('Yellow', 'the reply after the tool');
@@ -216,6 +218,7 @@ test('test_permission: the question, y allows; a fresh run, n denies', async (t)
   const before = mock.posts.length;
   s2.type('shelltest\r');
   await s2.waitFor('(y) once', 'the question');
+  await sleep(TYPING_GAP_MS + 100);
   s2.type('n');
   await s2.waitFor('-> denied', 'the echo');
   await s2.waitFor(() => mock.posts.length === before + 2, 'the denial sent');

@@ -276,6 +276,12 @@ test('the echo of a prompt keeps to 40 lines and 8,000 characters and says how m
   );
   assert.deepEqual(headLines('a\nb\nc', 2), { lines: ['a', 'b'], more: 1 });
   assert.deepEqual(headLines('a\nb', 2), { lines: ['a', 'b'], more: 0 });
+  // A paste ending in a newline has no empty last line to count.
+  assert.deepEqual(headLines('a\nb\n', 2), { lines: ['a', 'b'], more: 0 });
+  assert.deepEqual(headLines('a\nb\nc\nd\n', 2), { lines: ['a', 'b'], more: 2 });
+  assert.deepEqual(headLines('a\nb\n\n', 2), { lines: ['a', 'b'], more: 1 });
+  const pasted = `${Array.from({ length: 5000 }, (_, i) => `paste line ${i + 1}`).join('\n')}\n`;
+  assert.equal(plain(userEcho(pasted).render(80)).at(-1), '     (+4960 more lines)');
 });
 
 // ---- the transcript the events make ----------------------------------------------------------

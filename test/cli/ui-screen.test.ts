@@ -4,6 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { TYPING_GAP_MS } from '../../src/cli/ui/permission-queue.js';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { KEYS, type PtyScreen } from '../fixtures/pty-screen.js';
@@ -257,6 +258,7 @@ test('permissions: a queue of requests, (a) always answers the queued ones; Esc 
   s.type('two commands\r');
   await s.waitFor('allow tool shell_exec: echo one', 'the first question');
   assert.ok(s.text().includes('(1 more waiting)'), s.text());
+  await sleep(TYPING_GAP_MS + 100); // read it: keys typed on from the prompt do not answer it
   s.type('x'); // ignored while asking
   await sleep(100);
   assert.ok(s.text().includes('allow tool shell_exec: echo one'));

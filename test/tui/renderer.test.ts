@@ -319,6 +319,32 @@ test('full screen: wide characters and styles change in the middle of rows witho
   }
 });
 
+test('an emoji whose width terminals disagree on (VS16, ZWJ) does not shift what is written after it on its row', async () => {
+  // xterm here, as tmux and many terminals, draws ⚠️ (U+26A0 U+FE0F) one column wide where the
+  // renderer counts two: text streamed onto the row after it, with the cursor away in between,
+  // landed a column off ("⚠️ Warn ing"), and a line drawn whole then differs from one streamed.
+  for (const mode of ['fullscreen', 'inline'] as const) {
+    const { vt, r, footer } = await setup(mode, 60, 8);
+    const reply = new Text('');
+    r.transcript.add(reply);
+    for (const piece of ['\u26a0\ufe0f Warn', 'ing: this', ' and \u2764\ufe0f more', ' text.']) {
+      reply.text += piece;
+      r.transcript.changed(reply);
+      footer.status = footer.status === 'idle' ? 'busy' : 'idle';
+      r.renderNow();
+      await vt.flush();
+    }
+    const streamed = vt.viewport();
+    const whole = await fresh(mode, [new Text(reply.text)], footer, 60, 8);
+    assert.deepEqual(streamed, whole, mode);
+    assert.ok(
+      streamed.some((l) => /Warning: this and .+ more text\.$/.test(l)),
+      streamed.join('\n'),
+    );
+    r.stop();
+  }
+});
+
 test('full screen: control sequences inside component lines never reach the terminal', async () => {
   const { vt, r } = await setup('fullscreen', 40, 6);
   r.transcript.add({ render: () => ['a\x1b[2Jb\x1b]0;pwned\x07c\x1b[?1049ld\x07e'] });
@@ -612,6 +638,42 @@ test('inline: a blank line below a line gone into the scrollback at a resize sta
   assert.equal(all.split('L0001 next').length - 1, 1, all);
   assert.deepEqual(vt.viewport().slice(0, 4), ['L0001 next', '', ' clm [mock]', '>']);
   r.stop();
+});
+
+/** Inline on 100×30, a reply of `L000 x`, blank, `L001 x`, … streamed; then the terminal shrinks to 20×5. */
+async function shrinkWhileStreaming(o: { duringResize: boolean }) {
+  const vt = new VirtualTerminal(100, 30, { lineFeedReturns: true });
+  const r = new Renderer(vt, { mode: 'inline' });
+  r.setFooter([new Footer()]); // the status bar padded to the width: five rows at 20 columns
+  await r.start();
+  const reply = new Text('');
+  r.transcript.add(reply);
+  const push = (from: number, to: number) => {
+    for (let i = from; i < to; i++) {
+      reply.text += `${tagOf(i)} x\n\n`;
+      r.transcript.changed(reply);
+      r.renderNow();
+    }
+  };
+  push(0, 40);
+  await vt.flush();
+  vt.resize(20, 5);
+  if (o.duringResize) push(40, 45);
+  await resized(r);
+  await vt.flush();
+  push(o.duringResize ? 45 : 40, 80);
+  await vt.flush();
+  assertEachOnce(vt, 80);
+  assert.deepEqual(vt.viewport().slice(-2), [' clm [mock] idle', '>']);
+  r.stop();
+}
+
+test('inline: a status bar the terminal rewraps into the scrollback at a shrink is not taken for transcript rows', async () => {
+  await shrinkWhileStreaming({ duringResize: true });
+});
+
+test('inline: the blank line a reply streams into, pushed into the scrollback by a shrink, stays live', async () => {
+  await shrinkWhileStreaming({ duringResize: false });
 });
 
 test('inline: a terminal that answers the cursor query late (400 ms) after a resize loses and doubles nothing', async () => {

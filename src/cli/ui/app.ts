@@ -37,7 +37,7 @@ import { complete } from './completion.js';
 import { CompletionList } from './completion-list.js';
 import { ConnectionProbe } from './connection-probe.js';
 import { InputBox } from './input-box.js';
-import { PermissionQueue } from './permission-queue.js';
+import { PermissionQueue, TYPING_GAP_MS } from './permission-queue.js';
 import { PromptQueue } from './prompt-queue.js';
 import { pickSession } from './resume-picker.js';
 import { modeBeforeConfig, modeOf } from './screen-mode.js';
@@ -87,6 +87,8 @@ class UiApp {
   private creating: Promise<Runtime> | null = null;
   private ready = false;
   private quitting = false;
+  private lastKeyAt = -Infinity;
+  private typingSince = -Infinity;
   private exitCode = 0;
   private finished!: (code: number) => void;
   private readonly done = new Promise<number>((r) => {
@@ -260,7 +262,9 @@ class UiApp {
 
   private startScreen(mode: UiMode): void {
     this.mode = mode;
-    const screen = new Renderer(this.term, { mode, transcript: this.transcript, frameMs: FRAME_MS });
+    // NO_COLOR (no-color.org): set and not empty, no colours.
+    const color = !process.env.NO_COLOR;
+    const screen = new Renderer(this.term, { mode, transcript: this.transcript, frameMs: FRAME_MS, color });
     screen.setFooter([this.completions, this.queue, this.perms, { render: (w: number) => [this.statusBar(w)] }, this.input]);
     this.screen = screen;
     this.started = screen.start().then(() => {
@@ -553,22 +557,27 @@ class UiApp {
       if (full) screen?.scrollBy(ev.delta * WHEEL_ROWS);
       return;
     }
+    const now = performance.now();
+    if (now - this.lastKeyAt >= TYPING_GAP_MS) this.typingSince = now;
+    this.lastKeyAt = now;
     if (this.perms.active) {
-      // A question is asked: y/n/a/d/Esc answer it, other printable keys are ignored.
-      if (ev.type === 'text') {
-        this.perms.answer(ev.text[0] ?? '');
-        return;
-      }
-      if (ev.type === 'paste') return;
-      const id = keyId(ev.key);
+      // A question is asked: Esc and Ctrl-C deny it; y/n/a/d answer it, other printable keys are
+      // ignored. A paste, and typing that began before the question showed, go into the input.
+      const id = ev.type === 'key' ? keyId(ev.key) : '';
       if (id === 'escape' || id === 'ctrl+c') {
         this.perms.cancel();
         if (id === 'ctrl+c') this.stopForever();
         return;
       }
-      if (/^(shift\+)?[a-z]$/.test(id)) {
-        this.perms.answer(ev.key.name);
-        return;
+      if (ev.type !== 'paste' && this.typingSince >= this.perms.shownAt) {
+        if (ev.type === 'text') {
+          this.perms.answer(ev.text[0] ?? '');
+          return;
+        }
+        if (/^(shift\+)?[a-z]$/.test(id)) {
+          this.perms.answer(ev.key.name);
+          return;
+        }
       }
     }
     if (ev.type === 'paste') {

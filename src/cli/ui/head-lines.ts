@@ -19,6 +19,8 @@ export function headLines(text: string, max: number): { lines: string[]; more: n
   if (at <= text.length) {
     more = 1;
     for (let i = text.indexOf('\n', at); i >= 0; i = text.indexOf('\n', i + 1)) more++;
+    // A final newline ends the last line; it does not begin an empty one.
+    if (text.endsWith('\n')) more--;
   }
   return { lines, more };
 }

@@ -9,6 +9,7 @@
 // every later one; Esc denies the current and every queued request and cancels the turn. A
 // request the agent withdraws (the turn was cancelled or ended) leaves the queue by itself.
 
+import { forTerminal } from '../../core/terminal-text.js';
 import type { PermissionDecision, PermissionRequest } from '../../core/types.js';
 import { paint } from '../../tui/style.js';
 import type { Component } from '../../tui/transcript.js';
@@ -16,6 +17,13 @@ import { wrapText } from '../../tui/wrap.js';
 import { argsSummary, QUESTION } from '../permission-prompt.js';
 import { headLines } from './head-lines.js';
 import { THEME } from './theme.js';
+
+/**
+ * Keys less than this apart are one run of typing. A question is answered only by a run that
+ * began after it showed: typing a prompt for later as a question appears would otherwise answer
+ * it (`hello again`: (a) always at its seventh key).
+ */
+export const TYPING_GAP_MS = 500;
 
 const ANSWERS: Record<string, [PermissionDecision, string]> = {
   y: ['allow_once', '-> allowed'],
@@ -52,6 +60,9 @@ export class PermissionQueue implements Component {
     return this.queue.length;
   }
 
+  /** When the questions now on screen began to show (performance.now()); a queue answered one by one keeps it. */
+  shownAt = Infinity;
+
   /** The agent's onPermission. */
   request(req: PermissionRequest): void {
     const known = this.remembered.get(req.name);
@@ -60,6 +71,7 @@ export class PermissionQueue implements Component {
       return;
     }
     if (req.signal.aborted) return;
+    if (!this.queue.length) this.shownAt = performance.now();
     this.queue.push(req);
     req.signal.addEventListener('abort', () => this.withdraw(req), { once: true });
     this.io.changed();
@@ -80,7 +92,9 @@ export class PermissionQueue implements Component {
   }
 
   private question(req: PermissionRequest): string {
-    const args = this.io.mask(argsSummary(req.args));
+    // Bidi controls shown by their code: invisible, or turning text around, they would make the
+    // command allowed differ from the one read.
+    const args = this.io.mask(forTerminal(argsSummary(req.args)));
     return `allow tool ${req.name}${args ? `: ${args}` : ''}`;
   }
 
