@@ -103,6 +103,14 @@ test('status bar: identity, connection, spinner, info priority, gauge, hints whe
   assert.equal(gauge(500, 100, true), '[██████████] 100%');
   assert.ok(statusText(status({ ctxUsed: 53, ctxMax: 100 }), 80).includes('idle           [█████░░░░░] 53%'));
   assert.ok(statusText(status({ linesBelow: 12 }), 100).endsWith('12 more below: End '));
+  // Narrow: the lines below are still said, shorter, and the left side gives way for them.
+  const mid = statusText(status({ linesBelow: 12 }), 64);
+  assert.match(mid, /^ clm \[mock\/mock-model:test\] \[online\] {4}idle {10,}12 below $/);
+  assert.equal(mid.length, 64);
+  const narrow = statusText(status({ linesBelow: 12 }), 30);
+  assert.equal(narrow.length, 30);
+  assert.ok(narrow.endsWith(' 12 below ') && narrow.includes('…'), narrow);
+  assert.ok(!statusText(status({ linesBelow: 0 }), 30).includes('below'));
 });
 
 test('secrets are masked, also when a delta ends in the middle of one', () => {

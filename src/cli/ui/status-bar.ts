@@ -87,9 +87,16 @@ export function statusText(s: StatusState, width: number): string {
   left += `  ${spin} ${infoText(s).padEnd(14)}`;
   const g = gauge(s.ctxUsed, s.ctxMax, s.unicode);
   if (g) left += ` ${g}`;
-  const right = s.linesBelow > 0 ? `${s.linesBelow} more below: End ` : s.hints;
   const lw = textWidth(left);
-  if (right && lw + 2 + textWidth(right) <= width) return left + ' '.repeat(width - lw - textWidth(right)) + right;
+  const beside = (right: string) => left + ' '.repeat(width - lw - textWidth(right)) + right;
+  if (s.linesBelow > 0) {
+    // Scrolled up: that there is more below matters more than the end of the left side, so a
+    // narrow bar says it shorter, and then cuts the left side for it.
+    const forms = [`${s.linesBelow} more below: End `, `${s.linesBelow} below `];
+    for (const r of forms) if (lw + 2 + textWidth(r) <= width) return beside(r);
+    const r = forms[1]!;
+    if (textWidth(r) + 4 <= width) return padEnd(truncate(left, width - textWidth(r) - 1), width - textWidth(r)) + r;
+  } else if (s.hints && lw + 2 + textWidth(s.hints) <= width) return beside(s.hints);
   return padEnd(truncate(left, width), width);
 }
 
