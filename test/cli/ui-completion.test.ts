@@ -1,7 +1,8 @@
 // TAB completion of the interactive UI over the real runtime: command names, profiles, providers,
 // /model's provider names, configured specs and the provider's live catalog (asked of that
 // provider's server with its dialect's auth, kept a minute, failures told), emoji shortcodes and
-// paths (hidden files, directories behind symlinks, a FIFO that must not block, the 128 cap).
+// paths (hidden files, directories behind symlinks, a FIFO that must not block, the 128 cap,
+// names with spaces written escaped).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -182,6 +183,17 @@ test('paths: names in the directory, hidden ones only for a dot, directories and
   assert.deepEqual((await later(`${d}/`))!.candidates, ['alpha.txt', 'alpine/', 'linked/', 'pipe']);
   assert.equal(await later(`${d}/zz`), null);
   assert.equal(await later(`${d}/nonexistent/x`), null);
+  // Spaces in names are written escaped, and TAB goes on through them.
+  mkdirSync(join(d, 'My Documents'));
+  writeFileSync(join(d, 'My Documents', 'notes one.txt'), '');
+  writeFileSync(join(d, 'My Documents', 'notes two.txt'), '');
+  assert.deepEqual(await later(`look at ${d}/My`), unique('My\\ Documents/', 2));
+  assert.deepEqual(await later(`look at ${d}/My\\ Documents/no`), {
+    replace: 2,
+    insert: 'notes\\ ',
+    candidates: ['notes one.txt', 'notes two.txt'],
+  });
+  assert.deepEqual(await later(`look at ${d}/My\\ Documents/notes\\ t`), unique('notes\\ two.txt ', 8));
 });
 
 test('paths: ~ is the home directory, relative paths the working directory, at most 128 listed', async () => {

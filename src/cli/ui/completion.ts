@@ -117,7 +117,8 @@ export function complete(textBeforeCursor: string, ctx: CommandContext): Complet
     const cmd = commandNamed(withArg[1]!);
     if (cmd) return argument(cmd.name, withArg[2]!, ctx);
   }
-  const word = /\S*$/.exec(text)![0];
+  // A path word may hold escaped spaces (`My\ Documents/`, path-completion.ts).
+  const word = /(?:\\ |\S)*$/.exec(text)![0];
   // `:sh`, after a blank, an opening bracket or quote, or at the start.
   const sc = /(?:^|[\s([{"'])(:[a-z0-9_+-]+)$/.exec(text);
   if (sc) {

@@ -1,4 +1,6 @@
 // TAB on a word that is a path (it holds a `/` or starts with `~`): the names in its directory.
+// A space inside a name is written `\ ` (and a backslash `\\`), as a shell would take it, so a
+// path through `My Documents/` stays one word that TAB can go on with.
 // Only the directory is listed (readdir, asynchronously, given up on after a few seconds), and
 // only the entries offered are stat'ed, to tell a directory behind a symlink: nothing is ever
 // opened, so a FIFO or a device cannot block, and a slow network directory cannot stall the UI.
@@ -45,13 +47,19 @@ async function isDir(path: string): Promise<boolean> {
   }
 }
 
+/** A name as written in a path word: its spaces and backslashes escaped. */
+const escaped = (name: string): string => name.replace(/[\\ ]/g, '\\$&');
+/** A path word's text as the name it stands for. */
+const unescaped = (text: string): string => text.replace(/\\(.)/g, '$1');
+
 /** The completion of the path `word`, or null when nothing matches (or the directory cannot be read). */
 export async function completePath(word: string, env: PathEnv): Promise<Completion | null> {
   if (word === '~') return env.home ? { replace: 1, insert: '~/', candidates: [] } : null;
   const slash = word.lastIndexOf('/');
   if (slash < 0) return null;
-  const dirPart = word.slice(0, slash + 1);
-  const base = word.slice(slash + 1);
+  const dirPart = unescaped(word.slice(0, slash + 1));
+  const written = word.slice(slash + 1);
+  const base = unescaped(written);
   let dir: string;
   if (dirPart.startsWith('~')) {
     // `~/…` only; `~user/` is a shell's business.
@@ -72,11 +80,11 @@ export async function completePath(word: string, env: PathEnv): Promise<Completi
   if (matches.length === 1) {
     const e = matches[0]!;
     const d = await withTimeout(dirOf(e), LIST_TIMEOUT_MS);
-    return { replace: base.length, insert: e.name + (d ? '/' : ' '), candidates: [] };
+    return { replace: written.length, insert: escaped(e.name) + (d ? '/' : ' '), candidates: [] };
   }
   // Only the listed ones are looked at; the rest are counted.
   const shown = matches.slice(0, MAX_CANDIDATES);
   const dirs = await withTimeout(Promise.all(shown.map(dirOf)), LIST_TIMEOUT_MS);
   const names = matches.map((e, i) => e.name + (dirs?.[i] ? '/' : ''));
-  return { replace: base.length, insert: commonPrefix(matches.map((e) => e.name)), candidates: capped(names) };
+  return { replace: written.length, insert: escaped(commonPrefix(matches.map((e) => e.name))), candidates: capped(names) };
 }
