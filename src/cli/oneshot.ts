@@ -16,6 +16,7 @@ import { PermissionPrompt, type Key } from './permission-prompt.js';
 import { emitKeypressEvents } from 'node:readline';
 import { isRuntimeEvent } from './runtime-events.js';
 import { onInterrupt } from './signal-handlers.js';
+import { discardTypeAhead } from './type-ahead.js';
 import { turnError } from './turn-error.js';
 
 export interface Io {
@@ -36,6 +37,7 @@ function terminalPrompt(io: Io, runtime: () => Runtime | null): PermissionPrompt
     listen: (onKey) => {
       emitKeypressEvents(input);
       input.setRawMode(true);
+      discardTypeAhead(input);
       handler = (s, k) => onKey(k ?? { sequence: s });
       input.on('keypress', handler);
       input.resume();
