@@ -15,7 +15,7 @@ import { createRuntime, sessionLine, type RunEvent, type Runtime } from './runti
 import { PermissionPrompt, type Key } from './permission-prompt.js';
 import { emitKeypressEvents } from 'node:readline';
 import { isRuntimeEvent } from './runtime-events.js';
-import { onInterrupt } from './signal-handlers.js';
+import { onInterrupt, onTerminate } from './signal-handlers.js';
 import { discardTypeAhead } from './type-ahead.js';
 import { turnError } from './turn-error.js';
 
@@ -147,6 +147,38 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
   held = null;
   for (const e of startup) display(e); // already through the guard
 
+  // SIGTERM and SIGHUP (timeout(1), a closed terminal) end the run at once, but as a run that
+  // ends: json and stream-json print their result object and the kept session is named, so a
+  // script still gets its answer and can resume. The exit hooks stop the tool processes.
+  onTerminate((signal, code) => {
+    onTerminate(null);
+    onInterrupt(null);
+    const outcome = runtime.closeSessionNow();
+    const summary = guardSummary(
+      {
+        status: 'cancelled',
+        exitCode: code,
+        result: tally.text,
+        error: `ended by ${signal}`,
+        usage: tally.usage,
+        toolCalls: tally.toolCalls,
+        sessionId: outcome.sessionKept ? runtime.session?.id : undefined,
+        model: runtime.run.model,
+        provider: runtime.run.providerName ?? runtime.run.provider,
+        durationMs: Date.now() - started,
+      },
+      masker,
+    );
+    text?.endText();
+    io.stderr.write(`clm: ended by ${signal}\n`);
+    const line = sessionLine(runtime.session, outcome);
+    if (line) io.stderr.write(line);
+    const exit = () => process.exit(code);
+    if (args.outputFormat === 'text') exit();
+    else (io.stdout as { write(s: string, cb?: () => void): unknown }).write(`${JSON.stringify(summaryJson(summary))}\n`, exit);
+    setTimeout(exit, 2000).unref();
+  });
+
   let interrupted = false;
   const onSigint = () => {
     if (interrupted) process.exit(130);
@@ -169,8 +201,9 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
     io.stderr.write(`error: ${forStderr((e as Error).message)}\n`);
   }
   const status = await done;
-  // From here a Ctrl-C ends the program at once (the exit hooks still stop tool processes).
+  // From here a Ctrl-C or SIGTERM ends the program at once (the exit hooks still stop tool processes).
   onInterrupt(null);
+  onTerminate(null);
   text?.endText();
 
   const exitCode = interrupted || status === ECANCELED ? 130 : status === 0 ? 0 : 1;
