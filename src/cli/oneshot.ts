@@ -6,12 +6,12 @@
 import { ECANCELED, EIO } from '../core/errors.js';
 import type { AgentEvent } from '../core/events.js';
 import { forTerminal } from '../core/terminal-text.js';
-import type { CliArgs } from './args.js';
 import { guardEvents, guardSummary, Masker } from './guard.js';
 import { hideResumeCompaction, streamJsonRenderer, textRenderer, type Out } from './render.js';
 import { summaryJson, Tally, type RunSummary } from './run-summary.js';
-import type { ResolvedRun } from './resolve-run.js';
-import { createRuntime, sessionLine, type RunEvent, type Runtime } from './runtime.js';
+import { CliError, createRuntime, sessionLine, type RunEvent, type Runtime } from './runtime.js';
+import { ConfigProblem, type ResolvedRun } from './resolve-run.js';
+import { UsageError, type CliArgs } from './args.js';
 import { PermissionPrompt, type Key } from './permission-prompt.js';
 import { emitKeypressEvents } from 'node:readline';
 import { isRuntimeEvent } from './runtime-events.js';
@@ -59,6 +59,13 @@ function terminalPrompt(io: Io, runtime: () => Runtime | null): PermissionPrompt
       process.emit('SIGINT' as never);
     },
   });
+}
+
+/** The exit status main() gives a failure to start: 2 for configuration and usage, else the error's own or 1. */
+function startupExitCode(e: unknown): number {
+  if (e instanceof ConfigProblem || e instanceof UsageError) return 2;
+  if (e instanceof CliError) return e.exitCode;
+  return 1;
 }
 
 export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
@@ -122,19 +129,45 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
       setTimeout(() => process.exit(130), 2000).unref();
     });
   }
-  const runtime = await createRuntime({
-    args,
-    onEvent,
-    ...(asker ? { onPermission: (req) => asker.request(req) } : {}),
-    policy: { allow: args.allowTools, deny: args.denyTools },
-    resumeId: args.resume || undefined,
-    onResolved: (r) => {
-      resolved = r;
-    },
-    onSecrets: (list) => masker.add(list),
-  });
-  rt = runtime;
-  await runtime.ready;
+  let runtime: Runtime;
+  try {
+    runtime = await createRuntime({
+      args,
+      onEvent,
+      ...(asker ? { onPermission: (req) => asker.request(req) } : {}),
+      policy: { allow: args.allowTools, deny: args.denyTools },
+      resumeId: args.resume || undefined,
+      onResolved: (r) => {
+        resolved = r;
+      },
+      onSecrets: (list) => masker.add(list),
+    });
+    rt = runtime;
+    await runtime.ready;
+  } catch (e) {
+    // The run cannot start (config.lua, a session that cannot be resumed): json and stream-json
+    // still end with their result object, holding the message the program prints on stderr.
+    if (args.outputFormat !== 'text') {
+      onInterrupt(null);
+      const known = resolved as ResolvedRun | null; // set by onResolved, which TypeScript cannot see
+      const o = guardSummary(
+        {
+          status: 'error',
+          exitCode: startupExitCode(e),
+          result: '',
+          error: (e as Error)?.message ?? String(e),
+          usage: tally.usage,
+          toolCalls: [],
+          model: known?.model ?? args.model ?? '',
+          provider: known?.providerName ?? known?.provider ?? args.provider ?? '',
+          durationMs: Date.now() - started,
+        },
+        masker,
+      );
+      io.stdout.write(`${JSON.stringify(summaryJson(o))}\n`);
+    }
+    throw e;
+  }
   stream?.line({
     type: 'start',
     session_id: runtime.session?.id ?? null,

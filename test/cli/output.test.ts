@@ -308,3 +308,31 @@ test('Ctrl-C while starting up: json still prints one result object (status canc
     assert.equal(mock.posts.length, 0);
   }
 });
+
+test('json and stream-json when the run cannot start (config.lua error, a missing session): still one result object with the error', async () => {
+  const cfgDir = join(dirs.root, 'cfg-broken');
+  mkdirSync(join(cfgDir, 'clm'), { recursive: true });
+  writeFileSync(join(cfgDir, 'clm', 'config.lua'), 'return { model = \n');
+  for (const fmt of ['json', 'stream-json']) {
+    const r = await run(['--output-format', fmt, '-o', 'q'], { env: { XDG_CONFIG_HOME: cfgDir } });
+    assert.equal(r.code, 2, show(r));
+    assert.match(r.stderr, /clm: config\.lua:2: /);
+    const lines = jsonLines(r.stdout);
+    assert.equal(lines.length, 1, r.stdout);
+    const o = lines[0]!;
+    assert.equal(o.type, 'result');
+    assert.equal(o.status, 'error');
+    assert.equal(o.exit_code, 2);
+    assert.match(o.error, /^config\.lua:2: /);
+    assert.equal(o.session_id, null);
+
+    const s = await run(['--output-format', fmt, '-r', '20990101-000000-deadbeef', '-o', 'q']);
+    assert.equal(s.code, 1, show(s));
+    const so = jsonLines(s.stdout);
+    assert.equal(so.length, 1, s.stdout);
+    assert.equal(so[0]!.status, 'error');
+    assert.equal(so[0]!.exit_code, 1);
+    assert.equal(so[0]!.error, 'no such session: 20990101-000000-deadbeef');
+  }
+  assert.equal(mock.posts.length, 0);
+});
