@@ -333,3 +333,19 @@ test('an MCP result over the stdio message limit: the model is told it was too l
   assert.equal(toolResult(1, 'c1'), "[tool failed: the MCP server's reply was larger than 10 MiB, the most clm reads from a stdio server]");
   assert.match(r.stderr, /mcp: b: a message from the server was larger than 10 MiB; restarting it/);
 });
+
+test('-p naming a file, not a directory: a notice, no stack trace, the run goes on', async () => {
+  const file = join(dirs.root, 'not-a-dir.lua');
+  writeFileSync(file, SHOUT);
+  mock.push(oa.text('fine'));
+  const r = await run(['-p', file, '-S', '-o', 'q']);
+  assert.equal(r.code, 0, show(r));
+  assert.equal(r.stdout, 'fine\n');
+  assert.match(
+    r.stderr,
+    new RegExp(
+      `notice: plugins: cannot read the plugin directory ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: not a directory; no plugins loaded from it`,
+    ),
+  );
+  assert.doesNotMatch(r.stderr, /at .*\.js:\d+/);
+});
