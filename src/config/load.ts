@@ -33,7 +33,8 @@ import { findEntry, sha256, storeEntry, type CacheEntry } from './config-cache.j
 import { ConfigError, ConvertError } from './errors.js';
 import { childPath } from './key-path.js';
 import type { ConfigEvaluator } from './evaluator.js';
-import { chunkWords, readLiteralChunk } from './literal-chunk.js';
+import { chunkStrings, chunkWords, readLiteralChunk } from './literal-chunk.js';
+import { redact } from '../host/redact.js';
 import {
   cacheLookup,
   readInputs,
@@ -121,6 +122,13 @@ async function runSecrets(
   warnings: string[],
   budgetMs?: number,
 ): Promise<Record<string, unknown>> {
+  // Lua's message can quote the file's own strings (`error("bad key " .. k)`): every string the
+  // file spells out is masked in it, as its values would be (the file name and line stay).
+  const spelled = [...(chunkStrings(src) ?? [])];
+  const masked = (message: string) => {
+    const at = /^secrets\.lua(?::\d+)?: /.exec(message)?.[0] ?? '';
+    return at + redact(message.slice(at.length), spelled);
+  };
   const warn = (msg: string) => {
     warnings.push(msg);
     log(msg);
@@ -128,7 +136,7 @@ async function runSecrets(
   try {
     const r = await lua.run(src, '=secrets.lua', { budgetMs, lenient: true, publishAsSecrets: true });
     if (!r.ok) {
-      warn(`${withoutExcerpt(luaError('secrets.lua', path, r.message).message)}; clm.secrets is empty`);
+      warn(`${masked(withoutExcerpt(luaError('secrets.lua', path, r.message).message))}; clm.secrets is empty`);
       return {};
     }
     if (r.luaType !== 'table') {
