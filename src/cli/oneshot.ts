@@ -6,16 +6,17 @@
 import { ECANCELED, EIO } from '../core/errors.js';
 import type { AgentEvent } from '../core/events.js';
 import { forTerminal } from '../core/terminal-text.js';
-import type { CliArgs } from './args.js';
 import { guardEvents, guardSummary, Masker } from './guard.js';
 import { hideResumeCompaction, streamJsonRenderer, textRenderer, type Out } from './render.js';
 import { summaryJson, Tally, type RunSummary } from './run-summary.js';
-import type { ResolvedRun } from './resolve-run.js';
-import { createRuntime, sessionLine, type RunEvent, type Runtime } from './runtime.js';
+import { CliError, createRuntime, sessionLine, type RunEvent, type Runtime } from './runtime.js';
+import { ConfigProblem, type ResolvedRun } from './resolve-run.js';
+import { UsageError, type CliArgs } from './args.js';
 import { PermissionPrompt, type Key } from './permission-prompt.js';
 import { emitKeypressEvents } from 'node:readline';
 import { isRuntimeEvent } from './runtime-events.js';
-import { onInterrupt } from './signal-handlers.js';
+import { onInterrupt, onTerminate } from './signal-handlers.js';
+import { discardTypeAhead } from './type-ahead.js';
 import { turnError } from './turn-error.js';
 
 export interface Io {
@@ -36,6 +37,7 @@ function terminalPrompt(io: Io, runtime: () => Runtime | null): PermissionPrompt
     listen: (onKey) => {
       emitKeypressEvents(input);
       input.setRawMode(true);
+      discardTypeAhead(input);
       handler = (s, k) => onKey(k ?? { sequence: s });
       input.on('keypress', handler);
       input.resume();
@@ -57,6 +59,13 @@ function terminalPrompt(io: Io, runtime: () => Runtime | null): PermissionPrompt
       process.emit('SIGINT' as never);
     },
   });
+}
+
+/** The exit status main() gives a failure to start: 2 for configuration and usage, else the error's own or 1. */
+function startupExitCode(e: unknown): number {
+  if (e instanceof ConfigProblem || e instanceof UsageError) return 2;
+  if (e instanceof CliError) return e.exitCode;
+  return 1;
 }
 
 export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
@@ -120,19 +129,45 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
       setTimeout(() => process.exit(130), 2000).unref();
     });
   }
-  const runtime = await createRuntime({
-    args,
-    onEvent,
-    ...(asker ? { onPermission: (req) => asker.request(req) } : {}),
-    policy: { allow: args.allowTools, deny: args.denyTools },
-    resumeId: args.resume || undefined,
-    onResolved: (r) => {
-      resolved = r;
-    },
-    onSecrets: (list) => masker.add(list),
-  });
-  rt = runtime;
-  await runtime.ready;
+  let runtime: Runtime;
+  try {
+    runtime = await createRuntime({
+      args,
+      onEvent,
+      ...(asker ? { onPermission: (req) => asker.request(req) } : {}),
+      policy: { allow: args.allowTools, deny: args.denyTools },
+      resumeId: args.resume || undefined,
+      onResolved: (r) => {
+        resolved = r;
+      },
+      onSecrets: (list) => masker.add(list),
+    });
+    rt = runtime;
+    await runtime.ready;
+  } catch (e) {
+    // The run cannot start (config.lua, a session that cannot be resumed): json and stream-json
+    // still end with their result object, holding the message the program prints on stderr.
+    if (args.outputFormat !== 'text') {
+      onInterrupt(null);
+      const known = resolved as ResolvedRun | null; // set by onResolved, which TypeScript cannot see
+      const o = guardSummary(
+        {
+          status: 'error',
+          exitCode: startupExitCode(e),
+          result: '',
+          error: (e as Error)?.message ?? String(e),
+          usage: tally.usage,
+          toolCalls: [],
+          model: known?.model ?? args.model ?? '',
+          provider: known?.providerName ?? known?.provider ?? args.provider ?? '',
+          durationMs: Date.now() - started,
+        },
+        masker,
+      );
+      io.stdout.write(`${JSON.stringify(summaryJson(o))}\n`);
+    }
+    throw e;
+  }
   stream?.line({
     type: 'start',
     session_id: runtime.session?.id ?? null,
@@ -144,6 +179,38 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
   const startup = held ?? [];
   held = null;
   for (const e of startup) display(e); // already through the guard
+
+  // SIGTERM and SIGHUP (timeout(1), a closed terminal) end the run at once, but as a run that
+  // ends: json and stream-json print their result object and the kept session is named, so a
+  // script still gets its answer and can resume. The exit hooks stop the tool processes.
+  onTerminate((signal, code) => {
+    onTerminate(null);
+    onInterrupt(null);
+    const outcome = runtime.closeSessionNow();
+    const summary = guardSummary(
+      {
+        status: 'cancelled',
+        exitCode: code,
+        result: tally.text,
+        error: `ended by ${signal}`,
+        usage: tally.usage,
+        toolCalls: tally.toolCalls,
+        sessionId: outcome.sessionKept ? runtime.session?.id : undefined,
+        model: runtime.run.model,
+        provider: runtime.run.providerName ?? runtime.run.provider,
+        durationMs: Date.now() - started,
+      },
+      masker,
+    );
+    text?.endText();
+    io.stderr.write(`clm: ended by ${signal}\n`);
+    const line = sessionLine(runtime.session, outcome);
+    if (line) io.stderr.write(line);
+    const exit = () => process.exit(code);
+    if (args.outputFormat === 'text') exit();
+    else (io.stdout as { write(s: string, cb?: () => void): unknown }).write(`${JSON.stringify(summaryJson(summary))}\n`, exit);
+    setTimeout(exit, 2000).unref();
+  });
 
   let interrupted = false;
   const onSigint = () => {
@@ -167,8 +234,9 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
     io.stderr.write(`error: ${forStderr((e as Error).message)}\n`);
   }
   const status = await done;
-  // From here a Ctrl-C ends the program at once (the exit hooks still stop tool processes).
+  // From here a Ctrl-C or SIGTERM ends the program at once (the exit hooks still stop tool processes).
   onInterrupt(null);
+  onTerminate(null);
   text?.endText();
 
   const exitCode = interrupted || status === ECANCELED ? 130 : status === 0 ? 0 : 1;

@@ -23,7 +23,7 @@ export interface Key {
 
 export interface PromptIo {
   write(text: string): void;
-  /** Deliver single keypresses to `onKey` until unlisten(). */
+  /** Deliver single keypresses to `onKey` until unlisten(), none typed before this call. */
   listen(onKey: (k: Key) => void): void;
   unlisten(): void;
   /** Esc: cancel the running turn. */
@@ -95,11 +95,13 @@ export class PermissionPrompt {
     }
     this.current = req;
     const args = argsSummary(req.args);
-    this.io.write(`allow tool ${visible(req.name)}${args ? `: ${args}` : ''}\n${QUESTION}\n`);
+    // Listening starts before the question is written: it drops what was typed before (a key
+    // typed without having seen the question is no answer), and keys arrive only after this.
     if (!this.listening) {
       this.listening = true;
       this.io.listen((k) => this.key(k));
     }
+    this.io.write(`allow tool ${visible(req.name)}${args ? `: ${args}` : ''}\n${QUESTION}\n`);
   }
 
   private key(k: Key): void {

@@ -80,7 +80,17 @@ export function pluginDirs(o: { explicit?: string; agentName?: string; env: Node
     }
   }
   if (o.agentName && cdir) dirs.push(join(cdir, 'agents', o.agentName));
-  return dirs.filter((d) => existsSync(d) && readdirSync(d).some((n) => n.endsWith('.lua')));
+  return dirs.filter((d) => {
+    if (!existsSync(d)) return false;
+    try {
+      return readdirSync(d).some((n) => n.endsWith('.lua'));
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      const why = code === 'ENOTDIR' ? 'not a directory' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
+      o.notice(`plugins: cannot read the plugin directory ${d}: ${why}; no plugins loaded from it`);
+      return false;
+    }
+  });
 }
 
 /**

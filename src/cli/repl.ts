@@ -14,6 +14,7 @@ import { listSessions, formatSessionList } from '../session/index.js';
 import type { CliArgs } from './args.js';
 import { guardEvents, Masker } from './guard.js';
 import { PermissionPrompt, type Key } from './permission-prompt.js';
+import { discardTypeAhead } from './type-ahead.js';
 import { hideResumeCompaction, oneLine, type Out } from './render.js';
 import { CliError, createRuntime, sessionLine, type RunEvent, type Runtime } from './runtime.js';
 import { isRuntimeEvent } from './runtime-events.js';
@@ -115,7 +116,13 @@ export async function runRepl(
   const prompt =
     stdinTty && typeof (io.stdin as NodeJS.ReadStream).setRawMode === 'function'
       ? new PermissionPrompt({
+          // With stdout redirected (`clm -H > log`) the person sees only stderr: the question
+          // and its answer go there, as in one-shot runs.
           write: (t) => {
+            if (!tty) {
+              io.stderr.write(t);
+              return;
+            }
             newline();
             w(t);
           },
@@ -127,6 +134,7 @@ export async function runRepl(
             suspended = false;
             emitKeypressEvents(input);
             input.setRawMode(true);
+            discardTypeAhead(input);
             const handler = (s: string | undefined, k: Key | undefined) => onKey(k ?? { sequence: s });
             input.on('keypress', handler);
             input.resume();

@@ -4,7 +4,16 @@
 
 import { existsSync } from 'node:fs';
 import { configCacheDir } from '../config/config-cache.js';
-import { configDir, loadConfig, resolveConnection, type ClmConfig, type ConfigValues, type Connection } from '../config/index.js';
+import {
+  configDir,
+  loadConfig,
+  resolveConnection,
+  secretStrings,
+  secretsWithoutConfig,
+  type ClmConfig,
+  type ConfigValues,
+  type Connection,
+} from '../config/index.js';
 import type { UiMode } from '../config/types.js';
 import type { CliArgs } from './args.js';
 
@@ -50,6 +59,12 @@ export async function resolveRun(args: CliArgs, env: NodeJS.ProcessEnv, log?: (l
       { model: args.model, provider: args.provider, url: args.url, reasoningEffort: args.reasoningEffort },
       { CLM_API_KEY: env.CLM_API_KEY },
     );
+    const warnings = cfg?.warnings ?? [];
+    if (!cfg) {
+      const bare = await secretsWithoutConfig({ log, env });
+      for (const v of secretStrings(bare.secrets)) if (!conn.secrets.includes(v)) conn.secrets.push(v);
+      warnings.push(...bare.warnings);
+    }
     return {
       ...conn,
       agentName: cfg?.agent,
@@ -64,7 +79,7 @@ export async function resolveRun(args: CliArgs, env: NodeJS.ProcessEnv, log?: (l
         maxReplyBytes: cfg?.maxReplyBytes,
         maxParallelTools: cfg?.maxParallelTools,
       },
-      warnings: cfg?.warnings ?? [],
+      warnings,
       ui: cfg?.ui,
       showThinking: cfg?.showThinking ?? false,
       expandOutput: cfg?.expandOutput ?? false,

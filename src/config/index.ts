@@ -5,13 +5,13 @@
 export { ConfigError } from './errors.js';
 export { configDir, configPaths } from './paths.js';
 export type { ConfigPaths } from './paths.js';
-export { loadConfig, selectAgent, listAgents, listModelSpecs, MAX_CONFIG_BYTES } from './load.js';
+export { loadConfig, secretsWithoutConfig, selectAgent, listAgents, listModelSpecs, MAX_CONFIG_BYTES } from './load.js';
 export type { LoadConfigOptions } from './load.js';
 export { parseModelSpec, modelSpecProblem } from './model-spec.js';
 export type { ModelSpec } from './model-spec.js';
 export { mergeProfile } from './merge.js';
 export { validateValues, PROVIDER_KINDS } from './validate.js';
-export { resolveConnection, collectSecrets, DEFAULT_BASE_URL } from './resolve-connection.js';
+export { resolveConnection, collectSecrets, secretStrings, DEFAULT_BASE_URL } from './resolve-connection.js';
 export type { Connection, ConnectionFlags, ConnectionEnv } from './resolve-connection.js';
 export { runSetup } from './setup.js';
 export type { SetupOptions, SetupResult } from './setup.js';

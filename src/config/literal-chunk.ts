@@ -459,6 +459,15 @@ export function readLiteralChunk(src: Uint8Array): { value: unknown } | null {
  * value by comparing it with (or indexing by) something, and a fixed something is in the source.
  */
 export function chunkWords(src: Uint8Array): Set<string> | null {
+  return lexWords(src, true);
+}
+
+/** Every string constant a Lua chunk spells out (names left out), or null when it cannot be lexed. */
+export function chunkStrings(src: Uint8Array): Set<string> | null {
+  return lexWords(src, false);
+}
+
+function lexWords(src: Uint8Array, names: boolean): Set<string> | null {
   const r = new Reader(src);
   const words = new Set<string>();
   try {
@@ -468,8 +477,10 @@ export function chunkWords(src: Uint8Array): Set<string> | null {
       if (c < 0) return words;
       if (c === 0x22 || c === 0x27) words.add(decoder.decode(r.shortString()));
       else if (c === 0x5b && r.longBracket() >= 0) words.add(decoder.decode(r.longString(r.longBracket())));
-      else if (isAlpha(c)) words.add(r.name());
-      else if (isDigit(c)) while (isAlnum(r.at()) || r.at() === 0x2e) r.pos++;
+      else if (isAlpha(c)) {
+        const name = r.name();
+        if (names) words.add(name);
+      } else if (isDigit(c)) while (isAlnum(r.at()) || r.at() === 0x2e) r.pos++;
       else r.pos++;
     }
   } catch (e) {

@@ -33,10 +33,12 @@ import { findEntry, sha256, storeEntry, type CacheEntry } from './config-cache.j
 import { ConfigError, ConvertError } from './errors.js';
 import { childPath } from './key-path.js';
 import type { ConfigEvaluator } from './evaluator.js';
-import { chunkWords } from './literal-chunk.js';
+import { chunkStrings, chunkWords, readLiteralChunk } from './literal-chunk.js';
+import { redact } from '../host/redact.js';
 import {
   cacheLookup,
   readInputs,
+  readSecrets,
   readSource,
   sentinelValues,
   type CacheLookup,
@@ -44,7 +46,7 @@ import {
   type LoadConfigOptions,
 } from './load-inputs.js';
 import { mergeProfile } from './merge.js';
-import type { ConfigPaths } from './paths.js';
+import { configDir, configPaths, type ConfigPaths } from './paths.js';
 import { collectSecrets } from './resolve-connection.js';
 import { containsAny, luaLiteral, makeSentinels, secretAt, substitute, type Sentinels } from './secret-sentinels.js';
 import type { ClmConfig } from './types.js';
@@ -120,6 +122,13 @@ async function runSecrets(
   warnings: string[],
   budgetMs?: number,
 ): Promise<Record<string, unknown>> {
+  // Lua's message can quote the file's own strings (`error("bad key " .. k)`): every string the
+  // file spells out is masked in it, as its values would be (the file name and line stay).
+  const spelled = [...(chunkStrings(src) ?? [])];
+  const masked = (message: string) => {
+    const at = /^secrets\.lua(?::\d+)?: /.exec(message)?.[0] ?? '';
+    return at + redact(message.slice(at.length), spelled);
+  };
   const warn = (msg: string) => {
     warnings.push(msg);
     log(msg);
@@ -127,7 +136,7 @@ async function runSecrets(
   try {
     const r = await lua.run(src, '=secrets.lua', { budgetMs, lenient: true, publishAsSecrets: true });
     if (!r.ok) {
-      warn(`${withoutExcerpt(luaError('secrets.lua', path, r.message).message)}; clm.secrets is empty`);
+      warn(`${masked(withoutExcerpt(luaError('secrets.lua', path, r.message).message))}; clm.secrets is empty`);
       return {};
     }
     if (r.luaType !== 'table') {
@@ -273,6 +282,30 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<ClmConfi
     });
     if (cache) await remember(lua, inp, cache, cfg, ld, read);
     return cfg;
+  } finally {
+    lua.close();
+  }
+}
+
+/**
+ * clm.secrets when there is no config.lua. Nothing reads the values then, but a tool can still
+ * print the file (`cat secrets.lua`), so they are masked all the same. A plain literal table is
+ * read without Lua; only a secrets.lua that is code starts the Lua worker. Problems are warnings,
+ * as in a full load.
+ */
+export async function secretsWithoutConfig(
+  opts: LoadConfigOptions = {},
+): Promise<{ secrets: Record<string, unknown>; warnings: string[] }> {
+  const log = opts.log ?? (() => {});
+  const warnings: string[] = [];
+  const dir = opts.dir ?? configDir(opts.env ?? process.env);
+  const src = dir ? readSecrets(configPaths(dir).secrets, log, warnings) : null;
+  if (!dir || !src) return { secrets: {}, warnings };
+  const literal = readLiteralChunk(src);
+  if (literal) return { secrets: isTable(literal.value) ? literal.value : {}, warnings };
+  const lua = await startEvaluator(log);
+  try {
+    return { secrets: await runSecrets(lua, src, configPaths(dir).secrets, log, warnings, opts.budgetMs), warnings };
   } finally {
     lua.close();
   }

@@ -118,6 +118,13 @@ function strings(v: unknown, out: Set<string>, depth = 0): void {
   if (isTable(v)) for (const x of Object.values(v)) strings(x, out, depth + 1);
 }
 
+/** Every string in a clm.secrets table. */
+export function secretStrings(secrets: unknown): string[] {
+  const out = new Set<string>();
+  strings(secrets, out);
+  return [...out];
+}
+
 /** Every value that must never reach a log or session file. */
 export function collectSecrets(cfg: ClmConfig | null, env: ConnectionEnv = {}): string[] {
   const out = new Set<string>();

@@ -1,7 +1,7 @@
 // CLM_DEBUG_LOG: an append-only debug log, one line per event, flushed per line so a crash loses
 // nothing. Unset ⇒ no log at all (and no cost). Every line passes through redact().
 
-import { openSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, writeSync } from 'node:fs';
 import { redact } from './redact.js';
 
 export interface DebugLog {
@@ -26,6 +26,22 @@ function prefix(d: Date): string {
 /** Longest line written; callers pass whole texts (request bodies, tool results) and this cuts them. */
 export const MAX_LINE = 4000;
 
+const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT;
+
+/**
+ * Open the log for appending without ever waiting: a FIFO nobody reads would block open(2) on
+ * the main thread, where not even SIGTERM gets through. Non-blocking, a FIFO without a reader
+ * fails at once (ENXIO: no log); one with a reader (`CLM_DEBUG_LOG=>(grep …)`), like a terminal
+ * (`/dev/stderr`), is opened again blocking, so a slow reader slows the log down instead of
+ * losing lines.
+ */
+function openLog(path: string): number {
+  const fd = openSync(path, APPEND | (constants.O_NONBLOCK ?? 0), 0o600);
+  if (!constants.O_NONBLOCK || fstatSync(fd).isFile()) return fd;
+  closeSync(fd);
+  return openSync(path, APPEND, 0o600);
+}
+
 /** A log function appending to `path`, or undefined when no path is given (the variable is unset or empty). */
 export function createDebugLog(path: string | undefined = process.env.CLM_DEBUG_LOG, opts: DebugLogOptions = {}): DebugLog | undefined {
   if (!path) return undefined;
@@ -39,7 +55,7 @@ export function createDebugLog(path: string | undefined = process.env.CLM_DEBUG_
     if (broken) return;
     try {
       // 0600: the log holds whole requests and tool output (secrets are masked, the rest is private too).
-      fd ??= openSync(path, 'a', 0o600);
+      fd ??= openLog(path);
       // Mask first, then cut: a secret straddling the cut would otherwise leak its start.
       let text = redact(line, [...secrets]);
       if (text.length > MAX_LINE) text = `${text.slice(0, MAX_LINE)}… (${text.length} chars)`;

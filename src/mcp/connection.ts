@@ -9,11 +9,11 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { ToolDef, ToolInvocation } from '../core/types.js';
 import type { McpServerSpec } from './config.js';
 import { callResultToText } from './content.js';
-import { errorText, isAbort, isConnectionClosed, isTimeout, spawnFailure } from './errors.js';
+import { errorText, isAbort, isConnectionClosed, isMessageTooLarge, isTimeout, spawnFailure } from './errors.js';
 import { RestartBudget } from './restart-budget.js';
 import { loadClientSdk } from './sdk.js';
 import { buildToolDefs, type ListedTool } from './tool-defs.js';
-import { createServerTransport, type ServerTransport } from './transport.js';
+import { createServerTransport, STDIO_MAX_MESSAGE_BYTES, type ServerTransport } from './transport.js';
 
 export type McpServerState = 'connecting' | 'ready' | 'down' | 'failed' | 'closed';
 
@@ -39,6 +39,8 @@ function redactUrl(url: string): string {
     return '(invalid url)';
   }
 }
+
+const TOO_LARGE = `larger than ${STDIO_MAX_MESSAGE_BYTES / (1024 * 1024)} MiB`;
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -67,6 +69,8 @@ export class McpConnection {
   private restartTimer: NodeJS.Timeout | null = null;
   private readonly budget: RestartBudget;
   private closePromise: Promise<void> | null = null;
+  /** The client whose server sent a message over the stdio limit (its connection is going down). */
+  private tooLarge: Client | null = null;
 
   constructor(
     spec: McpServerSpec,
@@ -181,7 +185,10 @@ export class McpConnection {
     this.handle = handle;
     const abort = new AbortController();
     this.connectAbort = abort;
-    client.onerror = (e) => this.log(`transport error: ${errorText(e)}`);
+    client.onerror = (e) => {
+      if (isMessageTooLarge(e)) this.tooLarge = client;
+      this.log(`transport error: ${errorText(e)}`);
+    };
     client.onclose = () => this.onClosed(gen);
     client.setNotificationHandler('notifications/tools/list_changed', () => void this.refreshTools(gen));
     // Arguments and URL queries may carry secrets (clm.secrets values), so neither is logged.
@@ -210,6 +217,7 @@ export class McpConnection {
       const spawn = this.spec.transport === 'stdio' ? spawnFailure(e, this.spec.command[0]!) : null;
       let why: string;
       if (spawn) why = `failed to start (${spawn})`;
+      else if (this.tooLarge === client) why = `connect failed (its answer to ${phase} was ${TOO_LARGE})`;
       else if (isTimeout(e)) why = `connect failed (no answer to ${phase} within ${this.spec.timeoutMs} ms)`;
       else if (isConnectionClosed(e))
         why = `connect failed (${this.spec.transport === 'stdio' ? 'server exited' : 'connection closed'} during ${phase})`;
@@ -247,6 +255,7 @@ export class McpConnection {
     if (gen !== this.generation) return;
     // While connecting, the pending initialize/tools/list request fails and connect() reports it.
     if (this._state !== 'ready') return;
+    const client = this.client;
     this.generation++;
     this.client = null;
     this.handle?.disarm();
@@ -259,24 +268,26 @@ export class McpConnection {
       this.notice(`mcp: ${this.name}: connection closed`);
       return;
     }
-    this._lastError = 'server exited';
-    this.scheduleRestart();
+    // The server did not exit on its own when clm dropped it for a message over the limit.
+    const why = this.tooLarge === client ? `a message from the server was ${TOO_LARGE}` : 'server exited';
+    this._lastError = why;
+    this.scheduleRestart(why);
   }
 
-  private scheduleRestart(): void {
+  private scheduleRestart(why = 'server exited'): void {
     const wait = this.budget.msUntilNext();
     if (wait === 0 && this.budget.take()) {
-      this.notice(`mcp: ${this.name}: server exited; restarting`);
+      this.notice(`mcp: ${this.name}: ${why}; restarting${why === 'server exited' ? '' : ' it'}`);
       this.launch();
       return;
     }
-    this.notice(`mcp: ${this.name}: server exited; restarting in ${Math.ceil(wait / 1000)} s`);
+    this.notice(`mcp: ${this.name}: ${why}; restarting${why === 'server exited' ? '' : ' it'} in ${Math.ceil(wait / 1000)} s`);
     this.restartTimer = setTimeout(
       () => {
         this.restartTimer = null;
         if (this._state !== 'down') return;
         if (this.budget.take()) this.launch();
-        else this.scheduleRestart();
+        else this.scheduleRestart(why);
       },
       Math.max(wait, 1),
     );
@@ -326,6 +337,7 @@ export class McpConnection {
       // The SDK reports an aborted request as REQUEST_TIMEOUT too, so the signal is checked first.
       if (this.closePromise) inv.fail('MCP client closed');
       else if (inv.signal.aborted || isAbort(e)) inv.fail(abortReason(inv.signal));
+      else if (this.tooLarge === client) inv.fail(`the MCP server's reply was ${TOO_LARGE}, the most clm reads from a stdio server`);
       else if (isConnectionClosed(e)) inv.fail('MCP server disconnected');
       else if (isTimeout(e)) inv.fail(`MCP server '${this.name}' did not answer within ${timeout} ms`);
       else inv.fail(errorText(e) || 'failed to reach MCP server');

@@ -22,6 +22,11 @@ export function isConnectionClosed(e: unknown): boolean {
   return typeof c === 'string' && CLOSED_CODES.has(c);
 }
 
+/** The stdio transport read a message over its size limit (and is closing the connection). */
+export function isMessageTooLarge(e: unknown): boolean {
+  return /^ReadBuffer exceeded maximum size/.test(asErr(e).message ?? '');
+}
+
 export function isAbort(e: unknown): boolean {
   return asErr(e).name === 'AbortError';
 }

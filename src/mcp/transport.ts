@@ -16,6 +16,12 @@ export interface ServerTransport {
   disarm(): void;
 }
 
+/**
+ * The largest message read from a stdio server (the SDK's default, stated here so messages can
+ * name it). A larger one makes the SDK drop the connection, and clm then stops the server.
+ */
+export const STDIO_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+
 /** Environment for a stdio server: ours, minus the variable that overrides the LLM API key. */
 function childEnv(): Record<string, string> {
   const env: Record<string, string> = {};
@@ -60,7 +66,13 @@ export async function createServerTransport(
   }
   const { StdioClientTransport } = await loadStdioSdk();
   const [command, ...args] = spec.command;
-  const stdio = new StdioClientTransport({ command: command!, args, env: childEnv(), stderr: 'pipe' });
+  const stdio = new StdioClientTransport({
+    command: command!,
+    args,
+    env: childEnv(),
+    stderr: 'pipe',
+    maxBufferSize: STDIO_MAX_MESSAGE_BYTES,
+  });
   const log = opts.log;
   // Always drain stderr (a full pipe would stall the server); keep it for the debug log only.
   if (stdio.stderr)

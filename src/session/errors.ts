@@ -2,7 +2,7 @@
 // -EPROTONOSUPPORT); ClmError's code set is the engine's contract and lacks EPROTONOSUPPORT,
 // so the store has its own error class carrying the same names and numbers.
 
-export type SessionErrorCode = 'EINVAL' | 'ENOENT' | 'EEXIST' | 'EPROTONOSUPPORT' | 'EIO';
+export type SessionErrorCode = 'EINVAL' | 'ENOENT' | 'EEXIST' | 'EPROTONOSUPPORT' | 'EIO' | 'EBUSY';
 
 const numbers: Record<SessionErrorCode, number> = {
   EINVAL: -22,
@@ -10,6 +10,7 @@ const numbers: Record<SessionErrorCode, number> = {
   EEXIST: -17,
   EPROTONOSUPPORT: -93,
   EIO: -5,
+  EBUSY: -16,
 };
 
 export class SessionError extends Error {

@@ -10,7 +10,7 @@
 // directory would make clm append to, or read, whatever it points at) and only regular files
 // are opened: a FIFO or device in the directory is an error, not a hang.
 
-import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, ftruncateSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRegularFileSync } from '../host/regular-file.js';
 import type { CompactionRecord, Message } from '../core/types.js';
@@ -83,6 +83,93 @@ function writeAll(fd: number, text: string): number {
   return buf.length;
 }
 
+/**
+ * `<id>.lock` beside the session file holds the pid of the clm that has it open: a second clm
+ * resuming it at the same time would interleave two conversations in one file. A lock whose
+ * process is gone (a crash, kill -9) is stale and taken over; where no lock can be made (a
+ * directory that takes no new file) the session is used unlocked, as before there were locks.
+ */
+function lockPathOf(path: string): string {
+  return path.replace(/\.jsonl$/, '.lock');
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return errnoCode(e) === 'EPERM'; // someone else's process, alive
+  }
+}
+
+function lockHolder(lock: string): number | null {
+  try {
+    const pid = Number.parseInt(readRegularFileSync(lock, 64, { noFollow: true }).toString('utf8'), 10);
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Take the session's lock; whether it is held (false: no lock could be made). Throws EBUSY when a live clm holds it. */
+function takeLock(id: string, path: string): boolean {
+  const lock = lockPathOf(path);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    let fd: number;
+    try {
+      fd = openSync(lock, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o600);
+    } catch (e) {
+      if (errnoCode(e) !== 'EEXIST') return false;
+      const holder = lockHolder(lock);
+      if (holder !== null && holder !== process.pid && processAlive(holder))
+        throw new SessionError('EBUSY', `session ${id} is in use by another clm (pid ${holder}); resume it once that one has ended`);
+      try {
+        unlinkSync(lock); // stale: its clm is gone
+      } catch {
+        /* taken over by another clm meanwhile: the next attempt says so */
+      }
+      continue;
+    }
+    try {
+      writeSync(fd, `${process.pid}\n`);
+    } catch {
+      /* an empty lock still keeps others out while this clm lives: they read no pid and take it */
+    } finally {
+      closeSync(fd);
+    }
+    holdLock(lock);
+    return true;
+  }
+  return false;
+}
+
+/** The locks this process holds, removed however it exits (a signal ends clm through process.exit). */
+const heldLocks = new Set<string>();
+let exitHook = false;
+
+function holdLock(lock: string): void {
+  heldLocks.add(lock);
+  if (exitHook) return;
+  exitHook = true;
+  process.on('exit', () => {
+    for (const l of heldLocks) removeLock(l);
+  });
+}
+
+function removeLock(lock: string): void {
+  heldLocks.delete(lock);
+  if (lockHolder(lock) !== process.pid) return;
+  try {
+    unlinkSync(lock);
+  } catch {
+    /* already gone */
+  }
+}
+
+function releaseLock(path: string): void {
+  removeLock(lockPathOf(path));
+}
+
 /** An open session file, appended to as the conversation goes. */
 export class Session {
   readonly id: string;
@@ -93,7 +180,14 @@ export class Session {
   private size: number;
 
   /** @internal use createSession / openSession. */
-  constructor(id: string, path: string, fd: number, hasMessages: boolean, size: number) {
+  constructor(
+    id: string,
+    path: string,
+    fd: number,
+    hasMessages: boolean,
+    size: number,
+    private readonly locked = false,
+  ) {
     this.id = id;
     this.path = path;
     this.fd = fd;
@@ -145,6 +239,7 @@ export class Session {
     if (this.fd === null) return this.hasMessages;
     closeSync(this.fd);
     this.fd = null;
+    if (this.locked) releaseLock(this.path);
     if (!this.hasMessages) {
       removeFile(this.path);
       return false;
@@ -154,7 +249,10 @@ export class Session {
 
   /** Close and delete the file whatever it holds (/clear of an empty session, tests). */
   discard(): void {
-    if (this.fd !== null) closeSync(this.fd);
+    if (this.fd !== null) {
+      closeSync(this.fd);
+      if (this.locked) releaseLock(this.path);
+    }
     this.fd = null;
     this.hasMessages = false;
     removeFile(this.path);
@@ -197,7 +295,14 @@ export function createSession(opts: CreateSessionOptions = {}): Session {
       removeFile(path);
       throw new SessionError('EIO', `writing session file ${path}: ${(e as Error).message}`, { cause: e });
     }
-    return new Session(id, path, fd, false, size);
+    // A fresh id is this clm's alone; the lock keeps a `clm -r ID` elsewhere out while it runs.
+    let locked = false;
+    try {
+      locked = takeLock(id, path);
+    } catch {
+      /* a stale lock of a reused id that its clm holds still: go on unlocked */
+    }
+    return new Session(id, path, fd, false, size, locked);
   }
 }
 
@@ -209,9 +314,12 @@ export function openSession(id: string, opts: SessionDirOptions = {}): Session {
   assertValidSessionId(id);
   const path = sessionPath(id, opts);
   let fd: number;
+  // Locked before the file is touched: a session in use is left exactly as it is.
+  const locked = existsSync(path) ? takeLock(id, path) : false;
   try {
     fd = openSync(path, APPEND_FLAGS);
   } catch (e) {
+    if (locked) releaseLock(path);
     if (errnoCode(e) === 'ENOENT') throw new SessionError('ENOENT', `no such session: ${id}`, { cause: e });
     throw new SessionError('EIO', openProblem(id, e) || `opening session ${id}: ${(e as Error).message}`, { cause: e });
   }
@@ -223,9 +331,10 @@ export function openSession(id: string, opts: SessionDirOptions = {}): Session {
     if (size > 0 && !endsWithNewline(fd, size)) size += writeAll(fd, '\n');
   } catch (e) {
     closeSync(fd);
+    if (locked) releaseLock(path);
     throw new SessionError('EIO', openProblem(id, e) || `opening session ${id}: ${(e as Error).message}`, { cause: e });
   }
-  return new Session(id, path, fd, true, size);
+  return new Session(id, path, fd, true, size, locked);
 }
 
 function endsWithNewline(fd: number, size: number): boolean {

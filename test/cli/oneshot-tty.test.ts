@@ -62,3 +62,21 @@ test('-o with stdin redirected: the same tool runs unasked', async () => {
   assert.ok(existsSync(ran));
   assert.ok(!r.stderr.includes(QUESTION));
 });
+
+test('-o on a terminal: keys typed before the question do not answer it', async (t) => {
+  const ran = join(dirs.root, 'ran.txt');
+  // The tool call comes late, so the keys below are typed while the model is still thinking.
+  mock.push({ ...oa.toolCall('shell_exec', { command: `echo RAN > ${ran}` }), delayMs: 1000 }, oa.text('done'));
+  const s = oneshot(t, 'go');
+  await s.waitFor(() => mock.posts.length === 1, 'the request');
+  s.type('yay, all good\r'); // a whole line
+  s.type('ya'); // and a half-typed one
+  await s.waitFor(QUESTION, 'the question');
+  await sleep(500);
+  assert.ok(!existsSync(ran), `keys typed before the question ran the command:\n${s.text()}`);
+  assert.doesNotMatch(s.text(), /-> allowed/);
+  s.type('n');
+  await s.waitFor('done', 'the reply');
+  assert.equal((await s.exited).code, 0);
+  assert.ok(!existsSync(ran));
+});

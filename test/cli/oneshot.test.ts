@@ -250,3 +250,23 @@ test('the first chat request does not wait for the connection probe (GET models,
     'the probe still went out',
   );
 });
+
+test('CLM_DEBUG_LOG naming a FIFO: no reader ⇒ the run goes on without a log (it hung in open, deaf to SIGTERM); a pipe with a reader gets the lines', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const fifo = join(dirs.root, 'log.fifo');
+  execFileSync('mkfifo', [fifo]);
+  mock.push(oa.text('no reader'));
+  const r = await run(['-S', '-o', 'q'], { env: { CLM_DEBUG_LOG: fifo }, timeoutMs: 20_000 });
+  assert.equal(r.code, 0, show(r));
+  assert.equal(r.stdout, 'no reader\n');
+  // A pipe with a reader (clm's stderr into cat): the log goes there whole.
+  mock.push(oa.text('with a reader'));
+  const r2 = await run(['-S', '-o', 'q'], {
+    env: { CLM_DEBUG_LOG: '/dev/stderr' },
+    timeoutMs: 20_000,
+    prefix: ['sh', '-c', '"$@" 2>&1 | cat', 'sh'],
+  });
+  assert.equal(r2.code, 0, show(r2));
+  assert.match(r2.stdout, /with a reader/);
+  assert.match(r2.stdout, /posting body/);
+});

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as oa from '../fixtures/openai-replies.js';
 import { show, waitFor } from '../fixtures/run-cli.js';
-import { cliSuite, jsonLines } from '../fixtures/cli-suite.js';
+import { cliSuite, jsonLines, sessionIdOf } from '../fixtures/cli-suite.js';
 
 const { mock, dirs, run, spawn } = await cliSuite({
   setup: (d) => {
@@ -131,6 +131,35 @@ test('SIGINT during a hanging request: exit 130, status cancelled', async () => 
   assert.equal(o.status, 'cancelled');
   assert.equal(o.exit_code, 130);
 });
+
+for (const [sig, code] of [
+  ['SIGTERM', 143],
+  ['SIGHUP', 129],
+] as const) {
+  test(`${sig} during a turn (timeout(1), a closed terminal): json and stream-json still end with the result object; the session line is printed`, async () => {
+    for (const fmt of ['json', 'stream-json', 'text']) {
+      mock.reset();
+      mock.push({ hang: true });
+      const c = spawn(['--output-format', fmt, '-o', 'q']);
+      await waitFor(() => mock.posts.length === 1, 'the request');
+      c.child.kill(sig);
+      const r = await c.result;
+      assert.equal(r.code, code, show(r));
+      assert.match(r.stderr, new RegExp(`clm: ended by ${sig}`));
+      const id = sessionIdOf(r);
+      assert.ok(existsSync(join(dirs.sessions, `${id}.jsonl`)), 'the session named is kept');
+      if (fmt === 'text') continue;
+      const lines = jsonLines(r.stdout);
+      const o = lines.at(-1)!;
+      assert.equal(o.type, 'result', r.stdout);
+      assert.equal(o.status, 'cancelled');
+      assert.equal(o.exit_code, code);
+      assert.equal(o.error, `ended by ${sig}`);
+      assert.equal(o.session_id, id);
+      if (fmt === 'json') assert.equal(lines.length, 1);
+    }
+  });
+}
 
 test('SIGINT in text mode: exit 130 quickly', async () => {
   mock.push({ hang: true });
@@ -278,4 +307,32 @@ test('Ctrl-C while starting up: json still prints one result object (status canc
     if (fmt === 'json') assert.equal(lines.length, 1);
     assert.equal(mock.posts.length, 0);
   }
+});
+
+test('json and stream-json when the run cannot start (config.lua error, a missing session): still one result object with the error', async () => {
+  const cfgDir = join(dirs.root, 'cfg-broken');
+  mkdirSync(join(cfgDir, 'clm'), { recursive: true });
+  writeFileSync(join(cfgDir, 'clm', 'config.lua'), 'return { model = \n');
+  for (const fmt of ['json', 'stream-json']) {
+    const r = await run(['--output-format', fmt, '-o', 'q'], { env: { XDG_CONFIG_HOME: cfgDir } });
+    assert.equal(r.code, 2, show(r));
+    assert.match(r.stderr, /clm: config\.lua:2: /);
+    const lines = jsonLines(r.stdout);
+    assert.equal(lines.length, 1, r.stdout);
+    const o = lines[0]!;
+    assert.equal(o.type, 'result');
+    assert.equal(o.status, 'error');
+    assert.equal(o.exit_code, 2);
+    assert.match(o.error, /^config\.lua:2: /);
+    assert.equal(o.session_id, null);
+
+    const s = await run(['--output-format', fmt, '-r', '20990101-000000-deadbeef', '-o', 'q']);
+    assert.equal(s.code, 1, show(s));
+    const so = jsonLines(s.stdout);
+    assert.equal(so.length, 1, s.stdout);
+    assert.equal(so[0]!.status, 'error');
+    assert.equal(so[0]!.exit_code, 1);
+    assert.equal(so[0]!.error, 'no such session: 20990101-000000-deadbeef');
+  }
+  assert.equal(mock.posts.length, 0);
 });

@@ -297,3 +297,55 @@ test('an MCP server that joins after start-up: its tools are counted once it is 
   assert.match(r.stderr, /^notice: --deny-tools: 'nosuch_\*' matches no tool$/m, r.stderr);
   assert.doesNotMatch(r.stderr, /'mcp__late__echo' matches no tool/, r.stderr);
 });
+
+// A bare JSON-RPC stdio server: one tool whose result is one line of `bytes` bytes.
+const BIG_SERVER = `
+let buf = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (c) => {
+  buf += c;
+  let i;
+  while ((i = buf.indexOf('\\n')) >= 0) {
+    const m = JSON.parse(buf.slice(0, i));
+    buf = buf.slice(i + 1);
+    if (m.id === undefined) continue;
+    let result;
+    if (m.method === 'initialize')
+      result = { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'big', version: '1' } };
+    else if (m.method === 'tools/list') result = { tools: [{ name: 'big', inputSchema: { type: 'object' } }] };
+    else if (m.method === 'tools/call') result = { content: [{ type: 'text', text: 'B'.repeat(m.params.arguments.bytes) }] };
+    else result = {};
+    process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }) + '\\n');
+  }
+});
+`;
+
+test('an MCP result over the stdio message limit: the model is told it was too large, not that the server went away', async () => {
+  const server = join(dirs.root, 'big-server.cjs');
+  writeFileSync(server, BIG_SERVER);
+  dirs.write(
+    'config.lua',
+    `return { mcp_servers = { { name = "b", command = { ${JSON.stringify(process.execPath)}, ${JSON.stringify(server)} } } } }\n`,
+  );
+  mock.push(oa.toolCall('mcp__b__big', { bytes: 11 * 1024 * 1024 }, 'c1'), oa.text('ok'));
+  const r = await run(['-p', dirs.empty, '-S', '-o', 'q']);
+  assert.equal(r.code, 0, show(r));
+  assert.equal(toolResult(1, 'c1'), "[tool failed: the MCP server's reply was larger than 10 MiB, the most clm reads from a stdio server]");
+  assert.match(r.stderr, /mcp: b: a message from the server was larger than 10 MiB; restarting it/);
+});
+
+test('-p naming a file, not a directory: a notice, no stack trace, the run goes on', async () => {
+  const file = join(dirs.root, 'not-a-dir.lua');
+  writeFileSync(file, SHOUT);
+  mock.push(oa.text('fine'));
+  const r = await run(['-p', file, '-S', '-o', 'q']);
+  assert.equal(r.code, 0, show(r));
+  assert.equal(r.stdout, 'fine\n');
+  assert.match(
+    r.stderr,
+    new RegExp(
+      `notice: plugins: cannot read the plugin directory ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: not a directory; no plugins loaded from it`,
+    ),
+  );
+  assert.doesNotMatch(r.stderr, /at .*\.js:\d+/);
+});

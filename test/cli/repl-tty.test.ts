@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as oa from '../fixtures/openai-replies.js';
 import { waitFor } from '../fixtures/run-cli.js';
@@ -51,8 +51,9 @@ test('on a terminal: history recall with the Up arrow, Ctrl-C cancels the turn, 
 });
 
 /** The REPL on a pty: the child, its output so far, and its exit. */
-function onPty(t: { after(fn: () => void): void }, extra: string[] = []) {
-  const cmd = [process.execPath, bin, '-H', '-u', mock.base, '-p', dirs.empty, ...extra].map(q).join(' ');
+function onPty(t: { after(fn: () => void): void }, extra: string[] = [], o: { stdoutTo?: string } = {}) {
+  const cmd =
+    [process.execPath, bin, '-H', '-u', mock.base, '-p', dirs.empty, ...extra].map(q).join(' ') + (o.stdoutTo ? ` > ${q(o.stdoutTo)}` : '');
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     XDG_CONFIG_HOME: dirs.config,
@@ -159,6 +160,28 @@ test('on a terminal --allow-tools answers matching requests without asking', {
   await waitFor(() => s.out.includes('done'), 'the answer');
   assert.ok(!s.out.includes(QUESTION), s.out);
   assert.ok(existsSync(ran));
+  s.child.stdin.write('exit\r');
+  assert.equal(await s.exited, 0);
+});
+
+test('on a terminal with stdout redirected: the question is asked on the terminal (stderr), keys typed before it do not answer it', {
+  skip: !haveScript && 'script(1) not installed',
+}, async (t) => {
+  const ran = join(dirs.root, 'ran.txt');
+  const log = join(dirs.root, 'transcript.txt');
+  mock.push({ ...oa.toolCall('shell_exec', { command: `echo RAN > ${ran}` }, 'c1'), delayMs: 1000 }, oa.text('all done'));
+  const s = onPty(t, ['-S'], { stdoutTo: log });
+  await waitFor(() => existsSync(log) && readFileSync(log, 'utf8').includes('user> '), 'the prompt', 15_000);
+  s.child.stdin.write('go\r');
+  await waitFor(() => mock.posts.length === 1, 'the request');
+  s.child.stdin.write('ya'); // half a line, typed before the question
+  await waitFor(() => s.out.includes(QUESTION), 'the question on the terminal');
+  await new Promise((r) => setTimeout(r, 500));
+  assert.ok(!existsSync(ran), 'keys typed before the question ran the command');
+  s.child.stdin.write('y');
+  await waitFor(() => readFileSync(log, 'utf8').includes('all done'), 'the answer');
+  assert.ok(existsSync(ran));
+  assert.ok(s.out.includes('-> allowed'), s.out);
   s.child.stdin.write('exit\r');
   assert.equal(await s.exited, 0);
 });

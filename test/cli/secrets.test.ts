@@ -81,3 +81,21 @@ test("a secret in a command's output (bytes) and in a tool's failure is masked f
   assert.match(text, /tavily = \\"\[REDACTED\]\\", groq = \\"\[REDACTED\]\\"/);
   assert.match(text, /\[tool failed: [^"]*missing-\[REDACTED\]/);
 });
+
+test('secrets.lua without a config.lua: its values are masked all the same (plain table, or code)', async () => {
+  const cfg = join(dirs.config, 'clm');
+  mkdirSync(cfg, { recursive: true });
+  for (const text of [
+    `return { tavily = "${SECRET}", groq = "gsk_GROQGROQGROQ0987654321" }\n`,
+    `local t = "${SECRET}"\nreturn { tavily = t, groq = "gsk_GROQGROQ" .. "GROQ0987654321" }\n`,
+  ]) {
+    mock.reset();
+    writeFileSync(join(cfg, 'secrets.lua'), text, { mode: 0o600 });
+    mock.push(oa.toolCall('shell_exec', { command: `cat '${join(cfg, 'secrets.lua')}'` }), oa.text('ok'));
+    const r = await run(['-o', 'read my secrets'], { env: { SHELL: '/bin/sh' } });
+    assert.equal(r.code, 0, show(r));
+    const body = mock.posts[1]!.body;
+    assert.ok(!body.includes('SECRETSECRET') && !body.includes('GROQGROQGROQ0987654321'), body);
+    assert.match(mock.posts[1]!.json.messages.at(-1).content, /\[REDACTED\]/);
+  }
+});

@@ -229,3 +229,28 @@ test('a session file from a newer version is refused on resume', async () => {
   assert.match(r.stderr, /clm: .*(newer|version)/i);
   assert.equal(mock.posts.length, 1);
 });
+
+test('a session another clm has open is not resumed beside it (two runs would interleave their turns in one file)', async () => {
+  mock.push(oa.text('first'));
+  const id = sessionIdOf(await run(['-S', '-o', 'start']));
+  // Run A resumes the session and waits for its reply.
+  mock.push({ hang: true });
+  const a = spawn(['-S', '-r', id, '-o', 'from A']);
+  await waitFor(() => mock.posts.length === 2, "A's request");
+  const before = readFileSync(fileOf(id), 'utf8');
+  // Run B may not append to it meanwhile.
+  const b = await run(['-S', '-r', id, '-o', 'from B']);
+  assert.equal(b.code, 1, show(b));
+  assert.match(b.stderr, new RegExp(`clm: session ${id} is in use by another clm \\(pid ${a.child.pid}\\)`));
+  assert.equal(mock.posts.length, 2, 'B sent nothing');
+  assert.equal(readFileSync(fileOf(id), 'utf8'), before, 'B wrote nothing to the file');
+  // Once A has ended (and also after a crash: kill -9 leaves the lock behind), the session can be resumed.
+  a.child.kill('SIGKILL');
+  await a.result;
+  mock.push(oa.text('B now'));
+  const again = await run(['-S', '-r', id, '-o', 'from B']);
+  assert.equal(again.code, 0, show(again));
+  assert.equal(again.stdout, 'B now\n');
+  mock.push(oa.text('and again'));
+  assert.equal((await run(['-S', '-r', id, '-o', 'more'])).code, 0, 'a clean end leaves no lock behind');
+});

@@ -238,3 +238,19 @@ test('a __gc finalizer (it would run with the deadline off) is refused', async (
   const e = await loadError(c.dir);
   assert.match(e.message, /^config\.lua:1: setmetatable: __gc metamethods are not allowed in config files/);
 });
+
+test('a run-time error in secrets.lua that quotes one of its strings does not show it', async (t) => {
+  for (const src of [
+    'local k = "sk-live-abcdef123456"\nerror("bad key " .. k)',
+    'local k = [[sk-live-abcdef123456]]\nreturn { k = k + 1 }\n',
+    'local k = "sk-live-abcdef123456"\nassert(false, k)',
+  ]) {
+    const c = tempFor(t, { 'secrets.lua': src, 'config.lua': 'return {}' });
+    const log: string[] = [];
+    const cfg = await loadConfig({ dir: c.dir, log: (l) => log.push(l) });
+    assert.equal(cfg?.warnings.length, 1, src);
+    assert.doesNotMatch(cfg!.warnings[0]!, /abcdef/, src);
+    assert.match(cfg!.warnings[0]!, /^secrets\.lua:2: .*; clm\.secrets is empty$/);
+    assert.ok(!log.some((l) => l.includes('abcdef')), src);
+  }
+});
