@@ -60,7 +60,8 @@ export const USAGE = `usage: clm [options]
 
 environment: CLM_API_KEY (API key, overrides config), CLM_DEBUG_LOG (debug log file),
              XDG_CONFIG_HOME, XDG_STATE_HOME, HOME, SHELL
-exit status: 0 success, 1 the turn failed, 2 usage or configuration error, 130 interrupted
+exit status: 0 success, 1 the turn failed, 2 usage or configuration error, 130 interrupted,
+             143/129 ended by SIGTERM/SIGHUP
 `;
 
 const WITH_VALUE: Record<string, keyof CliArgs> = {

@@ -39,9 +39,16 @@ const ANSWERS: Record<string, [PermissionDecision, string]> = {
   d: ['deny_always', '-> always denied'],
 };
 
-/** Control characters shown, not obeyed: a `\r` or an escape sequence cannot redraw the question. */
+/**
+ * Control characters shown, not obeyed: a `\r` or an escape sequence cannot redraw the question,
+ * and a bidirectional override (U+202E) cannot hide or turn around part of the command allowed.
+ */
 function visible(s: string): string {
-  return s.replace(/[\x00-\x08\x0b-\x1f\x7f\x9b]/g, (c) => (c === '\r' ? '\\r' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`));
+  return s.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/g, (c) => {
+    const n = c.charCodeAt(0);
+    if (c === '\r') return '\\r';
+    return n > 0xff ? `<U+${n.toString(16).toUpperCase()}>` : `\\x${n.toString(16).padStart(2, '0')}`;
+  });
 }
 
 /** The arguments as the question shows them: one field's value, `key: value` pairs, or the raw text. Never shortened. */

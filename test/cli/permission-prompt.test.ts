@@ -75,6 +75,9 @@ test('argument summary: one field = its value, several = key: value, non-object 
   assert.equal(argsSummary(JSON.stringify({ command: 'rm -rf ~\rls' })), 'rm -rf ~\\rls');
   assert.equal(argsSummary(JSON.stringify({ command: 'a\x1b[2Kb' })), 'a\\x1b[2Kb');
   assert.equal(argsSummary(JSON.stringify({ command: 'line1\nline2\ttab' })), 'line1\nline2\ttab');
+  // A bidi override would show `cat notestxt.sh` for `cat notes<U+202E>txt.sh`; C1 controls are escapes too.
+  assert.equal(argsSummary(JSON.stringify({ command: 'cat notes\u202etxt.sh' })), 'cat notes<U+202E>txt.sh');
+  assert.equal(argsSummary(JSON.stringify({ command: 'a\u2066b\u0085c\u009bd' })), 'a<U+2066>b\\x85c\\x9bd');
 });
 
 test('y allows once, n denies; the question and the echoes are the original strings', () => {
