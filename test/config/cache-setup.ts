@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
+import { tempDir } from '../fixtures/temp-dir.js';
 import { join } from 'node:path';
 import { CONFIG_CACHE_FILE } from '../../src/config/config-cache.js';
 import { loadConfig, type LoadConfigOptions } from '../../src/config/load.js';
@@ -44,7 +44,7 @@ export function setup(
   files: Record<string, string> = { 'secrets.lua': SECRETS, 'config.lua': CONFIG },
 ): Setup {
   const c = tempFor(t, files);
-  const cacheDir = join(mkdtempSync(join(tmpdir(), 'clm-cfgcache-')), 'state', 'clm');
+  const cacheDir = join(tempDir('clm-cfgcache-'), 'state', 'clm');
   t.after(() => rmSync(join(cacheDir, '..', '..'), { recursive: true, force: true }));
   const log: string[] = [];
   const opts = (agent?: string): LoadConfigOptions => ({ dir: c.dir, agent, cacheDir, log: (l) => log.push(l) });

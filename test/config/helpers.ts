@@ -1,7 +1,7 @@
 // Temporary config directories for the config tests.
 
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tempDir } from '../fixtures/temp-dir.js';
 import { dirname, join } from 'node:path';
 
 export interface TempConfig {
@@ -15,7 +15,7 @@ export interface TempConfig {
 
 /** A fresh $XDG_CONFIG_HOME/clm with the given files (secrets.lua gets 0600 unless told). */
 export function tempConfig(files: Record<string, string> = {}): TempConfig {
-  const xdg = mkdtempSync(join(tmpdir(), 'clm-cfg-'));
+  const xdg = tempDir('clm-cfg-');
   const dir = join(xdg, 'clm');
   mkdirSync(dir);
   const write = (rel: string, text: string, mode?: number) => {
