@@ -9,11 +9,11 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { ToolDef, ToolInvocation } from '../core/types.js';
 import type { McpServerSpec } from './config.js';
 import { callResultToText } from './content.js';
-import { errorText, isAbort, isConnectionClosed, isMessageTooLarge, isTimeout, spawnFailure } from './errors.js';
+import { errorText, isAbort, isConnectionClosed, isMessageTooLarge, isReplyTooLarge, isTimeout, spawnFailure } from './errors.js';
 import { RestartBudget } from './restart-budget.js';
 import { loadClientSdk } from './sdk.js';
 import { buildToolDefs, type ListedTool } from './tool-defs.js';
-import { createServerTransport, STDIO_MAX_MESSAGE_BYTES, type ServerTransport } from './transport.js';
+import { createServerTransport, REPLY_TOO_LARGE_CODE, MAX_MESSAGE_BYTES, type ServerTransport } from './transport.js';
 
 export type McpServerState = 'connecting' | 'ready' | 'down' | 'failed' | 'closed';
 
@@ -40,7 +40,7 @@ function redactUrl(url: string): string {
   }
 }
 
-const TOO_LARGE = `larger than ${STDIO_MAX_MESSAGE_BYTES / (1024 * 1024)} MiB`;
+const TOO_LARGE = `larger than ${MAX_MESSAGE_BYTES / (1024 * 1024)} MiB`;
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -338,6 +338,8 @@ export class McpConnection {
       if (this.closePromise) inv.fail('MCP client closed');
       else if (inv.signal.aborted || isAbort(e)) inv.fail(abortReason(inv.signal));
       else if (this.tooLarge === client) inv.fail(`the MCP server's reply was ${TOO_LARGE}, the most clm reads from a stdio server`);
+      else if (isReplyTooLarge(e, REPLY_TOO_LARGE_CODE))
+        inv.fail(`the MCP server's reply was ${TOO_LARGE}, the most clm reads from a server`);
       else if (isConnectionClosed(e)) inv.fail('MCP server disconnected');
       else if (isTimeout(e)) inv.fail(`MCP server '${this.name}' did not answer within ${timeout} ms`);
       else inv.fail(errorText(e) || 'failed to reach MCP server');

@@ -27,6 +27,12 @@ export function isMessageTooLarge(e: unknown): boolean {
   return /^ReadBuffer exceeded maximum size/.test(asErr(e).message ?? '');
 }
 
+/** An HTTP server's reply over the message limit (transport.ts cappedFetch). */
+export function isReplyTooLarge(e: unknown, code: number): boolean {
+  const err = asErr(e);
+  return err.name === 'ReplyTooLarge' || err.code === code;
+}
+
 export function isAbort(e: unknown): boolean {
   return asErr(e).name === 'AbortError';
 }

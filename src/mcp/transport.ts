@@ -17,10 +17,71 @@ export interface ServerTransport {
 }
 
 /**
- * The largest message read from a stdio server (the SDK's default, stated here so messages can
- * name it). A larger one makes the SDK drop the connection, and clm then stops the server.
+ * The largest message read from a server: over stdio the SDK's default, stated here so messages
+ * can name it (a larger one makes the SDK drop the connection, and clm then stops the server);
+ * over HTTP cappedFetch's, the same (a larger reply fails its request, the session goes on).
  */
-export const STDIO_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+
+/** The error a JSON reply over the message limit ends with (errors.ts isReplyTooLarge). */
+export class ReplyTooLarge extends Error {
+  override name = 'ReplyTooLarge';
+}
+
+/** The JSON-RPC error code of the answer cappedFetch gives a request whose event stream went over the limit. */
+export const REPLY_TOO_LARGE_CODE = -32099;
+
+/** The id of the one JSON-RPC request a POST carries, if it carries one. */
+function requestId(init: RequestInit | undefined): string | number | undefined {
+  if (typeof init?.body !== 'string') return undefined;
+  try {
+    const m: unknown = JSON.parse(init.body);
+    const id = m !== null && typeof m === 'object' && !Array.isArray(m) ? (m as { id?: unknown }).id : undefined;
+    return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * fetch whose reply bodies stop at `limit` bytes per message — the whole body of a JSON reply,
+ * each event of an event stream (counted from the blank line that ends the one before) — so a
+ * server that sends without end cannot fill clm's memory. A JSON body over it fails its request
+ * (ReplyTooLarge). An event stream over it ends with an error answer to the request it carries
+ * (REPLY_TOO_LARGE_CODE): the SDK reads a stream's failure as a transport error only, and the
+ * request would wait for its timeout.
+ */
+export function cappedFetch(limit: number): (url: string | URL, init?: RequestInit) => Promise<Response> {
+  const message = `the reply was larger than ${limit} bytes`;
+  return async (url, init) => {
+    const res = await fetch(url, init);
+    if (!res.body) return res;
+    const events = (res.headers.get('content-type') ?? '').includes('text/event-stream');
+    const id = events ? requestId(init) : undefined;
+    let n = 0;
+    let newline = false;
+    const counted = res.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, ctl) {
+          if (!events) n += chunk.length;
+          else
+            for (const b of chunk) {
+              if (b === 13) continue;
+              if (b === 10 && newline) n = 0;
+              else n++;
+              newline = b === 10;
+            }
+          if (n <= limit) return ctl.enqueue(chunk);
+          if (id === undefined) return ctl.error(new ReplyTooLarge(message));
+          const answer = { jsonrpc: '2.0', id, error: { code: REPLY_TOO_LARGE_CODE, message } };
+          ctl.enqueue(new TextEncoder().encode(`\n\nevent: message\ndata: ${JSON.stringify(answer)}\n\n`));
+          ctl.terminate();
+        },
+      }),
+    );
+    return new Response(counted, { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+}
 
 /** Environment for a stdio server: ours, minus the variable that overrides the LLM API key. */
 function childEnv(): Record<string, string> {
@@ -61,7 +122,10 @@ export async function createServerTransport(
     const headers: Record<string, string> = { 'User-Agent': opts.userAgent };
     if (spec.apiKey) headers.Authorization = `Bearer ${spec.apiKey}`;
     const { StreamableHTTPClientTransport } = await loadClientSdk();
-    const transport = new StreamableHTTPClientTransport(new URL(spec.url!), { requestInit: { headers } });
+    const transport = new StreamableHTTPClientTransport(new URL(spec.url!), {
+      requestInit: { headers },
+      fetch: cappedFetch(MAX_MESSAGE_BYTES),
+    });
     return { transport, pid: () => null, terminate() {}, disarm() {} };
   }
   const { StdioClientTransport } = await loadStdioSdk();
@@ -71,7 +135,7 @@ export async function createServerTransport(
     args,
     env: childEnv(),
     stderr: 'pipe',
-    maxBufferSize: STDIO_MAX_MESSAGE_BYTES,
+    maxBufferSize: MAX_MESSAGE_BYTES,
   });
   const log = opts.log;
   // Always drain stderr (a full pipe would stall the server); keep it for the debug log only.

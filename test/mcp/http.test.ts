@@ -193,3 +193,60 @@ test('an unreachable HTTP server fails with a clear message', async () => {
     await mcp.close();
   }
 });
+
+/** A plain-JSON MCP server whose `flood` tool answers with a body that never ends (as `sse`: one endless event). */
+async function floodServer(sse: boolean) {
+  let sent = 0;
+  const srv = await serveFetch(async (req) => {
+    if (req.method !== 'POST') return new Response('no', { status: 405 });
+    const m = await req.json();
+    if (m.id === undefined) return new Response(null, { status: 202 });
+    const reply = (result: unknown) => Response.json({ jsonrpc: '2.0', id: m.id, result });
+    if (m.method === 'initialize')
+      return reply({ protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'flood', version: '0' } });
+    if (m.method === 'tools/list')
+      return reply({
+        tools: [
+          { name: 'flood', inputSchema: { type: 'object' } },
+          { name: 'small', inputSchema: { type: 'object' } },
+        ],
+      });
+    if (m.params?.name === 'small') return reply({ content: [{ type: 'text', text: 'still here' }] });
+    const head = `${sse ? 'event: message\ndata: ' : ''}{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"content":[{"type":"text","text":"`;
+    const block = new TextEncoder().encode('x'.repeat(64 * 1024));
+    let started = false;
+    const body = new ReadableStream<Uint8Array>({
+      // Each block after a turn of the event loop: the server shares clm's process here, and a
+      // stream that is always ready would keep the loop from reading anything.
+      async pull(ctl) {
+        await new Promise((r) => setImmediate(r));
+        if (!started) {
+          started = true;
+          ctl.enqueue(new TextEncoder().encode(head));
+          return;
+        }
+        sent += block.length;
+        ctl.enqueue(block);
+      },
+    });
+    return new Response(body, { headers: { 'content-type': sse ? 'text/event-stream' : 'application/json' } });
+  });
+  return { ...srv, sent: () => sent };
+}
+
+for (const sse of [false, true]) {
+  test(`a reply that never ends (${sse ? 'one SSE event' : 'a JSON body'}) fails the call at the message limit, and the server stays usable`, async () => {
+    const srv = await floodServer(sse);
+    const mcp = connectMcpServers([{ name: 'flood', transport: 'http', url: srv.url, timeout_ms: 120_000 }], {});
+    try {
+      assert.deepEqual((await mcp.waitReady(READY_MS)).ready, ['flood']);
+      const r = await invoke(findTool(mcp.tools(), 'mcp__flood__flood'));
+      assert.deepEqual(r, { ok: false, text: "the MCP server's reply was larger than 10 MiB, the most clm reads from a server" });
+      assert.ok(srv.sent() < 64 << 20, `reading stopped (${srv.sent()} bytes sent)`);
+      assert.deepEqual(await invoke(findTool(mcp.tools(), 'mcp__flood__small')), { ok: true, text: 'still here' });
+    } finally {
+      await mcp.close();
+      await srv.close();
+    }
+  });
+}
