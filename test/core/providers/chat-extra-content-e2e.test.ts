@@ -10,39 +10,18 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createAgent, type Agent } from '../../../src/core/agent.js';
 import type { AgentConfig, Message } from '../../../src/index.js';
 import { messageToJson, parseMessageJson } from '../../../src/core/message-json.js';
 import { E2BIG } from '../../../src/core/errors.js';
 import type { RecordedRequest, Reply } from '../../fixtures/mock-llm.js';
 import * as O from '../../fixtures/openai-replies.js';
-import { echoTool, nodeAgentSuite } from '../../fixtures/node-agent-suite.js';
+import { nodeAgentSuite } from '../../fixtures/node-agent-suite.js';
 
-const { mock, host, logLines } = await nodeAgentSuite();
-const echo = echoTool;
+const { mock, logLines, chatConfig, withAgent } = await nodeAgentSuite();
 
 const MODEL = 'gemini-3-flash-preview';
 const endpoint = () => `${mock.base}/chat/completions`;
-const cfg = (o: Partial<AgentConfig> = {}): AgentConfig => ({
-  baseUrl: endpoint(),
-  apiKey: 'k',
-  model: MODEL,
-  stream: false,
-  maxTries: 1,
-  systemPrompt: 'Be brief.',
-  ...o,
-});
-
-async function withAgent(c: AgentConfig, fn: (a: Agent) => Promise<void>): Promise<void> {
-  mock.reset();
-  const a = createAgent(c, host);
-  a.addTool(echo);
-  try {
-    await fn(a);
-  } finally {
-    a.close();
-  }
-}
+const cfg = (o: Partial<AgentConfig> = {}): AgentConfig => chatConfig(MODEL, o);
 
 const sig = (n: string) => ({ google: { thought_signature: `CiQB${n}vX1dHtim827fQ==` } });
 

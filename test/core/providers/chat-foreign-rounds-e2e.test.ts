@@ -7,33 +7,16 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createAgent, type Agent } from '../../../src/core/agent.js';
-import type { AgentConfig, Message } from '../../../src/index.js';
+import type { Agent } from '../../../src/core/agent.js';
+import type { Message } from '../../../src/index.js';
 import { foreignRoundsAsText } from '../../../src/core/providers/foreign-rounds.js';
 import { openaiAdapter } from '../../../src/core/providers/openai.js';
 import { wantsPartsBack } from '../../../src/core/providers/chat-parts-answers.js';
 import type { RecordedRequest, Reply } from '../../fixtures/mock-llm.js';
 import * as O from '../../fixtures/openai-replies.js';
-import { echoTool, nodeAgentSuite } from '../../fixtures/node-agent-suite.js';
+import { nodeAgentSuite } from '../../fixtures/node-agent-suite.js';
 
-const { mock, host, logLines } = await nodeAgentSuite();
-
-const endpoint = () => `${mock.base}/chat/completions`;
-const cfg = (model: string, o: Partial<AgentConfig> = {}): AgentConfig => ({
-  baseUrl: endpoint(),
-  apiKey: 'k',
-  model,
-  maxTries: 1,
-  systemPrompt: 'Be brief.',
-  ...o,
-});
-
-function withAgent(c: AgentConfig, fn: (a: Agent) => Promise<void>): Promise<void> {
-  mock.reset();
-  const a = createAgent(c, host);
-  a.addTool(echoTool);
-  return fn(a).finally(() => a.close());
-}
+const { mock, logLines, chatConfig: cfg, withAgent } = await nodeAgentSuite();
 
 const DEEPSEEK_400 = O.httpError(400, 'The reasoning_content in the thinking mode must be passed back to the API.');
 const GEMINI_400 = O.httpError(

@@ -9,44 +9,18 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createAgent, type Agent } from '../../../src/core/agent.js';
 import type { AgentConfig, Message } from '../../../src/index.js';
 import { messageToJson, parseMessageJson } from '../../../src/core/message-json.js';
 import { E2BIG } from '../../../src/core/errors.js';
 import type { RecordedRequest, Reply } from '../../fixtures/mock-llm.js';
 import * as O from '../../fixtures/openai-replies.js';
-import { echoTool, nodeAgentSuite } from '../../fixtures/node-agent-suite.js';
+import { nodeAgentSuite } from '../../fixtures/node-agent-suite.js';
 
-const { mock, host, logLines } = await nodeAgentSuite();
-const echo = echoTool;
+const { mock, logLines, chatConfig, withAgent } = await nodeAgentSuite();
 
 const MODEL = 'deepseek-v4-pro';
 const endpoint = () => `${mock.base}/chat/completions`;
-const cfg = (o: Partial<AgentConfig> = {}): AgentConfig => ({
-  baseUrl: endpoint(),
-  apiKey: 'k',
-  model: MODEL,
-  stream: false,
-  maxTries: 1,
-  systemPrompt: 'Be brief.',
-  ...o,
-});
-
-function agent(c: AgentConfig): Agent {
-  const a = createAgent(c, host);
-  a.addTool(echo);
-  return a;
-}
-
-async function withAgent(c: AgentConfig, fn: (a: Agent) => Promise<void>): Promise<void> {
-  mock.reset();
-  const a = agent(c);
-  try {
-    await fn(a);
-  } finally {
-    a.close();
-  }
-}
+const cfg = (o: Partial<AgentConfig> = {}): AgentConfig => chatConfig(MODEL, o);
 
 /** DeepSeek's answer to a thinking-mode tool loop whose reasoning_content did not come back. */
 const DEEPSEEK_400: Reply = {
