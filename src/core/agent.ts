@@ -2,14 +2,15 @@
 // it reports. A turn runs in turn.ts; the agent starts it, cancels it, and ends it exactly once:
 // the final state, then one turn_done, then queued notifications (or an end-of-turn compaction).
 
-import { connect, overCompactionThreshold, toolLimiter, validateConfig, withConnection, type Connection } from './config.js';
+import { connect, overCompactionThreshold, toolLimiter, validateConfig, withConnection, type Connection } from './connection.js';
 import { addDispose, type Disposal } from './disposal.js';
 import { ClmError, ECANCELED, EIO, messageOf } from './errors.js';
 import type { AgentEvent, TurnOrigin } from './events.js';
-import { MidChainFlags } from './compaction.js';
+import { canCompact, MidChainFlags, NOTHING_TO_AUTOCOMPACT } from './compaction.js';
 import { estimateTokens, TimeStamps } from './history.js';
 import type { Host } from './host.js';
 import { Listeners } from './listeners.js';
+import { gateOf } from './permission-gate.js';
 import { validNonSystemCopies } from './message-json.js';
 import { probeConnection, probeModels, Probes, type ConnectionResult, type Endpoint } from './probes.js';
 import type { ProviderAdapter } from './providers/adapter.js';
@@ -18,11 +19,13 @@ import { DIALECTS } from './providers/index.js';
 import type { TokenBucket } from './ratelimit.js';
 import { dropForeignReasoning, foreignReasoningCount, type ForeignCount } from './reasoning.js';
 import { ToolRegistry } from './tool-registry.js';
-import { runCompactionTurn, runTurn, TurnAborted, type TurnContext, type TurnEnd } from './turn.js';
+import { runCompactionTurn, runTurn, TurnAborted, type TurnEnd } from './turn.js';
+import type { TurnContext } from './turn-context.js';
 import { turnEvents, turnResult, type TurnResult } from './turn-waiters.js';
-import type { AgentCallbacks, AgentConfig, AgentState, Message, ProviderKind, ToolDef, TurnStatus } from './types.js';
+import type { AgentConfig } from './agent-config.js';
+import type { AgentCallbacks, AgentState, Message, ProviderKind, ToolDef, TurnStatus } from './types.js';
 
-export { DEFAULT_MODEL, DEFAULT_AUTOCOMPACT_PCT, UNKNOWN_CTX_THRESHOLD, DEFAULT_MAX_TOKENS } from './config.js';
+export { DEFAULT_MODEL, DEFAULT_AUTOCOMPACT_PCT, UNKNOWN_CTX_THRESHOLD, DEFAULT_MAX_TOKENS } from './connection.js';
 export { TOOLS_UNSUPPORTED_NOTICE } from './turn.js';
 export type { ConnectionResult, Endpoint } from './probes.js';
 export type { TurnResult } from './turn-waiters.js';
@@ -35,6 +38,12 @@ export interface AgentOptions {
    * one; clm/browser's: required). A bundle holds only the dialects it names.
    */
   dialects?: readonly ProviderAdapter[];
+  /**
+   * Awaited before a round of tool calls of which at least one may change files (a tool without
+   * `readOnly`), before any call of the round runs: e.g. a snapshot of the files to undo the turn
+   * with. A rejection is reported as a notice and the round goes on.
+   */
+  beforeChanges?: (signal: AbortSignal) => Promise<void>;
 }
 
 // Declared beside the class, not in it, so the published types do not need Symbol.dispose.
@@ -64,10 +73,15 @@ export class Agent {
   #ending = false;
   #cancelling = false;
   #used = 0;
+  /** #used is a usage report's figure (not 0 or an estimate after the history changed wholesale). */
+  #usedReported = false;
   readonly #stamps: TimeStamps;
   #notifyQueue: string[] = [];
   readonly #midChain = new MidChainFlags();
+  /** An automatic compaction found nothing to fold and said so; again only after a fold or a new history. */
+  #nothingToFoldSaid = false;
   readonly #host: Host;
+  readonly #beforeChanges: AgentOptions['beforeChanges'];
 
   constructor(cfg: AgentConfig, host: Host, callbacks: AgentCallbacks = {}, opts: AgentOptions = {}) {
     validateConfig(cfg);
@@ -80,6 +94,7 @@ export class Agent {
     this.#dialects = [...dialects];
     this.#probes = new Probes(host, this.#dialects, () => this.#cfg.probeTimeoutMs);
     this.#retryBaseMs = opts.retryBaseMs ?? 1000;
+    this.#beforeChanges = opts.beforeChanges;
     this.#conn = connect({ ...cfg }, this.#now, this.#dialects);
     this.#toolLimiter = toolLimiter(cfg, this.#now);
     this.#stamps = new TimeStamps(cfg.clock ?? (() => new Date()));
@@ -102,6 +117,17 @@ export class Agent {
   /** Prompt + completion tokens of the last usage report. */
   get ctxUsed(): number {
     return this.#used;
+  }
+  /**
+   * The context in use as best known, for a gauge: the last usage report's figure, or, while
+   * none has come since the history was restored, cleared or compacted, an estimate of what the
+   * next request holds (its messages and tool schemas, characters / 4).
+   */
+  get ctxInUse(): number {
+    if (this.#usedReported) return this.#used;
+    let schemaChars = 0;
+    for (const t of this.#registry.schema()) schemaChars += t.name.length + t.description.length + t.parametersJson.length + 16;
+    return estimateTokens(this.#history) + Math.ceil(schemaChars / 4);
   }
   get model(): string {
     return this.#conn.model;
@@ -230,7 +256,25 @@ export class Agent {
     this.#checkIdle();
     this.#history.length = 0;
     this.#used = 0;
+    this.#usedReported = false;
+    this.#nothingToFoldSaid = false;
     this.#append(this.#stamps.system(this.#cfg.systemPrompt));
+  }
+
+  /**
+   * Replace the system prompt (the base text; the time stamp is added as at creation). Unchanged
+   * text changes nothing, so the requests' prefix stays byte-identical for prompt caching; new
+   * text replaces the history's system message and is what clearHistory uses from then on.
+   * Busy ⇒ EBUSY.
+   */
+  setSystemPrompt(text: string): void {
+    this.#checkOpen();
+    if (typeof text !== 'string') throw new ClmError('EINVAL', 'system prompt must be a string');
+    this.#checkIdle();
+    if (this.#cfg.systemPrompt === text) return;
+    this.#cfg.systemPrompt = text;
+    const at = this.#history.findIndex((m) => m.role === 'system');
+    if (at >= 0) this.#history[at] = this.#stamps.system(text);
   }
 
   /**
@@ -247,6 +291,7 @@ export class Agent {
     this.#logForeign(foreignReasoningCount(copies, this.#conn.target), 'the restored history holds', ';', 'do not');
     // No usage report yet: estimate, so a resumed conversation already over the threshold shows.
     this.#used = Math.max(this.#used, estimateTokens(this.#history));
+    this.#usedReported = false;
   }
 
   /** Probe the endpoint: GET models (200–499 ⇒ online), then llama.cpp /props when the context size is unknown. */
@@ -333,13 +378,20 @@ export class Agent {
       conn: this.#conn,
       toolLimiter: this.#toolLimiter,
       retryBaseMs: this.#retryBaseMs,
-      emit: this.#emit,
+      // What a turn reports after it has ended (a callback cancelled it) goes nowhere.
+      emit: (e) => {
+        if (this.#turn === turn) this.#emit(e);
+      },
       overThreshold: () => this.overAutocompactThreshold(),
       contextUpdate: () => this.#stamps.update(),
       notify: (text) => {
         if (!this.#closed) this.notify(text);
       },
-      permission: () => this.#listeners.callbacks.onPermission,
+      permission: () => gateOf(this.#listeners.callbacks, this.#registry),
+      beforeChanges: this.#beforeChanges,
+      nothingToAutocompact: () => {
+        if (this.#turn === turn) this.#nothingToAutocompact();
+      },
     };
     run(ctx, turn.controller.signal).then(
       (end) => this.#finish(turn, end),
@@ -376,8 +428,13 @@ export class Agent {
     if (this.#closed || this.#turn) return;
     const compacting = origin !== 'submit' && origin !== 'notify';
     if (this.#cfg.autocompactAtTurnEnd && !compacting && (status === 0 || status === ECANCELED) && this.overAutocompactThreshold()) {
-      this.#start('autocompact', (ctx, signal) => runCompactionTurn(ctx, 'autocompact', signal));
-      return;
+      // Nothing to fold is known without asking the model: no compaction turn then.
+      if (canCompact(this.#history)) {
+        this.#start('autocompact', (ctx, signal) => runCompactionTurn(ctx, 'autocompact', signal));
+        return;
+      }
+      this.#nothingToAutocompact();
+      if (this.#closed || this.#turn) return;
     }
     if (!this.#notifyQueue.length) return;
     const text = this.#notifyQueue.join('\n\n');
@@ -391,14 +448,27 @@ export class Agent {
     this.#listeners.emit(e);
   };
 
+  #nothingToAutocompact(): void {
+    if (this.#nothingToFoldSaid) return;
+    this.#nothingToFoldSaid = true;
+    this.#emit({ type: 'notice', text: NOTHING_TO_AUTOCOMPACT });
+  }
+
   /** What the agent reports (state, context use, last error, the mid-chain flags) follows its own events. */
   #track(e: AgentEvent): void {
     if (e.type === 'state') this.#st = e.state;
-    else if (e.type === 'usage') this.#used = e.usage.promptTokens + e.usage.completionTokens;
-    else if (e.type === 'compaction') {
+    else if (e.type === 'usage') {
+      this.#used = e.usage.promptTokens + e.usage.completionTokens;
+      this.#usedReported = true;
+    } else if (e.type === 'compaction') {
       this.#midChain.observe(e);
       // A mid-chain compaction starts from nothing used; any fold leaves nothing used.
-      if (e.phase === 'succeeded' || (e.phase === 'started' && e.kind === 'mid_chain')) this.#used = 0;
+      if (e.phase === 'succeeded' || (e.phase === 'started' && e.kind === 'mid_chain')) {
+        this.#used = 0;
+        this.#usedReported = false;
+      }
+      // A fold: the next time there is nothing to fold is news again.
+      if (e.phase === 'succeeded') this.#nothingToFoldSaid = false;
       else if (e.phase === 'failed') this.#err = e.error;
     }
   }

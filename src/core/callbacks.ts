@@ -19,6 +19,9 @@ export function deliverToCallbacks(cb: AgentCallbacks, e: AgentEvent): void {
     case 'tool_result':
       cb.onToolResult?.(e.name, e.content, e.outcome, e.id);
       return;
+    case 'tool_progress':
+      cb.onToolProgress?.(e.name, e.text, e.id);
+      return;
     case 'tool_batch':
       cb.onToolBatch?.(e.completed, e.total);
       return;

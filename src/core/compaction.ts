@@ -1,24 +1,41 @@
 // Compaction: ask the model for a summary of the conversation (one extra request, no tools),
-// fold the older history into it, and report what was folded — or why nothing was.
+// fold the older history into it, and report what was folded — or why nothing was. A history
+// that holds nothing to fold (only what compaction keeps) is not asked about at all: that is not
+// a failure, and costs no request.
 
-import { EAGAIN, EIO } from './errors.js';
+import { EIO } from './errors.js';
 import type { CompactionEvent, CompactionKind } from './events.js';
-import { estimateTokens, foldHistory, SUMMARY_PROMPT } from './history.js';
+import { estimateTokens, foldHistory, foldRange, SUMMARY_PROMPT } from './history.js';
 import { requestReply } from './llm-call.js';
 import type { ParsedReply } from './providers/adapter.js';
 import { withoutReasoning } from './reasoning.js';
-import type { Emit, TurnContext } from './turn.js';
+import type { TurnContext } from './turn-context.js';
 import type { CompactionRecord, Message } from './types.js';
-import { DEFAULT_MAX_TOKENS, requestTarget } from './config.js';
+import { DEFAULT_MAX_TOKENS, requestTarget } from './connection.js';
+
+/** Why nothing was compacted, for a compaction asked for. */
+export const NOTHING_TO_COMPACT = 'nothing to compact: the conversation holds only its latest turns, which compaction keeps whole';
+/** The same, once, for the automatic compaction (between tool rounds, after a turn). */
+export const NOTHING_TO_AUTOCOMPACT =
+  'the context is over the compaction threshold, but there is nothing to compact yet: the conversation holds only its latest turns, which compaction keeps whole';
 
 export type CompactionOutcome =
   | { ok: true }
-  | { ok: false; cancelled?: undefined; status: typeof EIO | typeof EAGAIN; error: string }
+  | { ok: false; cancelled?: undefined; nothing?: undefined; status: typeof EIO; error: string }
+  /** Nothing to fold: no request was sent, no compaction event went out. */
+  | { ok: false; cancelled?: undefined; nothing: true }
   /** The server side cancelled the request (an agent cancel unwinds the turn instead). */
   | { ok: false; cancelled: true };
 
-/** Compact the history in place; `emit` stops the compaction when a callback cancels. */
-export async function compactHistory(ctx: TurnContext, kind: CompactionKind, emit: Emit, signal: AbortSignal): Promise<CompactionOutcome> {
+/** Whether compaction would fold anything of this history. */
+export function canCompact(history: readonly Message[]): boolean {
+  return foldRange(history).count > 0;
+}
+
+/** Compact the history in place; a cancel (also from a callback) stops it at the request. */
+export async function compactHistory(ctx: TurnContext, kind: CompactionKind, signal: AbortSignal): Promise<CompactionOutcome> {
+  if (!canCompact(ctx.history)) return { ok: false, nothing: true };
+  const { emit } = ctx;
   emit({ type: 'compaction', kind, phase: 'started' });
   emit({ type: 'state', state: 'thinking' });
   const { cfg, adapter } = ctx.conn;
@@ -40,8 +57,8 @@ export async function compactHistory(ctx: TurnContext, kind: CompactionKind, emi
       body,
       stream: false,
       retryBaseMs: ctx.retryBaseMs,
-      onRetryWait: () => ctx.emit({ type: 'state', state: 'rate_limited' }),
-      onRetrySend: () => ctx.emit({ type: 'state', state: 'thinking' }),
+      onRetryWait: () => emit({ type: 'state', state: 'rate_limited' }),
+      onRetrySend: () => emit({ type: 'state', state: 'thinking' }),
     },
     signal,
   );
@@ -71,13 +88,12 @@ export async function compactHistory(ctx: TurnContext, kind: CompactionKind, emi
   return { ok: true };
 }
 
-/** Fold the history into the reply's summary (its text, else its reasoning). */
-function fold(history: Message[], reply: ParsedReply): CompactionRecord | { status: typeof EIO | typeof EAGAIN; error: string } {
+/** Fold the history into the reply's summary (its text, else its reasoning); canCompact said there is something to fold. */
+function fold(history: Message[], reply: ParsedReply): CompactionRecord | { status: typeof EIO; error: string } {
   const summary = reply.content?.trim() ? reply.content : reply.reasoning?.trim() ? reply.reasoning : '';
   if (!summary) return { status: EIO, error: 'compaction produced no summary' };
   const text = summary.trim();
   const f = foldHistory(history, text);
-  if (f.count === 0) return { status: EAGAIN, error: 'compaction made no progress' };
   const systemBefore = history.slice(0, f.at).filter((m) => m.role === 'system').length;
   return { index: f.at - systemBefore, count: f.count, summary: text };
 }

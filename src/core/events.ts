@@ -2,7 +2,7 @@
 // (agent.subscribe, stream(), run()) receive these; the clm_agent(3) callbacks are derived from
 // them in callbacks.ts.
 
-import type { AgentState, CompactionRecord, ConnStatus, FinishReason, Message, ToolOutcome, TurnStatus, Usage } from './types.js';
+import type { AgentState, CompactionRecord, ConnStatus, FinishReason, Message, NotRun, ToolOutcome, TurnStatus, Usage } from './types.js';
 
 /**
  * Why a turn started: `submit`; `notify` (queued notifications, bg_exec results); `compact` (an
@@ -35,7 +35,13 @@ export type AgentEvent =
   | { type: 'text'; text: string }
   | { type: 'reasoning'; text: string }
   | { type: 'tool_begin'; id: string; name: string; args: string }
-  | { type: 'tool_result'; id: string; name: string; content: string; outcome: ToolOutcome }
+  /**
+   * A running call's progress, for display only (the model never sees it): the tool's latest
+   * report (shell_exec: the tail of its output so far), which replaces the one before.
+   */
+  | { type: 'tool_progress'; id: string; name: string; text: string }
+  /** `notRun`: the call never ran (denied, cancelled before it started, no such tool). */
+  | { type: 'tool_result'; id: string; name: string; content: string; outcome: ToolOutcome; notRun?: NotRun }
   /** (0, n) when a round of n calls starts, then after each result. */
   | { type: 'tool_batch'; completed: number; total: number }
   /**
@@ -46,6 +52,12 @@ export type AgentEvent =
   | { type: 'finish'; reason: FinishReason }
   | { type: 'state'; state: AgentState }
   | { type: 'notice'; text: string }
+  /**
+   * What the model wrote was repaired before it was used (AgentConfig.repairToolCalls): a tool
+   * call written as text, arguments that were not valid JSON or did not fit the tool's schema, a
+   * tool name in another spelling. `text` says what, in one line.
+   */
+  | { type: 'repair'; text: string }
   /** A message was appended to the history (not for restoreHistory or a compaction's fold). */
   | { type: 'message'; message: Message }
   | CompactionEvent

@@ -4,32 +4,24 @@
 const cache = new Map<string, RegExp>();
 const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
+/** `[set]` (the first `]` after its first character closes it), `\c` (the character c itself), or any other character. */
+const TOKEN = /\[([\s\S][^\]]*)\]|\\([\s\S])|[\s\S]/g;
+
+function token(c: string, set: string | undefined, escaped: string | undefined): string {
+  if (set !== undefined) {
+    const neg = set[0] === '!' || set[0] === '^';
+    return `[${neg ? '^' : ''}${(neg ? set.slice(1) : set).replace(/[\\\]^]/g, '\\$&')}]`;
+  }
+  if (escaped !== undefined) return literal(escaped);
+  return c === '*' ? '[\\s\\S]*' : c === '?' ? '[\\s\\S]' : literal(c);
+}
+
 export function fnmatchToRegExp(pattern: string): RegExp {
   let re = cache.get(pattern);
-  if (re) return re;
-  let src = '^';
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!;
-    if (c === '*') src += '[\\s\\S]*';
-    else if (c === '?') src += '[\\s\\S]';
-    else if (c === '[') {
-      const end = pattern.indexOf(']', i + 2);
-      if (end < 0) {
-        src += '\\[';
-        continue;
-      }
-      let body = pattern.slice(i + 1, end);
-      let neg = false;
-      if (body[0] === '!' || body[0] === '^') {
-        neg = true;
-        body = body.slice(1);
-      }
-      src += `[${neg ? '^' : ''}${body.replace(/[\\\]^]/g, '\\$&')}]`;
-      i = end;
-    } else src += literal(c === '\\' && i + 1 < pattern.length ? pattern[++i]! : c);
+  if (!re) {
+    re = new RegExp(`^${pattern.replace(TOKEN, token)}$`);
+    cache.set(pattern, re);
   }
-  re = new RegExp(src + '$');
-  cache.set(pattern, re);
   return re;
 }
 

@@ -76,35 +76,34 @@ export interface Fold {
  * A fold of 0 messages means no progress; the history is then unchanged.
  */
 export function foldHistory(h: Message[], summary: string, keep = COMPACT_KEEP_RECENT): Fold {
+  const f = foldRange(h, keep);
+  if (f.count > 0) applyFold(h, f, summary);
+  return f;
+}
+
+/** What foldHistory would fold, without folding (count 0: nothing, so no summary is worth asking for). */
+export function foldRange(h: readonly Message[], keep = COMPACT_KEEP_RECENT): Fold {
   let start = 0;
   while (start < h.length && h[start]!.role === 'system') start++;
-  let cut = -1;
-  let seen = 0;
-  for (let i = h.length - 1; i >= start; i--) {
-    if (h[i]!.role === 'user' && ++seen === keep) {
-      cut = i;
-      break;
-    }
-  }
   let foldFrom = start;
+  let cut = nthLast(h, keep, start - 1, (m) => m.role === 'user');
   if (cut <= start) {
     // Agentic fallback: keep the mission verbatim, cut at the keep-th last tool-call message.
     const mission = h.findIndex((m, i) => i >= start && m.role === 'user');
     if (mission < 0) return { at: start, count: 0 };
     foldFrom = mission + 1;
-    cut = -1;
-    seen = 0;
-    for (let i = h.length - 1; i > mission; i--) {
-      if (h[i]!.role === 'assistant' && h[i]!.toolCalls?.length && ++seen === keep) {
-        cut = i;
-        break;
-      }
-    }
+    cut = nthLast(h, keep, mission, hasCalls);
     if (cut <= foldFrom) return { at: foldFrom, count: 0 };
   }
-  const count = cut - foldFrom;
-  applyFold(h, { at: foldFrom, count }, summary);
-  return { at: foldFrom, count };
+  return { at: foldFrom, count: cut - foldFrom };
+}
+
+const hasCalls = (m: Message) => m.role === 'assistant' && !!m.toolCalls?.length;
+
+/** The index of the `n`-th message from the end, after index `after`, that `is` one; -1 when there are fewer. */
+function nthLast(h: readonly Message[], n: number, after: number, is: (m: Message) => boolean): number {
+  for (let i = h.length - 1; i > after; i--) if (is(h[i]!) && --n === 0) return i;
+  return -1;
 }
 
 /** Replace the folded messages by the summary (also used to replay a saved session's compactions). */
@@ -121,12 +120,7 @@ export function supersedeStub(tool: string): string {
  * message with tool calls) by a stub. Returns how many were replaced; idempotent.
  */
 export function supersede(h: Message[], tool: string): number {
-  let head = -1;
-  for (let i = h.length - 1; i >= 0; i--)
-    if (h[i]!.role === 'assistant' && h[i]!.toolCalls?.length) {
-      head = i;
-      break;
-    }
+  const head = nthLast(h, 1, -1, hasCalls);
   const stub = supersedeStub(tool);
   let n = 0;
   for (let i = 0; i < head; i++) {

@@ -6,8 +6,10 @@
 //
 // Every request ends: a first-byte deadline (no byte of the reply, or for a stream no event,
 // within firstByteTimeoutMs — keep-alive comments do not count), a stream idle deadline (no
-// event for streamIdleTimeoutMs after the first), and a size cap (maxReplyBytes). Nothing the
-// reply contains can throw out of here: a decoding failure fails the request.
+// event for streamIdleTimeoutMs after the first), a deadline for a whole reply's body once its
+// first byte came (bodyTimeoutMs: a body that trickles would restart an idle timeout for ever),
+// and a size cap (maxReplyBytes). Nothing the reply contains can throw out of here: a decoding
+// failure fails the request, and a body that is not text is described, never shown.
 
 import { duration } from './duration.js';
 import { messageOf } from './errors.js';
@@ -15,6 +17,7 @@ import type { Cancelable, Host, HostError, HttpResponse } from './host.js';
 import type { ParsedReply, ProviderAdapter, StreamDecoder } from './providers/adapter.js';
 import { snippet } from './providers/util.js';
 import { SseReader } from './sse.js';
+import { utf8 } from './utf8.js';
 import type { FinishReason, ReasoningPart, ToolCall, Usage } from './types.js';
 
 export const MAX_RETRY_WAIT_MS = 60000;
@@ -22,6 +25,8 @@ export const MAX_RETRY_WAIT_MS = 60000;
 export const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 300_000;
 /** Default longest gap between two events of a streamed reply. */
 export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 120_000;
+/** Default time a whole (not streamed) reply's body may take to arrive, from its first byte. */
+export const DEFAULT_BODY_TIMEOUT_MS = 120_000;
 /** Default cap on one reply's size in bytes (as received). */
 export const DEFAULT_MAX_REPLY_BYTES = 64 * 1024 * 1024;
 
@@ -65,6 +70,7 @@ export interface LlmCallOptions {
   /** 0 = no limit; absent = the defaults above. */
   firstByteTimeoutMs?: number;
   streamIdleTimeoutMs?: number;
+  bodyTimeoutMs?: number;
   maxReplyBytes?: number;
   /** A retry wait begins (the agent shows RATE_LIMITED). */
   onRetryWait?(ms: number, reason: string): void;
@@ -80,7 +86,6 @@ export interface LlmCallOptions {
   onFail(f: LlmFailure): void;
 }
 
-const dec = new TextDecoder();
 const CUT_SHORT = 'stream ended before the reply was complete (connection closed mid-stream)';
 
 /** Retry-After in ms (delta-seconds or an HTTP date), or null. */
@@ -107,6 +112,8 @@ class StreamAssembler {
   error: string | null = null;
   done = false;
   deltas = 0;
+  /** The latest event that did not end the stream: what arrived, should the reply be empty. */
+  seen = '';
   /** When the first and the latest content (text, reasoning, tool call) delta arrived. */
   #firstContentAt = -1;
   #lastContentAt = -1;
@@ -120,6 +127,7 @@ class StreamAssembler {
   feed(event: string, data: string): void {
     if (this.error || !this.#alive()) return;
     const d = this.#decoder.feed(event, data);
+    if (!d?.done) this.seen = data;
     if (!d) return;
     this.deltas++;
     if (d.error) {
@@ -130,7 +138,7 @@ class StreamAssembler {
     if (d.finishReason) this.finish = d.finishReason;
     if (d.done) this.done = true;
     if (d.text || d.reasoning || d.toolCalls?.length) {
-      const t = this.#o.host.now ? this.#o.host.now() : Date.now();
+      const t = now(this.#o.host);
       if (this.#firstContentAt < 0) this.#firstContentAt = t;
       this.#lastContentAt = t;
     }
@@ -226,29 +234,26 @@ export class LlmCall {
     if (o.stream) {
       asm = new StreamAssembler(o.adapter, o, alive);
       const a = asm;
-      const now = () => (o.host.now ? o.host.now() : Date.now());
       let lastEvent = 0;
       const idleMessage = `the stream stalled: no event for ${duration(idleMs)} (stream_idle_timeout_ms)`;
       // One timer for the whole stream: when it fires early (events came meanwhile) it waits the rest.
       const watchIdle = (ms: number) =>
         this.#arm(ms, idleMessage, () => {
-          const left = lastEvent + idleMs - now();
+          const left = lastEvent + idleMs - now(o.host);
           if (left <= 0) return false;
           watchIdle(left);
           return true;
         });
       sse = new SseReader((ev, data) => {
         // Events, not bytes, keep a stream alive: a server sending only comments is stuck.
-        lastEvent = now();
+        lastEvent = now(o.host);
         if (events++ === 0) watchIdle(idleMs);
         a.feed(ev, data);
       });
     }
     this.#arm(
       firstMs,
-      o.stream
-        ? `no reply within ${duration(firstMs)} (first_byte_timeout_ms); the server accepted the request but sent no event`
-        : `no reply within ${duration(firstMs)} (first_byte_timeout_ms)`,
+      `no reply within ${duration(firstMs)} (first_byte_timeout_ms)${o.stream ? '; the server accepted the request but sent no event' : ''}`,
     );
     this.#http = o.host.http(
       { url: o.url, body: o.body, headers: o.headers, maxBytes: maxBytes > 0 ? maxBytes : undefined },
@@ -262,8 +267,11 @@ export class LlmCall {
             return;
           }
           if (!sse) {
-            // A whole reply: its first byte ends the wait; the host's idle timeout covers the rest.
-            if (received === chunk.byteLength) this.#disarm();
+            // A whole reply: its first byte ends the wait, and the rest has a deadline of its own.
+            if (received === chunk.byteLength) {
+              const ms = limit(o.bodyTimeoutMs, DEFAULT_BODY_TIMEOUT_MS);
+              this.#arm(ms, `the reply did not arrive whole within ${duration(ms)} of its first byte (body_timeout_ms)`);
+            }
             return;
           }
           try {
@@ -324,14 +332,10 @@ export class LlmCall {
 
   #response(res: HttpResponse, sse: SseReader | null, asm: StreamAssembler | null): void {
     const o = this.#o;
-    if (res.status < 200 || res.status > 299) {
-      const body = dec.decode(res.body);
-      if ((res.status === 429 || res.status >= 500) && this.#retry(retryAfterMs(res.headers['retry-after']), `HTTP ${res.status}`)) return;
-      const msg = o.adapter.errorMessage(body) ?? (body.trim() ? snippet(body, 500) : '');
-      this.#fail({ message: msg ? `HTTP ${res.status}: ${msg}` : `HTTP ${res.status}`, status: res.status, body });
-      return;
-    }
-    if (sse && asm) {
+    const { status, headers } = res;
+    const ok = status > 199 && status < 300;
+    if (!ok && (status === 429 || status >= 500) && this.#retry(retryAfterMs(headers['retry-after']), `HTTP ${status}`)) return;
+    if (ok && sse && asm) {
       const hadError = asm.error !== null;
       sse.end();
       if (this.#settled) return;
@@ -339,33 +343,35 @@ export class LlmCall {
       // data: after the finish it only lost a trailing chunk (usage), so the reply stands.
       const cut = asm.error !== null && !hadError;
       if (asm.error && !cut) {
-        this.#fail({ message: asm.error, status: res.status });
+        this.#fail({ message: asm.error, status });
         return;
       }
-      if (!cut && asm.deltas === 0) {
-        // Not an event stream: a server that ignored "stream": a whole reply, or garbage.
-        const body = dec.decode(res.body);
-        try {
-          this.#done(o.adapter.parseReply(body, o.origin), false);
-        } catch (e) {
-          this.#fail({
-            message: body.trim() ? `unexpected non-stream response: ${messageOf(e)}` : 'empty response from server',
-            status: res.status,
-          });
-        }
+      if (cut || asm.deltas) {
+        if (!asm.done && !asm.finish) this.#fail({ message: CUT_SHORT, status });
+        else this.#streamed(asm);
         return;
       }
-      if (!asm.done && !asm.finish) {
-        this.#fail({ message: CUT_SHORT, status: res.status });
-        return;
-      }
-      this.#streamed(asm);
+      // Not an event stream: a server that ignored "stream": a whole reply, or garbage.
+    }
+    const body = utf8.decode(res.body);
+    // A body that is not text (compressed although identity was asked for, or binary) is
+    // described, never shown: its bytes would only garble a message and a terminal.
+    const unreadable = () =>
+      /[\0\uFFFD]/.test(body) &&
+      `HTTP ${status}: the body is not text (${[headers['content-encoding'], headers['content-type'], size(res.body.length)].filter(Boolean).join(', ')})`;
+    if (!ok) {
+      const msg = o.adapter.errorMessage(body) ?? (body.trim() ? snippet(body, 500) : '');
+      this.#fail({ message: unreadable() || (msg ? `HTTP ${status}: ${msg}` : `HTTP ${status}`), status, body });
       return;
     }
     try {
-      this.#done(o.adapter.parseReply(dec.decode(res.body), o.origin), false);
+      this.#done(o.adapter.parseReply(body, o.origin), false, 0, body);
     } catch (e) {
-      this.#fail({ message: messageOf(e), status: res.status });
+      const m = messageOf(e);
+      this.#fail({
+        message: unreadable() || (!sse ? m : body.trim() ? `unexpected non-stream response: ${m}` : 'empty response from server'),
+        status,
+      });
     }
   }
 
@@ -404,11 +410,14 @@ export class LlmCall {
   }
 
   #streamed(asm: StreamAssembler): void {
-    this.#done(asm.result(), true, asm.tokensPerSec());
+    this.#done(asm.result(), true, asm.tokensPerSec(), asm.seen);
   }
 
-  #done(r: ParsedReply, streamed: boolean, tokensPerSec = 0): void {
-    if (this.#end()) this.#o.onDone(r, streamed, tokensPerSec);
+  /** `seen`: what arrived, named when the reply is empty and unfinished (a server that sent nothing usable). */
+  #done(r: ParsedReply, streamed: boolean, tokensPerSec: number, seen: string): void {
+    if (!r.finishReason && !r.content && !r.reasoning && !r.toolCalls.length)
+      this.#fail({ message: `empty reply without a finish reason: ${snippet(seen)}` });
+    else if (this.#end()) this.#o.onDone(r, streamed, tokensPerSec);
   }
 
   #fail(f: LlmFailure): void {
@@ -452,9 +461,16 @@ function limit(v: number | undefined, dflt: number): number {
   return v > 0 ? v : 0;
 }
 
+function now(host: Host): number {
+  return host.now ? host.now() : Date.now();
+}
+
 function tooLarge(max: number): string {
-  const size = max >= 1024 * 1024 ? `${+(max / (1024 * 1024)).toFixed(1)} MiB` : `${max} bytes`;
-  return `the reply was larger than ${size} (max_reply_bytes); reading it was stopped`;
+  return `the reply was larger than ${size(max)} (max_reply_bytes); reading it was stopped`;
+}
+
+function size(n: number): string {
+  return n >= 1048576 ? `${+(n / 1048576).toFixed(1)} MiB` : `${n} bytes`;
 }
 
 const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'api-key']);

@@ -9,6 +9,7 @@ import { dialectFor } from './providers/dialects.js';
 import { modelsUrl, propsUrl } from './providers/endpoint-urls.js';
 import { DIALECTS } from './providers/index.js';
 import { parseModelsList, parseProps } from './server-info.js';
+import { utf8 } from './utf8.js';
 import type { ConnStatus, ProviderKind } from './types.js';
 
 /** An endpoint to probe: the full URL as in AgentConfig.baseUrl, its dialect and key. */
@@ -29,8 +30,6 @@ interface GetResult {
   body?: string;
   error?: string;
 }
-
-const dec = new TextDecoder();
 
 export const DEFAULT_PROBE_TIMEOUT_MS = 5000;
 /** A models list or /props answer larger than this is not one. */
@@ -75,7 +74,7 @@ export class Probes {
         {
           onResponse: (res) => {
             onAnswer?.();
-            finish({ status: res.status, body: dec.decode(res.body) });
+            finish({ status: res.status, body: utf8.decode(res.body) });
           },
           onError: (e) => finish({ error: e.message }),
         },

@@ -4,7 +4,7 @@
 // histories without the parts a request must not carry.
 
 import { mapReasoningItemText, reasoningItemText } from './providers/reasoning-item.js';
-import type { AssistantMessage, Message, ProviderKind, ReasoningEffort, ReasoningPart } from './types.js';
+import type { AssistantMessage, Message, ReasoningEffort, ReasoningPart, ReasoningTarget } from './types.js';
 
 export const REASONING_EFFORTS: readonly ReasoningEffort[] = ['low', 'medium', 'high'];
 
@@ -52,12 +52,6 @@ export function mapReasoningText(p: ReasoningPart, f: (text: string) => string):
   if (p.type === 'thinking') return f(p.thinking) === p.thinking ? p : null;
   if (p.type === 'reasoning_text') return { ...p, text: f(p.text) };
   return p.type === 'reasoning' ? { ...p, item: mapReasoningItemText(p.item, f) } : p;
-}
-
-/** Where requests go: their dialect and, for chat parts, the server and model (reasoningOrigin). */
-export interface ReasoningTarget {
-  kind: ProviderKind;
-  origin: string;
 }
 
 /**

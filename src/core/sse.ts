@@ -4,14 +4,18 @@
 // ignored; one space after the colon is dropped. The decoder drops a leading BOM. A last event
 // without its blank line is still delivered at end().
 
-const LINE_END = /\r\n|\r|\n/;
-
 export class SseReader {
   readonly #decoder = new TextDecoder('utf-8');
-  /** The text after the last complete line. */
+  /** Its own: an event handler may feed another reader while this one is between lines. */
+  readonly #lineEnd = /\r\n?|\n/g;
+  /** The line not yet ended, added to as text comes (each piece scanned once, when it arrives). */
   #rest = '';
+  /** The text so far ended in CR: an LF that comes next completes that CRLF. */
+  #afterCr = false;
   #event = '';
   #data: string[] = [];
+  /** Characters examined for line ends: each one received once (the parser's work is linear). */
+  scanned = 0;
 
   readonly #onEvent: (event: string, data: string) => void;
 
@@ -29,12 +33,19 @@ export class SseReader {
   }
 
   #read(text: string): void {
-    const s = this.#rest + text;
-    // A CR at the end may be the first half of a CRLF: its line waits for the next chunk.
-    const upTo = s.endsWith('\r') ? s.length - 1 : s.length;
-    const lines = s.slice(0, upTo).split(LINE_END);
-    this.#rest = lines.pop()! + s.slice(upTo);
-    for (const line of lines) this.#line(line);
+    if (text === '') return;
+    let at = this.#afterCr && text[0] === '\n' ? 1 : 0;
+    this.#afterCr = text.endsWith('\r');
+    this.scanned += text.length - at;
+    const lineEnd = this.#lineEnd;
+    lineEnd.lastIndex = at;
+    for (let m = lineEnd.exec(text); m; m = lineEnd.exec(text)) {
+      const line = this.#rest + text.slice(at, m.index);
+      this.#rest = '';
+      at = lineEnd.lastIndex;
+      this.#line(line);
+    }
+    this.#rest += text.slice(at);
   }
 
   #line(line: string): void {

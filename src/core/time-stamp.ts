@@ -1,15 +1,8 @@
-// RFC 2822 local time ("%a, %d %b %Y %H:%M:%S %z"), written by hand: Intl has no such format.
-
-const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-const p2 = (n: number) => String(n).padStart(2, '0');
+// RFC 2822 local time ("%a, %d %b %Y %H:%M:%S %z"): Intl has no such format, but Date's
+// toString has every field of it in a form ECMAScript fixes ("Mon Nov 30 2026 09:05:07
+// GMT+0100 (…)"; English names, zero-padded numbers), only in another order.
+const FIELDS = /^(\w+) (\w+) (\d+) (-?\d+) (\S+) GMT(\S+).*/s;
 
 export function rfc2822(d: Date): string {
-  const off = -d.getTimezoneOffset();
-  const sign = off >= 0 ? '+' : '-';
-  const a = Math.abs(off);
-  return (
-    `${DAYS[d.getDay()]}, ${p2(d.getDate())} ${MONTHS[d.getMonth()]} ${d.getFullYear()} ` +
-    `${p2(d.getHours())}:${p2(d.getMinutes())}:${p2(d.getSeconds())} ${sign}${p2(Math.floor(a / 60))}${p2(a % 60)}`
-  );
+  return d.toString().replace(FIELDS, '$1, $3 $2 $4 $5 $6');
 }

@@ -1,14 +1,16 @@
 // One batch of tool calls from one model reply: permission gate, optional dispatch limiter,
 // a cap on calls running at once (the rest queue, so a reply with 1,000 shell_exec calls does
 // not start 1,000 processes together), per-call timeout, exactly-once completion (late
-// completions are dropped), results reported in completion order.
+// completions are dropped), results reported in completion order, progress of running calls.
 
+import { clip, MAX_NAME } from './clip.js';
 import { messageOf } from './errors.js';
 import type { Cancelable, Host } from './host.js';
 import type { TokenBucket } from './ratelimit.js';
 import { callLimits, type ToolRegistry } from './tool-registry.js';
 import { clampOutput, outputText } from './tool-output.js';
-import type { PermissionDecision, PermissionRequest, ToolCall, ToolInvocation, ToolOutcome } from './types.js';
+import { checkFailed, type Gate } from './permission-gate.js';
+import type { NotRun, PermissionAnswer, ToolCall, ToolInvocation, ToolOutcome } from './types.js';
 
 export interface BatchContext {
   registry: ToolRegistry;
@@ -18,10 +20,14 @@ export interface BatchContext {
   maxParallel?: number;
   /** A call is dispatched (before the permission gate); `args` is "{}" when the model sent none. */
   onBegin(id: string, name: string, args: string): void;
-  /** Who decides gated calls (read at each call); none ⇒ they are denied. */
-  permission(): ((req: PermissionRequest) => void) | undefined;
-  /** A finished call: the agent records it (history, callbacks). */
-  onResult(call: ToolCall, content: string, outcome: ToolOutcome): void;
+  /** Why a call's arguments do not fit its tool's parameters (AgentConfig.repairToolCalls): it fails with that, before the gate. */
+  check?(args: string, parameters: Record<string, unknown>): string | null;
+  /** What decides each call (read at each call). */
+  permission(): Gate;
+  /** A finished call: the agent records it (history, callbacks). `notRun`: it never ran. */
+  onResult(call: ToolCall, content: string, outcome: ToolOutcome, notRun?: NotRun): void;
+  /** A running call's progress report (already clamped to PROGRESS_MAX_CHARS). */
+  onProgress(call: ToolCall, text: string): void;
   /** Every call finished. */
   onDone(): void;
   notify(text: string): void;
@@ -31,6 +37,48 @@ export interface BatchContext {
 /** After a timeout aborts a call, how long the tool may take to report what it has (partial output). */
 export const TIMEOUT_GRACE_MS = 500;
 export const DEFAULT_MAX_PARALLEL_TOOLS = 16;
+/** A progress report longer than this is cut to its end (from a line start when there is one). */
+export const PROGRESS_MAX_CHARS = 8192;
+
+/**
+ * The reason a call's signal aborts: the turn was cancelled (`cancel`), its deadline passed
+ * (`timeout`) or the agent closed (`close`). On a cancel the turn ends at once, so a tool with
+ * partial output reports it from its abort listener, synchronously; after a timeout it has
+ * TIMEOUT_GRACE_MS to report.
+ */
+export class CallAborted extends Error {
+  constructor(
+    readonly why: 'cancel' | 'timeout' | 'close',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CallAborted';
+  }
+}
+
+const DENIED = 'denied by user';
+
+/**
+ * Why a recorded result's call never ran, recognised by the text the batch gave it (a saved
+ * session keeps only the text). A running call cancelled without a report of its own reads the
+ * same as one cancelled before it ran, and counts as the latter.
+ */
+export function notRunOf(content: string): NotRun | undefined {
+  const m = /^\[tool failed: (.*)\]$/s.exec(content)?.[1];
+  if (m === undefined) return undefined;
+  // Every refusal of the permission gate says 'denied' first (by the person, a rule, no policy).
+  if (/^denied\b/.test(m)) return 'denied';
+  if (m === 'cancelled by user') return 'cancelled';
+  return /^unknown tool '.*'$/s.test(m) ? 'unknown_tool' : undefined;
+}
+
+/** The end of a long progress report, from a line start when one is near. */
+function clampProgress(text: string): string {
+  if (text.length <= PROGRESS_MAX_CHARS) return text;
+  const tail = text.slice(text.length - PROGRESS_MAX_CHARS);
+  const nl = tail.indexOf('\n');
+  return nl >= 0 && nl < tail.length - 1 ? tail.slice(nl + 1) : tail;
+}
 
 class Slot implements ToolInvocation {
   done = false;
@@ -54,6 +102,9 @@ class Slot implements ToolInvocation {
     this.#batch = batch;
   }
 
+  get id() {
+    return this.call.id;
+  }
   get name() {
     return this.call.name;
   }
@@ -78,8 +129,17 @@ class Slot implements ToolInvocation {
     if (this.done) return;
     this.#batch.finish(this, clampOutput(`[tool failed: ${message}]`, this.outputCap), this.timedOut ? 'timedout' : 'failed');
   }
+  /** A result without running the tool (denied, unknown, cancelled while waiting). */
+  refuse(message: string, why: NotRun): void {
+    if (this.done) return;
+    this.#batch.finish(this, clampOutput(`[tool failed: ${message}]`, this.outputCap), 'failed', why);
+  }
   notify(text: string): void {
     this.#batch.ctx.notify(text);
+  }
+  progress(text: string): void {
+    if (this.done || !this.running || typeof text !== 'string') return;
+    this.#batch.ctx.onProgress(this.call, clampProgress(text));
   }
 
   /** The call ended without an answer to its permission request: tell the asker. */
@@ -149,38 +209,27 @@ export class ToolBatch {
     if (s.done || this.#detached) return;
     const t = this.ctx.registry.get(name);
     if (!t) {
-      s.fail(`unknown tool '${name}'`);
+      s.refuse(`unknown tool '${clip(name, MAX_NAME)}'`, 'unknown_tool');
       return;
     }
-    if (t.def.noPrompt || t.remembered === 'allow') {
-      this.#run(s);
-      return;
-    }
-    if (t.remembered === 'deny') {
-      s.fail('denied by user (remembered)');
-      return;
-    }
-    const ask = this.ctx.permission();
-    if (!ask) {
-      s.fail('denied: no permission policy');
+    const unfit = t.schema && this.ctx.check?.(args, t.schema.parameters);
+    if (unfit) {
+      s.fail(unfit);
       return;
     }
     const asking = new AbortController();
     s.asking = asking;
-    ask({
-      id: s.call.id,
-      name,
-      args,
-      signal: asking.signal,
-      respond: (d: PermissionDecision) => {
-        if (s.asking !== asking || s.done || this.#detached) return;
-        s.asking = null;
-        if (d === 'allow_always') t.remembered = 'allow';
-        if (d === 'deny_always') t.remembered = 'deny';
-        if (d === 'allow_once' || d === 'allow_always') this.#run(s);
-        else s.fail('denied by user');
-      },
-    });
+    const decided = (a: PermissionAnswer) => {
+      if (s.asking !== asking || s.done || this.#detached) return;
+      s.asking = null;
+      if (a.allow) this.#run(s);
+      else s.refuse(a.reason || DENIED, 'denied');
+    };
+    try {
+      this.ctx.permission()({ id: s.call.id, name, args, gated: !t.def.noPrompt }, asking.signal, decided);
+    } catch (e) {
+      decided(checkFailed(e));
+    }
   }
 
   #run(s: Slot): void {
@@ -194,7 +243,7 @@ export class ToolBatch {
   #invoke(s: Slot): void {
     const t = this.ctx.registry.get(s.name);
     if (!t) {
-      s.fail(`unknown tool '${s.name}'`);
+      s.refuse(`unknown tool '${clip(s.name, MAX_NAME)}'`, 'unknown_tool');
       return;
     }
     let parsed: unknown;
@@ -218,7 +267,7 @@ export class ToolBatch {
         // whatever it reports counts as a timeout. A tool that ignores the abort gets the plain text.
         s.timedOut = true;
         const text = `[tool failed: timed out after ${s.timeoutMs} ms]`;
-        s.controller.abort(new Error(`timed out after ${s.timeoutMs} ms`));
+        s.controller.abort(new CallAborted('timeout', `timed out after ${s.timeoutMs} ms`));
         if (s.done) return;
         s.timer = setTimer(TIMEOUT_GRACE_MS, () => {
           s.timer = null;
@@ -237,7 +286,7 @@ export class ToolBatch {
   }
 
   /** Record one result, exactly once. */
-  finish(s: Slot, content: string, outcome: ToolOutcome): void {
+  finish(s: Slot, content: string, outcome: ToolOutcome, notRun?: NotRun): void {
     if (s.done) return;
     s.done = true;
     s.timer?.cancel();
@@ -248,7 +297,7 @@ export class ToolBatch {
       s.running = false;
       this.#running--;
     }
-    this.ctx.onResult(s.call, content, outcome);
+    this.ctx.onResult(s.call, content, outcome, notRun);
     this.#startWaiting();
     this.#release();
   }
@@ -280,7 +329,8 @@ export class ToolBatch {
   }
 
   /**
-   * Cancel the batch: running calls are aborted, parked ones (permission, limiter) resolved.
+   * Cancel the batch: running calls are aborted (what one reports from its abort listener is
+   * its result), parked ones (permission, limiter, a running place) resolved without running.
    * Every unfinished call gets a result, so each tool call in history stays paired.
    */
   cancel(reason: string): void {
@@ -288,8 +338,10 @@ export class ToolBatch {
     for (const s of this.#slots) {
       if (s.done) continue;
       s.stopAsking(reason);
-      this.finish(s, `[tool failed: ${reason}]`, 'failed');
-      s.controller.abort(new Error(reason));
+      const ran = s.running;
+      s.controller.abort(new CallAborted('cancel', reason));
+      if (ran) s.fail(reason);
+      else s.refuse(reason, 'cancelled');
     }
     // Cancelled before it started: release the dispatch hold so the batch can end.
     if (!this.#started) {
@@ -308,7 +360,7 @@ export class ToolBatch {
       s.done = true;
       s.timer?.cancel();
       s.stopAsking('agent closed');
-      s.controller.abort(new Error('agent closed'));
+      s.controller.abort(new CallAborted('close', 'agent closed'));
       unfinished.push(s.call);
     }
     return unfinished;

@@ -1,7 +1,7 @@
 // Tool output post-processing: binary detection and the output cap, measured in UTF-8 bytes.
 
-const enc = new TextEncoder();
-const utf8 = new TextDecoder();
+import { utf8, utf8Encoder as enc } from './utf8.js';
+
 /** Keeps a leading BOM, so its text lines up with the bytes; each ill-formed sequence becomes one U+FFFD, where it starts. */
 const utf8AsIs = new TextDecoder('utf-8', { ignoreBOM: true });
 

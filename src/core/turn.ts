@@ -2,44 +2,30 @@
 // (with retries) → tool batch → mid-chain compaction when over the threshold → again, until the
 // model answers without tools, the iteration limit, an error, or cancellation.
 //
-// Cancellation is one AbortSignal per turn. The agent ends a cancelled turn at once; the loop
-// only has to stop: every await rejects with the signal's reason, and every event goes through
-// `emit`, which stops the loop when a callback cancelled or closed the agent from inside.
+// Cancellation is one AbortSignal per turn. The agent ends a cancelled turn at once and drops
+// whatever the turn reports after that; the loop only has to stop. Events go out through the one
+// `ctx.emit`, which never throws (it also runs inside stream deltas and tool results, where a
+// throw would land in someone else's code), so a callback that cancels or closes the agent stops
+// the loop at its next step: every step that would change the history or start work (an append,
+// a request, a wait) checks the signal first, and every await rejects with its reason. A
+// reply cancelled before it went into the history goes in as what was shown of it, marked.
 
-import { compactHistory } from './compaction.js';
-import { DEFAULT_MAX_TOKENS, requestTarget, type Connection } from './config.js';
+import { cancelledReply } from './cancelled-reply.js';
+import { compactHistory, NOTHING_TO_COMPACT } from './compaction.js';
+import { DEFAULT_MAX_TOKENS, requestTarget } from './connection.js';
 import { duration } from './duration.js';
-import { E2BIG, ECANCELED, EIO } from './errors.js';
-import type { AgentEvent, TurnOrigin } from './events.js';
+import { E2BIG, EAGAIN, ECANCELED, EIO, messageOf } from './errors.js';
+import type { TurnOrigin } from './events.js';
 import { matchesAny } from './fnmatch.js';
 import { supersede } from './history.js';
 import type { Host } from './host.js';
 import { requestReply, type LlmResult } from './llm-call.js';
-import type { TokenBucket } from './ratelimit.js';
 import { ToolBatch } from './tool-batch.js';
-import type { ToolRegistry } from './tool-registry.js';
-import type { AssistantMessage, Message, PermissionRequest, ReasoningPart, ToolCall, TurnStatus } from './types.js';
+import type { TurnContext } from './turn-context.js';
+import { utf8 } from './utf8.js';
+import type { AssistantMessage, Message, ReasoningPart, ToolCall, TurnStatus } from './types.js';
 
 export const TOOLS_UNSUPPORTED_NOTICE = 'model does not support tool calls; continuing without tools';
-
-/** What a turn works with; the agent makes one per turn. */
-export interface TurnContext {
-  readonly host: Host;
-  readonly history: Message[];
-  readonly registry: ToolRegistry;
-  readonly conn: Connection;
-  readonly toolLimiter: TokenBucket | null;
-  readonly retryBaseMs: number;
-  /** Report to the agent's callbacks and subscribers. */
-  emit(e: AgentEvent): void;
-  overThreshold(): boolean;
-  /** The `[context update]` message when one is due (its time stamp is then taken), else null. */
-  contextUpdate(): Message | null;
-  /** A tool's text for a later user turn (bg_exec). */
-  notify(text: string): void;
-  /** Who decides gated tool calls, if anyone. */
-  permission(): ((req: PermissionRequest) => void) | undefined;
-}
 
 export interface TurnEnd {
   status: TurnStatus;
@@ -54,30 +40,39 @@ export class TurnAborted extends Error {
   }
 }
 
-export type Emit = (e: AgentEvent) => void;
-
 const DONE: TurnEnd = { status: 0, state: 'complete' };
 const CANCELLED: TurnEnd = { status: ECANCELED, state: 'complete' };
-const dec = new TextDecoder();
-
-/** Events of a turn: each may run a callback that cancels or closes, and the turn stops there. */
-function reporter(ctx: TurnContext, signal: AbortSignal): Emit {
-  return (e) => {
-    ctx.emit(e);
-    signal.throwIfAborted();
-  };
-}
+/** A compaction with nothing to fold: not a failure (the state is not `error`), but not 0 either. */
+const NOTHING_FOLDED: TurnEnd = { status: EAGAIN, state: 'complete' };
 
 export async function runTurn(ctx: TurnContext, origin: 'submit' | 'notify', prompt: string, signal: AbortSignal): Promise<TurnEnd> {
-  const emit = reporter(ctx, signal);
+  const { emit } = ctx;
   emit({ type: 'turn_start', origin, prompt });
+  signal.throwIfAborted();
   const update = ctx.contextUpdate();
-  if (update) append(ctx, emit, update);
-  append(ctx, emit, { role: 'user', content: prompt });
+  if (update) append(ctx, update, signal);
+  append(ctx, { role: 'user', content: prompt }, signal);
   emit({ type: 'state', state: 'thinking' });
+  // The reply under way: the history's length when its request started (-1: none), its text so far.
+  const open = { at: -1, shown: '' };
+  signal.addEventListener(
+    'abort',
+    () => {
+      // Inside cancel(), before the turn ends: the message event still goes out.
+      if (open.at !== ctx.history.length || !(signal.reason instanceof TurnAborted) || signal.reason.by !== 'cancel') return;
+      const m = cancelledReply(open.shown);
+      ctx.history.push(m);
+      ctx.emit({ type: 'message', message: m });
+    },
+    { once: true },
+  );
   const maxIterations = ctx.conn.cfg.maxIterations ?? 0;
   for (let rounds = 0; ; ) {
-    const r = await modelReply(ctx, emit, signal);
+    open.at = ctx.history.length;
+    open.shown = '';
+    const r = await modelReply(ctx, signal, (text) => {
+      open.shown += text;
+    });
     if (!r.ok) {
       if (r.failure.cancelled) return CANCELLED;
       ctx.host.log?.(`request failed: ${r.failure.message}`);
@@ -101,22 +96,27 @@ export async function runTurn(ctx: TurnContext, origin: 'submit' | 'notify', pro
       if (reply.content !== null)
         append(
           ctx,
-          emit,
           reasoning ? { role: 'assistant', content: reply.content, reasoning } : { role: 'assistant', content: reply.content },
+          signal,
         );
       if (!streamed && reply.content) emit({ type: 'text', text: reply.content });
       return DONE;
     }
-    // Text that came with the calls is kept with them.
-    if (!streamed && reply.content) emit({ type: 'text', text: reply.content });
-    await runTools(ctx, emit, reply.toolCalls, reply.content || null, reasoning, signal);
+    // Text that came with the calls is kept with them (or, cancelled before they are, on its own).
+    if (!streamed && reply.content) {
+      open.shown = reply.content;
+      emit({ type: 'text', text: reply.content });
+    }
+    await runTools(ctx, reply.toolCalls, reply.content || null, reasoning, signal);
+    open.at = -1;
     if (maxIterations > 0 && ++rounds >= maxIterations) {
       return { status: E2BIG, state: 'error', error: `max iterations reached (${maxIterations} tool rounds in one turn)` };
     }
     if (ctx.overThreshold()) {
       // A failed mid-chain compaction is reported and the chain goes on unshrunk.
-      const c = await compactHistory(ctx, 'mid_chain', emit, signal);
+      const c = await compactHistory(ctx, 'mid_chain', signal);
       if (!c.ok && c.cancelled) return CANCELLED;
+      if (!c.ok && c.nothing) ctx.nothingToAutocompact();
     }
     emit({ type: 'state', state: 'thinking' });
   }
@@ -128,23 +128,29 @@ export async function runCompactionTurn(
   origin: Exclude<TurnOrigin, 'submit' | 'notify'>,
   signal: AbortSignal,
 ): Promise<TurnEnd> {
-  const emit = reporter(ctx, signal);
-  emit({ type: 'turn_start', origin });
-  const c = await compactHistory(ctx, origin === 'autocompact' ? 'end_of_turn' : 'manual', emit, signal);
+  ctx.emit({ type: 'turn_start', origin });
+  const c = await compactHistory(ctx, origin === 'autocompact' ? 'end_of_turn' : 'manual', signal);
   if (c.ok) return DONE;
-  return c.cancelled ? CANCELLED : { status: c.status, state: 'error', error: c.error };
+  if (c.cancelled) return CANCELLED;
+  if (!c.nothing) return { status: c.status, state: 'error', error: c.error };
+  if (origin === 'autocompact') ctx.nothingToAutocompact();
+  else ctx.emit({ type: 'notice', text: NOTHING_TO_COMPACT });
+  return NOTHING_FOLDED;
 }
 
-function append(ctx: TurnContext, emit: Emit, m: Message): void {
+/** A message into the history, unless the turn was cancelled or closed meanwhile. */
+function append(ctx: TurnContext, m: Message, signal: AbortSignal): void {
+  signal.throwIfAborted();
   ctx.history.push(m);
-  emit({ type: 'message', message: m });
+  ctx.emit({ type: 'message', message: m });
 }
 
-/** One model reply: wait for the request limiter, send with retries; a model that refuses tools is asked again without them. */
-async function modelReply(ctx: TurnContext, emit: Emit, signal: AbortSignal): Promise<LlmResult> {
-  const { conn, host } = ctx;
+/** One model reply: wait for the request limiter, send with retries; a model that refuses tools is asked again without them. `shown`: each streamed piece of text. */
+async function modelReply(ctx: TurnContext, signal: AbortSignal, shown: (text: string) => void): Promise<LlmResult> {
+  const { conn, host, emit } = ctx;
   const { cfg, adapter } = conn;
   for (;;) {
+    signal.throwIfAborted();
     const tools = conn.toolsUnsupported ? null : ctx.registry.schema();
     const build = adapter.buildRequestBytes ? adapter.buildRequestBytes.bind(adapter) : adapter.buildRequest.bind(adapter);
     const body = build({
@@ -166,12 +172,19 @@ async function modelReply(ctx: TurnContext, emit: Emit, signal: AbortSignal): Pr
         await sleep(host, wait, signal);
         conn.limiter.consume(cost);
         emit({ type: 'state', state: 'thinking' });
+        signal.throwIfAborted();
       } else {
         conn.limiter.consume(cost);
       }
     }
     // Whole texts: the log masks secrets and then shortens (a cut before masking could leak one).
-    if (host.log) host.log(`posting body: ${typeof body === 'string' ? body : dec.decode(body)}`);
+    if (host.log) host.log(`posting body: ${typeof body === 'string' ? body : utf8.decode(body)}`);
+    const show = (text: string) => {
+      shown(text);
+      emit({ type: 'text', text });
+    };
+    // The repair holds back text that may begin a call written as text; what it lets out is shown.
+    const fix = cfg.repairToolCalls?.reply(tools, show, emit, host.log);
     const r = await requestReply(
       {
         host,
@@ -184,19 +197,20 @@ async function modelReply(ctx: TurnContext, emit: Emit, signal: AbortSignal): Pr
         onRetryWait: (ms, why) => {
           host.log?.(`retrying in ${ms} ms after ${why}`);
           // Said out loud: a retry wait can be long, and silence looks like a hang.
-          ctx.emit({
+          emit({
             type: 'notice',
             text: `${why}; retrying in ${duration(ms)}`,
           });
-          if (!signal.aborted) ctx.emit({ type: 'state', state: 'rate_limited' });
+          emit({ type: 'state', state: 'rate_limited' });
         },
-        onRetrySend: () => ctx.emit({ type: 'state', state: 'thinking' }),
-        onText: (text) => ctx.emit({ type: 'text', text }),
-        onReasoning: (text) => ctx.emit({ type: 'reasoning', text }),
+        onRetrySend: () => emit({ type: 'state', state: 'thinking' }),
+        onText: fix ? fix.text : show,
+        onReasoning: (text) => emit({ type: 'reasoning', text }),
       },
       signal,
     );
     if (r.ok || r.failure.status !== undefined) conn.reached = true;
+    if (r.ok && fix) r.reply = fix.end(r.reply);
     if (!r.ok) {
       const f = r.failure;
       const changed = adapter.resend?.(f.status ?? 0, f.body ?? '', f.message, ctx.history, conn.target, conn);
@@ -218,12 +232,12 @@ async function modelReply(ctx: TurnContext, emit: Emit, signal: AbortSignal): Pr
  */
 async function runTools(
   ctx: TurnContext,
-  emit: Emit,
   calls: ToolCall[],
   content: string | null,
   reasoning: ReasoningPart[] | undefined,
   signal: AbortSignal,
 ): Promise<void> {
+  const { emit } = ctx;
   emit({ type: 'state', state: 'calling_tool' });
   const msg: AssistantMessage = { role: 'assistant', content, toolCalls: calls.map((c) => ({ ...c })) };
   if (reasoning) msg.reasoning = reasoning;
@@ -242,18 +256,20 @@ async function runTools(
     host: ctx.host,
     toolLimiter: ctx.toolLimiter,
     maxParallel: ctx.conn.cfg.maxParallelTools,
-    onBegin: (id, name, args) => ctx.emit({ type: 'tool_begin', id, name, args }),
+    check: ctx.conn.cfg.repairToolCalls?.check,
+    onBegin: (id, name, args) => emit({ type: 'tool_begin', id, name, args }),
     permission: ctx.permission,
     // Results are recorded even while the turn is being cancelled: that is how calls stay paired.
-    onResult: (call, text, outcome) => {
+    onResult: (call, text, outcome, notRun) => {
       if (ctx.host.log) ctx.host.log(`[result] ${call.name} -> ${text}`);
-      ctx.emit({ type: 'tool_result', id: call.id, name: call.name, content: text, outcome });
+      emit({ type: 'tool_result', id: call.id, name: call.name, content: text, outcome, ...(notRun && { notRun }) });
       if (matchesAny(ctx.conn.cfg.volatileTools, call.name)) supersede(ctx.history, call.name);
       const result: Message = { role: 'tool', content: text, toolCallId: call.id, toolName: call.name };
       ctx.history.push(result);
-      ctx.emit({ type: 'message', message: result });
-      ctx.emit({ type: 'tool_batch', completed: batch.completed, total: batch.total });
+      emit({ type: 'message', message: result });
+      emit({ type: 'tool_batch', completed: batch.completed, total: batch.total });
     },
+    onProgress: (call, text) => emit({ type: 'tool_progress', id: call.id, name: call.name, text }),
     onDone: () => {
       if (!signal.aborted) done();
     },
@@ -273,7 +289,16 @@ async function runTools(
   };
   signal.addEventListener('abort', onAbort, { once: true });
   try {
-    append(ctx, emit, msg);
+    append(ctx, msg, signal);
+    // The hook, unless the turn ends first (then `finished` rejects and the turn unwinds); a failing hook is a notice.
+    const hook = ctx.beforeChanges;
+    if (hook && calls.some((c) => !ctx.registry.get(c.name)?.def.readOnly))
+      await Promise.race([
+        Promise.resolve(signal)
+          .then(hook)
+          .catch((e: unknown) => ctx.emit({ type: 'notice', text: `before the tool calls: ${messageOf(e)}` })),
+        finished,
+      ]);
     batch.start();
     await finished;
   } finally {
@@ -283,6 +308,10 @@ async function runTools(
 
 function sleep(host: Host, ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
     const timer = host.setTimer!(ms, () => {
       signal.removeEventListener('abort', onAbort);
       resolve();

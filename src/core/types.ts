@@ -1,4 +1,5 @@
-// Shared shapes of the engine: messages, tools, callbacks, configuration. The events are in events.ts.
+// Shared shapes of the engine: messages, tools, permissions, callbacks. The events are in
+// events.ts, the agent's configuration in agent-config.ts.
 
 import type { E2BIG, EAGAIN, ECANCELED, EIO } from './errors.js';
 
@@ -132,6 +133,12 @@ export interface ExtraContentPart {
 /** How hard a reasoning model thinks; absent = the server's default, and no reasoning parameter is sent. */
 export type ReasoningEffort = 'low' | 'medium' | 'high';
 
+/** Where requests go: their dialect and, for chat parts, the server and model (reasoningOrigin). */
+export interface ReasoningTarget {
+  kind: ProviderKind;
+  origin: string;
+}
+
 export interface ToolResultMessage {
   role: 'tool';
   content: string | null;
@@ -176,6 +183,9 @@ export interface CompactionRecord {
 
 export type ToolOutcome = 'ok' | 'failed' | 'timedout';
 
+/** Why a call that got a result never ran: the permission was denied, the turn was cancelled first, or no tool has its name. */
+export type NotRun = 'denied' | 'cancelled' | 'unknown_tool';
+
 export type PermissionDecision = 'allow_once' | 'allow_always' | 'deny_once' | 'deny_always';
 
 export interface PermissionRequest {
@@ -192,8 +202,33 @@ export interface PermissionRequest {
   readonly signal: AbortSignal;
 }
 
+/** A tool call waiting for the permission hook's answer. */
+export interface PermissionCallInfo {
+  /** The tool call's id (pairs it with its tool_begin and tool_result). */
+  readonly id: string;
+  readonly name: string;
+  readonly args: string;
+  /** The tool asks by default: it is not marked `noPrompt`. */
+  readonly gated: boolean;
+}
+
+/** The permission hook's answer: run the call, or fail it with `[tool failed: REASON]` (default `denied by user`). */
+export interface PermissionAnswer {
+  allow: boolean;
+  reason?: string;
+}
+
+/**
+ * The promise form of the permission gate: called for every tool call (no-prompt ones too, with
+ * `gated` false), it decides. `signal` aborts when the answer is no longer needed (the turn was
+ * cancelled, the agent closed).
+ */
+export type PermissionHook = (request: PermissionCallInfo, signal: AbortSignal) => Promise<PermissionAnswer>;
+
 /** What a tool implementation receives for one call. */
 export interface ToolInvocation {
+  /** The tool call's id (pairs it with tool_begin and tool_result); absent when no agent made the call. */
+  readonly id?: string;
   readonly name: string;
   /** Raw JSON arguments ("{}" if none). */
   readonly args: string;
@@ -201,7 +236,11 @@ export interface ToolInvocation {
   readonly outputCap: number;
   /** Deadline in ms (0 = none). */
   readonly timeoutMs: number;
-  /** Aborted when the call is cancelled or times out. */
+  /**
+   * Aborted when the call is cancelled or times out; the reason is a CallAborted saying which.
+   * A cancel ends the turn at once: what the tool reports from its abort listener is recorded
+   * (a command's output so far), anything later is not.
+   */
   readonly signal: AbortSignal;
   /** Finish with output (string, or bytes which are checked for binary data). Exactly once; later calls are ignored. */
   complete(output: string | Uint8Array): void;
@@ -211,6 +250,14 @@ export interface ToolInvocation {
   readonly done: boolean;
   /** Queue text to arrive later as a new user turn (bg_exec). */
   notify(text: string): void;
+  /**
+   * Show how the call is going while it runs (shell_exec: the tail of its output): each report
+   * replaces the one before, for display only. Ignored once the call is done. Report at a
+   * modest rate (a few times a second): every report is an event for each front end. The
+   * engine's invocations always have it; optional so that invocations made elsewhere (a test's,
+   * a wrapper's) stay valid.
+   */
+  progress?(text: string): void;
 }
 
 export interface ToolDef {
@@ -228,6 +275,11 @@ export interface ToolDef {
   outputCapOverridable?: boolean;
   /** Skip the permission gate. */
   noPrompt?: boolean;
+  /**
+   * The tool changes no file (read_file, list_dir; an MCP tool with `readOnlyHint`): a round of
+   * such calls alone does not call AgentOptions.beforeChanges. Absent: it may change files.
+   */
+  readOnly?: boolean;
   /** Do not advertise to the model. */
   hidden?: boolean;
 }
@@ -238,7 +290,11 @@ export interface AgentCallbacks {
   /** `id` is the tool call's id (pairs it with its onToolResult). */
   onToolBegin?(name: string, args: string, id: string): void;
   onPermission?(req: PermissionRequest): void;
+  /** The promise form of the gate; when set, it decides every call and onPermission is not called. */
+  permission?: PermissionHook;
   onToolResult?(name: string, content: string, outcome: ToolOutcome, id: string): void;
+  /** A running call's progress report (see ToolInvocation.progress); `id` pairs it with its onToolBegin. */
+  onToolProgress?(name: string, text: string, id: string): void;
   onToolBatch?(completed: number, total: number): void;
   onFinishReason?(reason: FinishReason): void;
   onUsage?(usage: Usage): void;
@@ -249,60 +305,4 @@ export interface AgentCallbacks {
   onMessage?(msg: Message): void;
   /** A compaction folded part of the history (lets a session log replay it). */
   onCompaction?(c: CompactionRecord): void;
-}
-
-export interface AgentConfig {
-  /** Full endpoint URL, e.g. http://127.0.0.1:8080/v1/chat/completions. */
-  baseUrl: string;
-  apiKey?: string;
-  provider?: ProviderKind;
-  model?: string;
-  systemPrompt?: string;
-  stream?: boolean;
-  /** Context window in tokens (0/absent = learn from the server or unknown). */
-  contextSize?: number;
-  /** Auto-compaction threshold in percent of the context (1–99, default 70). */
-  autocompactPct?: number;
-  /** LLM request token bucket (cost = body bytes / 4); absent/0 = unlimited. */
-  rateTokensPerSec?: number;
-  rateBurst?: number;
-  /** fnmatch patterns of tools whose older results are superseded by newer ones. */
-  volatileTools?: string[];
-  /** Tool rounds per turn (0/absent = unlimited). */
-  maxIterations?: number;
-  disableParallelToolCalls?: boolean;
-  /** Anthropic max_tokens (default 64000); raised when a reasoning budget would not fit under it. */
-  maxTokens?: number;
-  /**
-   * Ask the model to reason with this effort: Responses `reasoning.effort`, OpenAI chat
-   * `reasoning_effort`, Anthropic `thinking` with a token budget. Absent: no reasoning
-   * parameter; reasoning a server returns anyway is still carried through tool loops.
-   */
-  reasoningEffort?: ReasoningEffort;
-  /** Tool-dispatch limiter (calls per second, burst); absent/0 = unlimited. */
-  toolRatePerSec?: number;
-  toolRateBurst?: number;
-  /** Retries of 429/5xx/transport failures before the first byte (default 4 tries in all). */
-  maxTries?: number;
-  /** How long checkConnection waits for the server (default 5000 ms; 0 = no limit). */
-  probeTimeoutMs?: number;
-  /** How long a request waits for the first byte of the reply, for a stream its first event (default 300000 ms; 0 = no limit). */
-  firstByteTimeoutMs?: number;
-  /** Longest gap between two events of a streamed reply; SSE comments do not count (default 120000 ms; 0 = no limit). */
-  streamIdleTimeoutMs?: number;
-  /** Largest reply accepted, in bytes; a larger one ends the turn with an error (default 64 MiB; 0 = no limit). */
-  maxReplyBytes?: number;
-  /** Tool calls of one batch that run at once; the rest wait their turn (default 16; 0 = no limit). */
-  maxParallelTools?: number;
-  /** Tools registered first, e.g. `builtinTools()` from 'clm/node' (they need Node, so the core has none of its own). */
-  builtinTools?: ToolDef[];
-  /** The provider's configured name (a config's provider table key), for display; absent = unknown. */
-  providerName?: string;
-  /**
-   * After a turn that ends ok or cancelled while over the compaction threshold, compact at once
-   * (as a turn of its own, origin 'autocompact'). Off by default: a headless run never does.
-   */
-  autocompactAtTurnEnd?: boolean;
-  /** Clock for the system prompt time stamp (tests). */
-  clock?: () => Date;
 }

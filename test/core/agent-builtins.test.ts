@@ -108,12 +108,73 @@ test('bg_exec returns at once; the job result arrives later as a new turn (test_
 });
 
 test('a shell_exec timeout keeps the output printed so far, reported as a timeout', async () => {
-  mock.push(oa.toolCall('shell_exec', { command: 'echo partial output line; sleep 30', timeout_ms: 300 }), oa.text('ok'));
+  // 3 s: time for a shell to start and print on a loaded machine, before the timeout strikes.
+  mock.push(oa.toolCall('shell_exec', { command: 'echo partial output line; sleep 30', timeout_ms: 3000 }), oa.text('ok'));
   const r = withBuiltins();
   assert.equal((await r.agent.run('run')).status, 0);
   assert.equal(r.results[0]!.outcome, 'timedout');
   assert.match(
     r.results[0]!.content,
-    /^\[tool failed: partial output line\n+\(timed out after 300 ms; killed by signal 15: Terminated\)\]$/,
+    /^\[tool failed: partial output line\n+\(timed out after 3000 ms; killed by signal 15: Terminated\)\]$/,
   );
+});
+
+test('cancelling a running shell_exec keeps what it printed: in its result, in the history, for the model', async () => {
+  mock.push(oa.toolCall('shell_exec', { command: 'echo start; sleep 30' }), oa.text('understood'));
+  const r = withBuiltins();
+  const progress: string[] = [];
+  r.agent.subscribe((e) => {
+    if (e.type === 'tool_progress') progress.push(e.text);
+  });
+  const d = r.turnDone();
+  r.agent.submit('run it');
+  // As a person would: once "start" shows (or after a while, without a live view).
+  for (const t0 = Date.now(); !progress.some((p) => p.includes('start')) && Date.now() - t0 < 3000; )
+    await new Promise((res) => setTimeout(res, 10));
+  r.agent.cancel();
+  assert.equal(await d, ECANCELED);
+  // The result is there as the turn ends (cancel() does not wait for the process).
+  assert.equal(r.results.length, 1);
+  assert.equal(r.results[0]!.outcome, 'failed');
+  assert.match(r.results[0]!.content, /^\[tool failed: start\n+\(cancelled by user; terminated\)\]$/);
+  const tool = r.agent.messages.find((m) => m.role === 'tool');
+  assert.equal(tool?.content, r.results[0]!.content);
+  // The model sees it with the next prompt.
+  assert.equal((await r.agent.run('what happened?')).status, 0);
+  const sent = mock.posts[1]!.json.messages.find((m: { role: string }) => m.role === 'tool');
+  assert.match(sent.content, /start\n+\(cancelled by user; terminated\)/);
+});
+
+test('a running shell_exec reports the end of its output as progress, a few times a second at most', async () => {
+  mock.push(
+    oa.toolCall('shell_exec', {
+      command: 'echo one; sleep 0.4; echo two; sleep 0.4; for i in $(seq 1 10); do seq 1 500 | sed "s/^/chatty $i /"; sleep 0.05; done',
+    }),
+    oa.text('ok'),
+  );
+  const r = withBuiltins();
+  const progress: { text: string; at: number }[] = [];
+  let begun = 0;
+  r.agent.subscribe((e) => {
+    if (e.type === 'tool_begin') begun = performance.now();
+    if (e.type === 'tool_progress') {
+      assert.equal(e.name, 'shell_exec');
+      progress.push({ text: e.text, at: performance.now() });
+    }
+  });
+  const t0 = performance.now();
+  assert.equal((await r.agent.run('run')).status, 0);
+  const elapsed = performance.now() - t0;
+  assert.ok(begun > 0);
+  const texts = progress.map((p) => p.text);
+  assert.ok(texts.includes('one\n'), JSON.stringify(texts.slice(0, 3)));
+  assert.ok(texts.includes('one\ntwo\n'), JSON.stringify(texts.slice(0, 3)));
+  // The tail only: bounded, and from a line start.
+  assert.ok(texts.some((t) => t.startsWith('chatty ')));
+  for (const t of texts) assert.ok(t.length <= 4096 && /^(one|chatty \d+ \d+)\n/.test(t), t.slice(0, 80));
+  // Throttled: 3,000 lines come as a handful of reports (at most one per 100 ms, plus the first).
+  assert.ok(progress.length <= elapsed / 100 + 2, `${progress.length} reports in ${elapsed.toFixed(0)} ms`);
+  // The result is the whole output; progress never reaches the model.
+  assert.match(r.results[0]!.content, /^one\ntwo\nchatty 1 1\n/);
+  assert.ok(!mock.posts[1]!.body.includes('tool_progress'));
 });

@@ -8,6 +8,8 @@ import * as oa from '../fixtures/openai-replies.js';
 import { harness, echoTool, recordingHost } from '../fixtures/agent-harness.js';
 import { MAX_RETRY_WAIT_MS } from '../../src/core/llm-call.js';
 import { ClmError, ECANCELED, EIO, E2BIG, EAGAIN } from '../../src/core/errors.js';
+import { NOTHING_TO_COMPACT } from '../../src/core/compaction.js';
+import { createNodeHost } from '../../src/host/node.js';
 
 const mock = await mockLlmPerFile();
 
@@ -101,15 +103,16 @@ test('mid-chain autocompaction between tool batches (test_autocompact_mid_chain)
   assert.equal(r.doneCount, 1, 'mid-chain compaction never ends the turn');
 });
 
-test('mid-chain compaction that cannot fold reports the error flag and resumes the chain', async () => {
-  mock.push(oa.toolCall('t', {}, 'c1', { usage: { prompt: 99000, completion: 2000 } }), oa.text('summary'), oa.text('final'));
+test('mid-chain compaction with nothing to fold sends no request, raises no flag and resumes the chain', async () => {
+  mock.push(oa.toolCall('t', {}, 'c1', { usage: { prompt: 99000, completion: 2000 } }), oa.text('final'));
   const r = harness(mock, { tools: [echoTool('t', 'out', { noPrompt: true })] });
   const done = r.turnDone();
   r.agent.submit('only turn');
   assert.equal(await done, 0);
-  assert.equal(mock.posts.length, 3);
-  assert.equal(r.agent.takeMidChainCompactError(), true);
-  assert.equal(r.agent.lastError, 'compaction made no progress');
+  assert.equal(mock.posts.length, 2);
+  assert.equal(r.agent.takeMidChainCompactError(), false);
+  assert.equal(r.agent.takeMidChainCompactStarted(), false);
+  assert.equal(r.agent.lastError, '');
   assert.equal(r.agent.takeMidChainCompactSucceeded(), false);
   assert.equal(r.text, 'final');
 });
@@ -139,11 +142,13 @@ test('compact with nothing to fold ends with EAGAIN', async () => {
   let d = r.turnDone();
   r.agent.submit('only');
   await d;
-  mock.push(oa.text('summary'));
   d = r.turnDone();
   r.agent.compact();
   assert.equal(await d, EAGAIN);
-  assert.equal(r.agent.lastError, 'compaction made no progress');
+  assert.equal(mock.posts.length, 1, 'no summary request');
+  assert.equal(r.agent.lastError, '');
+  assert.equal(r.agent.state, 'complete');
+  assert.deepEqual(r.notices, [NOTHING_TO_COMPACT]);
 });
 
 test('model without tool support: one notice, retry without tools, sticky (test_tools_unsupported_retry)', async () => {
@@ -786,6 +791,41 @@ test('restoreHistory appends without onMessage and keeps the fresh system prompt
   assert.equal(r.events.at(-1), 'message:system');
 });
 
+test('setSystemPrompt: the same text keeps the very message (a byte-identical prefix); new text replaces it and outlives clearHistory; busy is EBUSY', async () => {
+  const r = harness(mock, { cfg: { systemPrompt: 'FIRST' } });
+  const first = r.agent.messages[0]!;
+  r.agent.setSystemPrompt('FIRST');
+  assert.equal(r.agent.messages[0], first, 'unchanged: the same message object');
+  mock.push(oa.text('a'), oa.text('b'));
+  assert.equal((await r.agent.run('one')).status, 0);
+  r.agent.setSystemPrompt('SECOND');
+  assert.match(r.agent.messages[0]!.content!, /^SECOND\n\ncurrent time: /);
+  assert.equal(first.content!.startsWith('FIRST'), true, 'the old message is not edited in place');
+  assert.equal((await r.agent.run('two')).status, 0);
+  assert.match(mock.posts.at(-2)!.json.messages[0].content, /^FIRST/);
+  assert.match(mock.posts.at(-1)!.json.messages[0].content, /^SECOND/);
+  assert.deepEqual(
+    mock.posts
+      .at(-1)!
+      .json.messages.slice(1)
+      .map((m: { content: string }) => m.content),
+    ['one', 'a', 'two'],
+  );
+  r.agent.clearHistory();
+  assert.match(r.agent.messages[0]!.content!, /^SECOND/);
+  mock.push({ hang: true });
+  r.agent.submit('three');
+  assert.throws(
+    () => r.agent.setSystemPrompt('THIRD'),
+    (e: unknown) => e instanceof ClmError && e.code === 'EBUSY',
+  );
+  assert.throws(
+    () => r.agent.setSystemPrompt(3 as unknown as string),
+    (e: unknown) => e instanceof ClmError && e.code === 'EINVAL',
+  );
+  r.agent.cancel();
+});
+
 test('close during a tool call: no callbacks afterwards, late completion harmless', async () => {
   let complete: (() => void) | undefined;
   let aborted = false;
@@ -898,7 +938,11 @@ test('setProvider returns rate limit and max_tokens to the defaults when the new
 test('the LLM token bucket makes a request wait in RATE_LIMITED, then sends it', async () => {
   mock.push(oa.text('a'), oa.text('b'));
   // Each request costs its body length / 4 (a few hundred tokens) against a burst of 50 at 500/s.
-  const r = harness(mock, { cfg: { rateTokensPerSec: 500, rateBurst: 50 } });
+  // The bucket reads a clock running at a tenth of real time, so the pause a loaded machine puts
+  // between the two runs (it would need seconds) cannot refill the bucket and hide the wait.
+  const base = createNodeHost({ log: null });
+  const host = { ...base, now: () => performance.now() / 10 };
+  const r = harness(mock, { host, cfg: { rateTokensPerSec: 500, rateBurst: 50 } });
   assert.equal((await r.agent.run('first')).status, 0);
   assert.ok(!r.states.includes('rate_limited'), 'the bucket starts full');
   const t0 = Date.now();
@@ -906,6 +950,8 @@ test('the LLM token bucket makes a request wait in RATE_LIMITED, then sends it',
   assert.ok(Date.now() - t0 >= 10, `waited ${Date.now() - t0} ms`);
   const after = r.states.slice(r.states.lastIndexOf('complete', r.states.length - 2) + 1);
   assert.deepEqual(after.slice(0, 3), ['thinking', 'rate_limited', 'thinking']);
+  r.agent.close();
+  base.close();
 });
 
 test('stream() yields the turn as events and ends with done', async () => {

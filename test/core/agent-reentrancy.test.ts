@@ -58,7 +58,7 @@ test('cancel inside onState(calling_tool): one onTurnDone, the tool never runs',
   assert.ok(!r.agent.messages.some((m) => m.toolCalls), 'no unanswered call left in history');
 });
 
-test('cancel inside onAssistantText, then a new submit from onTurnDone: the old tool call stays cancelled', async () => {
+test('cancel inside onAssistantText, then a new submit from onTurnDone: the old tool call stays cancelled, its text kept as cancelled', async () => {
   mock.push(oa.toolCalls([{ name: 't', args: {} }], { content: 'let me run it' }), oa.text('plain answer'));
   const tool = countingTool();
   let r!: ReturnType<typeof harness>;
@@ -86,6 +86,7 @@ test('cancel inside onAssistantText, then a new submit from onTurnDone: the old 
     r.agent.messages.slice(1).map((m) => [m.role, m.content]),
     [
       ['user', 'first prompt'],
+      ['assistant', 'let me run it\n\n[reply cancelled by the user]'],
       ['user', 'second prompt'],
       ['assistant', 'plain answer'],
     ],
@@ -301,4 +302,30 @@ test('a stream cut in the trailing usage chunk keeps the finished reply', async 
   const res = await r.agent.run('q');
   assert.equal(res.status, 0);
   assert.equal(r.agent.messages.at(-1)!.content, 'The complete answer.');
+});
+
+test('cancel from a subscriber at any event of a turn: nothing of that turn is reported after its turn_done', async () => {
+  // Each run cancels at the k-th event of a turn with a tool round; the turn must end there.
+  for (let k = 1; k <= 12; k++) {
+    mock.reset();
+    mock.push(oa.toolCall('t', {}), oa.text('answer'));
+    const tool = countingTool();
+    const r = harness(mock, { tools: [tool.def] });
+    const seen: string[] = [];
+    let n = 0;
+    r.agent.subscribe((e) => {
+      seen.push(e.type);
+      if (++n === k && r.agent.busy) r.agent.cancel();
+    });
+    const done = r.turnDone();
+    r.agent.submit('go');
+    await done;
+    await settle();
+    const end = seen.indexOf('turn_done');
+    assert.ok(end >= 0, seen.join(' '));
+    assert.deepEqual(seen.slice(end + 1), [], `cancelled at event ${k}: ${seen.join(' ')}`);
+    const calls = r.agent.messages.filter((m) => m.toolCalls).length;
+    const results = r.agent.messages.filter((m) => m.role === 'tool').length;
+    assert.equal(calls, results, `cancelled at event ${k}: every call in the history has its result`);
+  }
 });

@@ -7,6 +7,7 @@ import { mockLlmPerFile } from '../fixtures/mock-llm-per-file.js';
 import * as oa from '../fixtures/openai-replies.js';
 import { harness, recordingHost } from '../fixtures/agent-harness.js';
 import type { PermissionRequest } from '../../src/core/types.js';
+import { notRunOf } from '../../src/core/tool-batch.js';
 
 const mock = await mockLlmPerFile();
 
@@ -160,4 +161,48 @@ test('a tool that ignores the abort gets the timeout text after the grace period
     [['[tool failed: timed out after 40 ms]', 'timedout']],
   );
   assert.deepEqual(host.waits, [40, 500]);
+});
+
+test('a result says when its call never ran: denied, unknown, cancelled while waiting; a running one ran', async () => {
+  mock.push(
+    oa.toolCalls([
+      { id: 'd', name: 'gated', args: {} },
+      { id: 'u', name: 'nosuch', args: {} },
+      { id: 'r', name: 'slow', args: {} },
+      { id: 'w', name: 'gated2', args: {} },
+    ]),
+  );
+  const asked: PermissionRequest[] = [];
+  const r = harness(mock, {
+    tools: [
+      { name: 'gated', invoke: (inv) => inv.complete('ran') },
+      { name: 'gated2', invoke: (inv) => inv.complete('ran') },
+      { name: 'slow', noPrompt: true, invoke: () => {} },
+    ],
+    callbacks: { onPermission: (req) => asked.push(req) },
+  });
+  const results: { id: string; notRun?: string }[] = [];
+  r.agent.subscribe((e) => {
+    if (e.type === 'tool_result') results.push(e.notRun ? { id: e.id, notRun: e.notRun } : { id: e.id });
+  });
+  const d = r.turnDone();
+  r.agent.submit('go');
+  while (asked.length < 2) await new Promise((res) => setTimeout(res, 5));
+  asked[0]!.respond('deny_once');
+  r.agent.cancel();
+  await d;
+  assert.deepEqual(
+    results.sort((a, b) => a.id.localeCompare(b.id)),
+    [{ id: 'd', notRun: 'denied' }, { id: 'r' }, { id: 'u', notRun: 'unknown_tool' }, { id: 'w', notRun: 'cancelled' }],
+  );
+  // A saved session keeps only the text: the same reasons, read back from it.
+  const byId = new Map(r.agent.messages.filter((m) => m.role === 'tool').map((m) => [m.toolCallId, m.content ?? '']));
+  assert.deepEqual(
+    ['d', 'u', 'w'].map((id) => notRunOf(byId.get(id)!)),
+    ['denied', 'unknown_tool', 'cancelled'],
+  );
+  assert.equal(notRunOf('[tool failed: denied: no permission policy]'), 'denied');
+  assert.equal(notRunOf('[tool failed: denied by user (remembered)]'), 'denied');
+  assert.equal(notRunOf('[tool failed: exit status 1]'), undefined);
+  assert.equal(notRunOf('denied by user'), undefined);
 });

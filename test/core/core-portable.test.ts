@@ -5,7 +5,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const CORE = join(import.meta.dirname, '../../src/core');
-const ALLOWED_PACKAGES = new Set<string>();
+// jsonrepair: pure ECMAScript, for the repair of tool-call arguments (providers/tool-arguments.ts).
+const ALLOWED_PACKAGES = new Set<string>(['jsonrepair']);
 
 function files(d: string): string[] {
   return readdirSync(d).flatMap((n) => {

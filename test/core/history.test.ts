@@ -93,6 +93,32 @@ test('system prompt carries the time stamp and the context-update rule', () => {
   assert.equal(contextUpdateMessage(d).role, 'user');
 });
 
+test('the time stamp is RFC 2822 local time in every time zone (a half-hour or 45-minute offset, west or east)', () => {
+  const saved = process.env.TZ;
+  const p2 = (n: number) => String(n).padStart(2, '0');
+  try {
+    for (const tz of ['UTC', 'Europe/Berlin', 'America/St_Johns', 'Asia/Kathmandu', 'Pacific/Chatham', 'America/Los_Angeles']) {
+      process.env.TZ = tz;
+      for (const d of [
+        new Date(2026, 10, 30, 9, 5, 7),
+        new Date(2024, 1, 29, 23, 59, 59),
+        new Date(2027, 6, 4, 0, 0, 0),
+        new Date(1999, 11, 31, 12, 30, 1),
+      ]) {
+        const off = -d.getTimezoneOffset();
+        const day = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'][d.getDay()];
+        const month = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'][d.getMonth()];
+        const zone = `${off < 0 ? '-' : '+'}${p2(Math.floor(Math.abs(off) / 60))}${p2(Math.abs(off) % 60)}`;
+        const want = `${day}, ${p2(d.getDate())} ${month} ${d.getFullYear()} ${p2(d.getHours())}:${p2(d.getMinutes())}:${p2(d.getSeconds())} ${zone}`;
+        assert.equal(contextUpdateMessage(d).content!.split('\n')[0], `[context update] current time: ${want}`, tz);
+      }
+    }
+  } finally {
+    if (saved === undefined) delete process.env.TZ;
+    else process.env.TZ = saved;
+  }
+});
+
 test('estimateTokens grows with content', () => {
   assert.ok(estimateTokens([u('x'.repeat(4000))]) > 1000);
 });

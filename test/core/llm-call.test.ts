@@ -3,7 +3,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LlmCall, retryAfterMs, type LlmFailure } from '../../src/core/llm-call.js';
+import { backoffMs, LlmCall, retryAfterMs, type LlmFailure } from '../../src/core/llm-call.js';
 import { openaiAdapter } from '../../src/core/providers/openai.js';
 import type { ParsedReply } from '../../src/core/providers/adapter.js';
 import { scriptedHost, type Attempt } from '../fixtures/scripted-host.js';
@@ -109,4 +109,14 @@ test('a stream whose last event is cut after the finish keeps the reply; before 
   assert.equal(kept.reply?.content, 'done');
   const cut = await run([{ chunks: [text, 'data: {"choices":[{"delta":{"content":"mo'] }]);
   assert.match(cut.fail!.message, /stream ended before the reply was complete/);
+});
+
+test('Retry-After and backoff', () => {
+  assert.equal(retryAfterMs('2'), 2000);
+  assert.equal(retryAfterMs('0.5'), 500);
+  assert.equal(retryAfterMs(undefined), null);
+  assert.equal(retryAfterMs('Wed, 21 Oct 2015 07:28:00 GMT', Date.parse('Wed, 21 Oct 2015 07:27:58 GMT')), 2000);
+  assert.equal(backoffMs(1, 1000), 1000);
+  assert.equal(backoffMs(3, 1000), 4000);
+  assert.equal(backoffMs(20, 1000), 60000);
 });

@@ -1,8 +1,7 @@
 // The interface every wire dialect implements. A provider adapter is the only place that knows
 // its wire format: the agent speaks the canonical message model and these shapes.
 
-import type { ReasoningTarget } from '../reasoning.js';
-import type { FinishReason, Message, ProviderKind, ReasoningEffort, ReasoningPart, ToolCall, Usage } from '../types.js';
+import type { FinishReason, Message, ProviderKind, ReasoningEffort, ReasoningPart, ReasoningTarget, ToolCall, Usage } from '../types.js';
 
 /** A tool as advertised to the model (already filtered for hidden tools). */
 export interface ToolSchema {

@@ -42,6 +42,8 @@ import {
   snippet,
   str,
   streamIndex,
+  guarded,
+  textIn,
   total,
   typedEvent,
 } from './util.js';
@@ -252,7 +254,7 @@ export function parseAnthropicReply(body: string): ParsedReply {
   const toolCalls: ToolCall[] = [];
   for (const b of o.content) {
     if (!isObj(b)) continue;
-    if (b.type === 'text' && typeof b.text === 'string') text += b.text;
+    if (b.type === 'text') text += textIn(b.text, 'text block');
     else if (b.type === 'thinking' && typeof b.thinking === 'string') {
       if (b.thinking !== '') thinking.push(b.thinking);
       const p = thinkingPart(b.thinking, b.signature, toolCalls.length);
@@ -338,7 +340,10 @@ export class AnthropicStreamDecoder implements StreamDecoder {
           if (isObj(b.input) && Object.keys(b.input).length > 0) call.args = JSON.stringify(b.input);
           return { toolCalls: [call] };
         }
-        if (b.type === 'text' && typeof b.text === 'string' && b.text !== '') return { text: b.text };
+        if (b.type === 'text') {
+          const text = textIn(b.text, 'text block');
+          return text ? { text } : null;
+        }
         if (b.type === 'thinking') {
           const thinking = str(b.thinking);
           this.#open.set(index, { type: 'thinking', thinking, signature: str(b.signature), calls: this.#toolUses });
@@ -350,7 +355,10 @@ export class AnthropicStreamDecoder implements StreamDecoder {
       case 'content_block_delta': {
         const d = o.delta;
         if (!isObj(d)) return null;
-        if (d.type === 'text_delta' && typeof d.text === 'string') return d.text === '' ? null : { text: d.text };
+        if (d.type === 'text_delta') {
+          const text = textIn(d.text, 'text_delta');
+          return text ? { text } : null;
+        }
         const open = this.#open.get(streamIndex(o.index));
         if (d.type === 'thinking_delta' && typeof d.thinking === 'string') {
           if (open?.type === 'thinking') open.thinking += d.thinking;
@@ -398,7 +406,7 @@ export const anthropicAdapter: ProviderAdapter = {
   buildRequest: buildAnthropicRequest,
   headers: anthropicHeaders,
   parseReply: parseAnthropicReply,
-  newStreamDecoder: () => new AnthropicStreamDecoder(),
+  newStreamDecoder: () => guarded(new AnthropicStreamDecoder()),
   errorMessage: (body) => fromJson(body, errorText),
   refusesTools: saysToolsUnsupported,
 };

@@ -9,8 +9,8 @@
 //   (DeepSeek's thinking mode, Gemini 3): those rounds go as text from now on (foreign-rounds.ts).
 // Each once per connection, and only when the request changes, or the same request would go again.
 
-import type { Message } from '../types.js';
-import { dropReasoning, foreignness, type ReasoningTarget } from '../reasoning.js';
+import type { Message, ReasoningTarget } from '../types.js';
+import { dropReasoning, foreignness } from '../reasoning.js';
 import type { PartsState } from './adapter.js';
 
 /**

@@ -10,19 +10,16 @@
 // keeps its bytes (the per-message wire caches key on message objects).
 
 import type { AssistantMessage, Message, UserMessage } from '../types.js';
-import { resultAsText } from './pairing.js';
+import { memo, resultAsText } from './pairing.js';
 
 const asText = new WeakMap<Message, AssistantMessage>();
 const resultsAsText = new WeakMap<Message, { last: Message; msg: UserMessage }>();
 
 function callsAsText(m: AssistantMessage): AssistantMessage {
-  let t = asText.get(m);
-  if (!t) {
+  return memo(asText, m, () => {
     const calls = (m.toolCalls ?? []).map((c) => `[tool call ${c.name} ${c.args}]`).join('\n');
-    t = { role: 'assistant', content: m.content ? `${m.content}\n${calls}` : calls };
-    asText.set(m, t);
-  }
-  return t;
+    return { role: 'assistant', content: m.content ? `${m.content}\n${calls}` : calls };
+  });
 }
 
 /**
@@ -43,20 +40,21 @@ export function foreignRoundsAsText(messages: readonly Message[], keep: (m: Assi
     while (j < messages.length && messages[j]!.role === 'tool') j++;
     if (j > i + 1) {
       const last = messages[j - 1]!;
-      let r = resultsAsText.get(m);
-      if (!r || r.last !== last) {
-        r = {
+      const r = memo(
+        resultsAsText,
+        m,
+        () => ({
           last,
           msg: {
-            role: 'user',
+            role: 'user' as const,
             content: messages
               .slice(i + 1, j)
               .map(resultAsText)
               .join('\n\n'),
           },
-        };
-        resultsAsText.set(m, r);
-      }
+        }),
+        (c) => c.last === last,
+      );
       out.push(r.msg);
     }
     i = j - 1;

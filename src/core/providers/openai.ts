@@ -25,7 +25,7 @@
 // `index` that names a function under another id than the call before it at its place begins a
 // new call.
 
-import type { ExtraContentPart, Message, ReasoningPart, ReasoningTextField, ReasoningTextPart, ToolCall, Usage } from '../types.js';
+import type { ExtraContentPart, Message, ReasoningPart, ReasoningTextField, ReasoningTextPart, Usage } from '../types.js';
 import {
   mapFinishReason,
   type BuildRequestOptions,
@@ -44,6 +44,8 @@ import {
   saysToolsUnsupported,
   snippet,
   streamIndex,
+  guarded,
+  textIn,
   total,
   validJsonOr,
 } from './util.js';
@@ -51,6 +53,7 @@ import { resendChatParts } from './chat-parts-answers.js';
 import { foreignRoundsAsText } from './foreign-rounds.js';
 import { pairToolCalls, type PairingPolicy } from './pairing.js';
 import { parametersWireJson } from './tool-schema.js';
+import { utf8, utf8Encoder as enc } from '../utf8.js';
 
 /** Ids must be unique only within one assistant message, and at most 40 characters (OpenAI). */
 export const openaiPairing: PairingPolicy = {
@@ -65,35 +68,6 @@ function carries(m: Message, origin: string | undefined): boolean {
   if (origin === undefined || m.role !== 'assistant' || !m.reasoning) return false;
   for (const p of m.reasoning) if (p.dialect === 'openai' && p.origin === origin) return true;
   return false;
-}
-
-/**
- * Each message's wire form, made once: messages are immutable, so this is the reusable prefix.
- * A message carrying chat parts back has a second form, kept with the origin it was made for
- * (they go back to one server and model only).
- */
-class WireForms<T> {
-  readonly #plain = new WeakMap<Message, T>();
-  readonly #carrying = new WeakMap<Message, { origin: string; form: T }>();
-  readonly #make: (m: Message, origin: string | undefined) => T;
-  constructor(make: (m: Message, origin: string | undefined) => T) {
-    this.#make = make;
-  }
-  get(m: Message, origin: string | undefined): T {
-    if (carries(m, origin)) {
-      const c = this.#carrying.get(m);
-      if (c && c.origin === origin) return c.form;
-      const form = this.#make(m, origin);
-      this.#carrying.set(m, { origin: origin!, form });
-      return form;
-    }
-    let form = this.#plain.get(m);
-    if (form === undefined) {
-      form = this.#make(m, undefined);
-      this.#plain.set(m, form);
-    }
-    return form;
-  }
 }
 
 function wireJson(m: Message, origin: string | undefined): string {
@@ -142,12 +116,16 @@ export function parseUsage(o: any): Usage | null {
   if (!u || typeof u !== 'object') return null;
   const p = count(u.prompt_tokens);
   const c = count(u.completion_tokens);
-  return {
+  const usage: Usage = {
     promptTokens: p,
     completionTokens: c,
     totalTokens: count(u.total_tokens) || total(p, c),
     tokensPerSec: rate(o?.timings?.predicted_per_second),
   };
+  // Prompt tokens served from the server's cache (OpenAI, llama.cpp), already in prompt_tokens.
+  const cached = u.prompt_tokens_details?.cached_tokens;
+  if (typeof cached === 'number') usage.cacheReadTokens = count(cached);
+  return usage;
 }
 
 function argsText(a: unknown): string {
@@ -228,13 +206,22 @@ class OpenAIStream implements StreamDecoder {
     if (p === null || 'error' in p) return p;
     const o: any = p.json;
     if (o?.error) return { error: openaiErrorMessage(data) ?? 'server reported an error in the stream' };
+    return this.decode(o, false);
+  }
+
+  /**
+   * One chunk's delta; `whole`: `o` is a whole reply, its message one delta (each call at its
+   * place, its content read as `message.content`) whose parts are complete.
+   */
+  decode(o: any, whole: boolean): StreamDelta {
     const d: StreamDelta = {};
     const usage = parseUsage(o);
     if (usage) d.usage = usage;
     const ch = Array.isArray(o?.choices) ? o.choices[0] : undefined;
     if (ch) {
-      const delta = ch.delta ?? ch.message ?? {};
-      if (typeof delta.content === 'string' && delta.content) d.text = delta.content;
+      const delta = (whole ? ch.message : (ch.delta ?? ch.message)) ?? {};
+      const text = textIn(delta.content, whole ? 'message.content' : 'delta.content');
+      if (text) d.text = text;
       const r = reasoningOf(delta);
       if (r) {
         d.reasoning = r.text;
@@ -245,16 +232,14 @@ class OpenAIStream implements StreamDecoder {
       if (Array.isArray(delta.tool_calls))
         d.toolCalls = delta.tool_calls.map((tc: any, i: number) => {
           const c = wireCall(tc);
-          const index = this.#callOf(tc?.index, c, i);
+          const index = this.#callOf(whole ? undefined : tc?.index, c, i);
           // On whichever fragment of its call it comes (Gemini: the first, or one of its own).
           if (tc?.extra_content != null) this.#extras.set(index, tc.extra_content);
           return { index, ...c };
         });
       const f = mapFinishReason(ch.finish_reason);
-      if (f) {
-        d.finishReason = f;
-        this.#withReasoning(d);
-      }
+      if (f) d.finishReason = f;
+      if (f || whole) this.#withReasoning(d);
     }
     return d;
   }
@@ -302,10 +287,22 @@ class OpenAIStream implements StreamDecoder {
 }
 
 // Top-level values are marked pure: a bundle whose agents speak no chat dialect leaves this module out.
-const enc = /* @__PURE__ */ new TextEncoder();
-const wireStrings = /* @__PURE__ */ new WireForms(wireJson);
-// Only the bytes are kept for the byte builder: the string as well would be a second copy of the history.
-const wireBytes = /* @__PURE__ */ new WireForms((m, origin) => enc.encode(wireJson(m, origin)));
+const wireForms = new WeakMap<Message, { origin: string | undefined; bytes: Uint8Array }>();
+
+/**
+ * Each message's wire form as UTF-8, made once: messages are immutable, so this is the reusable
+ * prefix. A message carrying chat parts back has its form for the origin it was made for (they
+ * go back to one server and model only). Only the bytes are kept (buildRequest decodes them): the
+ * string as well would be a second copy of the history.
+ */
+function wireBytes(m: Message, origin: string | undefined): Uint8Array {
+  const to = carries(m, origin) ? origin : undefined;
+  const c = wireForms.get(m);
+  if (c && c.origin === to) return c.bytes;
+  const bytes = enc.encode(wireJson(m, to));
+  wireForms.set(m, { origin: to, bytes });
+  return bytes;
+}
 // The tool list is the same array while the registry is unchanged, so the request's tail (tools
 // and flags) is encoded once per tool list and flag combination.
 const tailCache = new WeakMap<readonly ToolSchema[], Map<string, Uint8Array>>();
@@ -343,38 +340,33 @@ function tail(o: BuildRequestOptions): string {
   return s + '}';
 }
 
+function buildRequestBytes(o: BuildRequestOptions): Uint8Array {
+  const msgs = wireMessages(o);
+  const parts: Uint8Array[] = [enc.encode(head(o))];
+  msgs.forEach((m, i) => {
+    if (i) parts.push(COMMA);
+    parts.push(wireBytes(m, o.origin));
+  });
+  parts.push(tailBytes(o));
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let off = 0;
+  for (const p of parts) {
+    out.set(p, off);
+    off += p.length;
+  }
+  return out;
+}
+
 const chatCompletions: Omit<ProviderAdapter, 'kind'> = {
   endpointPath: 'chat/completions',
 
   buildRequest(o: BuildRequestOptions): string {
-    const origin = o.origin;
-    return (
-      head(o) +
-      wireMessages(o)
-        .map((m) => wireStrings.get(m, origin))
-        .join(',') +
-      tail(o)
-    );
+    return utf8.decode(buildRequestBytes(o));
   },
 
-  buildRequestBytes(o: BuildRequestOptions): Uint8Array {
-    const msgs = wireMessages(o);
-    const parts: Uint8Array[] = [enc.encode(head(o))];
-    msgs.forEach((m, i) => {
-      if (i) parts.push(COMMA);
-      parts.push(wireBytes.get(m, o.origin));
-    });
-    parts.push(tailBytes(o));
-    let n = 0;
-    for (const p of parts) n += p.length;
-    const out = new Uint8Array(n);
-    let off = 0;
-    for (const p of parts) {
-      out.set(p, off);
-      off += p.length;
-    }
-    return out;
-  },
+  buildRequestBytes,
 
   headers: bearerHeaders,
 
@@ -386,32 +378,21 @@ const chatCompletions: Omit<ProviderAdapter, 'kind'> = {
       throw new Error(`could not parse llm response: ${snippet(body)}`);
     }
     if (o?.error) throw new Error(openaiErrorMessage(body) ?? 'server reported an error');
-    const ch = Array.isArray(o?.choices) ? o.choices[0] : undefined;
-    const msg = ch?.message;
+    const msg = Array.isArray(o?.choices) ? o.choices[0]?.message : undefined;
     if (!msg || typeof msg !== 'object') throw new Error(`could not extract message from llm response: ${snippet(body)}`);
-    const wire: any[] = Array.isArray(msg.tool_calls) ? msg.tool_calls : [];
-    const calls: ToolCall[] = wire.map((tc, i) => {
-      const c = wireCall(tc);
-      return { id: c.id ?? `call_${i + 1}`, name: c.name ?? '', args: c.args ?? '{}' };
-    });
-    const r = reasoningOf(msg);
-    const parts: ReasoningPart[] = [];
-    if (origin !== undefined) {
-      if (r) parts.push(textPart(r.field, r.text, origin));
-      for (const p of [...wire.map((tc, i) => extraPart(tc?.extra_content, origin, i)), extraPart(msg.extra_content, origin)])
-        if (p) parts.push(p);
-    }
+    // A whole reply is read as the stream's one delta.
+    const d = new OpenAIStream(origin).decode(o, true);
     return {
-      content: typeof msg.content === 'string' ? msg.content : null,
-      reasoning: r ? r.text : null,
-      ...(parts.length ? { reasoningParts: parts } : {}),
-      toolCalls: calls,
-      finishReason: mapFinishReason(ch.finish_reason),
-      usage: parseUsage(o),
+      content: msg.content == null ? null : (d.text ?? ''),
+      reasoning: d.reasoning ?? null,
+      ...(d.reasoningParts && { reasoningParts: d.reasoningParts }),
+      toolCalls: (d.toolCalls ?? []).map((c, i) => ({ id: c.id ?? `call_${i + 1}`, name: c.name ?? '', args: c.args ?? '{}' })),
+      finishReason: d.finishReason ?? null,
+      usage: d.usage ?? null,
     };
   },
 
-  newStreamDecoder: (origin?: string) => new OpenAIStream(origin),
+  newStreamDecoder: (origin?: string) => guarded(new OpenAIStream(origin)),
   errorMessage: openaiErrorMessage,
   refusesTools: saysToolsUnsupported,
   resend: (status, body, ...rest) => resendChatParts(status, openaiErrorMessage(body) ?? body, ...rest),

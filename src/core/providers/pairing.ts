@@ -81,39 +81,48 @@ const renamedResults = new WeakMap<Message, Message>();
 const standInFor = new WeakMap<ToolCall, Message>();
 const orphanText = new WeakMap<Message, Message>();
 
+/** What `cache` holds for `key` when it `fits`, else a new one from `make` (then held). */
+export function memo<K extends object, V>(cache: WeakMap<K, V>, key: K, make: () => V, fits: (v: V) => boolean = () => true): V {
+  let v = cache.get(key);
+  if (v === undefined || !fits(v)) cache.set(key, (v = make()));
+  return v;
+}
+
 function renamedAssistant(m: AssistantMessage, wires: readonly string[]): Message {
-  const c = renamedCalls.get(m);
-  if (c && c.toolCalls!.every((tc, i) => tc.id === wires[i])) return c;
-  const r: AssistantMessage = { ...m, toolCalls: m.toolCalls!.map((tc, i) => ({ ...tc, id: wires[i]! })) };
-  renamedCalls.set(m, r);
-  return r;
+  return memo(
+    renamedCalls,
+    m,
+    () => ({ ...m, toolCalls: m.toolCalls!.map((tc, i) => ({ ...tc, id: wires[i]! })) }),
+    (c) => c.toolCalls!.every((tc, i) => tc.id === wires[i]),
+  );
 }
 
 function answer(m: ToolResultMessage, wire: string): Message {
-  if (m.toolCallId === wire) return m;
-  const c = renamedResults.get(m);
-  if (c && c.toolCallId === wire) return c;
-  const r: ToolResultMessage = { ...m, toolCallId: wire };
-  renamedResults.set(m, r);
-  return r;
+  return m.toolCallId === wire
+    ? m
+    : memo(
+        renamedResults,
+        m,
+        () => ({ ...m, toolCallId: wire }),
+        (c) => c.toolCallId === wire,
+      );
 }
 
 function standIn(p: Pending): Message {
-  const c = standInFor.get(p.call);
-  if (c && c.toolCallId === p.wire) return c;
-  const r: Message = { role: 'tool', content: MISSING_RESULT, toolCallId: p.wire, toolName: p.call.name };
-  standIns.add(r);
-  standInFor.set(p.call, r);
-  return r;
+  return memo(
+    standInFor,
+    p.call,
+    () => {
+      const r: Message = { role: 'tool', content: MISSING_RESULT, toolCallId: p.wire, toolName: p.call.name };
+      standIns.add(r);
+      return r;
+    },
+    (c) => c.toolCallId === p.wire,
+  );
 }
 
 function asText(m: Message): Message {
-  let r = orphanText.get(m);
-  if (!r) {
-    r = { role: 'user', content: resultAsText(m) };
-    orphanText.set(m, r);
-  }
-  return r;
+  return memo(orphanText, m, () => ({ role: 'user', content: resultAsText(m) }));
 }
 
 /** The slow path of pairToolCalls (exported for tests): always rebuilds the list. */

@@ -37,6 +37,8 @@ import {
   saysToolsUnsupported,
   snippet,
   streamIndex,
+  guarded,
+  textIn,
   total,
   typedEvent,
   validJsonOr,
@@ -167,7 +169,7 @@ export function parseResponsesReply(body: string): ParsedReply {
       let t = '';
       for (const p of item.content) {
         if (!isObj(p)) continue;
-        if (p.type === 'output_text' && typeof p.text === 'string') t += p.text;
+        if (p.type === 'output_text') t += textIn(p.text, 'output_text');
         else if (p.type === 'refusal' && typeof p.refusal === 'string') t += p.refusal;
       }
       if (t !== '') texts.push(t);
@@ -220,8 +222,10 @@ export class ResponsesStreamDecoder implements StreamDecoder {
     const delta = nonEmpty(o.delta);
     switch (type) {
       case 'response.output_text.delta':
-      case 'response.refusal.delta':
-        return delta ? { text: delta } : null;
+      case 'response.refusal.delta': {
+        const text = textIn(o.delta, type);
+        return text ? { text } : null;
+      }
       case 'response.reasoning_summary_text.delta':
       case 'response.reasoning_text.delta':
         return delta ? { reasoning: delta } : null;
@@ -322,7 +326,7 @@ export const responsesAdapter: ProviderAdapter = {
   buildRequest: buildResponsesRequest,
   headers: bearerHeaders,
   parseReply: parseResponsesReply,
-  newStreamDecoder: () => new ResponsesStreamDecoder(),
+  newStreamDecoder: () => guarded(new ResponsesStreamDecoder()),
   errorMessage: (body) =>
     fromJson(body, (o) => (isObj(o) ? (errorText(o.error) ?? (typeof o.message === 'string' ? o.message : null)) : null)),
   refusesTools: saysToolsUnsupported,

@@ -1,5 +1,7 @@
 // Small helpers shared by the wire adapters.
 
+import type { StreamDecoder } from './adapter.js';
+
 /** A short, single-line excerpt of a body for error messages (marked when cut). */
 export function snippet(s: string, max = 200): string {
   const one = s.replace(/\s+/g, ' ').trim();
@@ -27,18 +29,47 @@ export function argsObject(s: string): Record<string, unknown> {
 }
 
 /**
- * The JSON of one stream event's `data`, shared by every dialect so they agree on bad input:
- * blank data (a keep-alive) and a gateway's `[DONE]` sentinel are nothing (`null`); data that
- * is not JSON is a malformed stream and ends the turn with an error naming it.
+ * The JSON object of one stream event's `data`, shared by every dialect so they agree on bad
+ * input: blank data (a keep-alive) and a gateway's `[DONE]` sentinel are nothing (`null`); data
+ * that is not JSON, or not an object, is a malformed stream and ends the turn with an error
+ * naming it.
  */
-export function parseStreamData(data: string): { json: unknown } | { error: string } | null {
+export function parseStreamData(data: string): { json: Record<string, any> } | { error: string } | null {
   const t = data.trim();
   if (t === '' || t === '[DONE]') return null;
   try {
-    return { json: JSON.parse(t) };
+    const v = JSON.parse(t);
+    if (isObj(v)) return { json: v };
   } catch {
     return { error: `could not parse stream event: ${snippet(data)}` };
   }
+  return { error: `stream event is not a JSON object: ${snippet(data)}` };
+}
+
+/**
+ * The text a server sent in `v` ('' for none): a string, or an array of text parts (`{type:
+ * "text", text}`, as some OpenAI-compatible servers send content). Anything else throws, naming
+ * `where` and what came (stream decoders are `guarded`): text that cannot be read must not pass
+ * as an empty reply.
+ */
+export function textIn(v: unknown, where: string): string {
+  if (v == null) return '';
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v) && v.every((p) => isObj(p) && p.type === 'text' && typeof p.text === 'string')) return v.map((p) => p.text).join('');
+  throw new Error(`${where} is not text: ${snippet(JSON.stringify(v))}`);
+}
+
+/** `d`, reporting what it throws (text it cannot read) as the stream's error. */
+export function guarded(d: StreamDecoder): StreamDecoder {
+  return {
+    feed(event, data) {
+      try {
+        return d.feed(event, data);
+      } catch (e) {
+        return { error: (e as Error).message };
+      }
+    },
+  };
 }
 
 /**
@@ -57,7 +88,7 @@ export function replyObject(body: string, dialect: string): Record<string, any> 
 }
 
 /** What `find` reads from a JSON body (the server's error message), null when the body is not JSON. */
-export function fromJson(body: string, find: (o: any) => string | null): string | null {
+export function fromJson<T>(body: string, find: (o: any) => T | null): T | null {
   try {
     return find(JSON.parse(body));
   } catch {
@@ -133,7 +164,6 @@ export function rate(v: unknown): number {
 export function typedEvent(event: string, data: string): { type: string; o: Record<string, any> } | { error: string } | null {
   const p = parseStreamData(data);
   if (p === null || 'error' in p) return p;
-  if (!isObj(p.json)) return null;
   return { type: typeof p.json.type === 'string' ? p.json.type : event, o: p.json };
 }
 

@@ -353,7 +353,7 @@ test('stream: an error event ends the turn with its message', () => {
   assert.deepEqual(bare, { error: 'api_error' });
 });
 
-test('stream: ping, unknown events, stop events, keep-alives and [DONE] yield nothing', () => {
+test('stream: ping, unknown events, stop events, keep-alives and [DONE] yield nothing; data that is not an object is an error', () => {
   const d = anthropicAdapter.newStreamDecoder();
   assert.equal(d.feed('ping', '{"type":"ping"}'), null);
   assert.equal(d.feed('brand_new_event', '{"type":"brand_new_event","x":1}'), null);
@@ -364,7 +364,7 @@ test('stream: ping, unknown events, stop events, keep-alives and [DONE] yield no
   );
   assert.equal(d.feed('', ''), null);
   assert.equal(d.feed('', '[DONE]'), null);
-  assert.equal(d.feed('', '42'), null);
+  assert.deepEqual(d.feed('', '42'), { error: 'stream event is not a JSON object: 42' });
   // The event name is used when the data has no type.
   assert.deepEqual(d.feed('message_stop', '{}'), { done: true });
 });

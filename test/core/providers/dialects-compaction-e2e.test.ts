@@ -6,7 +6,8 @@
 import { after, before, beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SUMMARY_PROMPT } from '../../../src/core/history.js';
-import type { AgentConfig, Message } from '../../../src/core/types.js';
+import type { AgentConfig } from '../../../src/core/agent-config.js';
+import type { Message } from '../../../src/core/types.js';
 import { echoTool, harness } from '../../fixtures/agent-harness.js';
 import { startMockLlm, type MockLlm } from '../../fixtures/mock-llm.js';
 import * as A from '../../fixtures/anthropic-replies.js';

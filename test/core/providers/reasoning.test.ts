@@ -18,11 +18,11 @@ import {
   reasoningText,
   withoutReasoning,
 } from '../../../src/core/reasoning.js';
-import { validateConfig } from '../../../src/core/config.js';
+import { validateConfig } from '../../../src/core/connection.js';
 import { ClmError } from '../../../src/core/errors.js';
 import { encodeMessageLine, parseSessionLine } from '../../../src/session/index.js';
 import { ConfigError, loadConfig, resolveConnection, validateValues } from '../../../src/config/index.js';
-import { parseArgs, UsageError } from '../../../src/cli/args.js';
+import { parseCommandLine, UsageError } from '../../../src/cli/args.js';
 import type { AssistantMessage, Message, ReasoningPart } from '../../../src/core/types.js';
 import { requestHelpers } from './fixtures.js';
 import { tempFor } from '../../config/helpers.js';
@@ -554,12 +554,12 @@ test('config.lua: reasoning_effort at the top, in a profile and per model, check
 });
 
 test('--reasoning-effort takes low, medium, high or off', () => {
-  assert.equal(parseArgs(['--reasoning-effort', 'high']).reasoningEffort, 'high');
-  assert.equal(parseArgs(['--reasoning-effort=off']).reasoningEffort, 'off');
-  assert.equal(parseArgs([]).reasoningEffort, undefined);
+  assert.equal(parseCommandLine(['--reasoning-effort', 'high']).reasoningEffort, 'high');
+  assert.equal(parseCommandLine(['--reasoning-effort=off']).reasoningEffort, 'off');
+  assert.equal(parseCommandLine([]).reasoningEffort, undefined);
   assert.throws(
-    () => parseArgs(['--reasoning-effort', 'max']),
+    () => parseCommandLine(['--reasoning-effort', 'max']),
     (e: unknown) => e instanceof UsageError && e.message === "--reasoning-effort: unknown level 'max' (low, medium, high, off)",
   );
-  assert.throws(() => parseArgs(['--reasoning-effort']), UsageError);
+  assert.throws(() => parseCommandLine(['--reasoning-effort']), UsageError);
 });

@@ -1,12 +1,14 @@
-// The agent's configuration: validation, the defaults, the connection keys setProvider reads,
-// the request and tool limiters, and the compaction threshold.
+// The agent's connection to its model server and the configuration around it: validation, the
+// defaults, the connection keys setProvider reads, the request and tool limiters, and the
+// compaction threshold.
 
 import { ClmError } from './errors.js';
 import type { PartsState, ProviderAdapter } from './providers/adapter.js';
 import { dialectFor } from './providers/dialects.js';
 import { TokenBucket } from './ratelimit.js';
-import { isReasoningEffort, REASONING_EFFORTS, reasoningOrigin, type ReasoningTarget } from './reasoning.js';
-import type { AgentConfig } from './types.js';
+import { isReasoningEffort, REASONING_EFFORTS, reasoningOrigin } from './reasoning.js';
+import type { AgentConfig } from './agent-config.js';
+import type { ReasoningTarget } from './types.js';
 
 export const DEFAULT_MODEL = 'local-model';
 export const DEFAULT_AUTOCOMPACT_PCT = 70;
@@ -61,6 +63,7 @@ export function validateConfig(cfg: AgentConfig): void {
     'probeTimeoutMs',
     'firstByteTimeoutMs',
     'streamIdleTimeoutMs',
+    'bodyTimeoutMs',
     'maxReplyBytes',
     'maxParallelTools',
   ] as const) {
@@ -82,6 +85,7 @@ export function requestTarget(conn: Connection): {
   maxTries: number;
   firstByteTimeoutMs?: number;
   streamIdleTimeoutMs?: number;
+  bodyTimeoutMs?: number;
   maxReplyBytes?: number;
 } {
   const { cfg, adapter } = conn;
@@ -94,6 +98,7 @@ export function requestTarget(conn: Connection): {
     maxTries: cfg.maxTries ?? DEFAULT_MAX_TRIES,
     firstByteTimeoutMs: cfg.firstByteTimeoutMs,
     streamIdleTimeoutMs: cfg.streamIdleTimeoutMs,
+    bodyTimeoutMs: cfg.bodyTimeoutMs,
     maxReplyBytes: cfg.maxReplyBytes,
   };
 }
