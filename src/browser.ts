@@ -8,7 +8,8 @@ import { Agent, type AgentOptions } from './core/agent.js';
 import { ClmError } from './core/errors.js';
 import type { Host } from './core/host.js';
 import type { DialectList } from './core/providers/dialects.js';
-import type { AgentCallbacks, AgentConfig } from './core/types.js';
+import type { AgentConfig } from './core/agent-config.js';
+import type { AgentCallbacks } from './core/types.js';
 
 export * from './portable-api.js';
 export { DIALECTS } from './core/providers/index.js';

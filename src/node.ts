@@ -4,7 +4,7 @@
 
 export { createNodeHost, type NodeHost, type NodeHostOptions } from './host/node.js';
 export { createDebugLog, type DebugLog } from './host/debug-log.js';
-export { redact, maskSecrets, SecretStream } from './host/redact.js';
+export { redact, maskSecrets, Secrets, SecretStream } from './host/redact.js';
 export {
   builtinTools,
   readFileTool,
@@ -16,6 +16,29 @@ export {
   BUILTIN_TOOLS_SYSTEM_PROMPT,
 } from './builtin-tools/index.js';
 export * from './session/index.js';
+export {
+  Checkpoints,
+  CheckpointError,
+  DEFAULT_CHECKPOINT_SETTINGS,
+  changeLine,
+  changeSummary,
+  colourDiff,
+  describeRewind,
+  gitAvailable,
+  GitError,
+  workspaceRoot,
+  type CheckpointSettings,
+  type CheckpointsOptions,
+  type ChangeKind,
+  type DiffStyles,
+  type FileChange,
+  type PlanItem,
+  type RestoreResult,
+  type Rewind,
+  type TurnDiff,
+  type TurnRecord,
+  type UndoPlan,
+} from './checkpoints/index.js';
 
 export type { LoadOptions, PluginHost, LoadError } from './lua/index.js';
 export type { McpOptions, McpManager, McpReadyReport } from './mcp/index.js';

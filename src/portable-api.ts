@@ -12,6 +12,7 @@ export { modelsUrl, propsUrl } from './core/providers/endpoint-urls.js';
 export { openaiAdapter, ollamaAdapter } from './core/providers/openai.js';
 export { anthropicAdapter } from './core/providers/anthropic.js';
 export { responsesAdapter } from './core/providers/responses.js';
+export { repairToolCalls } from './core/providers/tool-call-repair.js';
 export type {
   ProviderAdapter,
   ToolSchema,
@@ -39,7 +40,11 @@ export type { ClmErrorCode } from './core/errors.js';
 export { parseProps, parseModelsList } from './core/server-info.js';
 export { foldHistory, supersede, DEFAULT_SYSTEM_PROMPT, SUMMARY_PROMPT } from './core/history.js';
 export { fnmatch } from './core/fnmatch.js';
+export { CallAborted } from './core/tool-batch.js';
+export { cancelledReplyText, CANCELLED_REPLY_MARK } from './core/cancelled-reply.js';
 export { forTerminal } from './core/terminal-text.js';
 export type * from './core/types.js';
+export type * from './core/agent-config.js';
+export type * from './core/providers/repair-seam.js';
 export type * from './core/events.js';
 export type { Host, HttpRequest, HttpResponse, HttpHandlers, HostError, Cancelable } from './core/host.js';

@@ -102,13 +102,10 @@ export function createFetchHost(options: FetchHostOptions = {}): Host {
       if (!done()) fail(why);
       return;
     }
-    const resHeaders: Record<string, string> = {};
-    res.headers.forEach((v, k) => {
-      resHeaders[k.toLowerCase()] = v;
-    });
+    // Headers iterate with lower-case names.
+    const resHeaders: Record<string, string> = Object.fromEntries(res.headers);
     const ok = res.status >= 200 && res.status < 300;
-    const chunks: Uint8Array[] = [];
-    let size = 0;
+    const chunks: Uint8Array<ArrayBuffer>[] = [];
     if (res.body) {
       const reader = res.body.getReader();
       try {
@@ -116,7 +113,6 @@ export function createFetchHost(options: FetchHostOptions = {}): Host {
           const { done: end, value } = await reader.read();
           if (end || done()) break;
           chunks.push(value);
-          size += value.length;
           if (ok) h.onData?.(value);
         }
       } catch (e) {
@@ -125,14 +121,8 @@ export function createFetchHost(options: FetchHostOptions = {}): Host {
         return;
       }
     }
-    if (done()) return;
-    const body = new Uint8Array(size);
-    let at = 0;
-    for (const c of chunks) {
-      body.set(c, at);
-      at += c.length;
-    }
-    respond({ status: res.status, headers: resHeaders, body });
+    const body = new Uint8Array(await new Blob(chunks).arrayBuffer());
+    if (!done()) respond({ status: res.status, headers: resHeaders, body });
   }
 
   function resolve(raw: string): URL {
@@ -154,50 +144,28 @@ export function createFetchHost(options: FetchHostOptions = {}): Host {
    */
   async function diagnose(url: URL, headers: Headers, e: unknown, signal: AbortSignal): Promise<HostError> {
     // Not retried: the agent would wait 7 s of backoff before saying what the page can say now.
+    const failed = (message: string, code = 'ENETWORK'): HostError => ({ code, retryable: false, message });
     const page = pageOrigin();
     const detail = messageOf(e);
-    if (page === null) {
-      return {
-        code: 'ENETWORK',
-        retryable: false,
-        message: `network error or CORS rejection from ${where(url)}: ${detail} (is the server up, and does it allow this origin?)`,
-      };
-    }
-    if (url.origin === page) {
-      return {
-        code: 'ENETWORK',
-        retryable: false,
-        message: `could not reach ${where(url)}: ${detail} (the server is down or refused the connection)`,
-      };
-    }
-    let answered = false;
+    if (page === null)
+      return failed(`network error or CORS rejection from ${where(url)}: ${detail} (is the server up, and does it allow this origin?)`);
+    if (url.origin === page) return failed(`could not reach ${where(url)}: ${detail} (the server is down or refused the connection)`);
     try {
       await doFetch(url.href, { method: 'HEAD', mode: 'no-cors', credentials: 'omit', cache: 'no-store', signal });
-      answered = true;
     } catch {
-      /* nothing answered */
-    }
-    if (answered) {
-      const asked: string[] = [];
-      headers.forEach((_v, k) => {
-        if (!SAFELISTED.has(k)) asked.push(k);
-      });
-      return {
-        code: 'ECORS',
-        retryable: false,
-        message:
-          `blocked by CORS: ${url.origin} answered but does not allow requests from ${page} ` +
-          `(it must answer with Access-Control-Allow-Origin${asked.length ? ` and allow the headers ${asked.join(', ')}` : ''}, ` +
-          'or be reached through a same-origin proxy)',
-      };
-    }
-    return {
-      code: 'ENETWORK',
-      retryable: false,
-      message:
+      return failed(
         `could not connect to ${url.origin}: ${detail} (the server is down or refused the connection, ` +
-        'or the browser blocked the request: mixed content, Content-Security-Policy connect-src, an extension)',
-    };
+          'or the browser blocked the request: mixed content, Content-Security-Policy connect-src, an extension)',
+      );
+    }
+    // Something answered: the request was refused by CORS.
+    const asked = [...headers.keys()].filter((k) => !SAFELISTED.has(k));
+    return failed(
+      `blocked by CORS: ${url.origin} answered but does not allow requests from ${page} ` +
+        `(it must answer with Access-Control-Allow-Origin${asked.length ? ` and allow the headers ${asked.join(', ')}` : ''}, ` +
+        'or be reached through a same-origin proxy)',
+      'ECORS',
+    );
   }
 }
 

@@ -1,8 +1,11 @@
 // CLM_DEBUG_LOG: an append-only debug log, one line per event, flushed per line so a crash loses
-// nothing. Unset ⇒ no log at all (and no cost). Every line passes through redact().
+// nothing. Unset ⇒ no log at all (and no cost). Every line passes through redact() with the run's
+// one secrets list, and its control characters are shown, not written (`tail -f` of the log must
+// not run a plugin's or a server's escape sequences).
 
 import { closeSync, constants, fstatSync, openSync, writeSync } from 'node:fs';
-import { redact } from './redact.js';
+import { forTerminal } from '../core/terminal-text.js';
+import { redact, Secrets } from './redact.js';
 
 export interface DebugLog {
   (line: string): void;
@@ -12,8 +15,8 @@ export interface DebugLog {
 }
 
 export interface DebugLogOptions {
-  /** Values to mask; CLM_API_KEY from the environment is always included. */
-  secrets?: readonly string[];
+  /** Values to mask (the run's list, shared: what is added to it later is masked too); CLM_API_KEY from the environment is always added. */
+  secrets?: readonly string[] | Secrets;
 }
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
@@ -45,7 +48,7 @@ function openLog(path: string): number {
 /** A log function appending to `path`, or undefined when no path is given (the variable is unset or empty). */
 export function createDebugLog(path: string | undefined = process.env.CLM_DEBUG_LOG, opts: DebugLogOptions = {}): DebugLog | undefined {
   if (!path) return undefined;
-  const secrets = new Set<string>(opts.secrets ?? []);
+  const secrets = opts.secrets instanceof Secrets ? opts.secrets : new Secrets(opts.secrets ?? []);
   const envKey = process.env.CLM_API_KEY;
   if (envKey) secrets.add(envKey);
   // Opened on the first line, not at creation: a run that never logs never touches the file.
@@ -57,7 +60,7 @@ export function createDebugLog(path: string | undefined = process.env.CLM_DEBUG_
       // 0600: the log holds whole requests and tool output (secrets are masked, the rest is private too).
       fd ??= openLog(path);
       // Mask first, then cut: a secret straddling the cut would otherwise leak its start.
-      let text = redact(line, [...secrets]);
+      let text = forTerminal(redact(line, secrets));
       if (text.length > MAX_LINE) text = `${text.slice(0, MAX_LINE)}… (${text.length} chars)`;
       // writeSync on an O_APPEND descriptor: unbuffered, so each line is on disk when we return.
       writeSync(fd, prefix(new Date()) + (text.endsWith('\n') ? text : text + '\n'));
@@ -65,9 +68,7 @@ export function createDebugLog(path: string | undefined = process.env.CLM_DEBUG_
       broken = true; // an unwritable log must never break the agent
     }
   }) as DebugLog;
-  log.addSecret = (s: string) => {
-    if (s) secrets.add(s);
-  };
+  log.addSecret = (s: string) => secrets.add(s);
   Object.defineProperty(log, 'path', { value: path, enumerable: true });
   return log;
 }

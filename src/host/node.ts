@@ -6,7 +6,7 @@
 
 import * as http from 'node:http';
 import type * as httpsNs from 'node:https';
-import { createRequire } from 'node:module';
+import { lazyBuiltin } from './lazy-builtin.js';
 import type { Cancelable, Host, HostError, HttpHandlers, HttpRequest } from '../core/host.js';
 import { CLM_VERSION } from './version.js';
 import { createDebugLog, isDebugLog } from './debug-log.js';
@@ -38,12 +38,8 @@ const MAX_TIMER_MS = 2_147_483_647; // setTimeout's limit; longer values would f
 /** Far below what a Buffer or string can hold: one body must not take the process down. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
 
-const requireBuiltin = createRequire(import.meta.url);
-let httpsModule: typeof httpsNs | undefined;
 /** node:https on first use, so http-only runs (local llama.cpp, Ollama) never load TLS. */
-function https(): typeof httpsNs {
-  return (httpsModule ??= requireBuiltin('node:https') as typeof httpsNs);
-}
+const https = lazyBuiltin<typeof httpsNs>('node:https');
 
 export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
   const sink = opts.log === undefined ? createDebugLog() : (opts.log ?? undefined);
@@ -62,6 +58,9 @@ export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
     // Defaults first, caller headers replace them case-insensitively (names kept as given).
     const byLower = new Map<string, [string, string]>();
     byLower.set('user-agent', ['User-Agent', req.clientSuffix ? `${userAgent} (tool: ${req.clientSuffix})` : userAgent]);
+    // Bodies are read as they come (no decompression): a server that compresses anyway gets its
+    // body described as not text by whoever reads it.
+    byLower.set('accept-encoding', ['Accept-Encoding', 'identity']);
     if (hasBody) byLower.set('content-type', ['Content-Type', 'application/json']);
     for (const [name, value] of Object.entries(req.headers ?? {})) {
       if (typeof value !== 'string') continue;

@@ -4,22 +4,42 @@
 // O_NONBLOCK makes open() return at once; then only regular files pass, and a read stops at a
 // size cap even when the file grows while it is read (or reports size 0, as /proc files do).
 
-import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, writeFileSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
+import { lazyBuiltin } from './lazy-builtin.js';
 
+// The promise API loads a dozen of Node's modules (watchers, readline): only when a file is read so.
+const fsp = lazyBuiltin<typeof import('node:fs/promises')>('node:fs/promises');
 const NONBLOCK = constants.O_NONBLOCK ?? 0;
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const READ = constants.O_RDONLY | NONBLOCK;
-const WRITE = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | NONBLOCK;
+// Truncated only once the opened file passed the checks (a sandbox may refuse what it turns out to be).
+const WRITE = constants.O_WRONLY | constants.O_CREAT | NONBLOCK;
 
 export interface ReadOptions {
   /** Refuse a symbolic link as the last path component (ELOOP) instead of following it. */
   noFollow?: boolean;
+  /** Called with the descriptor just opened, before anything is read; throws to refuse it (a sandbox's check). */
+  opened?(fd: number): void;
+}
+
+export interface WriteOptions {
   /**
-   * Refuse (EPERM) a file another user owns or group/other may write: for files whose content
-   * clm trusts without checking it (the evaluation cache).
+   * Called with the descriptor just opened and its number of hard links, before it is truncated;
+   * throws to refuse it (a sandbox's check). A file the open created is then removed again.
    */
-  ownOnly?: boolean;
+  opened?(fd: number, nlink: number): void;
 }
 
 function notRegular(isDir: boolean): Error {
@@ -49,18 +69,14 @@ function refuseEnviron(fd: number, size: number): void {
   if (ENVIRON.test(target)) throw Object.assign(new Error('a process environment is not readable'), { code: 'ENVIRON' });
 }
 
-function notOwn(): Error {
-  return Object.assign(new Error('owned by another user or writable by group/other'), { code: 'EPERM' });
-}
-
-/** The whole file, or throws (ENOENT, EISDIR, ENOTREG, ELOOP with noFollow, EPERM with ownOnly, ENVIRON for a process environment, EFBIG over maxBytes, …). */
+/** The whole file, or throws (ENOENT, EISDIR, ENOTREG, ELOOP with noFollow, ENVIRON for a process environment, EFBIG over maxBytes, …). */
 export function readRegularFileSync(path: string, maxBytes = Infinity, opts: ReadOptions = {}): Buffer {
   const fd = openSync(path, READ | (opts.noFollow ? NOFOLLOW : 0));
   try {
+    opts.opened?.(fd);
     const st = fstatSync(fd);
     if (!st.isFile()) throw notRegular(st.isDirectory());
     refuseEnviron(fd, st.size);
-    if (opts.ownOnly && process.platform !== 'win32' && (st.uid !== process.getuid?.() || (st.mode & 0o022) !== 0)) throw notOwn();
     if (st.size > maxBytes) throw tooLarge(st.size, maxBytes);
     // Read up to one byte past the cap: more than the cap is an error, not a silent cut.
     const limit = Number.isFinite(maxBytes) ? maxBytes + 1 : Infinity;
@@ -82,10 +98,35 @@ export function readRegularFileSync(path: string, maxBytes = Infinity, opts: Rea
   }
 }
 
+/**
+ * At most `maxBytes` from the start of a regular file, and the file's size: a larger file is cut,
+ * not refused (the caller says so). Throws as readRegularFileSync does for what is no regular file.
+ */
+export function readRegularFileHeadSync(path: string, maxBytes: number): { data: Buffer; size: number } {
+  const fd = openSync(path, READ);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw notRegular(st.isDirectory());
+    refuseEnviron(fd, st.size);
+    // One byte past the cap tells a file that reports no size (/proc) and is longer.
+    const buf = Buffer.allocUnsafe(Math.max(0, Math.min(maxBytes + 1, st.size || maxBytes + 1)));
+    let n = 0;
+    while (n < buf.length) {
+      const got = readSync(fd, buf, n, buf.length - n, null);
+      if (got === 0) break;
+      n += got;
+    }
+    return { data: buf.subarray(0, Math.min(n, maxBytes)), size: Math.max(st.size, n) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** readRegularFileSync's async twin (plugin discovery). */
 export async function readRegularFile(path: string, maxBytes = Infinity, opts: ReadOptions = {}): Promise<Buffer> {
-  const fh = await open(path, READ | (opts.noFollow ? NOFOLLOW : 0));
+  const fh = await fsp().open(path, READ | (opts.noFollow ? NOFOLLOW : 0));
   try {
+    opts.opened?.(fh.fd);
     const st = await fh.stat();
     if (!st.isFile()) throw notRegular(st.isDirectory());
     refuseEnviron(fh.fd, st.size);
@@ -108,12 +149,30 @@ export async function readRegularFile(path: string, maxBytes = Infinity, opts: R
   }
 }
 
+/** Undo a creation the checks refused: remove the file the open made (still empty). */
+function unmake(path: string, fd: number, existed: boolean): void {
+  if (existed) return;
+  try {
+    if (fstatSync(fd).size === 0) unlinkSync(path);
+  } catch {
+    /* gone already */
+  }
+}
+
 /** Create or truncate a regular file and write it; a FIFO, device or directory is refused. */
-export function writeRegularFileSync(path: string, data: string | Uint8Array): void {
+export function writeRegularFileSync(path: string, data: string | Uint8Array, opts: WriteOptions = {}): void {
+  const existed = opts.opened ? existsSync(path) : true;
   const fd = openSync(path, WRITE, 0o666);
   try {
     const st = fstatSync(fd);
+    try {
+      opts.opened?.(fd, st.nlink);
+    } catch (e) {
+      unmake(path, fd, existed);
+      throw e;
+    }
     if (!st.isFile()) throw notRegular(st.isDirectory());
+    ftruncateSync(fd, 0);
     writeFileSync(fd, data);
   } finally {
     closeSync(fd);
@@ -121,9 +180,10 @@ export function writeRegularFileSync(path: string, data: string | Uint8Array): v
 }
 
 /** Open a regular file for reading (async); the caller closes it. */
-export async function openRegularFile(path: string): Promise<FileHandle> {
-  const fh = await open(path, READ);
+export async function openRegularFile(path: string, opts: Pick<ReadOptions, 'opened'> = {}): Promise<FileHandle> {
+  const fh = await fsp().open(path, READ);
   try {
+    opts.opened?.(fh.fd);
     const st = await fh.stat();
     if (!st.isFile()) throw notRegular(st.isDirectory());
     refuseEnviron(fh.fd, st.size);
@@ -135,11 +195,19 @@ export async function openRegularFile(path: string): Promise<FileHandle> {
 }
 
 /** writeRegularFileSync's async twin. */
-export async function writeRegularFile(path: string, data: string | Uint8Array): Promise<void> {
-  const fh = await open(path, WRITE, 0o666);
+export async function writeRegularFile(path: string, data: string | Uint8Array, opts: WriteOptions = {}): Promise<void> {
+  const existed = opts.opened ? existsSync(path) : true;
+  const fh = await fsp().open(path, WRITE, 0o666);
   try {
     const st = await fh.stat();
+    try {
+      opts.opened?.(fh.fd, st.nlink);
+    } catch (e) {
+      unmake(path, fh.fd, existed);
+      throw e;
+    }
     if (!st.isFile()) throw notRegular(st.isDirectory());
+    await fh.truncate(0);
     await fh.writeFile(data);
   } finally {
     await fh.close();

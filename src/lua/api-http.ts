@@ -11,6 +11,7 @@ export function httpCall(s: ApiScope, L: LuaPtr, method: 'GET' | 'POST'): number
   const { p, sb } = s;
   const what = method === 'GET' ? 'http.get' : 'http.post';
   const { co, inv } = invocationOf(p, L, what);
+  inv.requireOpen(what);
   const { m, mem } = sb;
   const url = strArg(sb, L, 1, `${what}: url`);
   let body: Uint8Array | undefined;
@@ -52,9 +53,9 @@ export function httpCall(s: ApiScope, L: LuaPtr, method: 'GET' | 'POST'): number
   p.scheduler.requireYieldable(L);
   inv.httpTotal++;
   p.httpInFlight++;
-  return p.scheduler.park(L, co, (done) => {
+  return p.scheduler.park(L, co, what, (done) => {
     const ac = new AbortController();
-    void httpRequest({ method, url, headers, body, signal: ac.signal }).then((res) => {
+    void httpRequest({ method, url, headers, body, signal: ac.signal }, what).then((res) => {
       p.httpInFlight--;
       done((L) => {
         if ('error' in res) return nilErr(sb, L, res.error);

@@ -3,9 +3,10 @@
 
 import { LUA_REGISTRYINDEX, LUA_TNIL, LUA_TNUMBER, LUA_TSTRING, LUA_TUSERDATA, TYPE_NAMES, type LuaPtr } from './wasm.js';
 import { LuaError, type Sandbox } from './state.js';
-import { Invocation } from './invocation.js';
+import { Invocation, type InvocationHost, type Task } from './invocation.js';
 import type { Coroutine } from './scheduler.js';
-import type { Plugin } from './plugin.js';
+import type { ToolReg } from './tool-reg.js';
+import type { FileGuard } from '../sandbox/file-guard.js';
 
 // The tag keeps a task handle from passing as a ctx.
 export const TAG_CTX = 0x43545831;
@@ -72,7 +73,7 @@ export function handleId(sb: Sandbox, L: LuaPtr, idx: number, tag: number): numb
 }
 
 /** The calling coroutine and its tool call; an error at load time. */
-export function invocationOf(p: Plugin, L: LuaPtr, what: string): { co: Coroutine; inv: Invocation } {
+export function invocationOf(p: ApiHost, L: LuaPtr, what: string): { co: Coroutine; inv: Invocation } {
   const co = p.scheduler.coroutineOf(L);
   if (!co || !(co.owner instanceof Invocation)) {
     throw new LuaError(`${what} may only be called from a tool invocation (invoke or a task), not at load time`);
@@ -81,15 +82,31 @@ export function invocationOf(p: Plugin, L: LuaPtr, what: string): { co: Coroutin
 }
 
 /** Same, restricted to the main coroutine (the only one that spawns, waits, reads and cancels). */
-export function mainOf(p: Plugin, L: LuaPtr, what: string): { co: Coroutine; inv: Invocation } {
+export function mainOf(p: ApiHost, L: LuaPtr, what: string): { co: Coroutine; inv: Invocation } {
   const r = invocationOf(p, L, what);
   r.inv.requireMain(r.co, what);
   return r;
 }
 
+/** What the API's functions need of their plugin (a narrow view, so they do not depend on the whole Plugin). */
+export interface ApiHost extends InvocationHost {
+  readonly index: number;
+  readonly ctxHandles: Map<number, Invocation>;
+  readonly taskHandles: Map<number, Task>;
+  /** Tools registered by the running load; null outside load. */
+  readonly staged: ToolReg[] | null;
+  httpInFlight: number;
+  /** The sandbox's check of clm.read_file / clm.write_file; null: unconfined. */
+  readonly files: FileGuard | null;
+  configFor(toolName: string | null): unknown;
+  isTaken(name: string): boolean;
+  stage(reg: ToolReg): void;
+  nextHandleId(): number;
+}
+
 /** What the API's functions of one plugin share (the references are set while installing it). */
 export interface ApiScope {
-  readonly p: Plugin;
+  readonly p: ApiHost;
   readonly sb: Sandbox;
   /** Registry references: the `clm` table, and the `clm.config` table it was created with. */
   clmRef: number;

@@ -51,12 +51,13 @@ function taskList(s: ApiScope, L: LuaPtr, inv: Invocation, what: string, unique:
 }
 
 function sleep(s: ApiScope, L: LuaPtr): number {
-  const { co } = invocationOf(s.p, L, 'clm.sleep');
+  const { co, inv } = invocationOf(s.p, L, 'clm.sleep');
+  inv.requireOpen('clm.sleep');
   const { m } = s.sb;
   if (m._lua_type(L, 1) !== LUA_TNUMBER) throw new LuaError('clm.sleep: ms must be a number');
   const raw = Math.floor(m._lua_tonumberx(L, 1, 0));
   const ms = Number.isNaN(raw) ? 0 : Math.min(SLEEP_MAX_MS, Math.max(0, raw));
-  return s.p.scheduler.park(L, co, (done) => {
+  return s.p.scheduler.park(L, co, 'clm.sleep', (done) => {
     const timer = setTimeout(() => done(() => 0), ms);
     return () => clearTimeout(timer);
   });
@@ -116,14 +117,14 @@ function waitAny(s: ApiScope, L: LuaPtr): number {
       inv.poke();
     }, timeout);
   }
-  return inv.wait(L, co, w);
+  return inv.wait(L, co, 'clm.wait_any', w);
 }
 
 function awaitAll(s: ApiScope, L: LuaPtr): number {
   const { co, inv } = mainOf(s.p, L, 'clm.await_all');
   const { m } = s.sb;
   const list = taskList(s, L, inv, 'clm.await_all', false, Infinity);
-  return inv.wait(L, co, {
+  return inv.wait(L, co, 'clm.await_all', {
     ready: () => list.every((t) => t.terminal),
     push: (L) => {
       m._lua_createtable(L, list.length, 0);
@@ -141,7 +142,7 @@ function tryAll(s: ApiScope, L: LuaPtr): number {
   const { m } = s.sb;
   const list = taskList(s, L, inv, 'clm.try_all', false, Infinity);
   const failed = () => list.find((t) => t.state === 'failed' || t.state === 'cancelled');
-  return inv.wait(L, co, {
+  return inv.wait(L, co, 'clm.try_all', {
     ready: () => failed() !== undefined || list.every((t) => t.state === 'ok'),
     push: (L) => {
       const bad = failed();
@@ -168,7 +169,7 @@ function taskArg(s: ApiScope, L: LuaPtr, what: string): { co: Coroutine; inv: In
 
 function taskWait(s: ApiScope, L: LuaPtr): number {
   const { co, inv, task } = taskArg(s, L, 'task:wait');
-  return inv.wait(L, co, {
+  return inv.wait(L, co, 'task:wait', {
     ready: () => task.terminal,
     push: (L) => {
       s.sb.m._lua_pushboolean(L, 1);

@@ -6,8 +6,7 @@
 
 import { LUA_REGISTRYINDEX, type LuaPtr } from './wasm.js';
 import { installJson, pushValue } from './json.js';
-import type { Plugin } from './plugin.js';
-import { metatable, pushHandle, TAG_CTX, type ApiScope } from './api-stack.js';
+import { metatable, pushHandle, TAG_CTX, type ApiHost, type ApiScope } from './api-stack.js';
 import { toolRegister } from './api-register.js';
 import { readFile, writeFile } from './api-files.js';
 import { taskFunctions, taskMethods } from './api-tasks.js';
@@ -19,7 +18,7 @@ export interface InstalledApi {
   pushCtx(L: LuaPtr, id: number): void;
 }
 
-export function installApi(p: Plugin, L: LuaPtr): InstalledApi {
+export function installApi(p: ApiHost, L: LuaPtr): InstalledApi {
   const s: ApiScope = { p, sb: p.sb, clmRef: 0, initialConfigRef: 0, ctxMeta: 0, taskMeta: 0 };
   const { sb } = s;
   const { m, mem } = sb;
@@ -28,8 +27,8 @@ export function installApi(p: Plugin, L: LuaPtr): InstalledApi {
   // clm
   m._lua_createtable(L, 0, 12);
   sb.setFunction(L, 'tool_register', (L) => toolRegister(s, L));
-  sb.setFunction(L, 'read_file', (L) => readFile(sb, L));
-  sb.setFunction(L, 'write_file', (L) => writeFile(sb, L));
+  sb.setFunction(L, 'read_file', (L) => readFile(sb, L, p.files));
+  sb.setFunction(L, 'write_file', (L) => writeFile(sb, L, p.files));
   for (const [name, f] of Object.entries(taskFunctions(s))) sb.setFunction(L, name, f);
   const cfg = p.configFor(null);
   if (cfg === undefined) m._lua_createtable(L, 0, 0);

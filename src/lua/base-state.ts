@@ -10,6 +10,8 @@ export interface MemoryAccount {
   used: number;
   peak: number;
   readonly limit: number;
+  /** Called before an allocation grows the heap; it may throw, abandoning the whole instance. */
+  readonly beforeGrowth?: () => void;
 }
 
 /**
@@ -28,7 +30,10 @@ export function cappedAllocator(m: LuaModule, account: MemoryAccount): number {
         return 0;
       }
       const delta = ptr ? nsize - osize : nsize; // ptr == NULL: osize is a type tag
-      if (delta > 0 && account.used + delta > account.limit) return 0;
+      if (delta > 0) {
+        account.beforeGrowth?.();
+        if (account.used + delta > account.limit) return 0;
+      }
       const np = m._realloc(ptr, nsize);
       if (np) {
         account.used += delta;

@@ -1,7 +1,9 @@
 // The network side of http.get / http.post, run in the worker with fetch. Never rejects:
-// transport failures (and cancels) come back as { error }. Any HTTP status is a response.
+// transport failures (and cancels) come back as { error }. Any HTTP status is a response. A
+// request has a time limit of its own, from sending to its body's last byte (HTTP_TIMEOUT_MS):
+// a server that never answers, or trickles, must not hold a call until its deadline.
 
-import { MAX_RESPONSE_BYTES } from './limits.js';
+import { HTTP_TIMEOUT_MS, MAX_RESPONSE_BYTES } from './limits.js';
 
 export type HttpResult = { status: number; body: Uint8Array } | { error: string };
 
@@ -13,20 +15,33 @@ export interface HttpRequestSpec {
   signal: AbortSignal;
 }
 
-export async function httpRequest(req: HttpRequestSpec): Promise<HttpResult> {
+/** `what` (http.get, http.post) names the function in the time limit's message. */
+export async function httpRequest(req: HttpRequestSpec, what: string): Promise<HttpResult> {
+  const ac = new AbortController();
+  const cancel = () => ac.abort();
+  req.signal.addEventListener('abort', cancel, { once: true });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    ac.abort();
+  }, HTTP_TIMEOUT_MS);
   try {
     const res = await fetch(req.url, {
       method: req.method,
       headers: req.headers,
       body: req.body as Uint8Array<ArrayBuffer> | undefined,
-      signal: req.signal,
+      signal: ac.signal,
       redirect: 'follow',
     });
-    const body = await readCapped(res, req.signal);
+    const body = await readCapped(res, ac.signal);
     if ('error' in body) return body;
     return { status: res.status, body: body.bytes };
   } catch (e) {
+    if (timedOut) return { error: `${what}: no complete response within ${HTTP_TIMEOUT_MS / 1000} s (the limit of one request)` };
     return { error: describe(e, req.signal) };
+  } finally {
+    clearTimeout(timer);
+    req.signal.removeEventListener('abort', cancel);
   }
 }
 
@@ -49,7 +64,7 @@ async function readCapped(res: Response, signal: AbortSignal): Promise<{ bytes: 
       return { error: `response body too large (over ${MAX_RESPONSE_BYTES} bytes)` };
     }
     chunks.push(value);
-    if (signal.aborted) break;
+    signal.throwIfAborted();
   }
   if (chunks.length === 1) return { bytes: chunks[0] };
   const out = new Uint8Array(total);

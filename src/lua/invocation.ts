@@ -1,13 +1,26 @@
 // One tool call and its family of tasks (clm.spawn), with every rule of clm-tool(5): only the
 // main coroutine completes, fails, spawns, waits, reads or cancels; returning with live tasks
 // cancels them and fails the call; completing with live tasks or unobserved task errors fails
-// it; cancel, timeout and teardown end the whole family. All bookkeeping lives here, per call,
-// so two concurrent calls of one plugin never share anything.
+// it; cancel, timeout and teardown end the whole family. Completing or failing ends the call:
+// its tasks are cancelled, and the main coroutine may finish what it is doing but not wait on
+// anything (http.*, clm.sleep raise) — work nobody will read must not go on in the background.
+// All bookkeeping lives here, per call, so two concurrent calls of one plugin never share anything.
 
 import { LUA_REGISTRYINDEX, type LuaPtr } from './wasm.js';
-import { LuaError } from './state.js';
-import type { Budget, Coroutine, CoroutineOwner } from './scheduler.js';
-import type { Plugin, ToolReg } from './plugin.js';
+import { LuaError, type Sandbox } from './state.js';
+import type { Budget, Coroutine, CoroutineOwner, Scheduler } from './scheduler.js';
+import type { ToolReg } from './tool-reg.js';
+
+/** What a call needs of its plugin (a narrow view, so the call does not depend on the whole Plugin). */
+export interface InvocationHost {
+  readonly name: string;
+  readonly sb: Sandbox;
+  readonly scheduler: Scheduler;
+  readonly taskHandles: Map<number, Task>;
+  readonly logEnabled: boolean;
+  log(line: string): void;
+  endInvocation(inv: Invocation): void;
+}
 
 export type CallResult = { ok: true; out: string | Uint8Array } | { ok: false; error: string };
 
@@ -54,7 +67,7 @@ export class Invocation implements CoroutineOwner {
 
   constructor(
     readonly id: number,
-    readonly plugin: Plugin,
+    readonly plugin: InvocationHost,
     readonly tool: ToolReg,
     readonly argsRaw: string,
     private readonly sink: (res: CallResult) => void,
@@ -88,6 +101,11 @@ export class Invocation implements CoroutineOwner {
     }
   }
 
+  /** A call that reported its result waits on nothing more. */
+  requireOpen(what: string): void {
+    if (this.reported) throw new LuaError(`${what}: the tool call has ended (ctx:complete or ctx:fail was called)`);
+  }
+
   complete(co: Coroutine | null, out: string | Uint8Array): void {
     this.requireMain(co, 'ctx:complete');
     if (this.reported) throw new LuaError('tool already completed');
@@ -109,6 +127,7 @@ export class Invocation implements CoroutineOwner {
   fail(co: Coroutine | null, message: string): void {
     this.requireMain(co, 'ctx:fail');
     if (this.reported) throw new LuaError('tool already completed');
+    for (const t of this.liveTasks()) this.cancelTask(t, 'task cancelled: the tool call failed');
     this.report({ ok: false, error: message });
   }
 
@@ -156,9 +175,10 @@ export class Invocation implements CoroutineOwner {
     this.end('task cancelled: the tool call timed out');
   }
 
-  /** Tool cancel / timeout from the agent, or teardown. */
+  /** Tool cancel / timeout from the agent, or teardown; the result says what the call was waiting on. */
   cancel(reason: string): void {
-    this.report({ ok: false, error: reason });
+    const on = this.main?.waitingOn;
+    this.report({ ok: false, error: on ? `${reason} (waiting in ${on})` : reason });
     this.end(`task cancelled: ${reason}`);
   }
 
@@ -254,14 +274,15 @@ export class Invocation implements CoroutineOwner {
 
   // ---- waiting ----
 
-  /** Return the waiter's results now, or park the main coroutine until it is ready. */
-  wait(L: LuaPtr, co: Coroutine, w: Waiter): number {
+  /** Return the waiter's results now, or park the main coroutine in `what` until it is ready. */
+  wait(L: LuaPtr, co: Coroutine, what: string, w: Waiter): number {
     if (w.ready()) {
       w.dispose?.();
       return w.push(L);
     }
     this.plugin.scheduler.requireYieldable(L);
     this.waiter = w;
+    co.waitingOn = what;
     co.resumeWith = (L) => w.push(L);
     return this.plugin.scheduler.yieldNow(L);
   }

@@ -20,6 +20,8 @@ export const DEFAULT_WATCHDOG_MS = 1000;
 export const MAX_RUNAWAYS = 3;
 export const HTTP_MAX_IN_FLIGHT = 8;
 export const HTTP_MAX_PER_CALL = 128;
+/** One http.* request, from sending to the last byte of its body (a tool's call deadline may end it sooner). */
+export const HTTP_TIMEOUT_MS = 20_000;
 /** Response bodies above this fail the request (a state could not hold much more anyway). */
 export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 export const WAIT_ANY_MAX = 128;

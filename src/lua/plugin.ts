@@ -5,22 +5,17 @@ import { LUA_OK, LUA_REGISTRYINDEX } from './wasm.js';
 import { Sandbox } from './state.js';
 import { Scheduler, type CoroutineOwner, type Watch } from './scheduler.js';
 import { Invocation, type CallResult, type Task } from './invocation.js';
+import type { FileGuard } from '../sandbox/file-guard.js';
 import { installApi, type InstalledApi } from './api.js';
 import { pushValue } from './json.js';
 import type { ToolInfo } from './protocol.js';
+import type { ToolReg } from './tool-reg.js';
+import type { ApiHost } from './api-stack.js';
 import { LOAD_BUDGET_MS, LOW_MEMORY_RESERVE } from './limits.js';
 
 export const LOW_MEMORY_MESSAGE = 'plugin is low on memory, refusing to start a new invocation to avoid crashing';
 export const MALFORMED_ARGS_MESSAGE = 'invalid tool arguments (malformed JSON)';
 export const NON_OBJECT_ARGS_MESSAGE = 'invalid tool arguments (expected a JSON object)';
-
-export interface ToolReg {
-  name: string;
-  invokeRef: number;
-  /** CPU budget of one call: timeout_ms, else 30 s. */
-  cpuMs: number;
-  info: ToolInfo;
-}
 
 export interface PluginEnv {
   /** Tool names already taken (builtins, MCP, plugins loaded earlier); grows as plugins load. */
@@ -29,6 +24,8 @@ export interface PluginEnv {
   logEnabled: boolean;
   log(line: string): void;
   watch: Watch | null;
+  /** The sandbox's check of clm.read_file / clm.write_file; null: unconfined. */
+  files: FileGuard | null;
 }
 
 export interface PluginSpec {
@@ -37,7 +34,7 @@ export interface PluginSpec {
   file: string;
 }
 
-export class Plugin {
+export class Plugin implements ApiHost {
   readonly index: number;
   readonly name: string;
   readonly file: string;
@@ -72,6 +69,11 @@ export class Plugin {
     });
     if (err || !api) throw new Error(`cannot install the plugin API: ${err}`);
     this.api = api;
+  }
+
+  /** The sandbox's check of the file API (null: unconfined). */
+  get files(): FileGuard | null {
+    return this.env.files;
   }
 
   get logEnabled(): boolean {

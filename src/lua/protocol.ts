@@ -2,6 +2,8 @@
 // SharedArrayBuffer the worker stamps around every entry into Lua so the main thread can see a
 // runaway C call (a worker stuck in one string.find cannot answer messages).
 
+import type { SandboxPolicy } from '../sandbox/policy.js';
+
 export interface PluginSource {
   /** Position in load order; stable across worker restarts. */
   index: number;
@@ -18,7 +20,7 @@ export interface ToolInfo {
   description: string;
   /** params_schema as JSON text with a stable key order, or null when none was given. */
   parameters: string | null;
-  /** timeout_ms as given (also the per-call CPU budget), or null (CPU budget 30 s, no wall-clock limit). */
+  /** timeout_ms as given (the per-call CPU budget and wall-clock deadline), or null (30 s of each). */
   timeoutMs: number | null;
   noPrompt: boolean;
   hidden: boolean;
@@ -44,6 +46,8 @@ export interface InitMessage {
   reserved: string[];
   toolsConfig: Record<string, unknown>;
   log: boolean;
+  /** The sandbox policy for clm.read_file / clm.write_file; null: unconfined. */
+  sandbox: SandboxPolicy | null;
 }
 
 export type ToWorker =

@@ -40,6 +40,8 @@ export class Coroutine {
   resumeWith: ((L: LuaPtr) => number) | null = null;
   /** Cancels the async operation the coroutine is parked on. */
   cancelOp: (() => void) | null = null;
+  /** The host function it is parked in (`http.get`, `clm.sleep`, `clm.await_all`, …), null while it runs. */
+  waitingOn: string | null = null;
   constructor(
     readonly L: LuaPtr,
     readonly ref: number,
@@ -108,6 +110,7 @@ export class Scheduler {
   resume(co: Coroutine, nargs = 0): void {
     const { m, mem } = this.sb;
     if (!co.alive || this.sb.broken) return;
+    co.waitingOn = null;
     const start = performance.now();
     this.current = { co, start };
     this.watch?.enter(this.pluginIndex, co.owner.watchId);
@@ -150,12 +153,13 @@ export class Scheduler {
   }
 
   /**
-   * Park the running coroutine (from inside a host function) until `start`'s operation calls
+   * Park the running coroutine in host function `what` until `start`'s operation calls
    * `done(push)`; push then supplies the host function's results. Returns what the host
    * function must return (lua_yieldk never returns; it unwinds).
    */
-  park(L: LuaPtr, co: Coroutine, start: (done: (push: (L: LuaPtr) => number) => void) => (() => void) | null): number {
+  park(L: LuaPtr, co: Coroutine, what: string, start: (done: (push: (L: LuaPtr) => number) => void) => (() => void) | null): number {
     this.requireYieldable(L);
+    co.waitingOn = what;
     let settled = false;
     let starting = true;
     const cancel = start((push) => {

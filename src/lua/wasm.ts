@@ -3,12 +3,13 @@
 // instance and its strings stop at NUL). Reading a property the module does not export aborts
 // the instance (the build has ASSERTIONS on), so this file is the only place that touches it.
 
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import type * as Wasmoon from 'wasmoon';
 
-// require, not import: importing this CommonJS file as ESM makes Node lex all 150 KB of it for
-// named exports on every worker start (~17 ms).
-const { LuaWasm } = createRequire(import.meta.url)('wasmoon') as typeof Wasmoon;
+const require = createRequire(import.meta.url);
 
 /** A `lua_State*`: an address in the instance's linear memory. */
 export type LuaPtr = number;
@@ -106,9 +107,25 @@ export const upvalueIndex = (i: number) => LUA_REGISTRYINDEX - i;
 /** emscripten implements longjmp (lua_error, lua_yield) by throwing this value through JS frames. */
 export const isLongjmp = (e: unknown) => e === Infinity;
 
-// One compiled WebAssembly.Module serves every instance: wasmoon reads glue.wasm and calls
-// WebAssembly.instantiate(bytes, imports) each time; we compile once and instantiate the cache.
+/**
+ * --wasm-tiering-budget (how much a function runs before V8 optimizes it) by V8 major version, as
+ * `node --v8-options` gives it: what a compile without tier-up restores afterwards. Under a V8
+ * not listed, flags are left alone and such a compile tiers up like any other.
+ */
+const TIERING_BUDGETS: Record<string, number> = { '11': 1_800_000 };
+
+// One compiled WebAssembly.Module serves every instance of a thread: wasmoon reads glue.wasm and
+// calls WebAssembly.instantiate(bytes, imports) each time; we compile once and instantiate that.
 let compiled: Promise<WebAssembly.Module> | undefined;
+function compileOnce(bin: Uint8Array, tierUp = true): Promise<WebAssembly.Module> {
+  if (compiled) return compiled;
+  // V8 reads the budget while it compiles the module's functions: raised for this compile alone.
+  const budget = tierUp ? undefined : TIERING_BUDGETS[process.versions.v8.split('.')[0]];
+  if (budget) setFlagsFromString(`--wasm-tiering-budget=${2 ** 30}`);
+  compiled = WebAssembly.compile(smallerInitialMemory(bin) as BufferSource);
+  if (budget) void compiled.finally(() => setFlagsFromString(`--wasm-tiering-budget=${budget}`)).catch(() => {});
+  return compiled;
+}
 let patched = false;
 function shareCompiledModule(): void {
   if (patched) return;
@@ -116,8 +133,7 @@ function shareCompiledModule(): void {
   const original = WebAssembly.instantiate.bind(WebAssembly) as (src: unknown, imports?: WebAssembly.Imports) => Promise<unknown>;
   (WebAssembly as { instantiate: unknown }).instantiate = async (src: unknown, imports?: WebAssembly.Imports) => {
     if (src instanceof WebAssembly.Module) return original(src, imports);
-    compiled ??= WebAssembly.compile(smallerInitialMemory(new Uint8Array(src as ArrayBuffer)) as BufferSource);
-    const module = await compiled;
+    const module = await compileOnce(new Uint8Array(src as ArrayBuffer));
     const instance = await original(module, imports);
     return { module, instance };
   };
@@ -183,8 +199,133 @@ function smallerInitialMemory(bin: Uint8Array): Uint8Array {
 /** A fresh Lua wasm instance (its own linear memory and function table). */
 export async function newLuaModule(): Promise<LuaModule> {
   shareCompiledModule();
+  // require, not import: importing this CommonJS file as ESM makes Node lex all 150 KB of it for
+  // named exports on every worker start (~17 ms).
+  const { LuaWasm } = require('wasmoon') as typeof Wasmoon;
   const lw = await LuaWasm.initialize();
   return lw.module as unknown as LuaModule;
+}
+
+/** A wasm function of signature `sig` (emscripten's letters: v, i, j, f, d) calling fn. */
+const wrappers = new Map<string, WebAssembly.Module>();
+function wasmFunction(fn: (...args: never[]) => unknown, sig: string): unknown {
+  let mod = wrappers.get(sig);
+  if (!mod) {
+    const code: Record<string, number> = { i: 0x7f, j: 0x7e, f: 0x7d, d: 0x7c };
+    const params = [...sig.slice(1)].map((c) => code[c]);
+    const type = [0x01, 0x60, params.length, ...params, ...(sig[0] === 'v' ? [0x00] : [0x01, code[sig[0]]])];
+    // (module (type $t …) (import "e" "f" (func (type $t))) (export "f" (func 0)))
+    const imports = [0x02, 0x07, 0x01, 0x01, 0x65, 0x01, 0x66, 0x00, 0x00];
+    const exports = [0x07, 0x05, 0x01, 0x01, 0x66, 0x00, 0x00];
+    mod = new WebAssembly.Module(new Uint8Array([0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 0x01, type.length, ...type, ...imports, ...exports]));
+    wrappers.set(sig, mod);
+  }
+  return new WebAssembly.Instance(mod, { e: { f: fn } }).exports.f;
+}
+
+interface LeanExports {
+  memory: WebAssembly.Memory;
+  __indirect_function_table: WebAssembly.Table;
+  __wasm_call_ctors(): void;
+  emscripten_stack_init(): void;
+  stackSave(): number;
+  stackRestore(sp: number): void;
+  setThrew(threw: number, value: number): void;
+}
+
+/**
+ * A Lua instance without wasmoon's JavaScript (150 KB of emscripten glue and engine): the
+ * compiled module instantiated with the few imports the Lua build has. Lua's error handling
+ * (setjmp/longjmp as a thrown Infinity caught in invoke_vii) and heap growth work as in the glue;
+ * what only the os and io libraries reach (files, clocks, the environment) fails, and states made
+ * here never open those libraries.
+ *
+ * `tierUp: false` keeps the functions in V8's baseline code when this is the thread's first
+ * instance: after work of a few milliseconds, optimizing the functions it made hot (the Lua VM,
+ * lexer and parser) takes V8 more CPU time, on other threads, than the work itself.
+ */
+export async function leanLuaModule(o: { tierUp?: boolean } = {}): Promise<LuaModule> {
+  const glue = join(dirname(require.resolve('wasmoon')), 'glue.wasm');
+  const module = await compileOnce(readFileSync(glue), o.tierUp);
+  let ex!: LeanExports;
+  const m = {} as Record<string, unknown>;
+  const views = () => {
+    const b = ex.memory.buffer;
+    Object.assign(m, { HEAPU8: new Uint8Array(b), HEAP32: new Int32Array(b), HEAPU32: new Uint32Array(b) });
+  };
+  const refuse = (what: string) => () => {
+    throw new Error(`the Lua build called ${what}, which clm does not provide`);
+  };
+  const ENOSYS = 52;
+  const env: WebAssembly.ModuleImports = {
+    abort: refuse('abort'),
+    exit: refuse('exit'),
+    invoke_vii(index: number, a: number, b: number) {
+      const sp = ex.stackSave();
+      try {
+        (ex.__indirect_function_table.get(index) as (a: number, b: number) => void)(a, b);
+      } catch (e) {
+        ex.stackRestore(sp);
+        if (!isLongjmp(e)) throw e;
+        ex.setThrew(1, 0);
+      }
+    },
+    _emscripten_throw_longjmp() {
+      throw Infinity;
+    },
+    emscripten_resize_heap(requested: number) {
+      requested >>>= 0;
+      const old = ex.memory.buffer.byteLength;
+      // As the glue does: 20% more than asked, less on each failed attempt, within 2 GiB.
+      for (let cut = 1; cut <= 4; cut *= 2) {
+        const wanted = Math.max(requested, Math.min(old * (1 + 0.2 / cut), requested + 96 * 1024 * 1024));
+        const size = Math.min(2 ** 31, Math.ceil(wanted / 65536) * 65536);
+        try {
+          ex.memory.grow((size - old) / 65536);
+          views();
+          return 1;
+        } catch {
+          // try a smaller step
+        }
+      }
+      return 0;
+    },
+    emscripten_date_now: () => Date.now(),
+    _emscripten_get_now_is_monotonic: () => 1,
+    strftime: () => 0,
+    system: () => -1,
+    _mktime_js: () => -1,
+    _localtime_js: () => {},
+    _gmtime_js: () => {},
+    _tzset_js: () => {},
+  };
+  for (const call of ['openat', 'fcntl64', 'ioctl', 'dup3', 'unlinkat', 'rmdir', 'renameat', 'readlinkat'])
+    env[`__syscall_${call}`] = () => -ENOSYS;
+  const wasi = {
+    fd_write: () => ENOSYS,
+    fd_read: () => ENOSYS,
+    fd_close: () => ENOSYS,
+    fd_seek: () => ENOSYS,
+    environ_sizes_get: (count: number, size: number) => {
+      (m.HEAPU32 as Uint32Array)[count >> 2] = 0;
+      (m.HEAPU32 as Uint32Array)[size >> 2] = 0;
+      return 0;
+    },
+    environ_get: () => 0,
+  };
+  const instance = new WebAssembly.Instance(module, { env, wasi_snapshot_preview1: wasi });
+  ex = instance.exports as unknown as LeanExports;
+  views();
+  for (const [name, v] of Object.entries(ex)) if (typeof v === 'function') m[`_${name}`] = v;
+  ex.emscripten_stack_init();
+  ex.__wasm_call_ctors();
+  const table = ex.__indirect_function_table;
+  m.addFunction = (fn: (...args: never[]) => unknown, sig: string) => {
+    const index = table.grow(1);
+    table.set(index, wasmFunction(fn, sig));
+    return index;
+  };
+  return m as unknown as LuaModule;
 }
 
 const encoder = new TextEncoder();

@@ -1,15 +1,17 @@
 // The Lua host worker's supervisor and watchdog, on the main thread: discovers plugin files,
 // runs them in the worker, turns their tools into ToolDefs, and watches the worker. The count hook cannot stop a
 // single runaway C call (a pathological string.find), so when the worker has been inside one
-// resume for longer than the watchdog limit the main thread terminates it, fails that call,
+// resume for longer than the watchdog limit — in wall time and in the process's CPU time, so a
+// loaded machine that starves the worker does not pass for a runaway — the main thread terminates it, fails that call,
 // fails the other in-flight calls with a retryable error, and starts a fresh worker that loads
 // the plugins again. Nothing here blocks the main event loop.
 
 import { Worker } from 'node:worker_threads';
 import type { ToolDef, ToolInvocation } from '../core/types.js';
+import type { SandboxPolicy } from '../sandbox/policy.js';
 import { discoverPlugins } from './discovery.js';
 import { workerLocation } from './paths.js';
-import { DEFAULT_WATCHDOG_MS, MAX_RUNAWAYS } from './limits.js';
+import { DEFAULT_CALL_BUDGET_MS, DEFAULT_WATCHDOG_MS, MAX_RUNAWAYS } from './limits.js';
 import {
   SAB_BYTES,
   W_CALL,
@@ -35,8 +37,12 @@ export interface LoadOptions {
   toolsConfig?: Record<string, unknown>;
   /** Debug log sink (CLM_DEBUG_LOG); absent ⇒ ctx:log is free. */
   log?: (line: string) => void;
-  /** Milliseconds one Lua entry may run without yielding before the worker is restarted. */
+  /** Milliseconds one Lua entry may run without yielding (wall and CPU time) before the worker is restarted. */
   watchdogMs?: number;
+  /** The process CPU clock (ms) the watchdog reads; a stand-in lets a test play a starved worker. */
+  cpuClock?: () => number;
+  /** The sandbox policy clm.read_file / clm.write_file obey; absent: unconfined. */
+  sandbox?: SandboxPolicy;
 }
 
 export interface PluginHost {
@@ -44,6 +50,8 @@ export interface PluginHost {
   readonly tools: ToolDef[];
   /** Plugins that failed to load, with messages naming them. */
   readonly errors: LoadError[];
+  /** The plugin file that registered tool `name` (`/tools`), or undefined. */
+  fileOf(name: string): string | undefined;
   /** Cancel everything (pending HTTP and sleeps included) and stop the worker. */
   close(): Promise<void>;
 }
@@ -61,6 +69,12 @@ interface Pending {
   plugin: number;
   onAbort: () => void;
 }
+
+/** CPU time of the whole process (every thread), in ms. */
+const processCpuMs = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 
 const RETRYABLE = 'aborted: the plugin host was restarted (another plugin call ran away); this call may be retried';
 const TICK_MS = 100;
@@ -89,6 +103,9 @@ class LuaHost implements PluginHost {
   private closed = false;
   private closeWaiter: (() => void) | null = null;
   private timer: NodeJS.Timeout | null = null;
+  // The resume being watched: its stamp, and the process CPU clock when the watchdog first saw it.
+  private stretch: { since: number; cpuMs: number } | null = null;
+  private readonly cpuClock: () => number;
 
   constructor(
     private readonly opts: LoadOptions,
@@ -97,6 +114,7 @@ class LuaHost implements PluginHost {
   ) {
     this.errors = [...errors];
     this.watchdogMs = opts.watchdogMs ?? DEFAULT_WATCHDOG_MS;
+    this.cpuClock = opts.cpuClock ?? processCpuMs;
     for (const e of errors) this.log(`lua plugin ${e.plugin}: ${e.message}`);
   }
 
@@ -143,6 +161,7 @@ class LuaHost implements PluginHost {
       reserved: this.opts.reservedNames ?? [],
       toolsConfig: sanitizeConfig(this.opts.toolsConfig),
       log: this.opts.log !== undefined,
+      sandbox: this.opts.sandbox ?? null,
     });
     this.timer ??= setInterval(() => this.watch(), TICK_MS);
     this.timer.unref();
@@ -192,6 +211,12 @@ class LuaHost implements PluginHost {
     }
   }
 
+  private readonly files = new Map<string, string>();
+
+  fileOf(name: string): string | undefined {
+    return this.files.get(name);
+  }
+
   private loaded(infos: ToolInfo[], errors: LoadError[]): void {
     this.loading = false;
     this.failedStarts = 0;
@@ -199,7 +224,11 @@ class LuaHost implements PluginHost {
     if (!this.loadedOnce) {
       this.loadedOnce = true;
       this.errors.push(...errors);
-      for (const info of infos) this.tools.push(this.toolDef(info));
+      for (const info of infos) {
+        this.tools.push(this.toolDef(info));
+        const file = this.sources.find((s) => s.index === info.plugin)?.file;
+        if (file) this.files.set(info.name, file);
+      }
       this.firstLoad?.resolve();
       this.firstLoad = null;
     }
@@ -246,9 +275,19 @@ class LuaHost implements PluginHost {
 
   private watch(): void {
     const w = this.worker;
-    if (!w || Atomics.load(this.i32, W_INSIDE) !== 1) return;
-    const elapsed = wallNow() - this.f64[W_SINCE_F64];
-    if (elapsed < this.watchdogMs) return;
+    if (!w || Atomics.load(this.i32, W_INSIDE) !== 1) {
+      this.stretch = null;
+      return;
+    }
+    const since = this.f64[W_SINCE_F64]!;
+    const now = wallNow();
+    const cpu = this.cpuClock();
+    if (this.stretch?.since !== since) this.stretch = { since, cpuMs: cpu };
+    const elapsed = now - since;
+    // The process's CPU time (every thread: at least the worker's) since the watchdog first saw
+    // the stretch, at most one tick after it began.
+    const used = cpu - this.stretch.cpuMs;
+    if (elapsed < this.watchdogMs || used < this.watchdogMs) return;
     const plugin = this.i32[W_PLUGIN];
     const call = this.i32[W_CALL];
     if (Atomics.load(this.i32, W_INSIDE) !== 1) return; // it just came back
@@ -290,7 +329,8 @@ class LuaHost implements PluginHost {
       invoke: (inv) => this.call(info, inv),
     };
     if (info.parameters !== null) def.parameters = JSON.parse(info.parameters) as object;
-    if (info.timeoutMs !== null) def.timeoutMs = info.timeoutMs;
+    // The call's deadline bounds wall time (waiting on http.*, clm.sleep, tasks) as well as CPU.
+    def.timeoutMs = info.timeoutMs ?? DEFAULT_CALL_BUDGET_MS;
     if (info.noPrompt) def.noPrompt = true;
     if (info.hidden) def.hidden = true;
     return def;
@@ -315,11 +355,10 @@ class LuaHost implements PluginHost {
       return;
     }
     const id = this.nextId++;
+    // The worker answers a cancel with the reason and what the call was waiting on (`timed out
+    // after 1500 ms (waiting in http.get)`): the agent gives a timed-out call a moment to report.
     const onAbort = () => {
-      if (!this.pending.delete(id)) return;
-      this.send({ t: 'cancel', id, reason: abortMessage(inv.signal) });
-      inv.fail(abortMessage(inv.signal));
-      this.updateRef();
+      if (this.pending.has(id)) this.send({ t: 'cancel', id, reason: abortMessage(inv.signal) });
     };
     this.pending.set(id, { inv, plugin: info.plugin, onAbort });
     inv.signal.addEventListener('abort', onAbort, { once: true });

@@ -3,6 +3,7 @@
 
 import './quiet.js'; // first: before anything can print
 import { parentPort } from 'node:worker_threads';
+import { FileGuard } from '../sandbox/file-guard.js';
 import { Plugin, type PluginEnv } from './plugin.js';
 import type { Watch } from './scheduler.js';
 import type { CallResult } from './invocation.js';
@@ -71,6 +72,7 @@ async function init(msg: InitMessage): Promise<void> {
     logEnabled: msg.log,
     log: (line) => send({ t: 'log', line }),
     watch: new SabWatch(msg.sab),
+    files: msg.sandbox ? new FileGuard(msg.sandbox) : null,
   };
   const errors: LoadError[] = [];
   const tools: ToolInfo[] = [];

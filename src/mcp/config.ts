@@ -13,6 +13,8 @@ export interface McpServerConfig {
   api_key?: string;
   /** Per-request deadline (initialize, tools/list, each tools/call); default 30 000. */
   timeout_ms?: number;
+  /** stdio: run the server in clm's sandbox. */
+  sandbox?: boolean;
 }
 
 export interface McpServerSpec {
@@ -24,6 +26,8 @@ export interface McpServerSpec {
   url?: string;
   apiKey?: string;
   timeoutMs: number;
+  /** stdio only: the server runs in clm's sandbox. */
+  sandbox?: boolean;
 }
 
 export const DEFAULT_MCP_TIMEOUT_MS = 30_000;
@@ -80,6 +84,7 @@ export function parseMcpServers(list: unknown): ParsedMcpConfig {
         errors.push(`mcp: ${name}: 'url' must be http:// or https://`);
         continue;
       }
+      if (e.sandbox === true) errors.push(`mcp: ${name}: 'sandbox' applies to stdio servers only; ignored`);
       const spec: McpServerSpec = { name, transport, command: [], url: e.url, timeoutMs };
       if (typeof e.api_key === 'string' && e.api_key !== '') spec.apiKey = e.api_key;
       servers.push(spec);
@@ -89,7 +94,12 @@ export function parseMcpServers(list: unknown): ParsedMcpConfig {
         errors.push(`mcp: ${name}: stdio transport needs a non-empty 'command' array`);
         continue;
       }
-      servers.push({ name, transport, command: cmd as string[], timeoutMs });
+      if (e.sandbox !== undefined && typeof e.sandbox !== 'boolean') {
+        // Not confining a server that asked for it would be silent: it is not started instead.
+        errors.push(`mcp: ${name}: 'sandbox' must be true or false; skipped`);
+        continue;
+      }
+      servers.push({ name, transport, command: cmd as string[], timeoutMs, ...(e.sandbox ? { sandbox: true } : {}) });
     }
     seen.add(name);
   }

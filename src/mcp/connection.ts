@@ -5,17 +5,31 @@
 // checks the connection generation, so answers from a previous child or after close() are
 // dropped rather than acted on.
 
+import type { SpawnRequest, WrappedSpawn } from '../sandbox/backend.js';
 import type { Client } from '@modelcontextprotocol/client';
 import type { ToolDef, ToolInvocation } from '../core/types.js';
 import type { McpServerSpec } from './config.js';
+import type { OAuthContext } from './mcp-oauth.js';
+import { withReadableCallResults } from './call-results.js';
 import { callResultToText } from './content.js';
-import { errorText, isAbort, isConnectionClosed, isMessageTooLarge, isReplyTooLarge, isTimeout, spawnFailure } from './errors.js';
+import {
+  errorText,
+  isAbort,
+  isConnectionClosed,
+  isMessageTooLarge,
+  isReplyTooLarge,
+  isTimeout,
+  needsLoginText,
+  spawnFailure,
+} from './errors.js';
 import { RestartBudget } from './restart-budget.js';
 import { loadClientSdk } from './sdk.js';
 import { buildToolDefs, type ListedTool } from './tool-defs.js';
+import { coalesced } from './tool-sync.js';
 import { createServerTransport, REPLY_TOO_LARGE_CODE, MAX_MESSAGE_BYTES, type ServerTransport } from './transport.js';
 
-export type McpServerState = 'connecting' | 'ready' | 'down' | 'failed' | 'closed';
+/** `needs-login`: an HTTP server that wants an OAuth login clm does not have (or that it no longer takes). */
+export type McpServerState = 'connecting' | 'ready' | 'down' | 'failed' | 'needs-login' | 'closed';
 
 export interface McpConnectionOptions {
   /** Debug log sink (CLM_DEBUG_LOG); receives server stderr and life-cycle events. */
@@ -28,6 +42,10 @@ export interface McpConnectionOptions {
   clientVersion?: string;
   /** Restart budget factory (tests); default 3 restarts, one more per 30 s. */
   restartBudget?: () => RestartBudget;
+  /** The sandbox's wrapping of a stdio server's process, for servers with `sandbox = true`; throws when it cannot be had. */
+  confine?(req: SpawnRequest): WrappedSpawn;
+  /** Where OAuth logins of HTTP servers are kept (clm's state directory); without it a server that asks for one fails. */
+  oauth?: OAuthContext;
 }
 
 /** Origin and path only: no credentials, query or fragment. */
@@ -64,6 +82,8 @@ export class McpConnection {
 
   private client: Client | null = null;
   private handle: ServerTransport | null = null;
+  /** Every server process not yet known to be gone: the current one and those being stopped. */
+  private readonly handles = new Set<ServerTransport>();
   private generation = 0;
   private connectAbort: AbortController | null = null;
   private restartTimer: NodeJS.Timeout | null = null;
@@ -175,6 +195,8 @@ export class McpConnection {
       handle = await createServerTransport(this.spec, {
         log: this.opts.log,
         userAgent: `clm/${this.opts.clientVersion ?? '0'} (tool: mcp)`,
+        confine: this.opts.confine,
+        oauth: this.opts.oauth,
       });
     } catch (e) {
       this.fail(gen, `connect failed (${errorText(e)})`);
@@ -183,6 +205,7 @@ export class McpConnection {
     if (gen !== this.generation) return; // closed while the SDK loaded (nothing spawned yet)
     this.client = client;
     this.handle = handle;
+    this.handles.add(handle);
     const abort = new AbortController();
     this.connectAbort = abort;
     client.onerror = (e) => {
@@ -190,7 +213,10 @@ export class McpConnection {
       this.log(`transport error: ${errorText(e)}`);
     };
     client.onclose = () => this.onClosed(gen);
-    client.setNotificationHandler('notifications/tools/list_changed', () => void this.refreshTools(gen));
+    client.setNotificationHandler(
+      'notifications/tools/list_changed',
+      coalesced(() => this.refreshTools(gen)),
+    );
     // Arguments and URL queries may carry secrets (clm.secrets values), so neither is logged.
     this.log(
       this.spec.transport === 'stdio'
@@ -200,7 +226,7 @@ export class McpConnection {
 
     let phase = 'initialize';
     try {
-      await client.connect(handle.transport, { timeout: this.spec.timeoutMs, signal: abort.signal });
+      await client.connect(withReadableCallResults(handle.transport), { timeout: this.spec.timeoutMs, signal: abort.signal });
       if (gen !== this.generation) return;
       phase = 'tools/list';
       const { tools } = await client.listTools(undefined, { timeout: this.spec.timeoutMs, signal: abort.signal, cacheMode: 'refresh' });
@@ -214,23 +240,35 @@ export class McpConnection {
       this.settleReady?.();
     } catch (e) {
       if (gen !== this.generation) return; // closed or superseded meanwhile
+      const login = needsLoginText(e);
+      if (login) return this.fail(gen, login, 'needs-login');
       const spawn = this.spec.transport === 'stdio' ? spawnFailure(e, this.spec.command[0]!) : null;
       let why: string;
       if (spawn) why = `failed to start (${spawn})`;
       else if (this.tooLarge === client) why = `connect failed (its answer to ${phase} was ${TOO_LARGE})`;
       else if (isTimeout(e)) why = `connect failed (no answer to ${phase} within ${this.spec.timeoutMs} ms)`;
-      else if (isConnectionClosed(e))
-        why = `connect failed (${this.spec.transport === 'stdio' ? 'server exited' : 'connection closed'} during ${phase})`;
+      else if (isConnectionClosed(e)) why = `connect failed (${await this.closedText(handle, phase)})`;
       else why = `connect failed (${phase}: ${errorText(e)})`;
       this.fail(gen, why);
     }
   }
 
-  /** Give up on this attempt: report, settle `ready`, stop the child. No restart. */
-  private fail(gen: number, why: string): void {
+  /** Why the connection closed during `phase`: for a stdio server, how it exited and the last it said on stderr. */
+  private async closedText(handle: ServerTransport, phase: string): Promise<string> {
+    const exit = await handle.exit();
+    if (!exit) return `connection closed during ${phase}`;
+    const said = exit.stderr.length ? `; its stderr ends: ${exit.stderr.join(' | ')}` : '; nothing on its stderr';
+    return `${exit.status ? `server exited during ${phase}, ${exit.status}` : `connection closed during ${phase}`}${said}`;
+  }
+
+  /**
+   * Give up on this attempt: report, settle `ready`, stop the child. No restart. `needs-login`:
+   * the tools stay withdrawn until the person logs in and the server is connected again.
+   */
+  private fail(gen: number, why: string, state: 'failed' | 'needs-login' = 'failed'): void {
     if (gen !== this.generation) return;
     this.generation++; // the closing client's events are stale from here on
-    this._state = 'failed';
+    this._state = state;
     this._lastError = why;
     this.clearTools();
     this.notice(`mcp: ${this.name}: ${why}`);
@@ -247,7 +285,12 @@ export class McpConnection {
     this.connectAbort = null;
     handle?.terminate();
     if (client) await client.close().catch(() => {});
-    handle?.disarm();
+    if (handle) this.handles.delete(handle);
+  }
+
+  /** SIGKILL every server process of this connection now, synchronously (the process's 'exit' event). */
+  kill(): void {
+    for (const h of this.handles) h.kill();
   }
 
   /** The transport closed on its own: a stdio child exited (or the HTTP session ended). */
@@ -258,7 +301,7 @@ export class McpConnection {
     const client = this.client;
     this.generation++;
     this.client = null;
-    this.handle?.disarm();
+    if (this.handle) this.handles.delete(this.handle);
     this.handle = null;
     this._state = 'down';
     this.clearTools();
@@ -311,6 +354,7 @@ export class McpConnection {
   /** Run one tools/call for an invocation; completes or fails it exactly once unless it is already done. */
   async call(toolName: string, inv: ToolInvocation): Promise<void> {
     const client = this.client;
+    const gen = this.generation;
     if (this._state !== 'ready' || !client) {
       inv.fail(`MCP server '${this.name}' is not running`);
       return;
@@ -335,8 +379,12 @@ export class McpConnection {
     } catch (e) {
       if (inv.done) return;
       // The SDK reports an aborted request as REQUEST_TIMEOUT too, so the signal is checked first.
+      const login = needsLoginText(e);
       if (this.closePromise) inv.fail('MCP client closed');
-      else if (inv.signal.aborted || isAbort(e)) inv.fail(abortReason(inv.signal));
+      else if (login) {
+        inv.fail(`MCP server '${this.name}': ${login}`);
+        this.fail(gen, login, 'needs-login');
+      } else if (inv.signal.aborted || isAbort(e)) inv.fail(abortReason(inv.signal));
       else if (this.tooLarge === client) inv.fail(`the MCP server's reply was ${TOO_LARGE}, the most clm reads from a stdio server`);
       else if (isReplyTooLarge(e, REPLY_TOO_LARGE_CODE))
         inv.fail(`the MCP server's reply was ${TOO_LARGE}, the most clm reads from a server`);
@@ -344,6 +392,24 @@ export class McpConnection {
       else if (isTimeout(e)) inv.fail(`MCP server '${this.name}' did not answer within ${timeout} ms`);
       else inv.fail(errorText(e) || 'failed to reach MCP server');
     }
+  }
+
+  /**
+   * Connect again now (`/mcp reconnect NAME`), whatever the state: the server or the attempt in
+   * progress is dropped (a stdio child stopped), a pending restart cancelled, and a new
+   * connection made. Settles when it is ready or failed (see `state`, `lastError`).
+   */
+  async reconnect(): Promise<void> {
+    if (this.closePromise) throw new Error(`mcp: ${this.name}: closed`);
+    this.generation++;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restartTimer = null;
+    this._state = 'connecting';
+    this.clearTools();
+    await this.teardown();
+    if (this.closePromise) return;
+    this.notice(`mcp: ${this.name}: reconnecting`);
+    await this.connect().catch((e) => this.fail(this.generation, `connect failed (${errorText(e)})`));
   }
 
   /** Stop for good: withdraw the tools, fail pending calls ("MCP client closed"), stop the child. */

@@ -1,5 +1,7 @@
 // tools/call results as the text the model sees. Every content item is kept: text as is, everything else as a one-line summary, all joined
-// with "\n".
+// with "\n". A part the MCP schema does not accept (a type no version has, a part without its
+// fields) becomes a text part describing it before the SDK sees the result (withKnownParts):
+// the SDK refuses a whole result for one such part.
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -13,6 +15,45 @@ function base64Bytes(data: unknown): number {
 
 function str(v: unknown, fallback: string): string {
   return typeof v === 'string' && v !== '' ? v : fallback;
+}
+
+function size(n: number): string {
+  if (n >= 1024 * 1024) return `${+(n / (1024 * 1024)).toFixed(1)} MiB`;
+  return n >= 1024 ? `${+(n / 1024).toFixed(1)} KiB` : `${n} bytes`;
+}
+
+/** Whether the MCP schema accepts a content part as it is. */
+function wellFormed(p: Record<string, unknown>): boolean {
+  const isStr = (v: unknown) => typeof v === 'string';
+  switch (p.type) {
+    case 'text':
+      return isStr(p.text);
+    case 'image':
+    case 'audio':
+      return isStr(p.data) && isStr(p.mimeType);
+    case 'resource':
+      return isObject(p.resource) && isStr(p.resource.uri) && (isStr(p.resource.text) || isStr(p.resource.blob));
+    case 'resource_link':
+      return isStr(p.uri) && isStr(p.name);
+    default:
+      return false;
+  }
+}
+
+/** What a part clm cannot read was: its type, media type and size. */
+function unsupported(p: unknown): string {
+  if (!isObject(p)) return `[unsupported content: ${p === null ? 'null' : typeof p}]`;
+  const bytes = base64Bytes(p.data ?? p.blob) || (typeof p.text === 'string' ? new TextEncoder().encode(p.text).length : 0);
+  const what = [str(p.type, 'no type'), typeof p.mimeType === 'string' ? p.mimeType : '', bytes ? size(bytes) : ''];
+  return `[unsupported content: ${what.filter(Boolean).join(', ')}]`;
+}
+
+/** A tools/call result with each part the schema would refuse replaced by a text part describing it. */
+export function withKnownParts(result: unknown): unknown {
+  if (!isObject(result) || !Array.isArray(result.content)) return result;
+  const content: unknown[] = result.content;
+  if (content.every((p) => isObject(p) && wellFormed(p))) return result;
+  return { ...result, content: content.map((p) => (isObject(p) && wellFormed(p) ? p : { type: 'text', text: unsupported(p) })) };
 }
 
 /** One content block as text. */

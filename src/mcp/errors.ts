@@ -33,6 +33,18 @@ export function isReplyTooLarge(e: unknown, code: number): boolean {
   return err.name === 'ReplyTooLarge' || err.code === code;
 }
 
+/**
+ * Why the server needs an OAuth login, when that is what `e` says (mcp-oauth.ts NeedsLogin,
+ * perhaps wrapped by the SDK), else null. Recognised by name so this module need not load OAuth.
+ */
+export function needsLoginText(e: unknown): string | null {
+  for (let x: unknown = e, i = 0; x !== null && typeof x === 'object' && i < 5; x = (x as ErrorLike).cause, i++) {
+    const err = x as ErrorLike;
+    if (err.name === 'McpNeedsLogin' && err.message) return err.message;
+  }
+  return null;
+}
+
 export function isAbort(e: unknown): boolean {
   return asErr(e).name === 'AbortError';
 }

@@ -80,20 +80,11 @@ export class McpManager {
   }
 
   /**
-   * SIGKILL every stdio child at once, synchronously: for the process's 'exit' event (a signal, a
-   * second Ctrl-C), which skips the graceful close.
+   * SIGKILL every stdio server's process group at once, synchronously: for the process's 'exit'
+   * event (a signal, a second Ctrl-C), which skips the graceful close.
    */
   killNow(): void {
-    for (const c of this.connections) {
-      const pid = c.pid;
-      if (pid) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          /* gone */
-        }
-      }
-    }
+    for (const c of this.connections) c.kill();
   }
 }
 

@@ -3,4 +3,3 @@
 // module itself is only reached through a lazy import(), which would load the SDK on every start.
 
 export const loadClientSdk = () => import('@modelcontextprotocol/client');
-export const loadStdioSdk = () => import('@modelcontextprotocol/client/stdio');

@@ -1,5 +1,6 @@
 // One ToolDef per listed MCP tool. Gated like every external tool (noPrompt false), with the
-// server's timeout; the call itself is the connection's business.
+// server's timeout, read-only when the server says so (`readOnlyHint`); the call itself is the
+// connection's business.
 
 import type { ToolDef, ToolInvocation } from '../core/types.js';
 import { mcpToolName } from './tool-names.js';
@@ -9,6 +10,8 @@ export interface ListedTool {
   name: string;
   description?: string;
   inputSchema?: unknown;
+  /** Hints the server gives; `readOnlyHint: true` marks a tool that changes nothing (no checkpoint before it). */
+  annotations?: { readOnlyHint?: unknown };
 }
 
 export type CallTool = (toolName: string, inv: ToolInvocation) => Promise<void>;
@@ -44,6 +47,7 @@ export function buildToolDefs(
       parameters: parametersOf(t.inputSchema),
       timeoutMs,
       noPrompt: false,
+      ...(t.annotations?.readOnlyHint === true ? { readOnly: true } : {}),
       invoke: (inv) => call(toolName, inv),
     });
   }

@@ -1,5 +1,7 @@
-// Glue for onToolsChanged: keep a tool registry (the agent's addTool/removeTool) in step with
-// each server's current tool set — withdraw the previous set, register the new one.
+// Keeping tools in step with a server: refreshes of its tool list coalesced (a server may announce
+// list_changed thousands of times in a burst), and the glue for onToolsChanged that keeps a tool
+// registry (the agent's addTool/removeTool) in step with each server's current tool set —
+// withdraw the previous set, register the new one.
 
 import type { ToolDef } from '../core/types.js';
 
@@ -30,4 +32,29 @@ export function toolSync(target: ToolTarget, onError?: (text: string) => void): 
     }
     registered.set(server, added);
   };
+}
+
+/**
+ * `run` as a trigger that never overlaps itself: triggers while it runs fold into one more run
+ * after it (one in flight, one pending), which sees every change announced meanwhile.
+ */
+export function coalesced(run: () => Promise<void>): () => void {
+  let running = false;
+  let again = false;
+  const go = (): void => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    void run()
+      .catch(() => {})
+      .finally(() => {
+        running = false;
+        if (!again) return;
+        again = false;
+        go();
+      });
+  };
+  return go;
 }

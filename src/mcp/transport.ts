@@ -1,20 +1,39 @@
-// Building the SDK transport for one server: a spawned child over stdio, or streamable HTTP
-// (which the SDK also speaks to servers that answer a POST with plain JSON).
+// Building the SDK transport for one server: a child over stdio, or streamable HTTP (which the
+// SDK also speaks to servers that answer a POST with plain JSON). A stdio server runs in a
+// process group of its own (builtin-tools/process-group.ts), which is stopped as a whole: what
+// the server starts — children, their background jobs — ends with it, and with clm.
 
-import type { Transport } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import type { Readable } from 'node:stream';
+import { spawnGroup, type GroupProcess } from '../builtin-tools/process-group.js';
+import { SANDBOX_SETUP_TRIES, type SpawnRequest, type WrappedSpawn } from '../sandbox/backend.js';
 import type { McpServerSpec } from './config.js';
-import { loadClientSdk, loadStdioSdk } from './sdk.js';
+import type { OAuthContext } from './mcp-oauth.js';
+import { loadClientSdk } from './sdk.js';
 
 export interface ServerTransport {
   transport: Transport;
-  /** The child's pid (stdio, once spawned), else null. */
+  /** The server's pid (stdio, once spawned), else null. */
   pid(): number | null;
-  /** Signal the child (stdio) to stop, with SIGKILL armed 500 ms later. No-op for HTTP. */
+  /** Stop the server's process group (stdio): SIGTERM, SIGKILL 500 ms later. No-op for HTTP. */
   terminate(): void;
-  /** The child is known to be gone (the SDK's close() resolved): cancel the pending SIGKILL. */
-  disarm(): void;
+  /** SIGKILL the server's process group now, synchronously (the process's 'exit' event). No-op for HTTP. */
+  kill(): void;
+  /**
+   * How a stdio server ended: its exit status (null while it runs on) and the last lines it wrote
+   * to stderr (a sandbox's own complaint among them), once its pipes are closed; null for HTTP.
+   */
+  exit(): Promise<{ status: string | null; stderr: string[] } | null>;
 }
+
+/** How many of a server's last stderr lines are kept for the error that says why it exited. */
+const STDERR_TAIL_LINES = 5;
+const STDERR_LINE_CHARS = 300;
+/** How long the reason for an exit waits for the server's pipes to close. */
+const EXIT_WAIT_MS = 1000;
+
+/** How long a stopped stdio server (and its group) has between SIGTERM and SIGKILL. */
+const STOP_GRACE_MS = 500;
 
 /**
  * The largest message read from a server: over stdio the SDK's default, stated here so messages
@@ -83,13 +102,6 @@ export function cappedFetch(limit: number): (url: string | URL, init?: RequestIn
   };
 }
 
-/** Environment for a stdio server: ours, minus the variable that overrides the LLM API key. */
-function childEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'CLM_API_KEY') env[k] = v;
-  return env;
-}
-
 /** Split a byte stream into lines for the debug log. */
 function forwardLines(stream: Readable, emit: (line: string) => void): void {
   let buf = '';
@@ -114,66 +126,156 @@ function forwardLines(stream: Readable, emit: (line: string) => void): void {
   stream.on('error', () => {});
 }
 
+type Confine = (req: SpawnRequest) => WrappedSpawn;
+
+/**
+ * Start a stdio server: its argv in a new process group, in the sandbox when it opted in (started
+ * again while the sandbox cannot be set up: backend.ts SANDBOX_SETUP_TRIES). The one place a
+ * server process starts. Its output waits in its pipes for the caller.
+ */
+async function spawnServer(command: readonly string[], confine: Confine | undefined): Promise<GroupProcess> {
+  for (let n = 1; ; n++) {
+    const group = spawnGroup(command, { kind: 'mcp', stdin: 'pipe', confine });
+    if (!confine || n === SANDBOX_SETUP_TRIES || (await group.began) || (await group.exited).spawnError) return group;
+    group.child.stdin?.destroy();
+  }
+}
+
+type Sdk = Awaited<ReturnType<typeof loadClientSdk>>;
+
+/** JSON-RPC over a server's stdin and stdout, newline-delimited, as the SDK's stdio transport speaks it. */
+class GroupStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  group: GroupProcess | null = null;
+  private readonly buffer: InstanceType<Sdk['ReadBuffer']>;
+
+  constructor(
+    private readonly command: readonly string[],
+    private readonly sdk: Sdk,
+    private readonly onStderr: (stream: Readable) => void,
+    private readonly confine: Confine | undefined,
+  ) {
+    this.buffer = new sdk.ReadBuffer({ maxBufferSize: MAX_MESSAGE_BYTES });
+  }
+
+  async start(): Promise<void> {
+    if (this.group) throw new Error('the server was started already');
+    const group = await spawnServer(this.command, this.confine);
+    this.group = group;
+    const { stdin, stdout, stderr } = group.child;
+    stdout!.on('data', (chunk: Buffer) => {
+      try {
+        this.buffer.append(chunk);
+      } catch (e) {
+        // Over the size limit (errors.ts isMessageTooLarge): the connection is dropped.
+        this.onerror?.(e as Error);
+        void this.close();
+        return;
+      }
+      // A line that is JSON but no message is reported and skipped; the lines after it still count.
+      for (;;) {
+        try {
+          const m = this.buffer.readMessage();
+          if (!m) break;
+          this.onmessage?.(m);
+        } catch (e) {
+          this.onerror?.(e as Error);
+        }
+      }
+    });
+    stdout!.on('error', (e) => this.onerror?.(e));
+    stdin!.on('error', (e) => this.onerror?.(e));
+    this.onStderr(stderr!);
+    void group.exited.then(() => {
+      this.buffer.clear();
+      // What the server left running in its group goes with it.
+      group.stop(STOP_GRACE_MS);
+      this.onclose?.();
+    });
+    await group.started;
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.group?.child.stdin;
+    if (!stdin || stdin.destroyed || stdin.writableEnded)
+      return Promise.reject(new this.sdk.SdkError(this.sdk.SdkErrorCode.NotConnected, 'Not connected'));
+    return new Promise((resolve) => {
+      if (stdin.write(this.sdk.serializeMessage(message))) resolve();
+      else stdin.once('drain', resolve);
+    });
+  }
+
+  /** End the server's input, stop its group, and wait until the server has exited. */
+  async close(): Promise<void> {
+    const group = this.group;
+    if (!group) return;
+    group.child.stdin?.end();
+    group.stop(STOP_GRACE_MS);
+    await group.exited;
+  }
+}
+
 export async function createServerTransport(
   spec: McpServerSpec,
-  opts: { log?: (line: string) => void; userAgent: string },
+  opts: { log?: (line: string) => void; userAgent: string; confine?: Confine; oauth?: OAuthContext },
 ): Promise<ServerTransport> {
   if (spec.transport === 'http') {
     const headers: Record<string, string> = { 'User-Agent': opts.userAgent };
     if (spec.apiKey) headers.Authorization = `Bearer ${spec.apiKey}`;
     const { StreamableHTTPClientTransport } = await loadClientSdk();
+    // Without an api_key a server may ask for an OAuth login (a 401): the stored one is used.
+    const oauth = !spec.apiKey && opts.oauth ? opts.oauth : null;
+    const authProvider = oauth
+      ? new (await import('./mcp-oauth.js')).ServerOAuth(spec, oauth, (l) => opts.log?.(`mcp ${spec.name}: ${l}`))
+      : undefined;
     const transport = new StreamableHTTPClientTransport(new URL(spec.url!), {
       requestInit: { headers },
       fetch: cappedFetch(MAX_MESSAGE_BYTES),
+      authProvider,
     });
-    return { transport, pid: () => null, terminate() {}, disarm() {} };
+    return { transport, pid: () => null, terminate() {}, kill() {}, exit: async () => null };
   }
-  const { StdioClientTransport } = await loadStdioSdk();
-  const [command, ...args] = spec.command;
-  const stdio = new StdioClientTransport({
-    command: command!,
-    args,
-    env: childEnv(),
-    stderr: 'pipe',
-    maxBufferSize: MAX_MESSAGE_BYTES,
-  });
+  // A server that opted in runs in the sandbox (src/sandbox); one that cannot be had throws here.
+  if (spec.sandbox && !opts.confine) throw new Error('sandbox = true, but this program has no sandbox to run it in');
+  const confine = spec.sandbox ? opts.confine : undefined;
   const log = opts.log;
-  // Always drain stderr (a full pipe would stall the server); keep it for the debug log only.
-  if (stdio.stderr)
-    forwardLines(stdio.stderr as Readable, (line) => {
-      try {
-        log?.(`mcp ${spec.name} stderr: ${line}`);
-      } catch {
-        /* a failing log sink must not break the pipe */
-      }
-    });
-  let killTimer: NodeJS.Timeout | undefined;
+  // Always drain stderr (a full pipe would stall the server): to the debug log, and its last
+  // lines kept for the error when the server exits before it is ready.
+  const tail: string[] = [];
+  const stdio = new GroupStdioTransport(
+    spec.command,
+    await loadClientSdk(),
+    (stderr) =>
+      forwardLines(stderr, (line) => {
+        tail.push(line.length > STDERR_LINE_CHARS ? `${line.slice(0, STDERR_LINE_CHARS)}…` : line);
+        if (tail.length > STDERR_TAIL_LINES) tail.shift();
+        try {
+          log?.(`mcp ${spec.name} stderr: ${line}`);
+        } catch {
+          /* a failing log sink must not break the pipe */
+        }
+      }),
+    confine,
+  );
   return {
     transport: stdio,
-    pid: () => stdio.pid,
-    terminate() {
-      // SIGTERM lets wrappers such as npx pass the signal on; SIGKILL follows if it is ignored.
-      // The SDK's close() then reaps the child (it waits for the process "close" event).
-      const pid = stdio.pid;
-      if (pid === null) return;
-      try {
-        process.kill(pid, 'SIGTERM');
-      } catch {
-        return;
-      }
-      // The SDK forgets the child as soon as close() starts, so the pid is remembered here;
-      // disarm() runs once the SDK has seen it exit, so the pid cannot have been reused.
-      killTimer ??= setTimeout(() => {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          /* already gone */
-        }
-      }, 500);
-      killTimer.unref();
-    },
-    disarm() {
-      if (killTimer) clearTimeout(killTimer);
+    pid: () => stdio.group?.pid ?? null,
+    // SIGTERM to the group reaches the server behind a wrapper such as npx, and what it started.
+    terminate: () => stdio.group?.stop(STOP_GRACE_MS),
+    kill: () => stdio.group?.kill(),
+    async exit() {
+      const group = stdio.group;
+      if (!group) return null;
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<null>((resolve) => {
+        timer = setTimeout(resolve, EXIT_WAIT_MS, null);
+      });
+      const e = await Promise.race([group.exited, bound]);
+      clearTimeout(timer);
+      const status = !e ? null : e.signal ? `killed by ${e.signal}` : `status ${e.code}`;
+      return { status, stderr: [...tail] };
     },
   };
 }

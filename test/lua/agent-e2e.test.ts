@@ -307,7 +307,8 @@ describe('fixture plugins', () => {
       llm.push(oa.toolCall('http_get_short', { url: `${web.url}/hang` }, 'h'), oa.text('ok'));
       const r = agentWith(host);
       assert.equal(await turn(r, 'hang briefly'), 0);
-      assert.equal(seen(llm.posts[1], 'h'), '[tool failed: timed out after 200 ms]');
+      // What the call waited on comes from the plugin host, within the agent's grace after a timeout.
+      assert.match(seen(llm.posts[1], 'h'), /^\[tool failed: timed out after 200 ms( \(waiting in http\.get\))?\]$/);
       await until(() => closed === 1, 30_000, 'the server to see the connection closed');
     });
   });

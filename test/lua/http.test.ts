@@ -6,6 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { loadPlugins, type PluginHost } from '../../src/lua/index.js';
 import type { MockLlm } from '../fixtures/mock-llm.js';
 import { fixtures, ok, invoke, start, until, sleep, startLoopback } from './helpers.js';
@@ -31,6 +32,12 @@ before(async () => {
       res.end(Buffer.alloc(5 * 1024 * 1024, 0x41));
     },
   });
+  server.onGet('/gzip', {
+    handle: (_req, res) => {
+      res.writeHead(200, { 'content-encoding': 'gzip' });
+      res.end(gzipSync('hello world'));
+    },
+  });
   server.onGet('/redirect', {
     handle: (_req, res) => {
       res.writeHead(302, { location: '/hello' });
@@ -52,6 +59,10 @@ test('GET: status and body for any status', async () => {
   assert.equal(await ok(host, 'get', { url: `${server.url}/hello` }), 'status=200 len=2 body=hi');
   assert.equal(await ok(host, 'get', { url: `${server.url}/missing` }), 'status=404 len=13 body=no such thing');
   assert.equal(await ok(host, 'get', { url: `${server.url}/teapot` }), 'status=418 len=0 body=');
+});
+
+test('a compressed response arrives decoded', async () => {
+  assert.equal(await ok(host, 'get', { url: `${server.url}/gzip` }), 'status=200 len=11 body=hello world');
 });
 
 test('bodies are binary-safe (NUL and non-UTF-8 bytes arrive intact)', async () => {
@@ -140,7 +151,7 @@ test('cancelling the call (abort, as the agent does on its timeout) aborts the r
   await until(() => hits.hanging > from, 30_000, 'the request');
   await sleep(50); // the tool's timeout_ms
   r.abort(new Error('timed out after 50 ms'));
-  assert.deepEqual(await r.result, { ok: false, error: 'timed out after 50 ms' });
+  assert.deepEqual(await r.result, { ok: false, error: 'timed out after 50 ms (waiting in http.get)' });
   await until(() => hits.closed > before, 30_000, 'the request to be closed');
   // The plugin's in-flight slot is free again.
   assert.equal(await ok(host, 'burst', { n: 8, url: `${server.url}/hello` }), 'ok=8 failed=0 ');

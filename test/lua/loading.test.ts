@@ -170,7 +170,7 @@ describe('registration rules and bad plugin files', () => {
     const plain = tool(host, 'k_plain_tool');
     assert.equal(plain.parameters, undefined);
     assert.equal(plain.description, '');
-    assert.equal(plain.timeoutMs, undefined);
+    assert.equal(plain.timeoutMs, 30_000, 'without timeout_ms the call deadline is the CPU budget default, in wall time too');
   });
 
   test('clm.config: the tools entry by file name, else by tool name, else an empty table', async () => {

@@ -254,7 +254,7 @@ describe('concurrency', () => {
     const a = start(host, 'slow_echo', { ms: 5000, v: 'A' });
     const b = start(host, 'slow_echo', { ms: 30, v: 'B' });
     a.abort();
-    assert.deepEqual(await a.result, { ok: false, error: 'cancelled' });
+    assert.deepEqual(await a.result, { ok: false, error: 'cancelled (waiting in clm.sleep)' });
     assert.equal((await b.result).ok, true);
   });
 });

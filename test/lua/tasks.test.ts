@@ -207,7 +207,7 @@ describe('how a family ends', () => {
     const r = start(host, 'family_on_hold', { url: `${server.url}/hang` });
     await hangs(2, from);
     r.abort(new Error('timed out after 100 ms'));
-    assert.deepEqual(await r.result, { ok: false, error: 'timed out after 100 ms' });
+    assert.deepEqual(await r.result, { ok: false, error: 'timed out after 100 ms (waiting in clm.await_all)' });
     await until(() => hits.closed >= before + 2, 30_000, 'both requests to be closed');
   });
 

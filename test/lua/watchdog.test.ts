@@ -80,3 +80,23 @@ test('a runaway at load time drops that plugin; the rest load', { timeout: 30_00
     await host.close();
   }
 });
+
+test('a long C call on a starved machine is no runaway: the watchdog counts CPU time too', { timeout: 60_000 }, async () => {
+  // A 2 MiB json.decode is one C call of ~200 ms CPU. A loaded machine stretches it past the
+  // watchdog in wall time while the process gets little CPU; a clock standing still plays that.
+  const starved = await loadPlugins({ dirs: [join(fixtures, 'lua-json')], watchdogMs: 20, cpuClock: () => 0 });
+  try {
+    assert.equal(await ok(starved, 'decode_big'), '2097150 | nil, json.decode: input too large (2097153 > 2097152 bytes)');
+  } finally {
+    await starved.close();
+  }
+  // With the CPU clock running as fast as the wall clock, a call that never returns is caught.
+  const busy = await loadPlugins({ dirs: [join(fixtures, 'lua-watchdog')], watchdogMs: 20, cpuClock: () => performance.now() });
+  try {
+    const r = await invoke(busy, 'evil_find');
+    assert.equal(r.ok, false);
+    assert.match(r.ok ? '' : r.error, RUNAWAY);
+  } finally {
+    await busy.close();
+  }
+});

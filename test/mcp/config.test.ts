@@ -75,6 +75,29 @@ test('tool names: mcp__<server>__<tool>, characters providers refuse become "_"'
   assert.deepEqual(seen, ['x_y']);
 });
 
+test('an MCP tool is read-only only when its readOnlyHint is true', () => {
+  const defs = buildToolDefs(
+    's',
+    [
+      { name: 'look', annotations: { readOnlyHint: true } },
+      { name: 'touch', annotations: { readOnlyHint: false } },
+      { name: 'vague', annotations: { readOnlyHint: 'yes' } },
+      { name: 'plain' },
+    ],
+    0,
+    async () => {},
+  );
+  assert.deepEqual(
+    defs.map((d) => [d.name, d.readOnly ?? false]),
+    [
+      ['mcp__s__look', true],
+      ['mcp__s__touch', false],
+      ['mcp__s__vague', false],
+      ['mcp__s__plain', false],
+    ],
+  );
+});
+
 test("toolSync replaces a server's tools in the target and reports clashes", async () => {
   const { toolSync } = await import('../../src/mcp/tool-sync.js');
   const reg = new Map<string, unknown>([['mcp__a__taken', {}]]);

@@ -240,7 +240,9 @@ for (const sse of [false, true]) {
     const mcp = connectMcpServers([{ name: 'flood', transport: 'http', url: srv.url, timeout_ms: 120_000 }], {});
     try {
       assert.deepEqual((await mcp.waitReady(READY_MS)).ready, ['flood']);
-      const r = await invoke(findTool(mcp.tools(), 'mcp__flood__flood'));
+      // The call's own deadline is generous: 10 MiB arrive in 64 KiB blocks, one per turn of the
+      // event loop, which takes a loaded machine well over the helper's default of 5 s.
+      const r = await invoke(findTool(mcp.tools(), 'mcp__flood__flood'), '{}', { timeoutMs: 120_000 });
       assert.deepEqual(r, { ok: false, text: "the MCP server's reply was larger than 10 MiB, the most clm reads from a server" });
       assert.ok(srv.sent() < 64 << 20, `reading stopped (${srv.sent()} bytes sent)`);
       assert.deepEqual(await invoke(findTool(mcp.tools(), 'mcp__flood__small')), { ok: true, text: 'still here' });

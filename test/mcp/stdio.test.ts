@@ -3,9 +3,14 @@
 // initialize, a slow server that joins after the bound, and close() stopping children.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connectMcpServers, RestartBudget } from '../../src/mcp/index.js';
 import { findTool, invoke, ToolsRecorder } from './helpers.js';
+import { waitFor } from '../fixtures/run-cli.js';
+import { alive as running } from '../fixtures/processes.js';
+import { tempDir } from '../fixtures/temp-dir.js';
 
 /** A bound on starting a server that a loaded machine never reaches; waitReady returns as soon as it is ready. */
 const READY_MS = 60_000;
@@ -114,6 +119,28 @@ test('a command that does not exist fails at once with a clear message', async (
   }
 });
 
+test('a server that exits during initialize: the error says how it exited and the last it wrote to stderr', async () => {
+  // It reads the initialize request, complains on stderr (more lines than are kept) and exits.
+  const script = [
+    "process.stdin.once('data', () => {",
+    "  for (let i = 1; i <= 7; i++) process.stderr.write('line ' + i + '\\n');",
+    "  process.stderr.write('fatal: no config at /etc/srv.toml');",
+    '  process.exit(3);',
+    '});',
+  ].join('\n');
+  const notices: string[] = [];
+  const mcp = connectMcpServers([{ name: 'grumpy', command: [node, '-e', script] }], { onNotice: (t) => notices.push(t) });
+  try {
+    const report = await mcp.waitReady(READY_MS);
+    const error =
+      'connect failed (server exited during initialize, status 3; its stderr ends: line 4 | line 5 | line 6 | line 7 | fatal: no config at /etc/srv.toml)';
+    assert.deepEqual(report.failed, [{ name: 'grumpy', error }]);
+    assert.deepEqual(notices, [`mcp: grumpy: ${error}`]);
+  } finally {
+    await mcp.close();
+  }
+});
+
 test('a server that never answers initialize: the wait is bounded, then a clear error', async () => {
   const notices: string[] = [];
   const mcp = connectMcpServers(
@@ -181,4 +208,31 @@ test('close() fails calls in flight and stops the child promptly', async () => {
   assert.deepEqual(await pending, { ok: false, text: 'MCP client closed' });
   assert.ok(!alive(pid));
   assert.deepEqual(mcp.tools(), []);
+});
+
+test('close() and killNow() end the server with its whole process group, signals ignored or not', async () => {
+  const family = fileURLToPath(new URL('../fixtures/mcp/family-server.mjs', import.meta.url));
+  const dir = tempDir('clm-mcp-family-');
+  const pidsOf = (file: string) =>
+    existsSync(file)
+      ? readFileSync(file, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => Number(l.split(' ')[1]))
+      : [];
+  for (const end of ['close', 'killNow'] as const) {
+    const file = join(dir, end);
+    const mcp = connectMcpServers([{ name: 'fam', command: [node, family, file, '--ignore-signals'] }], {});
+    try {
+      await mcp.waitReady(READY_MS);
+      await waitFor(() => pidsOf(file).length === 3, 'the family', 30_000);
+      const pids = pidsOf(file);
+      assert.ok(pids.every(running));
+      if (end === 'close') await mcp.close();
+      else mcp.killNow();
+      await waitFor(() => !pids.some(running), `${end}(): the family ${pids.join(' ')} to end`, 30_000);
+    } finally {
+      await mcp.close();
+    }
+  }
 });
