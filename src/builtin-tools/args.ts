@@ -6,7 +6,7 @@ import { homedir } from 'node:os';
 export type Args = Record<string, unknown>;
 
 /** The arguments as an object; an empty text counts as {}. undefined ⇒ not a JSON object ("invalid arguments"). */
-export function parseArgs(raw: string): Args | undefined {
+export function parseToolArgs(raw: string): Args | undefined {
   if (raw.trim() === '') return {};
   try {
     const v: unknown = JSON.parse(raw);

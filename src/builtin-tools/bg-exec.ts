@@ -3,9 +3,12 @@
 // own process group and are stopped by stopBackgroundJobs() when the program exits.
 
 import type { ToolDef, ToolInvocation } from '../core/types.js';
-import { argString, parseArgs } from './args.js';
+import { SANDBOX_SETUP_TRIES } from '../sandbox/backend.js';
+import { NOT_SET_UP, RefusalScanner } from '../sandbox/refusal.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
+import { argString, parseToolArgs } from './args.js';
 import { CappedOutput } from './output-cap.js';
-import { DEFAULT_GRACE_MS, spawnShellGroup, stopGroups } from './process-group.js';
+import { DEFAULT_GRACE_MS, type GroupExit, spawnShellGroup, stopGroups } from './process-group.js';
 import { describeSignal } from './signal-names.js';
 import { errnoText } from '../host/errno-text.js';
 
@@ -34,18 +37,28 @@ export const bgExecTool: ToolDef = {
     },
     required: ['command'],
   },
-  invoke: invokeBgExec,
+  invoke: (inv) => invokeBgExec(inv, null),
 };
 
-async function invokeBgExec(inv: ToolInvocation): Promise<void> {
-  const args = parseArgs(inv.args);
+/**
+ * bg_exec with its jobs run in `sandbox`. A refusal is told in the job's result; the question
+ * whether to run outside the sandbox is not asked (the call was answered long before).
+ */
+export function sandboxedBgExec(sandbox: Sandbox): ToolDef {
+  return { ...bgExecTool, invoke: (inv) => invokeBgExec(inv, sandbox) };
+}
+
+async function invokeBgExec(inv: ToolInvocation, sandbox: Sandbox | null): Promise<void> {
+  const args = parseToolArgs(inv.args);
   if (!args) return inv.fail('invalid arguments');
   const command = argString(args, 'command');
   if (command === undefined) return inv.fail("missing required string argument 'command'");
   const label = argString(args, 'label') ?? command;
+  const blocked = sandbox?.blocked();
+  if (blocked) return inv.fail(blocked);
 
-  const out = new CappedOutput(BG_OUTPUT_CAP);
-  const proc = spawnShellGroup(command, { kind: 'bg', onOutput: (c) => out.push(c) });
+  const { out, scan, proc } = await startJob(command, sandbox);
+  sandbox?.onRun?.(inv.id, inv.name, sandbox.inForce);
   try {
     await proc.started;
   } catch (e) {
@@ -59,8 +72,33 @@ async function invokeBgExec(inv: ToolInvocation): Promise<void> {
   if (silenced.delete(pid)) return;
   const how = res.signal ? `killed by signal ${describeSignal(res.signal)}` : `exit status ${res.code}`;
   const head = `[background job ${id} ("${label}") finished, ${how}]\n`;
-  const body = out.total === 0 ? '(no output)' : out.renderText(BG_OUTPUT_CAP);
+  const note = sandbox && scan ? sandboxNote(sandbox, scan, res, await proc.began) : '';
+  const body = out.total === 0 ? `(no output)${note}` : out.renderText(BG_OUTPUT_CAP, note);
   inv.notify(head + body);
+}
+
+/** The job's process, its output kept, and the refusals looked for in it; started again while its sandbox cannot be set up (backend.ts SANDBOX_SETUP_TRIES). */
+async function startJob(command: string, sandbox: Sandbox | null) {
+  for (let n = 1; ; n++) {
+    const out = new CappedOutput(BG_OUTPUT_CAP);
+    const scan = sandbox ? new RefusalScanner() : null;
+    const proc = spawnShellGroup(command, {
+      kind: 'bg',
+      onOutput: (c) => {
+        out.push(c);
+        scan?.push(c);
+      },
+      confine: sandbox ? (r) => sandbox.confine(r) : undefined,
+    });
+    if (!sandbox || n === SANDBOX_SETUP_TRIES || (await proc.began) || (await proc.exited).spawnError) return { out, scan, proc };
+  }
+}
+
+/** What the sandbox adds to a finished job's result: that it could not be set up, or the refusals. */
+function sandboxNote(sandbox: Sandbox, scan: RefusalScanner, res: GroupExit, began: boolean): string {
+  if (!began) return `\n${NOT_SET_UP}`;
+  const refusals = res.code !== 0 || res.signal ? sandbox.refusals(scan.end()) : [];
+  return refusals.length ? `\n${refusals.join('\n')}` : '';
 }
 
 /**

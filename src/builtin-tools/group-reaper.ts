@@ -5,9 +5,14 @@
 // ("+PGID" when a group starts, "-PGID" when it is gone). The pipe's write end lives only in
 // clm, so when clm dies — however it dies — the watchdog reads end-of-file and sends SIGKILL
 // to every group still on its list, then exits. It has its own session (no terminal signals)
-// and ignores HUP, INT, TERM and QUIT, so what ends clm does not end it first.
+// and ignores HUP, INT, TERM and QUIT, so what ends clm does not end it first. It needs nothing
+// of clm's environment (its commands are shell builtins), so it gets none: a tool that walks
+// /proc/*/environ finds no credential in it.
 
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { lazyBuiltin } from '../host/lazy-builtin.js';
+
+const childProcess = lazyBuiltin<typeof import('node:child_process')>('node:child_process');
 
 // dash, bash and busybox alike; builtins only (no process per note). The list is kept as
 // " a b c " so one group can be cut out with two parameter expansions.
@@ -22,6 +27,9 @@ done
 for p in $g; do kill -KILL -$p 2>/dev/null; done
 `;
 
+/** The watchdog's whole environment: a PATH for a shell whose `kill` is not a builtin. */
+const HELPER_ENV = { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
+
 let reaper: ChildProcess | null = null;
 let broken = false;
 
@@ -33,7 +41,7 @@ let broken = false;
 export function startReaper(): void {
   if (reaper || broken) return;
   try {
-    reaper = spawn('/bin/sh', ['-c', SCRIPT], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+    reaper = childProcess().spawn('/bin/sh', ['-c', SCRIPT], { detached: true, stdio: ['pipe', 'ignore', 'ignore'], env: HELPER_ENV });
   } catch {
     broken = true; // no watchdog: the exit hooks still stop the groups on any ordinary exit
     return;

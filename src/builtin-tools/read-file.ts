@@ -2,9 +2,10 @@
 // The file is scanned in chunks (never read whole), so huge files cost memory only for the window.
 // Hitting the output cap is said in the footer, never silent.
 
+import { type FileGuard, SandboxRefusal } from '../sandbox/file-guard.js';
 import { openRegularFile } from '../host/regular-file.js';
 import type { ToolDef, ToolInvocation } from '../core/types.js';
-import { argInt, argString, expandHome, parseArgs } from './args.js';
+import { argInt, argString, expandHome, parseToolArgs } from './args.js';
 import { errnoText } from '../host/errno-text.js';
 import { utf8Boundary } from './output-cap.js';
 
@@ -26,11 +27,17 @@ export const readFileTool: ToolDef = {
     required: ['path'],
   },
   noPrompt: true, // read-only: safe to run unprompted
-  invoke: invokeReadFile,
+  readOnly: true,
+  invoke: (inv) => invokeReadFile(inv, null),
 };
 
-async function invokeReadFile(inv: ToolInvocation): Promise<void> {
-  const args = parseArgs(inv.args);
+/** read_file under the sandbox's file policy. */
+export function guardedReadFile(guard: FileGuard): ToolDef {
+  return { ...readFileTool, invoke: (inv) => invokeReadFile(inv, guard) };
+}
+
+async function invokeReadFile(inv: ToolInvocation, guard: FileGuard | null): Promise<void> {
+  const args = parseToolArgs(inv.args);
   if (!args) return inv.fail('invalid arguments');
   const rawPath = argString(args, 'path');
   if (rawPath === undefined) return inv.fail("missing required string argument 'path'");
@@ -44,8 +51,10 @@ async function invokeReadFile(inv: ToolInvocation): Promise<void> {
 
   let fh: Awaited<ReturnType<typeof openRegularFile>>;
   try {
-    fh = await openRegularFile(path);
+    guard?.beforeRead(path);
+    fh = await openRegularFile(path, { opened: guard ? (fd) => guard.afterOpenRead(fd) : undefined });
   } catch (e) {
+    if (e instanceof SandboxRefusal) return inv.fail(e.message);
     return inv.fail(`cannot open '${path}': ${errnoText(e)}`);
   }
 

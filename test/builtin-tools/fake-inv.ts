@@ -17,9 +17,13 @@ export interface FakeCall {
   result: Promise<InvResult>;
   /** Texts passed to notify, in order. */
   notes: string[];
+  /** Texts passed to progress, in order. */
+  progress: string[];
   /** The next note not yet taken: one already sent, or the next to come. */
   nextNote(): Promise<string>;
   abort(): void;
+  /** Abort with this reason (a CallAborted, as the engine does). */
+  abortWith(reason: unknown): void;
   /** How many times complete/fail were called (exactly-once checks). */
   readonly calls: number;
 }
@@ -32,6 +36,7 @@ export function call(
   const ac = new AbortController();
   if (opts.aborted) ac.abort(new Error('cancelled'));
   const notes: string[] = [];
+  const progress: string[] = [];
   const waiters: ((s: string) => void)[] = [];
   let taken = 0;
   let done = false;
@@ -65,6 +70,9 @@ export function call(
     get done() {
       return done;
     },
+    progress(text) {
+      progress.push(text);
+    },
     notify(text) {
       notes.push(text);
       const w = waiters.shift();
@@ -80,8 +88,10 @@ export function call(
     inv,
     result,
     notes,
+    progress,
     nextNote: () => (taken < notes.length ? Promise.resolve(notes[taken++]!) : new Promise<string>((r) => waiters.push(r))),
     abort: () => ac.abort(new Error('cancelled')),
+    abortWith: (reason) => ac.abort(reason),
     get calls() {
       return calls;
     },

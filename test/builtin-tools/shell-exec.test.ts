@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../fixtures/temp-dir.js';
 import { shellExecTool } from '../../src/builtin-tools/index.js';
+import { CallAborted } from '../../src/core/tool-batch.js';
 import { call, processGone } from './fake-inv.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -18,9 +19,14 @@ test('shell_exec: no output', async () => {
   assert.deepEqual([r.ok, r.text], [true, '(command produced no output)']);
 });
 
-test('shell_exec: stderr is merged with stdout', async () => {
-  const r = await call(shellExecTool, { command: 'echo out; sleep 0.05; echo err >&2; sleep 0.05; echo out2' }).result;
-  assert.equal(r.text, 'out\nerr\nout2\n');
+test('shell_exec: stderr is merged with stdout, in the order it was written', async () => {
+  // The lines are written while clm's event loop is busy, so it finds them all at once: read
+  // from two pipes they would come stdout first; one pipe keeps the order they were written in.
+  const c = call(shellExecTool, { command: 'sleep 0.3; for i in 1 2 3; do echo out$i; echo err$i >&2; done' });
+  await new Promise((r) => setTimeout(r, 100));
+  const busyUntil = performance.now() + 1500;
+  while (performance.now() < busyUntil);
+  assert.equal((await c.result).text, 'out1\nerr1\nout2\nerr2\nout3\nerr3\n');
 });
 
 test('shell_exec: nonzero exit fails with the status after the output', async () => {
@@ -163,4 +169,17 @@ test('shell_exec: a job left running with & does not hold the call; it is stoppe
   killAllGroupsNow();
   await sleep(100);
   assert.ok(processGone(child), `job ${child} survived killAllGroupsNow`);
+});
+
+test('shell_exec: progress is the end of the output so far; a cancel reports the output at once', async () => {
+  const c = call(shellExecTool, { command: 'echo a; echo b; sleep 30' });
+  while (c.progress.at(-1) !== 'a\nb\n') await sleep(10);
+  assert.equal(c.calls, 0);
+  c.inv.signal.addEventListener('abort', () => assert.equal(c.calls, 1, 'reported inside the abort'));
+  c.abortWith(new CallAborted('cancel', 'cancelled by user'));
+  assert.equal(c.calls, 1);
+  assert.deepEqual(await c.result, { ok: false, text: 'a\nb\n\n(cancelled by user; terminated)' });
+  const n = c.progress.length;
+  await sleep(300);
+  assert.equal(c.progress.length, n, 'no progress after the end');
 });
