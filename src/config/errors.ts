@@ -26,3 +26,9 @@ export class ConvertError extends Error {
     this.keyPath = keyPath;
   }
 }
+
+/**
+ * Internal: a quick Lua state (lua-state.ts) gave up on a chunk, thrown through the wasm frames
+ * so no pcall catches it; the load is evaluated in the worker instead.
+ */
+export class NeedsWorker extends Error {}

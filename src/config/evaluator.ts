@@ -8,9 +8,7 @@
 import { Worker } from 'node:worker_threads';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ConvertError } from './errors.js';
-import { CONFIG_BUDGET_MS, type EvalReply, type EvalRequest } from './eval-protocol.js';
-import type { ChunkOutcome, RunOptions } from './lua-state.js';
+import { CONFIG_BUDGET_MS, type ChunkOutcome, type EvalReply, type EvalRequest, type RunOptions } from './eval-protocol.js';
 
 /**
  * After a chunk's budget, how long the worker may take to report the overrun itself (the count
@@ -40,7 +38,7 @@ function workerLocation(): Location {
   return { script: new URL('./config-worker.js', here) }; // esbuild bundle: next to dist/cli.js
 }
 
-type Waiter = { resolve(o: ChunkOutcome): void; reject(e: unknown): void };
+type Waiter = (o: ChunkOutcome) => void;
 
 interface Thread {
   worker: Worker;
@@ -55,13 +53,8 @@ export class ConfigEvaluator {
   private nextId = 1;
   private closed = false;
 
-  constructor(private log: (line: string) => void = () => {}) {
+  constructor(private readonly log: (line: string) => void = () => {}) {
     this.thread = this.spawn();
-  }
-
-  /** Where the worker's log lines go from now on. */
-  setLog(log: (line: string) => void): void {
-    this.log = log;
   }
 
   private spawn(): Thread {
@@ -108,8 +101,7 @@ export class ConfigEvaluator {
           if (!w) return;
           this.pending.delete(m.id);
           if (!this.pending.size) worker.unref();
-          if ('convert' in m) w.reject(new ConvertError(m.convert.keyPath, m.convert.message));
-          else w.resolve(m.outcome);
+          w(m.outcome);
           return;
         }
       }
@@ -135,7 +127,7 @@ export class ConfigEvaluator {
     th.worker.ref();
     const id = this.nextId++;
     const budgetMs = opts.budgetMs ?? CONFIG_BUDGET_MS;
-    return new Promise<ChunkOutcome>((resolve, reject) => {
+    return new Promise<ChunkOutcome>((resolve) => {
       const timer = setTimeout(() => {
         if (!this.pending.delete(id)) return;
         const secs = budgetMs >= 1000 ? `${budgetMs / 1000} s` : `${budgetMs} ms`;
@@ -145,15 +137,9 @@ export class ConfigEvaluator {
         void th.worker.terminate();
         resolve({ ok: false, message });
       }, budgetMs + WATCHDOG_GRACE_MS);
-      this.pending.set(id, {
-        resolve: (o) => {
-          clearTimeout(timer);
-          resolve(o);
-        },
-        reject: (e) => {
-          clearTimeout(timer);
-          reject(e);
-        },
+      this.pending.set(id, (o) => {
+        clearTimeout(timer);
+        resolve(o);
       });
       const req: EvalRequest = { id, source, chunkName, opts };
       th.worker.postMessage(req);
@@ -174,28 +160,7 @@ export class ConfigEvaluator {
   }
 
   private failPending(reason: string): void {
-    for (const [, w] of this.pending) w.resolve({ ok: false, message: reason });
+    for (const [, w] of this.pending) w({ ok: false, message: reason });
     this.pending.clear();
   }
-}
-
-let prestarted: ConfigEvaluator | null = null;
-
-/**
- * Start an evaluator before it is needed: the CLI calls this as soon as it knows a config.lua
- * exists, so the worker boots (on another core) while the rest of the program loads.
- */
-export function prestartConfigEvaluator(): void {
-  prestarted ??= new ConfigEvaluator();
-}
-
-/** The prestarted evaluator if there is one, else a new one. */
-export function createConfigEvaluator(log: (line: string) => void): ConfigEvaluator {
-  const e = prestarted;
-  prestarted = null;
-  if (e) {
-    e.setLog(log);
-    return e;
-  }
-  return new ConfigEvaluator(log);
 }

@@ -1,6 +1,6 @@
 // Public API of src/config: config.lua / secrets.lua / agent profiles, startup resolution and
-// `clm setup`. Importing this is cheap: the Lua (wasm) runtime is loaded by loadConfig only
-// when a config.lua exists.
+// `clm setup`. Importing this is cheap: the Lua (wasm) runtime is loaded only when there is a
+// config.lua or secrets.lua to evaluate.
 
 export { ConfigError } from './errors.js';
 export { configDir, configPaths } from './paths.js';
@@ -12,7 +12,7 @@ export type { ModelSpec } from './model-spec.js';
 export { mergeProfile } from './merge.js';
 export { validateValues, PROVIDER_KINDS } from './validate.js';
 export { resolveConnection, collectSecrets, secretStrings, DEFAULT_BASE_URL } from './resolve-connection.js';
-export type { Connection, ConnectionFlags, ConnectionEnv } from './resolve-connection.js';
+export type { ConnectionSettings, ConnectionFlags, ConnectionEnv } from './resolve-connection.js';
 export { runSetup } from './setup.js';
 export type { SetupOptions, SetupResult } from './setup.js';
 export { CONFIG_TEMPLATE, SECRETS_TEMPLATE, TEMPLATE_PROVIDERS } from './templates.js';

@@ -6,11 +6,18 @@
 // deadline so an endless loop is a clear error rather than a hang. Chunks run in a coroutine
 // whose count hook *yields* at the deadline: a yield cannot be caught by pcall, an error could.
 // It runs in the config evaluator's worker thread (eval-worker.ts), whose watchdog covers what
-// the hook cannot: one C-level call that never returns. Loaded only when a config.lua exists.
+// the hook cannot: one C-level call that never returns.
+//
+// A quick state runs on the main thread instead, where nothing could stop such a call: it gives
+// up (NeedsWorker) before calling a library function that can run on inside C without end
+// (pattern matching, string.rep, table.move, table.sort), and once a chunk has run for
+// QUICK_MS — checked by the hook and before every allocation that grows the heap, so one costly
+// instruction repeated cannot run on either. Whatever a quick state gives up on is evaluated in
+// the worker; what it finishes, it finishes in a few milliseconds without starting a thread.
 
 import {
   LuaMem,
-  newLuaModule,
+  leanLuaModule,
   LUA_OK,
   LUA_YIELD,
   LUA_MASKCOUNT,
@@ -21,15 +28,17 @@ import {
 } from '../lua/wasm.js';
 import { newCappedState, openSafeLibraries, removeUnsafeGlobals, type MemoryAccount } from '../lua/base-state.js';
 import { luaToJs } from './lua-value.js';
-import { CONFIG_BUDGET_MS } from './eval-protocol.js';
-
-export { CONFIG_BUDGET_MS };
+import { ConvertError, NeedsWorker } from './errors.js';
+import { CONFIG_BUDGET_MS, type ChunkOutcome, type RunOptions } from './eval-protocol.js';
 
 /** Default cap on Lua memory for the config state. */
 export const CONFIG_MEMORY_LIMIT = 64 * 1024 * 1024;
 const HOOK_COUNT = 10_000;
 /** After the deadline, this long of failed attempts to stop a chunk politely ends it by force. */
 const HARD_KILL_GRACE_MS = 1000;
+
+/** How long a chunk may run in a quick state before it is left to the worker. */
+export const QUICK_MS = 100;
 
 /** Thrown through the wasm frames when nothing else stops a chunk; the state is unusable after. */
 class HardKill extends Error {}
@@ -39,102 +48,13 @@ ${removeUnsafeGlobals('config files')}
 clm = { secrets = {} }
 `;
 
-export type ChunkOutcome =
-  /**
-   * In a state watching secrets (watchSecrets) — inspected: a library call was given one;
-   * varies: the first call made whose result differs from run to run (math.random, …).
-   */
-  | { ok: true; value: unknown; luaType: string; inspected?: boolean; varies?: string }
-  | { ok: false; message: string; inspected?: boolean; varies?: string };
-
-export interface RunOptions {
-  budgetMs?: number;
-  /** Leave out unconvertible values instead of failing (secrets.lua). */
-  lenient?: boolean;
-  /** When the chunk returns a table, make it `clm.secrets`. */
-  publishAsSecrets?: boolean;
-  /**
-   * Run in the worker's state for this set of sentinel secrets, whose clm.secrets holds
-   * sentinels starting with this marker (see secret-sentinels.ts), instead of the real one.
-   */
-  probe?: string;
-}
-
-/**
- * Lua for a state whose secrets are sentinels: every library function that could look into a
- * string (string.*, utf8.*, math.*, tonumber, rawequal, rawlen, table.sort over strings, and
- * string.format beyond plain %s) calls mark() when given one holding a sentinel. mark raises,
- * so nothing runs on a sentinel (a pattern that would run away on it never starts), and records
- * it where no pcall can undo it. Passing a secret along, concatenating it, table.concat and
- * tostring stay free: the result then holds the sentinel and substituting gives the real value.
- *
- * It also reports, through vary(), calls whose result differs from run to run although every
- * file is the same (math.random, math.randomseed, collectgarbage, and an address from tostring
- * or string.format): an evaluation that made one is not kept.
- */
-const WATCH_SECRETS = `
-local mark, vary, marker = ...
-local find, gsub, format, sort = string.find, string.gsub, string.format, table.sort
--- Local names unlike the globals: an assignment to a global below must not hit a local instead.
-local type, select, pairs, rawget = type, select, pairs, rawget
-local len, tostr, cg = rawlen, tostring, collectgarbage
-local primitive = { ["nil"] = true, boolean = true, number = true, string = true }
-local function holds(...)
-  for i = 1, select("#", ...) do
-    local v = select(i, ...)
-    if type(v) == "string" and find(v, marker, 1, true) then return true end
+/** A quick state's library functions that can run on inside C: each gives up instead. */
+const QUICK_PRELUDE = `
+local giveUp = ...
+for lib, names in pairs({ string = { "find", "match", "gmatch", "gsub", "rep" }, table = { "move", "sort" } }) do
+  for _, name in ipairs(names) do
+    _G[lib][name] = function() giveUp(lib .. "." .. name) end
   end
-  return false
-end
-local function guard(name, f)
-  return function(...)
-    if holds(...) then mark(name) end
-    return f(...)
-  end
-end
-for _, lib in pairs({ string, utf8, math }) do
-  for k, f in pairs(lib) do
-    if type(f) == "function" then lib[k] = guard(k, f) end
-  end
-end
--- Whether text shows the address of one of the values (tostring's "table: 0x…", %p).
-local function addressIn(text, ...)
-  for i = 1, select("#", ...) do
-    local v = select(i, ...)
-    if not primitive[type(v)] and type(text) == "string" and find(text, format("%p", v), 1, true) then return true end
-  end
-  return false
-end
-string.format = function(fmt, ...)
-  if holds(fmt) or (holds(...) and type(fmt) == "string" and find(gsub(fmt, "%%%%", ""), "%%[^s]")) then mark("string.format") end
-  local out = format(fmt, ...)
-  if addressIn(out, ...) then vary("string.format") end
-  return out
-end
-tostring = function(...)
-  local out = tostr(...)
-  if addressIn(out, (...)) then vary("tostring") end
-  return out
-end
-for _, name in pairs({ "random", "randomseed" }) do
-  local f = math[name]
-  math[name] = function(...)
-    vary("math." .. name)
-    return f(...)
-  end
-end
-collectgarbage = function(...)
-  vary("collectgarbage")
-  return cg(...)
-end
-tonumber, rawequal, rawlen = guard("tonumber", tonumber), guard("rawequal", rawequal), guard("rawlen", rawlen)
-table.sort = function(t, ...)
-  if type(t) == "table" then
-    for i = 1, len(t) do
-      if holds(rawget(t, i)) then mark("table.sort") end
-    end
-  end
-  return sort(t, ...)
 end
 `;
 
@@ -148,58 +68,27 @@ export class ConfigLua {
   private killedAt = '';
   /** Set once a chunk had to be stopped by force: the Lua state is inconsistent from then on. */
   private broken = false;
-  /** Whether watchSecrets is on, and whether a library call was given a sentinel since. */
-  private watching = false;
-  private inspected = false;
-  /** The first call (in a state watching secrets) whose result differs from run to run. */
-  private varies: string | undefined;
+  /** Whether this is a quick state (set once its own preludes have run). */
+  private quick = false;
+  /** A quick state: how long the running chunk may take here, and why it gave up, once it has. */
+  private quickMs = QUICK_MS;
+  private gaveUp: string | null = null;
 
-  static async create(memoryLimit = CONFIG_MEMORY_LIMIT): Promise<ConfigLua> {
-    return new ConfigLua(await newLuaModule(), memoryLimit);
+  /** A state in a fresh instance; `quick` for the main thread (see the top of this file). */
+  static async create(opts: { quick?: boolean; memoryLimit?: number } = {}): Promise<ConfigLua> {
+    return new ConfigLua(await leanLuaModule({ tierUp: !opts.quick }), opts.memoryLimit ?? CONFIG_MEMORY_LIMIT, opts.quick ?? false);
   }
 
-  /** Another, independent state in the same wasm instance (cheaper than a new instance). */
-  sibling(memoryLimit = CONFIG_MEMORY_LIMIT): ConfigLua {
-    return new ConfigLua(this.m, memoryLimit);
-  }
-
-  /** Make this state report (and refuse) library calls on strings holding `marker`; see WATCH_SECRETS. */
-  watchSecrets(marker: string): void {
-    const { m, mem, L } = this;
-    const top = m._lua_gettop(L);
-    try {
-      const src = new TextEncoder().encode(WATCH_SECRETS);
-      if (mem.loadText(L, src, '=watch') !== LUA_OK) throw new Error(this.errorText(L, -1));
-      const mark = m.addFunction(
-        ((L: LuaPtr) => {
-          this.inspected = true;
-          mem.push(L, "a secret's value is looked into");
-          return m._lua_error(L);
-        }) as never,
-        'ii',
-      );
-      const vary = m.addFunction(
-        ((L: LuaPtr) => {
-          this.varies ??= mem.str(L, 1) ?? 'a function';
-          return 0;
-        }) as never,
-        'ii',
-      );
-      m._lua_pushcclosure(L, mark, 0);
-      m._lua_pushcclosure(L, vary, 0);
-      mem.push(L, marker);
-      if (m._lua_pcallk(L, 3, 0, 0, 0, 0) !== LUA_OK) throw new Error(this.errorText(L, -1));
-      this.watching = true;
-    } finally {
-      m._lua_settop(L, top);
-    }
-  }
-
-  private constructor(m: LuaModule, limit: number) {
+  private constructor(m: LuaModule, limit: number, quick: boolean) {
     this.m = m;
     this.mem = new LuaMem(m);
     // Over the cap Lua raises "not enough memory"; a panic throws instead of aborting the instance.
-    const memory: MemoryAccount = { used: 0, peak: 0, limit };
+    const memory: MemoryAccount = {
+      used: 0,
+      peak: 0,
+      limit,
+      beforeGrowth: quick ? () => this.giveUpAfterDeadline() : undefined,
+    };
     this.L = newCappedState(m, this.mem, memory);
     if (!this.L) throw new Error('cannot create the config Lua state');
     this.hookPtr = m.addFunction(((L: LuaPtr) => this.hook(L)) as never, 'vii');
@@ -207,10 +96,30 @@ export class ConfigLua {
     openSafeLibraries(m, this.mem, this.L);
     const r = this.run(new TextEncoder().encode(PRELUDE), '=prelude');
     if (!r.ok) throw new Error(`cannot set up the config Lua state: ${r.message}`);
+    if (quick) this.installGiveUps();
+    this.quick = quick;
+  }
+
+  private installGiveUps(): void {
+    const { m, mem, L } = this;
+    if (mem.loadText(L, new TextEncoder().encode(QUICK_PRELUDE), '=quick') !== LUA_OK) throw new Error(this.errorText(L, -1));
+    const giveUp = m.addFunction(
+      ((L: LuaPtr) => {
+        throw new NeedsWorker(`calls ${mem.str(L, 1)}`);
+      }) as never,
+      'ii',
+    );
+    m._lua_pushcclosure(L, giveUp, 0);
+    if (m._lua_pcallk(L, 1, 0, 0, 0, 0) !== LUA_OK) throw new Error(this.errorText(L, -1));
+  }
+
+  private giveUpAfterDeadline(): void {
+    if (this.quick && performance.now() > this.deadline) throw new NeedsWorker(`runs longer than ${this.quickMs} ms`);
   }
 
   private hook(L: LuaPtr): void {
     if (performance.now() <= this.deadline) return;
+    this.giveUpAfterDeadline();
     const m = this.m;
     if (!this.killed) {
       this.killed = true;
@@ -232,13 +141,20 @@ export class ConfigLua {
     }
   }
 
-  /** Load and run one chunk; its first result is converted to JS. Never throws for Lua errors. */
+  /**
+   * Load and run one chunk; its first result is converted to JS. Never throws for Lua errors;
+   * a quick state throws NeedsWorker when it gives up.
+   */
   run(source: Uint8Array, chunkName: string, opts: RunOptions = {}): ChunkOutcome {
-    const outcome = this.runChunk(source, chunkName, opts);
-    // Sticky: a secret looked into by any chunk of this state spoils them all.
-    if (this.watching && this.inspected) outcome.inspected = true;
-    if (this.watching && this.varies) outcome.varies = this.varies;
-    return outcome;
+    if (this.gaveUp) throw new NeedsWorker(this.gaveUp);
+    try {
+      return this.runChunk(source, chunkName, opts);
+    } catch (e) {
+      if (e instanceof ConvertError) return { ok: false, message: e.message, keyPath: e.keyPath };
+      if (!(e instanceof NeedsWorker)) throw e;
+      this.gaveUp = `${chunkName.replace(/^=/, '')} ${e.message}`;
+      throw new NeedsWorker(this.gaveUp);
+    }
   }
 
   private runChunk(source: Uint8Array, chunkName: string, opts: RunOptions): ChunkOutcome {
@@ -246,6 +162,9 @@ export class ConfigLua {
     if (this.broken) return { ok: false, message: 'the config Lua state was stopped by force after an endless loop; restart clm' };
     const top = m._lua_gettop(L);
     const budgetMs = opts.budgetMs ?? CONFIG_BUDGET_MS;
+    this.quickMs = Math.min(budgetMs, QUICK_MS);
+    // On the main thread parsing counts too (the heap it grows is watched; a hook is not yet set).
+    if (this.quick) this.deadline = performance.now() + this.quickMs;
     try {
       const co = m._lua_newthread(L); // stays on L's stack until we settop: anchored against GC
       if (mem.loadText(L, source, chunkName) !== LUA_OK) return { ok: false, message: this.errorText(L, -1) };
@@ -253,7 +172,7 @@ export class ConfigLua {
       m._lua_sethook(co, this.hookPtr, LUA_MASKCOUNT, HOOK_COUNT);
       this.killed = false;
       this.killedAt = '';
-      this.deadline = performance.now() + budgetMs;
+      if (!this.quick) this.deadline = performance.now() + budgetMs;
       let status: number;
       try {
         status = m._lua_resume(co, L, 0, mem.scratch);
@@ -286,7 +205,13 @@ export class ConfigLua {
         m._lua_setglobal(L, mem.cstr('clm'));
       }
       return { ok: true, value, luaType: TYPE_NAMES[t] ?? 'unknown' };
+    } catch (e) {
+      // Thrown through the wasm frames (unlike a value that cannot be converted): the state is
+      // inconsistent from here on.
+      if (!(e instanceof ConvertError)) this.broken = true;
+      throw e;
     } finally {
+      this.deadline = Infinity;
       if (!this.broken) m._lua_settop(L, top);
     }
   }
@@ -295,4 +220,23 @@ export class ConfigLua {
   private errorText(L: LuaPtr, idx: number): string {
     return this.mem.errorText(L, idx, 'error with no message (nil)');
   }
+}
+
+/** A quick state made before it is needed (prestartQuickLua), until a load takes it. */
+let prestarted: Promise<ConfigLua> | null = null;
+
+/**
+ * Make a quick state now: the CLI calls this first thing when a config.lua exists, so the wasm
+ * module compiles (on V8's background threads) while the rest of the program loads.
+ */
+export function prestartQuickLua(): void {
+  prestarted ??= ConfigLua.create({ quick: true });
+  prestarted.catch(() => {}); // the load that takes it reports the failure
+}
+
+/** The prestarted quick state, else a new one. */
+export function quickLua(): Promise<ConfigLua> {
+  const p = prestarted ?? ConfigLua.create({ quick: true });
+  prestarted = null;
+  return p;
 }

@@ -15,7 +15,6 @@
 import { LUA_TBOOLEAN, LUA_TNUMBER, LUA_TSTRING, LUA_TTABLE, TYPE_NAMES, type LuaMem, type LuaPtr } from '../lua/wasm.js';
 import { childPath } from './key-path.js';
 import { ConvertError } from './errors.js';
-import { PlainTable } from './plain-table.js';
 
 const MAX_DEPTH = 64;
 
@@ -55,28 +54,48 @@ function convert(mem: LuaMem, L: LuaPtr, idx: number, opts: ConvertOptions, path
   if (depth >= MAX_DEPTH) throw new ConvertError(path, `tables nested deeper than ${MAX_DEPTH} levels (does a table contain itself?)`);
   if (!m._lua_checkstack(L, 4)) throw new ConvertError(path, 'Lua stack exhausted');
 
-  const table = new PlainTable();
+  const entries: [string | number, unknown][] = [];
+  let intKeys = true;
+  let maxInt = 0;
   m._lua_pushnil(L);
   while (m._lua_next(L, idx)) {
     // key at -2, value at -1
     const top = m._lua_gettop(L);
     const kt = m._lua_type(L, top - 1);
     let key: string | number | undefined;
-    let integerKey = false;
     if (kt === LUA_TSTRING) {
       key = mem.str(L, top - 1) ?? '';
+      intKeys = false;
     } else if (kt === LUA_TNUMBER) {
-      integerKey = m._lua_isinteger(L, top - 1) !== 0;
-      key = integerKey ? Number(m._lua_tointegerx(L, top - 1, 0)) : String(m._lua_tonumberx(L, top - 1, 0));
+      if (m._lua_isinteger(L, top - 1)) {
+        key = Number(m._lua_tointegerx(L, top - 1, 0));
+        if (key >= 1) maxInt = Math.max(maxInt, key);
+        else intKeys = false;
+      } else {
+        key = String(m._lua_tonumberx(L, top - 1, 0));
+        intKeys = false;
+      }
     } else {
-      table.skipKey(); // boolean or table keys: not representable, ignored
+      intKeys = false; // boolean or table keys: not representable, ignored
     }
     if (key !== undefined) {
       const v = convert(mem, L, top, opts, childPath(path, key), depth + 1);
-      if (v !== undefined) table.add(key, v, integerKey);
-      else if (typeof key === 'number') table.dropIndex(); // a dropped element would leave a hole
+      if (v !== undefined) entries.push([key, v]);
+      else if (typeof key === 'number') intKeys = false; // a dropped element would leave a hole
     }
     m._lua_settop(L, top - 1);
   }
-  return table.value();
+
+  if (intKeys && entries.length > 0 && maxInt === entries.length) {
+    const arr = new Array<unknown>(entries.length);
+    for (const [k, v] of entries) arr[(k as number) - 1] = v;
+    return arr;
+  }
+  const obj: Record<string, unknown> = {};
+  entries.sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : String(a[0]) > String(b[0]) ? 1 : 0));
+  for (const [k, v] of entries) {
+    // defineProperty: a key named "__proto__" must stay a plain key
+    Object.defineProperty(obj, String(k), { value: v, enumerable: true, writable: true, configurable: true });
+  }
+  return obj;
 }

@@ -1,13 +1,22 @@
-// Where clm keeps its configuration: $XDG_CONFIG_HOME/clm, else $HOME/.config/clm (src/xdg.c).
+// Where clm keeps its configuration: $XDG_CONFIG_HOME/clm, else $HOME/.config/clm (src/xdg.c);
+// host/xdg-dirs.ts checks the variables.
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { clmDir } from '../host/xdg-dirs.js';
 
-/** The clm config directory, or null when neither variable is set (empty counts as unset). */
+/**
+ * The clm config directory, or null when there is none: neither variable set (empty counts as
+ * unset), or the one that counts is no usable directory (configDirWarning says why).
+ */
 export function configDir(env: NodeJS.ProcessEnv = process.env): string | null {
-  if (env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, 'clm');
-  if (env.HOME) return join(env.HOME, '.config', 'clm');
-  return null;
+  return clmDir('config', env).dir;
+}
+
+/** Why the configuration is not read although a variable is set (a file, /dev/null, …), or null. */
+export function configDirWarning(env: NodeJS.ProcessEnv = process.env): string | null {
+  const { problem } = clmDir('config', env);
+  return problem && `config: ${problem}; running without configuration`;
 }
 
 export interface ConfigPaths {

@@ -41,7 +41,7 @@ export interface ConnectionEnv {
   CLM_API_KEY?: string;
 }
 
-export interface Connection {
+export interface ConnectionSettings {
   /** Full endpoint: base + dialect path. */
   baseUrl: string;
   /** Base URL without the dialect path. */
@@ -137,7 +137,7 @@ export function collectSecrets(cfg: ClmConfig | null, env: ConnectionEnv = {}): 
   return [...out];
 }
 
-export function resolveConnection(cfg: ClmConfig | null, flags: ConnectionFlags = {}, env: ConnectionEnv = {}): Connection {
+export function resolveConnection(cfg: ClmConfig | null, flags: ConnectionFlags = {}, env: ConnectionEnv = {}): ConnectionSettings {
   // An empty -m is a mistake to report, not a reason to fall back to the configured model.
   const spec = flags.model !== undefined ? flags.model : cfg?.model;
   const parsed = spec !== undefined ? parseModelSpec(spec) : { model: DEFAULT_MODEL };
@@ -173,7 +173,7 @@ export function resolveConnection(cfg: ClmConfig | null, flags: ConnectionFlags 
   const envKey = env.CLM_API_KEY;
   const apiKey = envKey ? envKey : (p?.apiKey ?? '');
 
-  const conn: Connection = {
+  const conn: ConnectionSettings = {
     baseUrl: buildUrl(base, kind),
     base,
     apiKey,

@@ -8,6 +8,7 @@
 import { makeDirs } from '../session/paths.js';
 import { closeSync, constants, openSync, readFileSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { clmDir } from '../host/xdg-dirs.js';
 import { configDir, configPaths } from './paths.js';
 import { CONFIG_TEMPLATE, SECRETS_TEMPLATE } from './templates.js';
 
@@ -74,7 +75,8 @@ export function runSetup(opts: SetupOptions): SetupResult {
   const lines: string[] = [];
   const dir = opts.dir ?? configDir(opts.env ?? process.env);
   if (!dir) {
-    const error = 'setup: could not determine config path ($XDG_CONFIG_HOME or $HOME not set)';
+    const problem = opts.dir ? null : clmDir('config', opts.env ?? process.env).problem;
+    const error = problem ? `setup: ${problem}` : 'setup: could not determine config path ($XDG_CONFIG_HOME or $HOME not set)';
     return { lines: [error], ok: false, error };
   }
   const paths = configPaths(dir);

@@ -2,6 +2,7 @@
 // be logged, compared and passed around freely; the Lua state lives behind it (see load.ts).
 
 import type { ProviderKind, ReasoningEffort } from '../core/types.js';
+import type { SandboxMode } from '../sandbox/policy.js';
 
 export type { ProviderKind, ReasoningEffort };
 
@@ -10,6 +11,14 @@ export type ReasoningSetting = ReasoningEffort | 'off';
 
 /** How the interactive UI uses the terminal: the alternate screen, or the normal one with its scrollback. */
 export type UiMode = 'fullscreen' | 'inline';
+
+/** What a model's tokens cost, in US dollars per million tokens (`price`). */
+export interface Price {
+  input: number;
+  output: number;
+  /** Input tokens served from the server's prompt cache (default: the input price). */
+  cachedInput?: number;
+}
 
 /** providers[name].models[id] */
 export interface ModelSettings {
@@ -21,6 +30,8 @@ export interface ModelSettings {
   systemPrompt?: string;
   /** The model's reasoning effort, unless the top level or the profile sets one. */
   reasoningEffort?: ReasoningSetting;
+  /** Its price (wins over the provider's). */
+  price?: Price;
 }
 
 /** providers[name] */
@@ -35,7 +46,18 @@ export interface ProviderSettings {
   rateBurst?: number;
   disableParallelToolCalls?: boolean;
   maxTokens?: number;
+  /** The price of its models that do not name their own. */
+  price?: Price;
   models: Record<string, ModelSettings>;
+}
+
+/** `permissions`: rules as written (`shell_exec(npm test *)`), checked by the permissions module. */
+export interface PermissionSettings {
+  allow?: string[];
+  ask?: string[];
+  deny?: string[];
+  /** What an `ask` outcome does where nobody can be asked: run (default, as without rules) or deny. */
+  unattended?: 'allow' | 'deny';
 }
 
 /** The settings of one table (top level, a profile, or the two merged). */
@@ -54,6 +76,8 @@ export interface ConfigValues {
   mcpServers: unknown[];
   showThinking: boolean;
   expandOutput: boolean;
+  /** Repair tool calls models write as text or with broken arguments (`repair`); undefined = on. */
+  repair?: boolean;
   /** The interactive UI's screen mode (`ui`); undefined = full screen. */
   ui?: UiMode;
   /** How long the first request waits for MCP servers to be ready. */
@@ -62,13 +86,40 @@ export interface ConfigValues {
   maxIterations?: number;
   /** Reasoning effort for every model (wins over a model's own). */
   reasoningEffort?: ReasoningSetting;
-  /** Connection limits (ms / bytes; 0 = none): the probe, the wait for a reply's first byte, the gap between stream events, a reply's size. */
+  /**
+   * Connection limits (ms / bytes; 0 = none): the probe, the wait for a reply's first byte, the
+   * gap between stream events, a whole reply's body after its first byte, a reply's size.
+   */
   probeTimeoutMs?: number;
   firstByteTimeoutMs?: number;
   streamIdleTimeoutMs?: number;
+  bodyTimeoutMs?: number;
   maxReplyBytes?: number;
   /** Tool calls of one batch running at once (0 = no limit). */
   maxParallelTools?: number;
+  /** The sandbox of tool processes and file accesses (`sandbox`, `sandbox_writable`, `sandbox_network`, `sandbox_unreadable`). */
+  sandbox?: SandboxMode;
+  sandboxWritable?: string[];
+  sandboxNetwork?: boolean;
+  sandboxUnreadable?: string[];
+  /** `agents_md`: read the AGENTS.md files into the system prompt (default true). */
+  agentsMd?: boolean;
+  /** `agents_md_max_bytes`: the cap on those files together. */
+  agentsMdMaxBytes?: number;
+  permissions?: PermissionSettings;
+  /** The `checkpoints` table: undo, rewind and diff of what turns change. */
+  checkpoints?: CheckpointsConfig;
+}
+
+/** config.lua's `checkpoints = { … }` (docs/config.md); absent keys take the defaults. */
+export interface CheckpointsConfig {
+  enabled?: boolean;
+  gitignore?: boolean;
+  maxFileBytes?: number;
+  maxFiles?: number;
+  keep?: number;
+  maxBytes?: number;
+  gitTimeoutMs?: number;
 }
 
 export interface ClmConfig extends ConfigValues {

@@ -9,10 +9,20 @@
 
 import { readRegularFileSync } from '../host/regular-file.js';
 import type { ProviderKind } from '../core/types.js';
+import { SANDBOX_MODES } from '../sandbox/policy.js';
 import { ConfigError } from './errors.js';
 import { childPath } from './key-path.js';
 import { modelSpecProblem } from './model-spec.js';
-import type { ConfigValues, ModelSettings, ProviderSettings, ReasoningSetting, UiMode } from './types.js';
+import type {
+  CheckpointsConfig,
+  ConfigValues,
+  ModelSettings,
+  PermissionSettings,
+  Price,
+  ProviderSettings,
+  ReasoningSetting,
+  UiMode,
+} from './types.js';
 
 export const PROVIDER_KINDS: readonly ProviderKind[] = ['openai', 'anthropic', 'ollama', 'openai-responses'];
 
@@ -34,9 +44,20 @@ const TOP_KEYS = new Set([
   'probe_timeout_ms',
   'first_byte_timeout_ms',
   'stream_idle_timeout_ms',
+  'body_timeout_ms',
   'max_reply_bytes',
   'max_parallel_tools',
+  'sandbox',
+  'sandbox_writable',
+  'sandbox_network',
+  'sandbox_unreadable',
+  'agents_md',
+  'agents_md_max_bytes',
+  'permissions',
+  'checkpoints',
+  'repair',
 ]);
+const CHECKPOINT_KEYS = new Set(['enabled', 'gitignore', 'max_file_mb', 'max_files', 'keep', 'max_mb', 'git_timeout_ms']);
 const PROVIDER_KEYS = new Set([
   'kind',
   'url',
@@ -46,8 +67,11 @@ const PROVIDER_KEYS = new Set([
   'disable_parallel_tool_calls',
   'max_tokens',
   'models',
+  'price',
 ]);
-const MODEL_KEYS = new Set(['context_size', 'autocompact_pct', 'system_prompt', 'reasoning_effort']);
+const MODEL_KEYS = new Set(['context_size', 'autocompact_pct', 'system_prompt', 'reasoning_effort', 'price']);
+const PRICE_KEYS = new Set(['input', 'output', 'cached_input']);
+const PERMISSION_KEYS = new Set(['allow', 'ask', 'deny', 'unattended']);
 
 export const UI_MODES: readonly UiMode[] = ['fullscreen', 'inline'];
 
@@ -59,6 +83,7 @@ const LIMIT_KEYS = [
   ['probe_timeout_ms', 'probeTimeoutMs'],
   ['first_byte_timeout_ms', 'firstByteTimeoutMs'],
   ['stream_idle_timeout_ms', 'streamIdleTimeoutMs'],
+  ['body_timeout_ms', 'bodyTimeoutMs'],
   ['max_reply_bytes', 'maxReplyBytes'],
   ['max_parallel_tools', 'maxParallelTools'],
 ] as const;
@@ -188,6 +213,18 @@ function validUrl(s: string): boolean {
   }
 }
 
+/** `price = { input = 3, output = 15, cached_input = 0.3 }`: US dollars per million tokens. */
+function price(ctx: ValidateContext, v: unknown, path: string): Price | undefined {
+  const t = table(ctx, v, path, 'a table { input = N, output = N, cached_input = N } (dollars per million tokens)');
+  if (!t) return undefined;
+  warnUnknown(ctx, t, PRICE_KEYS, path);
+  const input = num(ctx, t.input, childPath(path, 'input'), { min: 0 });
+  const output = num(ctx, t.output, childPath(path, 'output'), { min: 0 });
+  if (input === undefined || output === undefined) fail(ctx, path, 'needs both input and output (dollars per million tokens)');
+  const cached = num(ctx, t.cached_input, childPath(path, 'cached_input'), { min: 0 });
+  return cached === undefined ? { input, output } : { input, output, cachedInput: cached };
+}
+
 function model(ctx: ValidateContext, v: unknown, path: string): ModelSettings {
   const t = table(ctx, v, path)!;
   warnUnknown(ctx, t, MODEL_KEYS, path);
@@ -204,6 +241,8 @@ function model(ctx: ValidateContext, v: unknown, path: string): ModelSettings {
   if (sp !== undefined) out.systemPrompt = sp;
   const re = effort(ctx, t.reasoning_effort, childPath(path, 'reasoning_effort'));
   if (re !== undefined) out.reasoningEffort = re;
+  const pr = price(ctx, t.price, childPath(path, 'price'));
+  if (pr) out.price = pr;
   return out;
 }
 
@@ -237,9 +276,47 @@ function provider(ctx: ValidateContext, name: string, v: unknown, path: string):
   }
   const mt = num(ctx, t.max_tokens, childPath(path, 'max_tokens'), { min: 1, integer: true });
   if (mt !== undefined) p.maxTokens = mt;
+  const pr = price(ctx, t.price, childPath(path, 'price'));
+  if (pr) p.price = pr;
   const models = table(ctx, t.models, childPath(path, 'models'), 'a table of model id = { ... }');
   if (models) for (const id of Object.keys(models)) setKey(p.models, id, model(ctx, models[id], childPath(childPath(path, 'models'), id)));
   return p;
+}
+
+/** `permissions`: lists of rule strings (their syntax is the permissions module's to check) and `unattended`. */
+function permissions(ctx: ValidateContext, t: Table, path: string): PermissionSettings {
+  warnUnknown(ctx, t, PERMISSION_KEYS, path);
+  const out: PermissionSettings = {};
+  for (const effect of ['allow', 'ask', 'deny'] as const) {
+    const l = list(ctx, t[effect], childPath(path, effect), 'a list of rules such as "shell_exec(npm test *)"');
+    if (l) out[effect] = l.map((x, i) => str(ctx, x, childPath(childPath(path, effect), i + 1))!);
+  }
+  const u = str(ctx, t.unattended, childPath(path, 'unattended'));
+  if (u !== undefined) {
+    if (u !== 'allow' && u !== 'deny') fail(ctx, childPath(path, 'unattended'), `must be "allow" or "deny" (got ${show(u)})`);
+    out.unattended = u;
+  }
+  return out;
+}
+
+function checkpoints(ctx: ValidateContext, v: unknown, path: string): CheckpointsConfig | undefined {
+  const t = table(ctx, v, path);
+  if (!t) return undefined;
+  warnUnknown(ctx, t, CHECKPOINT_KEYS, path);
+  const P = (k: string) => childPath(path, k);
+  const out: CheckpointsConfig = {};
+  const set = <K extends keyof CheckpointsConfig>(k: K, x: CheckpointsConfig[K] | undefined) => {
+    if (x !== undefined) out[k] = x;
+  };
+  set('enabled', flag(ctx, t.enabled, P('enabled')));
+  set('gitignore', flag(ctx, t.gitignore, P('gitignore')));
+  const mb = (x: number | undefined) => (x === undefined ? undefined : Math.round(x * 1024 * 1024));
+  set('maxFileBytes', mb(num(ctx, t.max_file_mb, P('max_file_mb'), { min: 0 })));
+  set('maxFiles', num(ctx, t.max_files, P('max_files'), { min: 1, integer: true }));
+  set('keep', num(ctx, t.keep, P('keep'), { min: 1, integer: true }));
+  set('maxBytes', mb(num(ctx, t.max_mb, P('max_mb'), { min: 1 })));
+  set('gitTimeoutMs', num(ctx, t.git_timeout_ms, P('git_timeout_ms'), { min: 1, integer: true }));
+  return out;
 }
 
 /** Check one table (a file's returned table or an inline profile) and return its typed settings. */
@@ -278,6 +355,8 @@ export function validateValues(raw: Table, ctx: ValidateContext): ConfigValues {
 
   out.showThinking = flag(ctx, raw.show_thinking, P('show_thinking')) ?? false;
   out.expandOutput = flag(ctx, raw.expand_output, P('expand_output')) ?? false;
+  const repair = flag(ctx, raw.repair, P('repair'));
+  if (repair !== undefined) out.repair = repair;
   const rt = num(ctx, raw.mcp_ready_timeout_ms, P('mcp_ready_timeout_ms'), { min: 0 });
   if (rt !== undefined) out.mcpReadyTimeoutMs = rt;
   const mi = num(ctx, raw.max_iterations, P('max_iterations'), { min: 0, integer: true });
@@ -290,6 +369,26 @@ export function validateValues(raw: Table, ctx: ValidateContext): ConfigValues {
       fail(ctx, P('ui'), `must be one of ${UI_MODES.map((m) => `"${m}"`).join(', ')} (got ${show(ui)})`);
     out.ui = ui as UiMode;
   }
+  const sb = str(ctx, raw.sandbox, P('sandbox'));
+  if (sb !== undefined) {
+    const mode = SANDBOX_MODES.find((m) => m === sb);
+    if (!mode) fail(ctx, P('sandbox'), `must be one of ${SANDBOX_MODES.map((m) => `"${m}"`).join(', ')} (got ${show(sb)})`);
+    out.sandbox = mode;
+  }
+  const sw = list(ctx, raw.sandbox_writable, P('sandbox_writable'), 'a list of paths');
+  if (sw) out.sandboxWritable = sw.map((x, i) => str(ctx, x, childPath(P('sandbox_writable'), i + 1))!);
+  const su = list(ctx, raw.sandbox_unreadable, P('sandbox_unreadable'), 'a list of paths');
+  if (su) out.sandboxUnreadable = su.map((x, i) => str(ctx, x, childPath(P('sandbox_unreadable'), i + 1))!);
+  const sn = flag(ctx, raw.sandbox_network, P('sandbox_network'));
+  if (sn !== undefined) out.sandboxNetwork = sn;
+  const am = flag(ctx, raw.agents_md, P('agents_md'));
+  if (am !== undefined) out.agentsMd = am;
+  const amb = num(ctx, raw.agents_md_max_bytes, P('agents_md_max_bytes'), { min: 1, integer: true });
+  if (amb !== undefined) out.agentsMdMaxBytes = amb;
+  const perms = table(ctx, raw.permissions, P('permissions'), 'a table { allow = {...}, ask = {...}, deny = {...} }');
+  if (perms) out.permissions = permissions(ctx, perms, P('permissions'));
+  const cp = checkpoints(ctx, raw.checkpoints, P('checkpoints'));
+  if (cp) out.checkpoints = cp;
   // Limits of the connection and the tool batch; 0 means no limit.
   for (const [key, field] of LIMIT_KEYS) {
     const v = num(ctx, raw[key], P(key), { min: 0, integer: true });

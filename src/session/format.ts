@@ -1,9 +1,14 @@
 // The JSONL line format. One meta line first, then one line per message:
-//   {"type":"meta","v":1,"id":…,"created":<unix s>,"model"?,"provider"?,"agent"?}
+//   {"type":"meta","v":1,"id":…,"created":<unix s>,"model"?,"provider"?,"agent"?,"forked_from"?}
 //   {<lossless message JSON>,"type":"msg"}      ("type" is the last key, so files read and written by other clm versions match)
 //   {"type":"compact","index":i,"count":n,"summary":"…"}   messages i..i+n-1 were folded into a
 //       summary; replayed on load so a resumed session continues compacted. Readers that do not
 //       know the line skip it and replay the whole transcript.
+//   {"type":"rewind","messages":n}   the conversation went back to where it stood when it held
+//       n messages (an undo or rewind): what was logged after those n is no longer part of it.
+//   {"type":"tool_run","id":…,"tool":…,"sandbox":…}   how a tool call ran (the sandbox mode:
+//       read-only, workspace-write, full, unavailable, outside-once, unconfined); a record only,
+//       skipped when loading.
 // Reading is crash tolerant: anything that is not a well-formed line is skipped (and counted).
 
 import { messageToJson, parseMessageJson } from '../core/message-json.js';
@@ -23,14 +28,24 @@ export interface SessionMeta {
   model?: string;
   provider?: string;
   agent?: string;
+  /** The session this one was forked from (`clm -r ID --fork`, `/fork`). */
+  forked_from?: string;
 }
 
-export function encodeMetaLine(meta: { id: string; created: number; model?: string; provider?: string; agent?: string }): string {
+export function encodeMetaLine(meta: {
+  id: string;
+  created: number;
+  model?: string;
+  provider?: string;
+  agent?: string;
+  forkedFrom?: string;
+}): string {
   // Build the object in the documented key order; absent fields are omitted.
   const o: SessionMeta = { type: 'meta', v: SESSION_FORMAT_VERSION, id: meta.id, created: meta.created };
   if (meta.model !== undefined) o.model = meta.model;
   if (meta.provider !== undefined) o.provider = meta.provider;
   if (meta.agent !== undefined) o.agent = meta.agent;
+  if (meta.forkedFrom !== undefined) o.forked_from = meta.forkedFrom;
   return JSON.stringify(o) + '\n';
 }
 
@@ -38,14 +53,23 @@ export function encodeMessageLine(m: Message): string {
   return JSON.stringify({ ...messageToJson(m), type: 'msg' }) + '\n';
 }
 
+export function encodeToolRunLine(r: { id: string; tool: string; sandbox: string }): string {
+  return JSON.stringify({ type: 'tool_run', id: r.id, tool: r.tool, sandbox: r.sandbox }) + '\n';
+}
+
 export function encodeCompactLine(c: CompactionRecord): string {
   return JSON.stringify({ type: 'compact', index: c.index, count: c.count, summary: c.summary }) + '\n';
+}
+
+export function encodeRewindLine(messages: number): string {
+  return JSON.stringify({ type: 'rewind', messages }) + '\n';
 }
 
 export type ParsedLine =
   | { kind: 'meta'; meta: SessionMeta }
   | { kind: 'msg'; message: Message }
   | ({ kind: 'compact' } & CompactionRecord)
+  | { kind: 'rewind'; messages: number }
   /** damaged: unreadable (cut by a crash, not JSON, an invalid message); else a line of a kind this version does not know. */
   | { kind: 'skip'; damaged?: boolean };
 
@@ -73,7 +97,7 @@ export function parseSessionLine(line: string): ParsedLine {
       id: typeof o.id === 'string' ? o.id : '',
       created: typeof o.created === 'number' && Number.isFinite(o.created) ? o.created : 0,
     };
-    for (const k of ['model', 'provider', 'agent'] as const) if (typeof o[k] === 'string') meta[k] = o[k] as string;
+    for (const k of ['model', 'provider', 'agent', 'forked_from'] as const) if (typeof o[k] === 'string') meta[k] = o[k] as string;
     return { kind: 'meta', meta };
   }
   if (o.type === 'compact') {
@@ -88,6 +112,11 @@ export function parseSessionLine(line: string): ParsedLine {
       return { kind: 'compact', index: index as number, count: count as number, summary };
     }
     return { kind: 'skip', damaged: true };
+  }
+  if (o.type === 'rewind') {
+    return Number.isInteger(o.messages) && (o.messages as number) >= 0
+      ? { kind: 'rewind', messages: o.messages as number }
+      : { kind: 'skip', damaged: true };
   }
   if (o.type === 'msg') {
     const { type: _type, ...rest } = o;
@@ -113,25 +142,38 @@ export function parseSessionText(text: string): {
   skipped: number;
 } {
   let meta: SessionMeta | null = null;
-  let firstUser: Message | null = null;
   let skipped = 0;
-  const messages: Message[] = [];
-  const transcript: Message[] = [];
+  // The lines that make the conversation as it stands: a rewind cuts them back.
+  let lines: (ParsedLine & { kind: 'msg' | 'compact' })[] = [];
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
     const p = parseSessionLine(line);
     if (p.kind === 'skip') {
       if (p.damaged) skipped++;
     } else if (p.kind === 'meta') meta ??= p.meta;
-    else if (p.kind === 'msg') {
+    else if (p.kind === 'rewind') lines = cutAt(lines, p.messages);
+    else lines.push(p);
+  }
+  const messages: Message[] = [];
+  const transcript: Message[] = [];
+  let firstUser: Message | null = null;
+  for (const p of lines) {
+    if (p.kind === 'msg') {
       messages.push(p.message);
       transcript.push(p.message);
       if (!firstUser && p.message.role === 'user' && !p.message.content?.startsWith('[context update]')) firstUser = p.message;
-    } else if (p.kind === 'compact' && p.index + p.count <= messages.length) {
+    } else if (p.index + p.count <= messages.length) {
       applyFold(messages, { at: p.index, count: p.count }, p.summary);
-    } else if (p.kind === 'compact') {
+    } else {
       skipped++; // a fold of messages that are not there (lines before it were lost)
     }
   }
   return { meta, messages, transcript, firstUser, skipped };
+}
+
+/** The lines up to (not including) the message after the first `n`. */
+function cutAt<T extends ParsedLine>(lines: T[], n: number): T[] {
+  let seen = 0;
+  for (let i = 0; i < lines.length; i++) if (lines[i]!.kind === 'msg' && seen++ === n) return lines.slice(0, i);
+  return lines;
 }

@@ -9,10 +9,23 @@ export {
   encodeMetaLine,
   encodeMessageLine,
   encodeCompactLine,
+  encodeRewindLine,
   parseSessionLine,
   parseSessionText,
   type SessionMeta,
   type ParsedLine,
 } from './format.js';
-export { Session, createSession, openSession, loadSession, deleteSession, type CreateSessionOptions, type LoadedSession } from './store.js';
+export {
+  Session,
+  createSession,
+  openSession,
+  loadSession,
+  deleteSession,
+  forkSession,
+  sessionLockHolder,
+  sessionBusyMessage,
+  type CreateSessionOptions,
+  type LoadedSession,
+  type SessionLockHolder,
+} from './store.js';
 export { listSessions, formatSessionList, formatSessionTime, firstUserSnippet, type SessionListRow } from './list.js';

@@ -1,7 +1,8 @@
-// Listing saved sessions for the resume picker: newest first, each with a one-line snippet of
-// its first real user prompt.
+// Listing saved sessions for the resume picker: the last used first (a session resumed a minute
+// ago before one created since), each with a one-line snippet of its first real user prompt.
 
-import { readdirSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Message } from '../core/types.js';
 import { SessionError } from './errors.js';
 import { isValidSessionId } from './id.js';
@@ -12,6 +13,8 @@ export interface SessionListRow {
   id: string;
   /** Unix seconds; 0 when unknown. */
   created: number;
+  /** When the session was last used (its file last written), Unix seconds; 0 when unknown. */
+  used: number;
   model?: string;
   provider?: string;
   agent?: string;
@@ -40,7 +43,7 @@ export function firstUserSnippet(messages: readonly Message[]): string | null {
   return null;
 }
 
-/** Every readable session, newest first (created desc, then id desc). A missing directory lists nothing. */
+/** Every readable session, last used first (then created desc, then id desc). A missing directory lists nothing. */
 export function listSessions(opts: SessionDirOptions = {}): SessionListRow[] {
   const dir = sessionDir(opts);
   let names: string[];
@@ -62,9 +65,16 @@ export function listSessions(opts: SessionDirOptions = {}): SessionListRow[] {
       continue; // unreadable or written by a newer version: not offered
     }
     const { meta, messages } = loaded;
+    let used = 0;
+    try {
+      used = statSync(join(dir, name)).mtimeMs / 1000;
+    } catch {
+      /* gone since: listed with what was read */
+    }
     const row: SessionListRow = {
       id,
       created: meta.created,
+      used,
       firstUser: firstUserSnippet(loaded.firstUser ? [loaded.firstUser] : messages),
       messageCount: messages.length,
     };
@@ -73,25 +83,28 @@ export function listSessions(opts: SessionDirOptions = {}): SessionListRow[] {
     if (meta.agent !== undefined) row.agent = meta.agent;
     rows.push(row);
   }
-  rows.sort((a, b) => b.created - a.created || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  rows.sort((a, b) => b.used - a.used || b.created - a.created || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
   return rows;
 }
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
 
 /** `YYYY-MM-DD HH:MM` in local time, or `?` when the time is unknown. */
-export function formatSessionTime(created: number): string {
-  if (!created || !Number.isFinite(created)) return '?';
-  const d = new Date(created * 1000);
+export function formatSessionTime(unixSeconds: number): string {
+  if (!unixSeconds || !Number.isFinite(unixSeconds)) return '?';
+  const d = new Date(unixSeconds * 1000);
   if (Number.isNaN(d.getTime())) return '?';
   return `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())} ${pad2(d.getHours())}:${pad2(d.getMinutes())}`;
 }
 
-/** The picker's rows: "%3zu) %s  %s  %s\n     %s\n" per session (the layout other clm versions print). */
+/**
+ * The picker's rows: "%3zu) %s  %s  %s\n     %s\n" per session (the layout other clm versions
+ * print), with the time of last use, by which the list is ordered (the id holds the creation time).
+ */
 export function formatSessionList(rows: readonly SessionListRow[]): string {
   let out = '';
   rows.forEach((r, i) => {
-    out += `${String(i + 1).padStart(3)}) ${r.id}  ${formatSessionTime(r.created)}  ${r.model ?? '?'}\n     ${r.firstUser || '(empty)'}\n`;
+    out += `${String(i + 1).padStart(3)}) ${r.id}  ${formatSessionTime(r.used)}  ${r.model ?? '?'}\n     ${r.firstUser || '(empty)'}\n`;
   });
   return out;
 }

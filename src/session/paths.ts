@@ -1,7 +1,9 @@
-// Where sessions live: $XDG_STATE_HOME/clm, else $HOME/.local/state/clm (created 0700 on demand).
+// Where sessions live: $XDG_STATE_HOME/clm, else $HOME/.local/state/clm (created 0700 on demand;
+// host/xdg-dirs.ts checks the variables).
 
 import { mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
+import { clmDir } from '../host/xdg-dirs.js';
 import { SessionError } from './errors.js';
 
 export interface SessionDirOptions {
@@ -11,12 +13,15 @@ export interface SessionDirOptions {
   env?: Record<string, string | undefined>;
 }
 
-/** The session directory path (not created). Throws ENOENT when neither XDG_STATE_HOME nor HOME is set. */
+/**
+ * The session directory path (not created). Throws ENOENT when neither XDG_STATE_HOME nor HOME is
+ * set, EIO when the one that counts is no usable directory (a file, /dev/null, …).
+ */
 export function sessionDir(opts: SessionDirOptions = {}): string {
   if (opts.dir) return opts.dir;
-  const env = opts.env ?? process.env;
-  if (env.XDG_STATE_HOME) return join(env.XDG_STATE_HOME, 'clm');
-  if (env.HOME) return join(env.HOME, '.local', 'state', 'clm');
+  const { dir, problem } = clmDir('state', opts.env ?? process.env);
+  if (dir) return dir;
+  if (problem) throw new SessionError('EIO', `cannot use the session directory: ${problem}`);
   throw new SessionError('ENOENT', 'cannot locate the session directory: neither XDG_STATE_HOME nor HOME is set');
 }
 

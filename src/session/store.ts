@@ -10,15 +10,30 @@
 // directory would make clm append to, or read, whatever it points at) and only regular files
 // are opened: a FIFO or device in the directory is an error, not a hang.
 
-import { closeSync, constants, existsSync, fstatSync, ftruncateSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { readRegularFileSync } from '../host/regular-file.js';
 import type { CompactionRecord, Message } from '../core/types.js';
 import { SessionError } from './errors.js';
 import {
   encodeCompactLine,
+  encodeToolRunLine,
   encodeMessageLine,
   encodeMetaLine,
+  encodeRewindLine,
   parseSessionText,
   SESSION_FORMAT_VERSION,
   type SessionMeta,
@@ -84,14 +99,30 @@ function writeAll(fd: number, text: string): number {
 }
 
 /**
- * `<id>.lock` beside the session file holds the pid of the clm that has it open: a second clm
- * resuming it at the same time would interleave two conversations in one file. A lock whose
- * process is gone (a crash, kill -9) is stale and taken over; where no lock can be made (a
- * directory that takes no new file) the session is used unlocked, as before there were locks.
+ * `<id>.lock` beside the session file holds the pid of the clm that has it open, and that clm
+ * keeps the lock file open while it runs: a second clm resuming it at the same time would
+ * interleave two conversations in one file. The pid alone proves nothing — it may be pid 1, or
+ * reused by another program after a crash or `kill -9` — so a holder counts only while it has
+ * this very lock file open (on Linux, one of /proc/PID/fd is its inode; where that cannot be
+ * read, a live pid whose command line is not clm's does not count). Any other lock is stale and
+ * taken over. Without /proc a live pid cannot be told apart and counts as the holder,
+ * unverified. Where no lock can be made (a directory that takes no new file) the session is
+ * used unlocked, as before there were locks.
  */
 function lockPathOf(path: string): string {
   return path.replace(/\.jsonl$/, '.lock');
 }
+
+/** Who holds a session's lock. */
+export interface SessionLockHolder {
+  pid: number;
+  /** The lock file: deleting it takes the session over. */
+  lockFile: string;
+  /** Seen to be a process with the lock file open (Linux); false: a live pid this system cannot inspect. */
+  verified: boolean;
+}
+
+const PROC = '/proc';
 
 function processAlive(pid: number): boolean {
   try {
@@ -102,7 +133,7 @@ function processAlive(pid: number): boolean {
   }
 }
 
-function lockHolder(lock: string): number | null {
+function lockPid(lock: string): number | null {
   try {
     const pid = Number.parseInt(readRegularFileSync(lock, 64, { noFollow: true }).toString('utf8'), 10);
     return Number.isInteger(pid) && pid > 0 ? pid : null;
@@ -111,18 +142,78 @@ function lockHolder(lock: string): number | null {
   }
 }
 
+/** Whether a command line (NUL-separated) is clm's: the launcher, or node running clm's bundle. */
+function clmCommandLine(cmdline: string): boolean {
+  return cmdline.split('\0').some((a) => /(^|\/)(clm|clm\.cjs)$/.test(a) || /(^|\/)dist\/cli\.js$/.test(a));
+}
+
+/**
+ * Whether `pid` holds the lock whose inode is `ino` on `dev`: true (it has it open), false (it
+ * does not, or it is not clm), null (this system cannot tell).
+ */
+function holdsLock(pid: number, dev: number, ino: number, proc: string): boolean | null {
+  if (!existsSync(`${proc}/self/fd`)) return null;
+  let fds: string[];
+  try {
+    fds = readdirSync(`${proc}/${pid}/fd`);
+  } catch (e) {
+    if (errnoCode(e) === 'ENOENT') return false; // gone meanwhile
+    // Another user's process: its descriptors are not ours to read, its command line is.
+    try {
+      return clmCommandLine(readFileSync(`${proc}/${pid}/cmdline`, 'latin1')) ? null : false;
+    } catch {
+      return null;
+    }
+  }
+  for (const fd of fds) {
+    try {
+      const st = statSync(`${proc}/${pid}/fd/${fd}`);
+      if (st.ino === ino && st.dev === dev) return true;
+    } catch {
+      /* closed meanwhile */
+    }
+  }
+  return false;
+}
+
+function lockHolder(lock: string, proc: string): SessionLockHolder | null {
+  let st: ReturnType<typeof statSync>;
+  try {
+    st = statSync(lock);
+  } catch {
+    return null;
+  }
+  const pid = lockPid(lock);
+  if (pid === null || pid === process.pid || !processAlive(pid)) return null;
+  const holds = holdsLock(pid, st.dev, st.ino, proc);
+  return holds === false ? null : { pid, lockFile: lock, verified: holds === true };
+}
+
+/** Why a session cannot be taken, and how to take it anyway. */
+export function sessionBusyMessage(id: string, h: SessionLockHolder): string {
+  const who = h.verified
+    ? `is in use by another clm (pid ${h.pid})`
+    : `is locked by pid ${h.pid}, which is running (this system cannot tell whether it is a clm)`;
+  return `session ${id} ${who}; resume it once that one has ended, or take it over by deleting its lock file ${h.lockFile}`;
+}
+
+/** Who holds session `id`'s lock, or null when it is free (no lock, or a stale one). */
+export function sessionLockHolder(id: string, opts: SessionDirOptions & { proc?: string } = {}): SessionLockHolder | null {
+  assertValidSessionId(id);
+  return lockHolder(lockPathOf(sessionPath(id, opts)), opts.proc ?? PROC);
+}
+
 /** Take the session's lock; whether it is held (false: no lock could be made). Throws EBUSY when a live clm holds it. */
 function takeLock(id: string, path: string): boolean {
   const lock = lockPathOf(path);
   for (let attempt = 0; attempt < 3; attempt++) {
     let fd: number;
     try {
-      fd = openSync(lock, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o600);
+      fd = openSync(lock, constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o600);
     } catch (e) {
       if (errnoCode(e) !== 'EEXIST') return false;
-      const holder = lockHolder(lock);
-      if (holder !== null && holder !== process.pid && processAlive(holder))
-        throw new SessionError('EBUSY', `session ${id} is in use by another clm (pid ${holder}); resume it once that one has ended`);
+      const holder = lockHolder(lock, PROC);
+      if (holder) throw new SessionError('EBUSY', sessionBusyMessage(id, holder));
       try {
         unlinkSync(lock); // stale: its clm is gone
       } catch {
@@ -133,36 +224,40 @@ function takeLock(id: string, path: string): boolean {
     try {
       writeSync(fd, `${process.pid}\n`);
     } catch {
-      /* an empty lock still keeps others out while this clm lives: they read no pid and take it */
-    } finally {
-      closeSync(fd);
+      /* an empty lock is stale to others: they read no pid and take it */
     }
-    holdLock(lock);
+    holdLock(lock, fd);
     return true;
   }
   return false;
 }
 
-/** The locks this process holds, removed however it exits (a signal ends clm through process.exit). */
-const heldLocks = new Set<string>();
+/** The locks this process holds, each kept open (that is what marks it held), removed however it exits. */
+const heldLocks = new Map<string, number>();
 let exitHook = false;
 
-function holdLock(lock: string): void {
-  heldLocks.add(lock);
+function holdLock(lock: string, fd: number): void {
+  heldLocks.set(lock, fd);
   if (exitHook) return;
   exitHook = true;
   process.on('exit', () => {
-    for (const l of heldLocks) removeLock(l);
+    for (const l of heldLocks.keys()) removeLock(l);
   });
 }
 
 function removeLock(lock: string): void {
+  const fd = heldLocks.get(lock);
+  if (fd === undefined) return;
   heldLocks.delete(lock);
-  if (lockHolder(lock) !== process.pid) return;
   try {
-    unlinkSync(lock);
+    // Still ours: the file at the path is the one this process opened (not a new clm's lock).
+    const mine = fstatSync(fd);
+    const there = statSync(lock);
+    if (mine.ino === there.ino && mine.dev === there.dev) unlinkSync(lock);
   } catch {
     /* already gone */
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -228,10 +323,22 @@ export class Session {
     return true;
   }
 
+  /** Record how a tool call ran (see format.ts). */
+  appendToolRun(r: { id: string; tool: string; sandbox: string }): void {
+    if (this.fd === null) throw new SessionError('EINVAL', `session ${this.id} is closed`);
+    this.writeLine(encodeToolRunLine(r));
+  }
+
   /** Record a compaction (see format.ts) so a resumed session continues compacted. */
   appendCompaction(c: CompactionRecord): void {
     if (this.fd === null) throw new SessionError('EINVAL', `session ${this.id} is closed`);
     this.writeLine(encodeCompactLine(c));
+  }
+
+  /** Record that the conversation went back to where it stood with `messages` messages (see format.ts). */
+  appendRewind(messages: number): void {
+    if (this.fd === null) throw new SessionError('EINVAL', `session ${this.id} is closed`);
+    this.writeLine(encodeRewindLine(messages));
   }
 
   /** Close the file; an empty session (no user/assistant message) is deleted. Returns whether the file was kept. */
@@ -267,10 +374,8 @@ function removeFile(path: string): void {
   }
 }
 
-/** Start a new session: a fresh id, the file created exclusively (0600) with its meta line. */
-export function createSession(opts: CreateSessionOptions = {}): Session {
-  const dir = ensureSessionDir(opts);
-  const now = opts.now ?? new Date();
+/** A file under a fresh id, created exclusively (0600), with `head` written; removed again when writing fails. */
+function createFresh(dir: string, now: Date, head: (id: string) => string): { id: string; path: string; fd: number; size: number } {
   // The 8 random hex digits make a clash unlikely; O_EXCL makes it harmless.
   for (let attempt = 0; ; attempt++) {
     const id = newSessionId(now);
@@ -284,26 +389,31 @@ export function createSession(opts: CreateSessionOptions = {}): Session {
         cause: e,
       });
     }
-    let size: number;
     try {
-      size = writeAll(
-        fd,
-        encodeMetaLine({ id, created: Math.floor(now.getTime() / 1000), model: opts.model, provider: opts.provider, agent: opts.agent }),
-      );
+      return { id, path, fd, size: writeAll(fd, head(id)) };
     } catch (e) {
       closeSync(fd);
       removeFile(path);
       throw new SessionError('EIO', `writing session file ${path}: ${(e as Error).message}`, { cause: e });
     }
-    // A fresh id is this clm's alone; the lock keeps a `clm -r ID` elsewhere out while it runs.
-    let locked = false;
-    try {
-      locked = takeLock(id, path);
-    } catch {
-      /* a stale lock of a reused id that its clm holds still: go on unlocked */
-    }
-    return new Session(id, path, fd, false, size, locked);
   }
+}
+
+/** Start a new session: a fresh id, the file created exclusively (0600) with its meta line. */
+export function createSession(opts: CreateSessionOptions = {}): Session {
+  const now = opts.now ?? new Date();
+  const created = Math.floor(now.getTime() / 1000);
+  const { id, path, fd, size } = createFresh(ensureSessionDir(opts), now, (id) =>
+    encodeMetaLine({ id, created, model: opts.model, provider: opts.provider, agent: opts.agent }),
+  );
+  // A fresh id is this clm's alone; the lock keeps a `clm -r ID` elsewhere out while it runs.
+  let locked = false;
+  try {
+    locked = takeLock(id, path);
+  } catch {
+    /* a stale lock of a reused id that its clm holds still: go on unlocked */
+  }
+  return new Session(id, path, fd, false, size, locked);
 }
 
 /**
@@ -356,6 +466,26 @@ export function loadSession(id: string, opts: SessionDirOptions = {}): LoadedSes
   }
   const { meta, messages, transcript, firstUser, skipped } = parseSessionText(text);
   return { meta: meta ?? { type: 'meta', v: SESSION_FORMAT_VERSION, id, created: 0 }, messages, transcript, firstUser, skipped };
+}
+
+/**
+ * Copy session `id` under a fresh id: its conversation and compactions line for line, after a
+ * meta line of its own that names the original (`forked_from`). The original is only read, so a
+ * session in use can be forked. Returns the new id; the copy is not opened.
+ */
+export function forkSession(id: string, opts: SessionDirOptions & { now?: Date } = {}): string {
+  const { meta } = loadSession(id, opts); // ENOENT, a link, a newer format: refused before anything is written
+  const text = readRegularFileSync(sessionPath(id, opts), MAX_SESSION_BYTES, { noFollow: true }).toString('utf8');
+  const body = text
+    .split('\n')
+    .filter((l) => l.trim() && !/^\{\s*"type"\s*:\s*"meta"/.test(l))
+    .map((l) => `${l}\n`)
+    .join('');
+  const now = opts.now ?? new Date();
+  const created = Math.floor(now.getTime() / 1000);
+  const fresh = createFresh(ensureSessionDir(opts), now, (to) => encodeMetaLine({ ...meta, id: to, created, forkedFrom: id }) + body);
+  closeSync(fresh.fd);
+  return fresh.id;
 }
 
 /** Delete a session file. ENOENT if it does not exist. */

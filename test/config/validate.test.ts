@@ -142,3 +142,56 @@ test('type errors through loadConfig carry the file and the line of the key', as
   c.write('config.lua', 'local t = {}\nt["mo" .. "del"] = 5\nreturn t\n');
   await assert.rejects(loadConfig({ dir: c.dir }), { message: 'config.lua: model must be a string (got 5)' });
 });
+
+test('price: dollars per million tokens on a provider or a model; both input and output, none negative', () => {
+  const v = validateValues(
+    { providers: { g: { price: { input: 3, output: 15 }, models: { m: { price: { input: 1, output: 2, cached_input: 0.1 } } } } } },
+    ctx,
+  );
+  assert.deepEqual(v.providers!.g!.price, { input: 3, output: 15 });
+  assert.deepEqual(v.providers!.g!.models.m!.price, { input: 1, output: 2, cachedInput: 0.1 });
+  bad(
+    { providers: { g: { price: 3 } } },
+    'config.lua: providers.g.price must be a table { input = N, output = N, cached_input = N } (dollars per million tokens) (got 3)',
+  );
+  bad(
+    { providers: { g: { price: { input: 3 } } } },
+    'config.lua: providers.g.price needs both input and output (dollars per million tokens)',
+  );
+  bad(
+    { providers: { g: { models: { m: { price: { input: -1, output: 2 } } } } } },
+    'config.lua: providers.g.models.m.price.input must be at least 0 (got -1)',
+  );
+});
+
+test('the checkpoints table: its keys typed, sizes in MiB, unknown keys warned about', () => {
+  const warnings: string[] = [];
+  const v = validateValues(
+    {
+      checkpoints: {
+        enabled: false,
+        gitignore: 'true',
+        max_file_mb: 0.5,
+        max_files: 10,
+        keep: 3,
+        max_mb: 100,
+        git_timeout_ms: 5000,
+        colour: 1,
+      },
+    },
+    { ...ctx, warnings },
+  );
+  assert.deepEqual(v.checkpoints, {
+    enabled: false,
+    gitignore: true,
+    maxFileBytes: 524288,
+    maxFiles: 10,
+    keep: 3,
+    maxBytes: 104857600,
+    gitTimeoutMs: 5000,
+  });
+  assert.deepEqual(warnings, ['config.lua: unknown key checkpoints.colour (ignored)']);
+  bad({ checkpoints: true }, 'config.lua: checkpoints must be a table (got true)');
+  bad({ checkpoints: { keep: 0 } }, 'config.lua: checkpoints.keep must be at least 1 (got 0)');
+  bad({ checkpoints: { max_file_mb: 'big' } }, 'config.lua: checkpoints.max_file_mb must be a number (got "big")');
+});

@@ -1,12 +1,39 @@
-// The original's test_listing, plus the snippet rules and the picker's line format.
+// The original's test_listing (ordered by last use here), plus the snippet rules and the picker's line format.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSession, formatSessionList, formatSessionTime, listSessions, firstUserSnippet } from '../../src/session/index.js';
 
-test('listing: newest first (created desc, then id desc); unreadable and newer files skipped', () => {
+test('listing: last used first (the file written last), whatever the order of creation', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'clm-list-'));
+  try {
+    const mk = (when: Date, user: string) => {
+      const s = createSession({ dir, now: when });
+      s.append({ role: 'user', content: user });
+      s.close();
+      return s.id;
+    };
+    const oldest = mk(new Date(2024, 0, 1), 'created first, resumed a minute ago');
+    const middle = mk(new Date(2024, 5, 1), 'created second, last used yesterday');
+    const newest = mk(new Date(2024, 9, 1), 'created last, untouched for a week');
+    const now = Date.now() / 1000;
+    utimesSync(join(dir, `${oldest}.jsonl`), now - 60, now - 60);
+    utimesSync(join(dir, `${middle}.jsonl`), now - 86_400, now - 86_400);
+    utimesSync(join(dir, `${newest}.jsonl`), now - 7 * 86_400, now - 7 * 86_400);
+    const rows = listSessions({ dir });
+    assert.deepEqual(
+      rows.map((r) => r.id),
+      [oldest, middle, newest],
+    );
+    assert.ok(Math.abs(rows[0]!.used - (now - 60)) < 2, `used is the file's last write: ${rows[0]!.used}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('listing: files written in the same instant, newest created first (then id desc); unreadable and newer files skipped', () => {
   const dir = mkdtempSync(join(tmpdir(), 'clm-list-'));
   try {
     const mk = (when: Date, user: string | null, model?: string) => {
@@ -22,6 +49,7 @@ test('listing: newest first (created desc, then id desc); unreadable and newer f
     writeFileSync(join(dir, '20990101-000000-ffffffff.jsonl'), '{"type":"meta","v":2,"id":"x","created":4000000000}\n');
     writeFileSync(join(dir, 'not a session.jsonl'), '{}\n');
     writeFileSync(join(dir, 'README.txt'), 'hi');
+    for (const id of [old, a, b]) utimesSync(join(dir, `${id}.jsonl`), 1_700_000_000, 1_700_000_000);
     const rows = listSessions({ dir });
     const sameSecond = [a, b].sort().reverse();
     assert.deepEqual(
@@ -51,10 +79,12 @@ test('snippet: first 80 bytes, CR/LF become spaces, never a split character', ()
 
 test('formatSessionList prints the picker rows like the C program', () => {
   const created = Math.floor(new Date(2024, 2, 9, 7, 5, 0).getTime() / 1000);
+  const used = Math.floor(new Date(2024, 3, 10, 8, 6, 0).getTime() / 1000);
   const out = formatSessionList([
-    { id: '20240309-070500-0a0b0c0d', created, model: 'llama', firstUser: 'hello there', messageCount: 2 },
-    { id: 'legacy', created: 0, firstUser: null, messageCount: 0 },
+    { id: '20240309-070500-0a0b0c0d', created, used, model: 'llama', firstUser: 'hello there', messageCount: 2 },
+    { id: 'legacy', created: 0, used: 0, firstUser: null, messageCount: 0 },
   ]);
-  assert.equal(out, '  1) 20240309-070500-0a0b0c0d  2024-03-09 07:05  llama\n     hello there\n' + '  2) legacy  ?  ?\n     (empty)\n');
+  // The time shown is the last use, the order of the list.
+  assert.equal(out, '  1) 20240309-070500-0a0b0c0d  2024-04-10 08:06  llama\n     hello there\n' + '  2) legacy  ?  ?\n     (empty)\n');
   assert.equal(formatSessionTime(0), '?');
 });

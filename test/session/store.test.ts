@@ -23,12 +23,14 @@ import type { Message } from '../../src/core/types.js';
 import {
   createSession,
   deleteSession,
+  forkSession,
   loadSession,
   openSession,
   sessionDir,
   ensureSessionDir,
   newSessionId,
   SessionError,
+  sessionLockHolder,
 } from '../../src/session/index.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'clm-session-'));
@@ -117,13 +119,31 @@ test('files are 0600 in a 0700 directory, created exclusively', () => {
 });
 
 test('state dir: XDG_STATE_HOME, else HOME/.local/state, else a clear error', () => {
-  assert.equal(sessionDir({ env: { XDG_STATE_HOME: '/x', HOME: '/h' } }), '/x/clm');
-  assert.equal(sessionDir({ env: { HOME: '/h' } }), '/h/.local/state/clm');
-  assert.throws(
-    () => sessionDir({ env: {} }),
-    (e: any) => isErr('ENOENT')(e) && /XDG_STATE_HOME nor HOME/.test(e.message),
-  );
-  assert.throws(() => ensureSessionDir({ env: {} }), isErr('ENOENT'));
+  const home = tmp();
+  try {
+    assert.equal(sessionDir({ env: { XDG_STATE_HOME: '/x', HOME: home } }), '/x/clm');
+    assert.equal(sessionDir({ env: { HOME: home } }), join(home, '.local', 'state', 'clm'));
+    assert.throws(
+      () => sessionDir({ env: {} }),
+      (e: any) => isErr('ENOENT')(e) && /XDG_STATE_HOME nor HOME/.test(e.message),
+    );
+    assert.throws(() => ensureSessionDir({ env: {} }), isErr('ENOENT'));
+    // No usable base: said, and nothing is created (not even a missing home directory).
+    const cases: [Record<string, string>, string][] = [
+      [{ XDG_STATE_HOME: '/dev/null', HOME: home }, 'XDG_STATE_HOME (/dev/null) is not a directory'],
+      [{ XDG_STATE_HOME: 'rel/state' }, 'XDG_STATE_HOME (rel/state) is not an absolute path'],
+      [{ HOME: '/dev/null' }, 'HOME (/dev/null) is not a directory'],
+      [{ HOME: join(home, 'gone') }, `HOME (${join(home, 'gone')}) does not exist`],
+    ];
+    for (const [env, why] of cases)
+      assert.throws(
+        () => ensureSessionDir({ env }),
+        (e: any) => isErr('EIO')(e) && e.message === `cannot use the session directory: ${why}`,
+      );
+    assert.ok(!existsSync(join(home, 'gone')));
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
 });
 
 test('id format: local time and 8 hex digits', () => {
@@ -245,4 +265,119 @@ test('compaction lines are replayed on load; a line that does not fit is skipped
     ['SUMMARY', 'u2', 'a2', 'u3'],
   );
   assert.equal(r.firstUser?.content, 'first prompt');
+});
+
+test('a rewind line takes the conversation back to where it stood; compactions before the cut stay, later lines go', async () => {
+  const { parseSessionText, encodeMessageLine, encodeCompactLine, encodeMetaLine, encodeRewindLine } = await import(
+    '../../src/session/index.js'
+  );
+  const msg = (role: 'user' | 'assistant', content: string) => encodeMessageLine({ role, content });
+  const text =
+    encodeMetaLine({ id: 'x', created: 1 }) +
+    msg('user', 'u1') +
+    msg('assistant', 'a1') +
+    msg('user', 'u2') +
+    msg('assistant', 'a2') +
+    encodeCompactLine({ index: 0, count: 2, summary: 'S' }) +
+    msg('user', 'u3') +
+    msg('assistant', 'a3') +
+    encodeCompactLine({ index: 0, count: 3, summary: 'S2' }) +
+    encodeRewindLine(4) +
+    msg('user', 'u3 again') +
+    encodeRewindLine(2) +
+    msg('user', 'u2 again');
+  const r = parseSessionText(text);
+  assert.deepEqual(
+    r.messages.map((m) => m.content),
+    ['u1', 'a1', 'u2 again'],
+  );
+  assert.deepEqual(
+    r.transcript.map((m) => m.content),
+    ['u1', 'a1', 'u2 again'],
+  );
+  const once = parseSessionText(
+    encodeMetaLine({ id: 'x', created: 1 }) +
+      msg('user', 'u1') +
+      msg('assistant', 'a1') +
+      msg('user', 'u2') +
+      msg('assistant', 'a2') +
+      encodeCompactLine({ index: 0, count: 2, summary: 'S' }) +
+      msg('user', 'u3') +
+      encodeRewindLine(4),
+  );
+  assert.deepEqual(
+    once.messages.map((m) => m.content),
+    ['S', 'u2', 'a2'],
+    'the compaction logged before the cut is kept',
+  );
+  assert.equal(r.skipped, 0);
+});
+
+test('Session.appendRewind writes a line loadSession honours', () => {
+  const dir = tmp();
+  const s = createSession({ dir });
+  s.append({ role: 'user', content: 'keep' });
+  s.append({ role: 'assistant', content: 'kept' });
+  s.append({ role: 'user', content: 'drop' });
+  s.appendRewind(2);
+  s.close();
+  assert.deepEqual(
+    loadSession(s.id, { dir }).messages.map((m) => m.content),
+    ['keep', 'kept'],
+  );
+});
+
+test('session locks: a live pid that does not hold the lock is stale; without /proc it counts, unverified', () => {
+  const dir = tmp();
+  try {
+    const s = createSession({ dir });
+    s.append({ role: 'user', content: 'hi' });
+    s.close();
+    const lock = join(dir, `${s.id}.lock`);
+    assert.equal(sessionLockHolder(s.id, { dir }), null, 'no lock');
+    // pid 1 is alive, and it is not a clm with this lock open.
+    writeFileSync(lock, '1\n');
+    assert.equal(sessionLockHolder(s.id, { dir }), null);
+    // A system without /proc cannot tell: the live pid is taken for the holder, and the message says so.
+    const h = sessionLockHolder(s.id, { dir, proc: join(dir, 'no-proc') });
+    assert.deepEqual(h, { pid: 1, lockFile: lock, verified: false });
+    // A pid that is gone is stale everywhere.
+    writeFileSync(lock, '999999999\n');
+    assert.equal(sessionLockHolder(s.id, { dir, proc: join(dir, 'no-proc') }), null);
+    // This process holding it: the lock stays while the session is open and goes with close().
+    rmSync(lock);
+    const again = openSession(s.id, { dir });
+    assert.equal(readFileSync(lock, 'utf8'), `${process.pid}\n`);
+    again.close();
+    assert.ok(!existsSync(lock));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('forkSession: a copy under a new id with its compactions, the meta naming the original; the original as it was', () => {
+  const dir = tmp();
+  try {
+    const s = createSession({ dir, model: 'gpt-x', agent: 'coder' });
+    for (const m of msgs) s.append(m);
+    s.appendCompaction({ index: 0, count: 2, summary: 'SUMMARY' });
+    const before = readFileSync(join(dir, `${s.id}.jsonl`), 'utf8');
+    const to = forkSession(s.id, { dir });
+    assert.notEqual(to, s.id);
+    assert.equal(readFileSync(join(dir, `${s.id}.jsonl`), 'utf8'), before, 'read only, even while open');
+    s.close();
+    const copy = loadSession(to, { dir });
+    const orig = loadSession(s.id, { dir });
+    assert.deepEqual(copy.messages, orig.messages);
+    assert.deepEqual(copy.transcript, orig.transcript);
+    assert.equal(copy.meta.forked_from, s.id);
+    assert.equal(copy.meta.id, to);
+    assert.equal(copy.meta.model, 'gpt-x');
+    assert.equal(copy.meta.agent, 'coder');
+    assert.equal(statSync(join(dir, `${to}.jsonl`)).mode & 0o777, 0o600);
+    assert.throws(() => forkSession('20990101-000000-00000000', { dir }), isErr('ENOENT'));
+    assert.throws(() => forkSession('../x', { dir }), SessionError);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
