@@ -53,23 +53,30 @@ function horizontal(from: number, to: number): string {
  */
 export function cursorMove(fromRow: number, fromCol: number, toRow: number, toCol: number, o: MoveOptions): string {
   if (fromRow === toRow && fromCol === toCol && fromCol >= 0) return '';
-  const cands: string[] = [];
-  if (o.absolute) cands.push(cursorTo(toRow, toCol));
-  if (o.rowsSafe && (fromRow >= 0 || !o.absolute)) {
-    const dr = toRow - fromRow;
-    if (dr === 0) cands.push(horizontal(fromCol, toCol));
-    else {
-      cands.push((dr > 0 ? cursorDown(dr) : cursorUp(-dr)) + horizontal(fromCol, toCol));
-      if (dr > 0 && o.lineFeedsSafe) {
-        if (o.lineFeedReturns) cands.push('\n'.repeat(dr) + horizontal(0, toCol));
-        cands.push(lineFeeds(dr) + horizontal(fromCol, toCol));
-      }
-    }
+  const cands: string[] = o.absolute ? [cursorTo(toRow, toCol)] : [];
+  if (o.rowsSafe && (fromRow >= 0 || !o.absolute)) relativeMoves(cands, toRow - fromRow, fromCol, toCol, o);
+  return shortest(cands, o.lineFeedReturns);
+}
+
+/** The moves `dr` rows down (up when negative) and along to `toCol`, added to `cands`. */
+function relativeMoves(cands: string[], dr: number, fromCol: number, toCol: number, o: MoveOptions): void {
+  const along = horizontal(fromCol, toCol);
+  if (dr === 0) {
+    cands.push(along);
+    return;
   }
+  cands.push((dr > 0 ? cursorDown(dr) : cursorUp(-dr)) + along);
+  if (dr < 0 || !o.lineFeedsSafe) return;
+  if (o.lineFeedReturns) cands.push('\n'.repeat(dr) + horizontal(0, toCol));
+  cands.push(lineFeeds(dr) + along);
+}
+
+/** The first of the fewest bytes on the wire. */
+function shortest(cands: readonly string[], lineFeedReturns: boolean): string {
   let best = cands[0]!;
-  let cost = wireLength(best, o.lineFeedReturns);
+  let cost = wireLength(best, lineFeedReturns);
   for (let i = 1; i < cands.length; i++) {
-    const c = wireLength(cands[i]!, o.lineFeedReturns);
+    const c = wireLength(cands[i]!, lineFeedReturns);
     if (c < cost) {
       best = cands[i]!;
       cost = c;

@@ -496,58 +496,59 @@ export class LineEditor {
 
   /**
    * The rows of line i at `avail` columns (char wrap): their start offsets and where the last one
-   * ends. A very long line that is not plain ASCII is laid out in blocks of BLOCK characters (each
-   * starting a row) and only the blocks near the cursor, so its cost does not grow with its length.
+   * ends.
    */
   private rows(i: number, avail: number): { starts: number[]; end: number } {
     const text = this.lines[i]!;
     const len = text.length;
-    if (len > LONG_LINE && !isPrintableAscii(text)) {
-      const n = Math.ceil(len / BLOCK);
-      const center = Math.floor((i === this.row ? this.col : i < this.row ? len : 0) / BLOCK);
-      const b0 = Math.max(0, center - 2),
-        b1 = Math.min(n - 1, center + 2);
-      const edge = (k: number) => (k <= 0 ? 0 : k >= n ? len : snapBoundary(text, k * BLOCK));
-      const starts: number[] = [];
-      for (let k = b0; k <= b1; k++) {
-        const a = edge(k),
-          b = edge(k + 1);
-        const key = `${avail}\u0000${text.slice(a, b)}${b === len ? '\u0001' : ''}`;
-        let rel = this.blockCache.get(key);
-        if (!rel) {
-          const abs: number[] = [a];
-          this.layout(text, a, b, avail, abs);
-          rel = abs.map((x) => x - a);
-          if (this.blockCache.size > 256) this.blockCache.clear();
-          this.blockCache.set(key, rel);
-        }
-        for (const r of rel) starts.push(r + a);
-      }
-      return { starts, end: edge(b1 + 1) };
-    }
+    if (len > LONG_LINE && !isPrintableAscii(text)) return this.blockRows(i, avail);
     const c = this.rowCache[i];
     if (c && c.text === text && c.avail === avail) return { starts: c.starts, end: len };
-    let starts: number[];
-    if (isPrintableAscii(text)) {
-      starts = [];
-      for (let s = 0; s < len; s += avail) starts.push(s);
-      if (starts.length === 0 || len % avail === 0) starts.push(len);
-    } else {
-      // Rows that end well before the first changed character are still right (a cluster may
-      // reach back a little): only the rest is measured again.
-      starts = [0];
-      if (c && c.avail === avail) {
-        let p = 0;
-        const m = Math.min(c.text.length, len);
-        while (p < m && c.text.charCodeAt(p) === text.charCodeAt(p)) p++;
-        let k = 0;
-        while (k + 1 < c.starts.length && c.starts[k + 1]! + 8 < p) k++;
-        starts = c.starts.slice(0, k + 1);
-      }
-      this.layout(text, starts[starts.length - 1]!, len, avail, starts);
-    }
+    const starts = isPrintableAscii(text) ? asciiRows(len, avail) : this.relayout(text, avail, c);
     this.rowCache[i] = { text, avail, starts };
     return { starts, end: len };
+  }
+
+  /**
+   * A very long line that is not plain ASCII is laid out in blocks of BLOCK characters (each
+   * starting a row) and only the blocks near the cursor, so its cost does not grow with its length.
+   */
+  private blockRows(i: number, avail: number): { starts: number[]; end: number } {
+    const text = this.lines[i]!;
+    const len = text.length;
+    const n = Math.ceil(len / BLOCK);
+    const center = Math.floor((i === this.row ? this.col : i < this.row ? len : 0) / BLOCK);
+    const b0 = Math.max(0, center - 2),
+      b1 = Math.min(n - 1, center + 2);
+    const edge = (k: number) => (k <= 0 ? 0 : k >= n ? len : snapBoundary(text, k * BLOCK));
+    const starts: number[] = [];
+    for (let k = b0; k <= b1; k++) for (const r of this.blockLayout(text, edge(k), edge(k + 1), avail)) starts.push(r);
+    return { starts, end: edge(b1 + 1) };
+  }
+
+  /** Row starts of the block text[a, b), cached by its text. */
+  private blockLayout(text: string, a: number, b: number, avail: number): number[] {
+    const key = `${avail}\u0000${text.slice(a, b)}${b === text.length ? '\u0001' : ''}`;
+    let rel = this.blockCache.get(key);
+    if (!rel) {
+      const abs: number[] = [a];
+      this.layout(text, a, b, avail, abs);
+      rel = abs.map((x) => x - a);
+      if (this.blockCache.size > 256) this.blockCache.clear();
+      this.blockCache.set(key, rel);
+    }
+    return rel.map((r) => r + a);
+  }
+
+  /**
+   * Char wrap of a line that is not plain ASCII. Rows of the last layout `c` that end well before
+   * the first changed character are still right (a cluster may reach back a little): only the
+   * rest is measured again.
+   */
+  private relayout(text: string, avail: number, c: RowCache | undefined): number[] {
+    const starts = c && c.avail === avail ? rowsBefore(c, firstDifference(c.text, text)) : [0];
+    this.layout(text, starts[starts.length - 1]!, text.length, avail, starts);
+    return starts;
   }
 
   /** Rows of text for `width` columns with the cursor, showing at most maxRows rows around it. */
@@ -557,49 +558,93 @@ export class LineEditor {
     const indent = opts.indent ?? ' '.repeat(pw);
     const avail = Math.max(1, width - Math.max(pw, visibleWidth(indent)));
     const maxRows = Math.max(1, opts.maxRows ?? Infinity);
-    const showCursor = opts.cursor ?? true;
-    type VRow = { line: number; start: number; end: number };
     // Rows of the lines around the cursor: enough to fill any window that holds it.
     const span = Number.isFinite(maxRows) ? maxRows : this.lines.length;
     const first = Math.max(0, this.row - span),
       last = Math.min(this.lines.length - 1, this.row + span);
-    const vrows: VRow[] = [];
+    const { vrows, cur } = this.visualRows(first, last, avail);
+    const top = this.scrollTo(vrows, cur, maxRows);
+    const view = this.draw(vrows.slice(top, top + maxRows), cur - top, width, prompt, indent, opts.cursor ?? true);
+    const small = this.lines.length <= 2 * span + 1;
+    return { ...view, totalRows: small && first === 0 && last === this.lines.length - 1 ? vrows.length : -1 };
+  }
+
+  /** The rows of lines first..last, and the one the cursor is on. */
+  private visualRows(first: number, last: number, avail: number): { vrows: VisualRow[]; cur: number } {
+    const vrows: VisualRow[] = [];
     let cur = -1;
     for (let i = first; i <= last; i++) {
       const { starts: st, end: lineEnd } = this.rows(i, avail);
       for (let k = 0; k < st.length; k++) {
         const start = st[k]!;
-        const end = k + 1 < st.length ? st[k + 1]! : lineEnd;
         if (i === this.row && start <= this.col) cur = vrows.length;
-        vrows.push({ line: i, start, end });
+        vrows.push({ line: i, start, end: k + 1 < st.length ? st[k + 1]! : lineEnd });
       }
     }
-    if (cur < 0) cur = vrows.length - 1;
-    // Keep the view where it was unless the cursor left it.
+    return { vrows, cur: cur < 0 ? vrows.length - 1 : cur };
+  }
+
+  /** The first row shown: where the view was unless the cursor left it. */
+  private scrollTo(vrows: readonly VisualRow[], cur: number, maxRows: number): number {
     let top = vrows.findIndex((v) => v.line === this.viewTop.line && v.start === this.viewTop.start);
     if (top < 0) top = Math.max(0, cur - maxRows + 1);
     if (cur < top) top = cur;
     if (cur >= top + maxRows) top = cur - maxRows + 1;
     if (vrows.length - top < maxRows) top = Math.max(0, vrows.length - maxRows);
     this.viewTop = { line: vrows[top]!.line, start: vrows[top]!.start };
-    const out: string[] = [];
+    return top;
+  }
+
+  /** The rows shown, the cursor (on row `cur` of them) marked. */
+  private draw(
+    shown: readonly VisualRow[],
+    cur: number,
+    width: number,
+    prompt: string,
+    indent: string,
+    showCursor: boolean,
+  ): Omit<EditorView, 'totalRows'> {
+    const lines: string[] = [];
     let cursorRow = 0,
       cursorCol = 0;
-    for (let r = top; r < vrows.length && out.length < maxRows; r++) {
-      const v = vrows[r]!;
+    shown.forEach((v, r) => {
       const lead = v.line === 0 && v.start === 0 ? prompt : indent;
       let body = expandTabs(this.lines[v.line]!.slice(v.start, v.end));
       if (r === cur) {
         const before = expandTabs(this.lines[v.line]!.slice(v.start, this.col));
-        cursorRow = out.length;
+        cursorRow = r;
         cursorCol = Math.min(width - 1, visibleWidth(lead) + textWidth(before));
         if (showCursor) body = before + CURSOR_MARKER + body.slice(before.length);
       }
-      out.push(lead + body);
-    }
-    const small = this.lines.length <= 2 * span + 1;
-    return { lines: out, cursorRow, cursorCol, totalRows: small && first === 0 && last === this.lines.length - 1 ? vrows.length : -1 };
+      lines.push(lead + body);
+    });
+    return { lines, cursorRow, cursorCol };
   }
+}
+
+type VisualRow = { line: number; start: number; end: number };
+
+/** Row starts of a plain ASCII line of `len` characters. */
+function asciiRows(len: number, avail: number): number[] {
+  const starts: number[] = [];
+  for (let s = 0; s < len; s += avail) starts.push(s);
+  if (starts.length === 0 || len % avail === 0) starts.push(len);
+  return starts;
+}
+
+/** The first offset where two texts differ. */
+function firstDifference(a: string, b: string): number {
+  let p = 0;
+  const m = Math.min(a.length, b.length);
+  while (p < m && a.charCodeAt(p) === b.charCodeAt(p)) p++;
+  return p;
+}
+
+/** The rows of layout `c` that start well before offset p (the last one's end is measured again). */
+function rowsBefore(c: RowCache, p: number): number[] {
+  let k = 0;
+  while (k + 1 < c.starts.length && c.starts[k + 1]! + 8 < p) k++;
+  return c.starts.slice(0, k + 1);
 }
 
 function expandTabs(s: string): string {

@@ -40,9 +40,10 @@ export const cursorDown = (n: number): string => (n <= 0 ? '' : n === 1 ? '\x1b[
 export const cursorColumn = (col: number): string => (col === 0 ? '\r' : col === 1 ? '\r\x1b[C' : `\x1b[${col + 1}G`);
 /** Top and bottom margins, 0-based inclusive rows. */
 export const setMargins = (top: number, bottom: number): string => `\x1b[${top + 1};${bottom + 1}r`;
-export const scrollUp = (n: number): string => (n === 1 ? '\x1b[S' : `\x1b[${n}S`);
-export const scrollDown = (n: number): string => (n === 1 ? '\x1b[T' : `\x1b[${n}T`);
+/** Reverse index: a row up; at the top margin the region scrolls down. */
+export const REVERSE_INDEX = '\x1bM';
 export const insertLines = (n: number): string => (n === 1 ? '\x1b[L' : `\x1b[${n}L`);
+export const deleteLines = (n: number): string => (n === 1 ? '\x1b[M' : `\x1b[${n}M`);
 export const hyperlinkOpen = (url: string): string => `\x1b]8;;${url}\x1b\\`;
 export const HYPERLINK_CLOSE = '\x1b]8;;\x1b\\';
 
@@ -60,60 +61,52 @@ export interface EscapeScan {
  * string, so nothing after a stray ESC can be mistaken for text and then printed raw.
  */
 export function scanEscape(s: string, i: number): EscapeScan {
-  const n = s.length;
   const c = s.charCodeAt(i + 1);
-  if (c === 0x5b) {
-    // CSI: parameter bytes 0x30–0x3F, intermediates 0x20–0x2F, final 0x40–0x7E.
-    let j = i + 2;
-    let plain = true; // digits, ';' and ':' only: a candidate SGR
-    while (j < n) {
-      const d = s.charCodeAt(j);
-      if (d >= 0x30 && d <= 0x3f) {
-        if (d > 0x3b) plain = false;
-        j++;
-        continue;
-      }
-      break;
-    }
-    while (j < n) {
-      const d = s.charCodeAt(j);
-      if (d >= 0x20 && d <= 0x2f) {
-        plain = false;
-        j++;
-        continue;
-      }
-      break;
-    }
-    if (j >= n) return { kind: 'csi', end: n };
-    const f = s.charCodeAt(j);
-    if (f >= 0x40 && f <= 0x7e) return { kind: plain && f === 0x6d ? 'sgr' : 'csi', end: j + 1 };
-    // A byte that cannot be part of a CSI ends it (and is swallowed with it).
-    return { kind: 'csi', end: j + 1 };
-  }
-  if (c === 0x5d || c === 0x50 || c === 0x58 || c === 0x5e || c === 0x5f) {
-    // OSC, DCS, SOS, PM, APC: up to ST (ESC \) or, for OSC, BEL.
-    const kind: EscapeKind = c === 0x5d ? 'osc' : 'string';
-    let j = i + 2;
-    while (j < n) {
-      const d = s.charCodeAt(j);
-      if (d === 0x07 && kind === 'osc') return { kind, end: j + 1 };
-      if (d === 0x1b) {
-        if (s.charCodeAt(j + 1) === 0x5c) {
-          if (c === 0x5f && s.startsWith(CURSOR_MARKER, i) && j + 2 - i === CURSOR_MARKER.length) return { kind: 'cursor', end: j + 2 };
-          return { kind, end: j + 2 };
-        }
-        // ESC without '\' ends the string here; the ESC starts a new sequence.
-        return { kind, end: j };
-      }
-      j++;
-    }
-    return { kind, end: n };
-  }
+  if (c === 0x5b) return scanCsi(s, i + 2);
+  // OSC, DCS, SOS, PM, APC.
+  if (c === 0x5d || c === 0x50 || c === 0x58 || c === 0x5e || c === 0x5f) return scanString(s, i);
+  const n = s.length;
   if (i + 1 >= n) return { kind: 'short', end: n };
   // ESC, intermediates 0x20–0x2F, then one final byte (e.g. ESC ( B, ESC 7, ESC c).
   let j = i + 1;
   while (j < n && s.charCodeAt(j) >= 0x20 && s.charCodeAt(j) <= 0x2f) j++;
   return { kind: 'short', end: Math.min(n, j + 1) };
+}
+
+/** A CSI whose parameters start at s[j]: parameter bytes 0x30–0x3F, intermediates 0x20–0x2F, a final byte. */
+function scanCsi(s: string, j: number): EscapeScan {
+  const n = s.length;
+  let plain = true; // digits, ';' and ':' only: a candidate SGR
+  for (; j < n; j++) {
+    const d = s.charCodeAt(j);
+    if (d < 0x30 || d > 0x3f) break;
+    if (d > 0x3b) plain = false;
+  }
+  for (; j < n; j++) {
+    const d = s.charCodeAt(j);
+    if (d < 0x20 || d > 0x2f) break;
+    plain = false;
+  }
+  if (j >= n) return { kind: 'csi', end: n };
+  // A byte that cannot be part of a CSI (outside 0x40–0x7E) ends it, and is swallowed with it.
+  return { kind: plain && s.charCodeAt(j) === 0x6d ? 'sgr' : 'csi', end: j + 1 };
+}
+
+/** OSC, DCS, SOS, PM or APC at s[i]: up to ST (ESC \) or, for OSC, BEL. */
+function scanString(s: string, i: number): EscapeScan {
+  const n = s.length;
+  const c = s.charCodeAt(i + 1);
+  const kind: EscapeKind = c === 0x5d ? 'osc' : 'string';
+  for (let j = i + 2; j < n; j++) {
+    const d = s.charCodeAt(j);
+    if (d === 0x07 && kind === 'osc') return { kind, end: j + 1 };
+    if (d !== 0x1b) continue;
+    // ESC without '\' ends the string here; the ESC starts a new sequence.
+    if (s.charCodeAt(j + 1) !== 0x5c) return { kind, end: j };
+    if (c === 0x5f && j + 2 - i === CURSOR_MARKER.length && s.startsWith(CURSOR_MARKER, i)) return { kind: 'cursor', end: j + 2 };
+    return { kind, end: j + 2 };
+  }
+  return { kind, end: n };
 }
 
 /** The URL of an OSC 8 sequence s.slice(start, end), '' when it closes a link, null when not OSC 8. */

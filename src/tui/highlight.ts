@@ -139,30 +139,36 @@ export function highlightCode(code: string, lang: string, base: Style = DEFAULT_
   } catch {
     return null;
   }
+  return spansOfHtml(html, base);
+}
+
+/** highlight.js's HTML (spans with classes, entities) as lines of styled spans. */
+function spansOfHtml(html: string, base: Style): Span[][] {
   const lines: Span[][] = [[]];
   const stack: Style[] = [base];
   const add = (text: string) => {
     const st = stack[stack.length - 1]!;
-    const parts = text.split('\n');
-    parts.forEach((p, i) => {
+    text.split('\n').forEach((p, i) => {
       if (i > 0) lines.push([]);
       if (p) lines[lines.length - 1]!.push({ text: p, style: st });
     });
   };
   const re = /<span class="([^"]*)">|<\/span>|&(amp|lt|gt|quot|#x27|#39);|[^<&]+|[<&]/g;
   for (const m of html.matchAll(re)) {
-    if (m[1] !== undefined) {
-      const cls = m[1]
-        .split(' ')[0]!
-        .replace(/^hljs-/, '')
-        .replace(/_+$/, '');
-      const own = CLASS_STYLES[cls] ?? CLASS_STYLES[cls.split('.')[0]!] ?? DEFAULT_STYLE;
-      const top = stack[stack.length - 1]!;
-      stack.push(own === DEFAULT_STYLE ? top : mergeStyles(top, own));
-    } else if (m[0] === '</span>') {
+    if (m[1] !== undefined) stack.push(styleWithin(stack[stack.length - 1]!, m[1]));
+    else if (m[0] === '</span>') {
       if (stack.length > 1) stack.pop();
-    } else if (m[2] !== undefined) add(ENTITIES[m[2]]!);
-    else add(m[0]);
+    } else add(m[2] !== undefined ? ENTITIES[m[2]]! : m[0]);
   }
   return lines;
+}
+
+/** The style of a span of class `classes` inside one of style `outer`. */
+function styleWithin(outer: Style, classes: string): Style {
+  const cls = classes
+    .split(' ')[0]!
+    .replace(/^hljs-/, '')
+    .replace(/_+$/, '');
+  const own = CLASS_STYLES[cls] ?? CLASS_STYLES[cls.split('.')[0]!] ?? DEFAULT_STYLE;
+  return own === DEFAULT_STYLE ? outer : mergeStyles(outer, own);
 }

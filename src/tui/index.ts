@@ -11,6 +11,7 @@ export * from './keys.js';
 export * from './terminal.js';
 export * from './transcript.js';
 export * from './renderer.js';
+export * from './search.js';
 export * from './history.js';
 export * from './editor.js';
 export * from './markdown.js';

@@ -164,8 +164,80 @@ function controlKey(c: number, seq: string, mods = 0): InputEvent {
   return key(String.fromCodePoint(c), seq, mods);
 }
 
+/** Index past the escape sequence at b[i], or -1 when more bytes are needed. */
+function sequenceEnd(b: string, i: number): number {
+  if (i + 1 >= b.length) return -1;
+  const c = b[i + 1]!;
+  if (c === '[') return csiEnd(b, i);
+  if (c === 'O') return ss3End(b, i);
+  if (c === ']' || c === 'P' || c === '_' || c === '^' || c === 'X') return stringEnd(b, i);
+  if (c === '\x1b') {
+    // ESC ESC …: Alt with a sequence, or Alt+Esc.
+    if (i + 2 >= b.length) return -1;
+    return b[i + 2] === '[' || b[i + 2] === 'O' ? sequenceEnd(b, i + 1) : i + 2;
+  }
+  // ESC + one character (a whole code point): Alt+key.
+  const cp = b.codePointAt(i + 1)!;
+  return i + 1 + (cp > 0xffff ? 2 : 1);
+}
+
+function csiEnd(b: string, i: number): number {
+  const n = b.length;
+  if (i + 2 >= n) return -1;
+  if (b[i + 2] === 'M') return i + 6 <= n ? i + 6 : -1; // X10 mouse: three raw bytes follow
+  if (b[i + 2] === '[') return i + 4 <= n ? i + 4 : -1; // Linux console F1–F5
+  let j = i + 2;
+  while (j < n && b.charCodeAt(j) >= 0x30 && b.charCodeAt(j) <= 0x3f) j++;
+  while (j < n && b.charCodeAt(j) >= 0x20 && b.charCodeAt(j) <= 0x2f) j++;
+  return j >= n ? -1 : j + 1;
+}
+
+function ss3End(b: string, i: number): number {
+  const n = b.length;
+  if (i + 2 >= n) return -1;
+  let j = i + 2;
+  while (j < n && b.charCodeAt(j) >= 0x30 && b.charCodeAt(j) <= 0x39) j++; // ESC O 5 A (some terminals)
+  return j < n ? j + 1 : -1;
+}
+
+/** OSC, DCS, APC, PM, SOS (terminal replies): up to BEL or ST. */
+function stringEnd(b: string, i: number): number {
+  const n = b.length;
+  for (let j = i + 2; j < n; j++) {
+    if (b[j] === '\x07') return j + 1;
+    if (b[j] === '\x1b' && j + 1 < n && b[j + 1] === '\\') return j + 2;
+  }
+  return -1;
+}
+
+/** A CSI modifier parameter (1 + bits) as the bits (shift 1, alt 2, ctrl 4, super 8). */
+function modParam(p: string | undefined): number {
+  const m = p === undefined || p === '' ? 1 : Number(p.split(':')[0]);
+  return Number.isFinite(m) && m >= 1 ? (m - 1) & 15 : 0;
+}
+
+/** Wheel events of a mouse report (button b, 1-based x, y); other buttons and motion are not wanted. */
+function wheel(b: number, x: number, y: number): InputEvent | null {
+  if (!(b & 64) || (b & 3) >= 2) return null;
+  return { type: 'wheel', delta: b & 1 ? 1 : -1, col: x - 1, row: y - 1, shift: !!(b & 4), alt: !!(b & 8), ctrl: !!(b & 16) };
+}
+
+const LINUX_F: Record<string, string> = { A: 'f1', B: 'f2', C: 'f3', D: 'f4', E: 'f5' };
+
+/** A CSI key whose final byte is neither `~` nor `u`. */
+function otherCsiKey(final: string, body: string, params: string[], extra: number, whole: string): InputEvent {
+  if (final === 'Z') return key('tab', whole, 1 | modParam(params[1]) | extra);
+  if ((final === 'I' || final === 'O') && body === '') return { type: 'focus', focused: final === 'I' };
+  if (LETTER[final] && final !== 'M') return key(LETTER[final]!, whole, modParam(params[1]) | extra);
+  if (final >= 'a' && final <= 'd' && body === '') return key(LETTER[final.toUpperCase()]!, whole, 1 | extra);
+  if (final === '^' && TILDE[params[0]!]) return key(TILDE[params[0]!]!, whole, 4 | extra);
+  return key('unknown', whole, extra);
+}
+
 export class KeyParser {
   private buf = '';
+  /** Text gathered for one event. */
+  private text = '';
   private decoder = new TextDecoder('utf-8');
   private pasting: string[] | null = null;
   private pasteTail = '';
@@ -270,102 +342,63 @@ export class KeyParser {
   private parse(): void {
     const b = this.buf;
     let i = 0;
-    let text = '';
-    const flushText = () => {
-      if (text) {
-        this.emit({ type: 'text', text });
-        text = '';
-      }
-    };
     while (i < b.length) {
       const c = b.charCodeAt(i);
       if (c === 0x1b) {
-        if (b.startsWith(PASTE_START, i)) {
-          flushText();
-          this.pasting = [];
-          this.pasteTail = '';
-          this.buf = '';
-          const rest = b.slice(i + PASTE_START.length);
-          this.feedPaste(rest);
-          return;
-        }
-        const end = this.sequenceEnd(b, i);
-        if (end < 0) {
-          flushText();
-          this.buf = b.slice(i);
-          // A prefix of the paste marker waits like any unfinished sequence.
-          this.arm(this.escMs);
-          return;
-        }
-        flushText();
-        this.decode(b.slice(i, end));
-        i = end;
-        continue;
-      }
-      if (c < 0x20 || c === 0x7f) {
-        flushText();
+        this.flushText();
+        i = this.escapeAt(b, i);
+        if (i < 0) return;
+      } else if (c < 0x20 || c === 0x7f) {
+        this.flushText();
         this.emit(controlKey(c, b[i]!));
         i++;
-        continue;
-      }
-      if (c >= 0x80 && c < 0xa0) {
-        i++;
-        continue;
-      }
-      // A run of text, as one event.
-      let j = i + 1;
-      while (j < b.length) {
-        const d = b.charCodeAt(j);
-        if (d < 0x20 || d === 0x7f || (d >= 0x80 && d < 0xa0)) break;
-        j++;
-      }
-      text += b.slice(i, j);
-      i = j;
+      } else if (c >= 0x80 && c < 0xa0) i++;
+      else i = this.textRun(b, i);
     }
-    flushText();
+    this.flushText();
     this.buf = '';
   }
 
-  /** Index past the escape sequence at b[i], or -1 when more bytes are needed. */
-  private sequenceEnd(b: string, i: number): number {
-    const n = b.length;
-    if (i + 1 >= n) return -1;
-    const c = b[i + 1]!;
-    if (c === '[') {
-      if (i + 2 >= n) return -1;
-      if (b[i + 2] === 'M') return i + 6 <= n ? i + 6 : -1; // X10 mouse: three raw bytes follow
-      if (b[i + 2] === '[') return i + 4 <= n ? i + 4 : -1; // Linux console F1–F5
-      let j = i + 2;
-      while (j < n && b.charCodeAt(j) >= 0x30 && b.charCodeAt(j) <= 0x3f) j++;
-      while (j < n && b.charCodeAt(j) >= 0x20 && b.charCodeAt(j) <= 0x2f) j++;
-      if (j >= n) return -1;
-      return j + 1;
+  private flushText(): void {
+    if (!this.text) return;
+    const text = this.text;
+    this.text = '';
+    this.emit({ type: 'text', text });
+  }
+
+  /** A run of text from b[i], as one event; returns the index after it. */
+  private textRun(b: string, i: number): number {
+    let j = i + 1;
+    while (j < b.length) {
+      const d = b.charCodeAt(j);
+      if (d < 0x20 || d === 0x7f || (d >= 0x80 && d < 0xa0)) break;
+      j++;
     }
-    if (c === 'O') {
-      if (i + 2 >= n) return -1;
-      let j = i + 2;
-      while (j < n && b.charCodeAt(j) >= 0x30 && b.charCodeAt(j) <= 0x39) j++; // ESC O 5 A (some terminals)
-      return j < n ? j + 1 : -1;
-    }
-    if (c === ']' || c === 'P' || c === '_' || c === '^' || c === 'X') {
-      for (let j = i + 2; j < n; j++) {
-        if (b[j] === '\x07') return j + 1;
-        if (b[j] === '\x1b' && j + 1 < n && b[j + 1] === '\\') return j + 2;
-      }
+    this.text += b.slice(i, j);
+    return j;
+  }
+
+  /**
+   * The sequence at b[i] (ESC): a paste begins, a sequence is decoded, or an unfinished one waits
+   * for more. Returns the index after it; -1 when the rest of `b` is taken.
+   */
+  private escapeAt(b: string, i: number): number {
+    if (b.startsWith(PASTE_START, i)) {
+      this.pasting = [];
+      this.pasteTail = '';
+      this.buf = '';
+      this.feedPaste(b.slice(i + PASTE_START.length));
       return -1;
     }
-    if (c === '\x1b') {
-      // ESC ESC …: Alt with a sequence, or Alt+Esc.
-      if (i + 2 >= n) return -1;
-      if (b[i + 2] === '[' || b[i + 2] === 'O') {
-        const e = this.sequenceEnd(b, i + 1);
-        return e;
-      }
-      return i + 2;
+    const end = sequenceEnd(b, i);
+    if (end < 0) {
+      this.buf = b.slice(i);
+      // A prefix of the paste marker waits like any unfinished sequence.
+      this.arm(this.escMs);
+      return -1;
     }
-    // ESC + one character (a whole code point): Alt+key.
-    const cp = b.codePointAt(i + 1)!;
-    return i + 1 + (cp > 0xffff ? 2 : 1);
+    this.decode(b.slice(i, end));
+    return end;
   }
 
   private emitAlt(seq: string): void {
@@ -419,115 +452,73 @@ export class KeyParser {
   private decodeCsi(seq: string, extra: number, whole = seq): void {
     if (seq[2] === 'M' && seq.length === 6) {
       // X10 mouse: wheel only.
-      const btn = seq.charCodeAt(3) - 32;
-      if (btn & 64 && (btn & 3) < 2)
-        this.emit({
-          type: 'wheel',
-          delta: btn & 1 ? 1 : -1,
-          col: seq.charCodeAt(4) - 33,
-          row: seq.charCodeAt(5) - 33,
-          shift: !!(btn & 4),
-          alt: !!(btn & 8),
-          ctrl: !!(btn & 16),
-        });
+      const ev = wheel(seq.charCodeAt(3) - 32, seq.charCodeAt(4) - 32, seq.charCodeAt(5) - 32);
+      if (ev) this.emit(ev);
       return;
     }
     if (seq[2] === '[') {
-      const f = seq[3]!;
-      const name = { A: 'f1', B: 'f2', C: 'f3', D: 'f4', E: 'f5' }[f];
-      this.emit(key(name ?? 'unknown', whole, extra));
+      this.emit(key(LINUX_F[seq[3]!] ?? 'unknown', whole, extra));
       return;
     }
     const final = seq[seq.length - 1]!;
     const body = seq.slice(2, -1);
     const lead = body[0];
-    if (lead === '<') {
-      if (final !== 'M') return; // button releases and motion are not wanted
-      const [b, x, y] = body.slice(1).split(';').map(Number) as [number, number, number];
-      if (b & 64 && (b & 3) < 2 && !(b & 32)) {
-        this.emit({ type: 'wheel', delta: b & 1 ? 1 : -1, col: x - 1, row: y - 1, shift: !!(b & 4), alt: !!(b & 8), ctrl: !!(b & 16) });
-      }
-      return;
-    }
+    if (lead === '<') return this.sgrMouse(body, final);
     if (lead === '?' || lead === '>' || lead === '=' || /[ -/]/.test(body)) return; // replies to queries
     const params = body.split(';');
-    const modParam = (p: string | undefined) => {
-      const m = p === undefined || p === '' ? 1 : Number(p.split(':')[0]);
-      return Number.isFinite(m) && m >= 1 ? (m - 1) & 15 : 0;
-    };
     if (final === 'R' && this.expectCpr > 0 && params.length === 2) {
       this.expectCpr--;
       this.emit({ type: 'cursor', row: Number(params[0]), col: Number(params[1]) });
       return;
     }
-    if (final === '~') {
-      const code = params[0]!;
-      if (code === '27' && params.length >= 3) {
-        // modifyOtherKeys: CSI 27 ; mods ; code ~
-        return this.emitCode(Number(params[2]), modParam(params[1]) | extra, whole);
-      }
-      this.emit(key(TILDE[code] ?? 'unknown', whole, modParam(params[1]) | extra));
-      return;
-    }
-    if (final === 'u') {
-      // CSI-u (kitty / fixterms): CSI code[:alternates] ; mods[:event] [; text] u
-      const [mp, ev] = (params[1] ?? '').split(':');
-      if (ev === '3') return; // key release
-      return this.emitCode(Number(params[0]!.split(':')[0]), modParam(mp) | extra, whole);
-    }
-    if (final === 'Z') {
-      this.emit(key('tab', whole, 1 | modParam(params[1]) | extra));
-      return;
-    }
-    if ((final === 'I' || final === 'O') && body === '') {
-      this.emit({ type: 'focus', focused: final === 'I' });
-      return;
-    }
-    if (LETTER[final] && final !== 'M') {
-      this.emit(key(LETTER[final]!, whole, modParam(params[1]) | extra));
-      return;
-    }
-    if (final >= 'a' && final <= 'd' && body === '') {
-      this.emit(key(LETTER[final.toUpperCase()]!, whole, 1 | extra));
-      return;
-    }
-    if (final === '^' && TILDE[params[0]!]) {
-      this.emit(key(TILDE[params[0]!]!, whole, 4 | extra));
-      return;
-    }
-    this.emit(key('unknown', whole, extra));
+    if (final === '~') return this.tildeKey(params, extra, whole);
+    if (final === 'u') return this.csiUKey(params, extra, whole);
+    this.emit(otherCsiKey(final, body, params, extra, whole));
+  }
+
+  /** SGR mouse: CSI < b ; x ; y M (press) or m (release, not wanted). */
+  private sgrMouse(body: string, final: string): void {
+    if (final !== 'M') return;
+    const [b, x, y] = body.slice(1).split(';').map(Number) as [number, number, number];
+    const ev = b & 32 ? null : wheel(b, x, y);
+    if (ev) this.emit(ev);
+  }
+
+  private tildeKey(params: string[], extra: number, whole: string): void {
+    const code = params[0]!;
+    // modifyOtherKeys: CSI 27 ; mods ; code ~
+    if (code === '27' && params.length >= 3) return this.emitCode(Number(params[2]), modParam(params[1]) | extra, whole);
+    this.emit(key(TILDE[code] ?? 'unknown', whole, modParam(params[1]) | extra));
+  }
+
+  /** CSI-u (kitty / fixterms): CSI code[:alternates] ; mods[:event] [; text] u */
+  private csiUKey(params: string[], extra: number, whole: string): void {
+    const [mp, ev] = (params[1] ?? '').split(':');
+    if (ev === '3') return; // key release
+    this.emitCode(Number(params[0]!.split(':')[0]), modParam(mp) | extra, whole);
   }
 
   /** A key given by its code point and modifiers (CSI-u, modifyOtherKeys). */
   private emitCode(code: number, mods: number, seq: string): void {
-    if (!Number.isInteger(code) || code < 0 || code > 0x10ffff) {
-      this.emit(key('unknown', seq, mods));
-      return;
-    }
-    if (code >= 0xe000 && code <= 0xf8ff) {
-      // Kitty's functional keys (keypad, media, modifiers alone) live in the private use area.
-      const kp = KITTY_KEYS[code];
-      if (kp === undefined) {
-        if (code < 57441 || code > 57454) this.emit(key('unknown', seq, mods));
-        return;
-      }
-      if (kp.length === 1 && (mods & ~1) === 0) {
-        this.emit({ type: 'text', text: kp });
-        return;
-      }
-      this.emit(key(kp, seq, mods));
-      return;
-    }
-    if (code === 13 || code === 9 || code === 27 || code === 127 || code === 8 || code === 32 || code < 0x20) {
+    if (!Number.isInteger(code) || code < 0 || code > 0x10ffff) this.emit(key('unknown', seq, mods));
+    // Kitty's functional keys (keypad, media, modifiers alone) live in the private use area.
+    else if (code >= 0xe000 && code <= 0xf8ff) this.kittyKey(code, mods, seq);
+    else if (code === 13 || code === 9 || code === 27 || code === 127 || code === 8 || code === 32 || code < 0x20)
       this.emit(controlKey(code, seq, mods));
+    else {
+      const ch = String.fromCodePoint(code);
+      // Plain or shifted printable characters are text (CSI-u sends them when it disambiguates).
+      this.emit((mods & ~1) === 0 ? { type: 'text', text: mods & 1 ? ch.toUpperCase() : ch } : key(ch.toLowerCase(), seq, mods));
+    }
+  }
+
+  private kittyKey(code: number, mods: number, seq: string): void {
+    const kp = KITTY_KEYS[code];
+    if (kp === undefined) {
+      // Modifier keys pressed alone (57441–57454) are not keys.
+      if (code < 57441 || code > 57454) this.emit(key('unknown', seq, mods));
       return;
     }
-    const ch = String.fromCodePoint(code);
-    // Plain or shifted printable characters are text (CSI-u sends them when it disambiguates).
-    if ((mods & ~1) === 0) {
-      this.emit({ type: 'text', text: mods & 1 ? ch.toUpperCase() : ch });
-      return;
-    }
-    this.emit(key(ch.toLowerCase(), seq, mods));
+    this.emit(kp.length === 1 && (mods & ~1) === 0 ? { type: 'text', text: kp } : key(kp, seq, mods));
   }
 }

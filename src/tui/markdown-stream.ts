@@ -91,44 +91,41 @@ export class MarkdownStream {
     this.stats.lexCalls++;
     this.stats.lexedChars += this.open.length;
     const tokens = lexMarkdown(this.open);
-    // A block is final once something follows it and it cannot be continued: after a blank line
-    // (lists, tables and paragraphs go on until one), or right away for headings, rules and
-    // closed fences. Everything of a finished stream is final.
+    const { k, consumed } = this.finalPrefix(tokens);
+    // Only move blocks whose text is exactly what was lexed (so nothing is dropped or doubled).
+    const taken = tokens.slice(0, k);
+    const raw = taken.map((t) => t.raw).join('');
+    if (k === 0 || raw.length !== consumed || !this.open.startsWith(raw)) {
+      this.openTokens = tokens;
+      return;
+    }
+    let at = this.source.length - this.open.length;
+    for (const t of taken) {
+      if (t.type !== 'space') this.done.push({ start: at, end: at + t.raw.length, token: t, width: -1, lines: null });
+      at += t.raw.length;
+    }
+    this.open = this.open.slice(raw.length);
+    this.openTokens = tokens.slice(k);
+  }
+
+  /**
+   * How many of the tokens are final, and the characters they span. A block is final once
+   * something follows it and it cannot be continued: after a blank line (lists, tables and
+   * paragraphs go on until one), or right away for headings, rules and closed fences. Everything
+   * of a finished stream is final.
+   */
+  private finalPrefix(tokens: readonly Token[]): { k: number; consumed: number } {
     let k = 0;
     let consumed = 0;
     const lastContent = findLastContent(tokens);
     for (let i = 0; i < tokens.length; i++) {
       const t = tokens[i]!;
-      if (t.type === 'space') {
-        consumed += t.raw.length;
-        if (i < lastContent || this.finished) k = i + 1;
-        continue;
-      }
-      const final =
-        this.finished ||
-        (i < lastContent &&
-          (tokens[i + 1]?.type === 'space' ||
-            t.type === 'heading' ||
-            t.type === 'hr' ||
-            (t.type === 'code' && (t as { codeBlockStyle?: string }).codeBlockStyle !== 'indented')));
-      if (!final) break;
+      const space = t.type === 'space';
+      if (!space && !this.finished && !(i < lastContent && isClosed(t, tokens[i + 1]))) break;
       consumed += t.raw.length;
-      k = i + 1;
+      if (!space || i < lastContent || this.finished) k = i + 1;
     }
-    // Only move blocks whose text is exactly what was lexed (so nothing is dropped or doubled).
-    const taken = tokens.slice(0, k);
-    const raw = taken.map((t) => t.raw).join('');
-    if (k > 0 && raw.length === consumed && this.open.startsWith(raw)) {
-      let at = this.source.length - this.open.length;
-      for (const t of taken) {
-        if (t.type !== 'space') this.done.push({ start: at, end: at + t.raw.length, token: t, width: -1, lines: null });
-        at += t.raw.length;
-      }
-      this.open = this.open.slice(raw.length);
-      this.openTokens = tokens.slice(k);
-    } else {
-      this.openTokens = tokens;
-    }
+    return { k, consumed };
   }
 
   /** Lines for `width`: the finished blocks from their cache, the open block rendered now. */
@@ -140,31 +137,11 @@ export class MarkdownStream {
     }
     if (this.finished && this.finalLines?.width === width) return this.finalLines.lines;
     const out: string[] = [];
-    for (const d of this.done) {
-      if (!d.lines || d.width !== width) {
-        let tokens: Token[];
-        if (d.token) tokens = [d.token];
-        else {
-          const raw = this.source.slice(d.start, d.end);
-          this.stats.lexCalls++;
-          this.stats.lexedChars += raw.length;
-          tokens = lexMarkdown(raw);
-        }
-        d.lines = renderBlocks(tokens, width, this.ctxDone);
-        d.width = width;
-        d.token = null;
-      }
-      if (!d.lines.length) continue;
-      if (out.length) out.push('');
-      for (const l of d.lines) out.push(l);
-    }
+    for (const d of this.done) appendBlock(out, this.linesOf(d, width));
     if (!this.openLines || this.openLines.width !== width) {
       this.openLines = { width, lines: renderBlocks(this.openTokens!, width, this.ctxOpen) };
     }
-    if (this.openLines.lines.length) {
-      if (out.length) out.push('');
-      for (const l of this.openLines.lines) out.push(l);
-    }
+    appendBlock(out, this.openLines.lines);
     if (this.finished) {
       this.finalLines = { width, lines: out };
       for (const d of this.done) d.lines = null;
@@ -173,12 +150,42 @@ export class MarkdownStream {
     return out;
   }
 
+  /** A finished block's lines at `width` (lexed again when its token was let go). */
+  private linesOf(d: Done, width: number): string[] {
+    if (d.lines && d.width === width) return d.lines;
+    let tokens: Token[];
+    if (d.token) tokens = [d.token];
+    else {
+      const raw = this.source.slice(d.start, d.end);
+      this.stats.lexCalls++;
+      this.stats.lexedChars += raw.length;
+      tokens = lexMarkdown(raw);
+    }
+    d.lines = renderBlocks(tokens, width, this.ctxDone);
+    d.width = width;
+    d.token = null;
+    return d.lines;
+  }
+
   /** Draw finished blocks again (the highlighter became available, the theme changed). */
   invalidate(): void {
     for (const d of this.done) d.lines = null;
     this.openLines = null;
     this.finalLines = null;
   }
+}
+
+/** A block that nothing after it can continue: followed by a blank line, or a heading, a rule, a closed fence. */
+function isClosed(t: Token, next: Token | undefined): boolean {
+  if (next?.type === 'space' || t.type === 'heading' || t.type === 'hr') return true;
+  return t.type === 'code' && (t as { codeBlockStyle?: string }).codeBlockStyle !== 'indented';
+}
+
+/** Lines of a block after those before it, a blank line between. */
+function appendBlock(out: string[], lines: readonly string[]): void {
+  if (!lines.length) return;
+  if (out.length) out.push('');
+  for (const l of lines) out.push(l);
 }
 
 function findLastContent(tokens: readonly Token[]): number {

@@ -74,26 +74,28 @@ export interface MarkdownContext {
 const sharedContexts = new Map<string, MarkdownContext>();
 
 export function makeContext(opts: MarkdownOptions = {}, open = false): MarkdownContext {
-  if (!opts.theme) {
-    const key = `${opts.unicode ?? true}|${opts.hyperlinks ?? false}|${opts.highlight ?? true}|${open}`;
-    let ctx = sharedContexts.get(key);
-    if (!ctx) {
-      ctx = Object.freeze({
-        unicode: opts.unicode ?? true,
-        hyperlinks: opts.hyperlinks ?? false,
-        highlight: opts.highlight ?? true,
-        theme: Object.freeze({ ...DEFAULT_THEME }),
-        open,
-      });
-      sharedContexts.set(key, ctx);
-    }
-    return ctx;
+  if (opts.theme) return { ...switches(opts), theme: themeOf(opts.theme), open };
+  const key = `${opts.unicode ?? true}|${opts.hyperlinks ?? false}|${opts.highlight ?? true}|${open}`;
+  let ctx = sharedContexts.get(key);
+  if (!ctx) {
+    ctx = Object.freeze({ ...switches(opts), theme: Object.freeze({ ...DEFAULT_THEME }), open });
+    sharedContexts.set(key, ctx);
   }
+  return ctx;
+}
+
+const switches = (opts: MarkdownOptions) => ({
+  unicode: opts.unicode ?? true,
+  hyperlinks: opts.hyperlinks ?? false,
+  highlight: opts.highlight ?? true,
+});
+
+function themeOf(over: NonNullable<MarkdownOptions['theme']>): MarkdownTheme {
   const theme = { ...DEFAULT_THEME };
-  for (const [k, v] of Object.entries(opts.theme ?? {})) {
+  for (const [k, v] of Object.entries(over)) {
     if (v) theme[k as keyof MarkdownTheme] = 'key' in v ? (v as Style) : style(v as StyleSpec);
   }
-  return { unicode: opts.unicode ?? true, hyperlinks: opts.hyperlinks ?? false, highlight: opts.highlight ?? true, theme, open };
+  return theme;
 }
 
 /** Lex markdown (GFM) into top-level tokens. */
@@ -126,85 +128,90 @@ const ENTITY: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', 
 
 /** Text from the model: entities decoded, control characters and escapes removed. */
 function clean(s: string): string {
-  const decoded = s.includes('&')
-    ? s.replace(/&(#x[0-9a-f]{1,6}|#[0-9]{1,7}|[a-z]+[0-9]*);/gi, (m, e: string) => {
-        const lower = e.toLowerCase();
-        if (ENTITY[lower]) return ENTITY[lower]!;
-        if (lower.startsWith('#')) {
-          const cp = lower.startsWith('#x') ? parseInt(lower.slice(2), 16) : parseInt(lower.slice(1), 10);
-          if (cp > 0x1f && cp <= 0x10ffff && !(cp >= 0x7f && cp < 0xa0) && !(cp >= 0xd800 && cp <= 0xdfff)) return String.fromCodePoint(cp);
-        }
-        return m;
-      })
-    : s;
+  const decoded = s.includes('&') ? s.replace(/&(#x[0-9a-f]{1,6}|#[0-9]{1,7}|[a-z]+[0-9]*);/gi, decodeEntity) : s;
   return sanitize(decoded);
+}
+
+/** The character of entity `&e;` (`m`), or `m` itself when it names none that may be shown. */
+function decodeEntity(m: string, e: string): string {
+  const lower = e.toLowerCase();
+  if (ENTITY[lower]) return ENTITY[lower]!;
+  if (!lower.startsWith('#')) return m;
+  const cp = lower.startsWith('#x') ? parseInt(lower.slice(2), 16) : parseInt(lower.slice(1), 10);
+  const shown = cp > 0x1f && cp <= 0x10ffff && !(cp >= 0x7f && cp < 0xa0) && !(cp >= 0xd800 && cp <= 0xdfff);
+  return shown ? String.fromCodePoint(cp) : m;
 }
 
 // ---- inline ------------------------------------------------------------------------------------
 
 function inline(tokens: readonly Token[] | undefined, st: Style, ctx: MarkdownContext, out: Span[] = []): Span[] {
-  for (const t of tokens ?? []) {
-    switch (t.type) {
-      case 'text': {
-        const tt = t as Tokens.Text;
-        if (tt.tokens?.length) inline(tt.tokens, st, ctx, out);
-        else out.push({ text: clean(tt.text), style: st });
-        break;
-      }
-      case 'escape':
-        out.push({ text: clean((t as Tokens.Escape).text), style: st });
-        break;
-      case 'strong':
-        inline((t as Tokens.Strong).tokens, mergeStyles(st, ctx.theme.strong), ctx, out);
-        break;
-      case 'em':
-        inline((t as Tokens.Em).tokens, mergeStyles(st, ctx.theme.em), ctx, out);
-        break;
-      case 'del':
-        inline((t as Tokens.Del).tokens, mergeStyles(st, ctx.theme.del), ctx, out);
-        break;
-      case 'codespan':
-        out.push({ text: clean((t as Tokens.Codespan).text), style: mergeStyles(st, ctx.theme.codespan) });
-        break;
-      case 'br':
-        out.push({ text: '\n', style: st });
-        break;
-      case 'link':
-      case 'image': {
-        const l = t as Tokens.Link | Tokens.Image;
-        const href = clean(l.href ?? '');
-        const linkStyle = mergeStyles(st, ctx.theme.link);
-        const clickable = ctx.hyperlinks && safeLinkUrl(href);
-        const start = out.length;
-        if (t.type === 'image') out.push({ text: `[image: ${clean(l.text) || 'untitled'}]`, style: linkStyle });
-        else inline(l.tokens, linkStyle, ctx, out);
-        if (clickable) for (let i = start; i < out.length; i++) out[i] = { text: out[i]!.text, style: withLink(out[i]!.style, href) };
-        else {
-          const shown = spansText(out.slice(start)).trim();
-          const bare = href.replace(/^mailto:/i, '');
-          if (href && shown !== href && shown !== bare && `http://${shown}` !== href && `https://${shown}` !== href) {
-            out.push({ text: ` (${href})`, style: mergeStyles(st, ctx.theme.linkUrl) });
-          }
-        }
-        break;
-      }
-      case 'html': {
-        const h = (t as Tokens.HTML).text;
-        if (/^<br\s*\/?>$/i.test(h.trim())) out.push({ text: '\n', style: st });
-        else out.push({ text: clean(h), style: st });
-        break;
-      }
-      case 'checkbox':
-        break;
-      default: {
-        const g = t as Tokens.Generic;
-        if (g.tokens) inline(g.tokens, st, ctx, out);
-        else if (typeof g.text === 'string') out.push({ text: clean(g.text), style: st });
-        else out.push({ text: clean(g.raw), style: st });
-      }
+  for (const t of tokens ?? []) inlineToken(t, st, ctx, out);
+  return out;
+}
+
+function inlineToken(t: Token, st: Style, ctx: MarkdownContext, out: Span[]): void {
+  switch (t.type) {
+    case 'text': {
+      const tt = t as Tokens.Text;
+      if (tt.tokens?.length) inline(tt.tokens, st, ctx, out);
+      else out.push({ text: clean(tt.text), style: st });
+      return;
+    }
+    case 'escape':
+      out.push({ text: clean((t as Tokens.Escape).text), style: st });
+      return;
+    case 'strong':
+      inline((t as Tokens.Strong).tokens, mergeStyles(st, ctx.theme.strong), ctx, out);
+      return;
+    case 'em':
+      inline((t as Tokens.Em).tokens, mergeStyles(st, ctx.theme.em), ctx, out);
+      return;
+    case 'del':
+      inline((t as Tokens.Del).tokens, mergeStyles(st, ctx.theme.del), ctx, out);
+      return;
+    case 'codespan':
+      out.push({ text: clean((t as Tokens.Codespan).text), style: mergeStyles(st, ctx.theme.codespan) });
+      return;
+    case 'br':
+      out.push({ text: '\n', style: st });
+      return;
+    case 'link':
+    case 'image':
+      inlineLink(t as Tokens.Link | Tokens.Image, st, ctx, out);
+      return;
+    case 'html': {
+      const h = (t as Tokens.HTML).text;
+      out.push({ text: /^<br\s*\/?>$/i.test(h.trim()) ? '\n' : clean(h), style: st });
+      return;
+    }
+    case 'checkbox':
+      return;
+    default: {
+      const g = t as Tokens.Generic;
+      if (g.tokens) inline(g.tokens, st, ctx, out);
+      else out.push({ text: clean(typeof g.text === 'string' ? g.text : g.raw), style: st });
     }
   }
-  return out;
+}
+
+/** A link (or an image, as its description): clickable where it may be, else its URL after it when the text does not say it. */
+function inlineLink(l: Tokens.Link | Tokens.Image, st: Style, ctx: MarkdownContext, out: Span[]): void {
+  const href = clean(l.href ?? '');
+  const linkStyle = mergeStyles(st, ctx.theme.link);
+  const start = out.length;
+  if (l.type === 'image') out.push({ text: `[image: ${clean(l.text) || 'untitled'}]`, style: linkStyle });
+  else inline(l.tokens, linkStyle, ctx, out);
+  if (ctx.hyperlinks && safeLinkUrl(href)) {
+    for (let i = start; i < out.length; i++) out[i] = { text: out[i]!.text, style: withLink(out[i]!.style, href) };
+    return;
+  }
+  if (!saysUrl(spansText(out.slice(start)).trim(), href)) out.push({ text: ` (${href})`, style: mergeStyles(st, ctx.theme.linkUrl) });
+}
+
+/** The link's text already says its URL (or it has none). */
+function saysUrl(shown: string, href: string): boolean {
+  const bare = href.replace(/^mailto:/i, '');
+  return !href || shown === href || shown === bare || `http://${shown}` === href || `https://${shown}` === href;
 }
 
 // ---- blocks ------------------------------------------------------------------------------------
@@ -225,7 +232,7 @@ function renderBlock(t: Token, width: number, ctx: MarkdownContext): string[] {
       return wrapSpans(inline(h.tokens, ctx.theme.heading, ctx), width);
     }
     case 'hr':
-      return [wrapSpans([{ text: (ctx.unicode ? '─' : '-').repeat(Math.min(width, 80)), style: ctx.theme.rule }], width)[0]!];
+      return [wrapSpans([{ text: (ctx.unicode ? '─' : '-').repeat(width), style: ctx.theme.rule }], width)[0]!];
     case 'code':
       return renderCode(t as Tokens.Code, width, ctx);
     case 'blockquote': {
@@ -274,38 +281,49 @@ function renderCode(c: Tokens.Code, width: number, ctx: MarkdownContext): string
 
 function renderList(list: Tokens.List, width: number, ctx: MarkdownContext, depth: number): string[] {
   const out: string[] = [];
+  const markers = listMarkers(list, depth);
+  const mw = Math.max(...markers.map((m) => textWidth(m)));
+  const avail = Math.max(1, width - mw);
+  const pad = ' '.repeat(mw);
+  list.items.forEach((item, i) => {
+    if (i > 0 && list.loose) out.push('');
+    const markerStr = wrapSpans([{ text: markers[i]!, style: ctx.theme.listMarker }], width)[0]!;
+    itemBody(item, list.loose, avail, ctx, depth).forEach((l, k) => out.push((k === 0 ? padEnd(markerStr, mw) : pad) + l));
+  });
+  return out;
+}
+
+/** `  - `, `  1. `, `  - [x] `: each item's marker (nested lists add no lead of their own). */
+function listMarkers(list: Tokens.List, depth: number): string[] {
   const lead = depth === 0 ? '  ' : '';
   let n = typeof list.start === 'number' ? list.start : 1;
-  const bullet = '-';
-  const markers = list.items.map((item) => {
-    const m = list.ordered ? `${n++}.` : bullet;
+  return list.items.map((item) => {
+    const m = list.ordered ? `${n++}.` : '-';
     const task = item.task ? (item.checked ? ' [x]' : ' [ ]') : '';
     return `${lead}${m}${task} `;
   });
-  const mw = Math.max(...markers.map((m) => textWidth(m)));
-  list.items.forEach((item, i) => {
-    if (i > 0 && list.loose) out.push('');
-    const marker = markers[i]!;
-    const avail = Math.max(1, width - mw);
-    const body: string[] = [];
-    let prevWasText = false;
-    for (const t of item.tokens) {
-      let ls: string[];
-      if (t.type === 'list') ls = renderList(t as Tokens.List, avail, ctx, depth + 1);
-      else if (t.type === 'checkbox') continue;
-      else ls = renderBlock(t, avail, ctx);
-      if (!ls.length) continue;
-      // Blocks inside an item are separated by blank lines only in a loose list.
-      if (body.length && (list.loose || (prevWasText && t.type !== 'list' && t.type !== 'text'))) body.push('');
-      prevWasText = t.type === 'text' || t.type === 'paragraph';
-      for (const l of ls) body.push(l);
-    }
-    if (!body.length) body.push('');
-    const markerStr = wrapSpans([{ text: marker, style: ctx.theme.listMarker }], width)[0]!;
-    const pad = ' '.repeat(mw);
-    body.forEach((l, k) => out.push((k === 0 ? padEnd(markerStr, mw) : pad) + l));
-  });
-  return out;
+}
+
+const isListOrText = (t: Token) => t.type === 'list' || t.type === 'text';
+
+/** The blocks of a list item, at `avail` columns. */
+function itemBody(item: Tokens.ListItem, loose: boolean, avail: number, ctx: MarkdownContext, depth: number): string[] {
+  const body: string[] = [];
+  let prevWasText = false;
+  for (const t of item.tokens) {
+    const ls = itemBlock(t, avail, ctx, depth);
+    if (!ls.length) continue;
+    // Blocks inside an item are separated by blank lines only in a loose list.
+    if (body.length && (loose || (prevWasText && !isListOrText(t)))) body.push('');
+    prevWasText = t.type === 'text' || t.type === 'paragraph';
+    for (const l of ls) body.push(l);
+  }
+  return body.length ? body : [''];
+}
+
+function itemBlock(t: Token, avail: number, ctx: MarkdownContext, depth: number): string[] {
+  if (t.type === 'checkbox') return [];
+  return t.type === 'list' ? renderList(t as Tokens.List, avail, ctx, depth + 1) : renderBlock(t, avail, ctx);
 }
 
 // ---- tables ------------------------------------------------------------------------------------
@@ -328,8 +346,10 @@ const ASCII_BOX: Glyphs = { h: '-', v: '|', tl: '+', tm: '+', tr: '+', ml: '+', 
 
 /**
  * Column widths for `avail` columns of cell text: natural widths when they fit; else each column
- * keeps at least its longest word (or 3, when even that does not fit) and the room left is shared
- * in proportion to what each column still lacks, the last cells to the one lacking most.
+ * keeps at least its longest word (cells wrap at spaces) and the room left is shared in proportion
+ * to what each column still lacks, the last cells to the one lacking most. When the longest words
+ * do not all fit, the widest column gives way, and goes on giving way (down to 3) before another
+ * does: words are split only in columns that cannot be as wide as their longest word.
  * null when not even 3 per column fits.
  */
 export function fitColumns(natural: number[], avail: number, longestWord: number[] = []): number[] | null {
@@ -338,14 +358,18 @@ export function fitColumns(natural: number[], avail: number, longestWord: number
   const sum = nat.reduce((a, b) => a + b, 0);
   if (sum <= avail) return nat;
   if (cols * 3 > avail) return null;
-  let mins = nat.map((w, i) => Math.min(w, Math.max(3, longestWord[i] ?? 0)));
-  if (mins.reduce((a, b) => a + b, 0) > avail) mins = nat.map((w) => Math.min(w, 3));
-  const w = mins.slice();
-  const room = avail - w.reduce((a, b) => a + b, 0);
+  const w = nat.map((x, i) => Math.min(x, Math.max(3, longestWord[i] ?? 0)));
+  let used = w.reduce((a, b) => a + b, 0);
+  while (used > avail) {
+    const k = columnToNarrow(w, nat, longestWord);
+    w[k]!--;
+    used--;
+  }
+  const room = avail - used;
   const lack = nat.map((x, i) => x - w[i]!);
   const totalLack = lack.reduce((a, b) => a + b, 0);
   for (let i = 0; i < cols; i++) w[i]! += Math.floor((lack[i]! * room) / totalLack);
-  let used = w.reduce((a, b) => a + b, 0);
+  used = w.reduce((a, b) => a + b, 0);
   while (used < avail) {
     let k = -1;
     for (let i = 0; i < cols; i++) if (w[i]! < nat[i]! && (k < 0 || nat[i]! - w[i]! > nat[k]! - w[k]!)) k = i;
@@ -356,14 +380,48 @@ export function fitColumns(natural: number[], avail: number, longestWord: number
   return w;
 }
 
+/**
+ * The column to take a cell from: one that already splits its longest word (the widest of them),
+ * before one that still keeps it whole (the widest, the one with more text on a tie). Never one
+ * of 3 or less.
+ */
+function columnToNarrow(w: number[], nat: number[], longest: number[]): number {
+  const splitting = widestWhere(w, nat, (i) => w[i]! > 3 && w[i]! < (longest[i] ?? 0));
+  if (splitting >= 0) return splitting;
+  const any = widestWhere(w, nat, (i) => w[i]! > 3);
+  return any >= 0 ? any : w.indexOf(Math.max(...w));
+}
+
+/** The widest column i for which ok(i) (the one with more text on a tie); -1 when none. */
+function widestWhere(w: number[], nat: number[], ok: (i: number) => boolean): number {
+  let k = -1;
+  for (let i = 0; i < w.length; i++) if (ok(i) && (k < 0 || w[i]! > w[k]! || (w[i] === w[k] && nat[i]! > nat[k]!))) k = i;
+  return k;
+}
+
 function renderTable(t: Tokens.Table, width: number, ctx: MarkdownContext): string[] {
   const g = ctx.unicode ? UNICODE_BOX : ASCII_BOX;
   const cols = t.header.length;
   const head = t.header.map((c) => inline(c.tokens, ctx.theme.tableHeader, ctx));
   const body = t.rows.map((r) => r.map((c) => inline(c.tokens, DEFAULT_STYLE, ctx)));
+  const { natural, longest } = measureColumns([head, ...body], cols);
+  const widths = fitColumns(natural, width - (3 * cols + 1), longest);
+  if (!widths) return renderStacked(t, head, body, width, ctx);
+  const border = (s: string) => wrapSpans([{ text: s, style: ctx.theme.tableBorder }], Infinity)[0]!;
+  const rule = (l: string, m: string, r: string) => border(l + widths.map((w) => g.h.repeat(w + 2)).join(m) + r);
+  const v = border(g.v);
+  const headAlign = t.header.map((h, i) => h.align ?? t.align[i] ?? null);
+  const out = [rule(g.tl, g.tm, g.tr), ...tableRow(head, widths, headAlign, v), rule(g.ml, g.mm, g.mr)];
+  for (const r of body) out.push(...tableRow(r, widths, t.align, v));
+  out.push(rule(g.bl, g.bm, g.br));
+  return out;
+}
+
+/** Each column's natural width (its widest line) and its longest word. */
+function measureColumns(rows: readonly Span[][][], cols: number): { natural: number[]; longest: number[] } {
   const natural = new Array<number>(cols).fill(1);
   const longest = new Array<number>(cols).fill(0);
-  for (const row of [head, ...body]) {
+  for (const row of rows) {
     row.forEach((cell, i) => {
       for (const line of spansText(cell).split('\n')) {
         natural[i] = Math.max(natural[i]!, textWidth(line));
@@ -371,32 +429,28 @@ function renderTable(t: Tokens.Table, width: number, ctx: MarkdownContext): stri
       }
     });
   }
-  const widths = fitColumns(natural, width - (3 * cols + 1), longest);
-  if (!widths) return renderStacked(t, head, body, width, ctx);
-  const border = (s: string) => wrapSpans([{ text: s, style: ctx.theme.tableBorder }], Infinity)[0]!;
-  const rule = (l: string, m: string, r: string) => border(l + widths.map((w) => g.h.repeat(w + 2)).join(m) + r);
-  const v = border(g.v);
-  const rowLines = (cells: Span[][], header: boolean): string[] => {
-    const wrapped = cells.map((cell, i) => wrapSpans(cell, widths[i]!));
-    const h = Math.max(1, ...wrapped.map((w) => w.length));
-    const out: string[] = [];
-    for (let k = 0; k < h; k++) {
-      let line = v;
-      for (let i = 0; i < cols; i++) {
-        const text = wrapped[i]?.[k] ?? '';
-        const pad = widths[i]! - visibleWidth(text);
-        const align = header ? (t.header[i]!.align ?? t.align[i]) : t.align[i];
-        const left = align === 'right' ? pad : align === 'center' ? Math.floor(pad / 2) : 0;
-        line += ` ${' '.repeat(left)}${text}${' '.repeat(pad - left)} ${v}`;
-      }
-      out.push(line);
-    }
-    return out;
-  };
-  const out = [rule(g.tl, g.tm, g.tr), ...rowLines(head, true), rule(g.ml, g.mm, g.mr)];
-  for (const r of body) out.push(...rowLines(r, false));
-  out.push(rule(g.bl, g.bm, g.br));
+  return { natural, longest };
+}
+
+type Align = 'left' | 'right' | 'center' | null | undefined;
+
+/** One table row: its cells wrapped to their columns, side by side, aligned, between bars `v`. */
+function tableRow(cells: readonly Span[][], widths: readonly number[], align: readonly Align[], v: string): string[] {
+  const wrapped = cells.map((cell, i) => wrapSpans(cell, widths[i]!));
+  const h = Math.max(1, ...wrapped.map((w) => w.length));
+  const out: string[] = [];
+  for (let k = 0; k < h; k++) {
+    let line = v;
+    for (let i = 0; i < widths.length; i++) line += ` ${aligned(wrapped[i]?.[k] ?? '', widths[i]!, align[i])} ${v}`;
+    out.push(line);
+  }
   return out;
+}
+
+function aligned(text: string, width: number, align: Align): string {
+  const pad = width - visibleWidth(text);
+  const left = align === 'right' ? pad : align === 'center' ? Math.floor(pad / 2) : 0;
+  return `${' '.repeat(left)}${text}${' '.repeat(pad - left)}`;
 }
 
 /** A table too wide for any column layout: each row as `header: value` lines. */

@@ -23,75 +23,92 @@ export const EMPTY_ROW: Row = Object.freeze({ cells: [], styles: [], cursor: -1,
 /** Cells of a rendered line, cut at `width` columns. */
 export function parseRow(line: string, width: number): Row {
   if (line === '') return EMPTY_ROW;
-  const cells: string[] = [];
-  const styles: Style[] = [];
-  let cursor = -1;
-  let st = DEFAULT_STYLE;
-  const addText = (t: string) => {
-    if (cells.length >= width) return;
-    if (isPrintableAscii(t)) {
-      const n = Math.min(t.length, width - cells.length);
-      for (let k = 0; k < n; k++) {
-        cells.push(t[k]!);
-        styles.push(st);
-      }
-      return;
-    }
-    for (const { segment: g } of segmentGraphemes(t)) {
-      if (g === '\t') {
-        const n = TAB_WIDTH - (cells.length % TAB_WIDTH);
-        for (let k = 0; k < n && cells.length < width; k++) {
-          cells.push(' ');
-          styles.push(st);
-        }
-        continue;
-      }
-      const c = g.charCodeAt(0);
-      if (c < 0x20 || (c >= 0x7f && c < 0xa0)) continue;
-      const w = graphemeWidth(g);
-      if (w === 0) {
-        // A zero-width cluster on its own (a stray combining mark, say) joins nothing: drop it.
-        continue;
-      }
-      if (cells.length + w > width) {
-        if (cells.length < width) {
-          cells.push(' ');
-          styles.push(st);
-        }
-        return;
-      }
-      cells.push(g);
-      styles.push(st);
-      for (let k = 1; k < w; k++) {
-        cells.push('');
-        styles.push(st);
-      }
-      if (cells.length >= width) return;
-    }
-  };
+  const b = new RowBuilder(width);
   let i = 0;
   while (i < line.length) {
     const e = line.indexOf('\x1b', i);
     if (e < 0) {
-      addText(line.slice(i));
+      b.text(line.slice(i));
       break;
     }
-    if (e > i) addText(line.slice(i, e));
+    if (e > i) b.text(line.slice(i, e));
+    i = b.escape(line, e);
+  }
+  return b.finish();
+}
+
+/** A row being built, cell by cell, up to its width. */
+class RowBuilder {
+  private readonly cells: string[] = [];
+  private readonly styles: Style[] = [];
+  private cursor = -1;
+  private style = DEFAULT_STYLE;
+
+  constructor(private readonly width: number) {}
+
+  private get full(): boolean {
+    return this.cells.length >= this.width;
+  }
+
+  private cell(c: string): void {
+    this.cells.push(c);
+    this.styles.push(this.style);
+  }
+
+  /** Text without escape sequences. */
+  text(t: string): void {
+    if (this.full) return;
+    if (isPrintableAscii(t)) {
+      const n = Math.min(t.length, this.width - this.cells.length);
+      for (let k = 0; k < n; k++) this.cell(t[k]!);
+      return;
+    }
+    for (const { segment: g } of segmentGraphemes(t)) if (!this.grapheme(g)) return;
+  }
+
+  /** One cluster; false once the row is full. */
+  private grapheme(g: string): boolean {
+    if (g === '\t') {
+      const n = TAB_WIDTH - (this.cells.length % TAB_WIDTH);
+      for (let k = 0; k < n && !this.full; k++) this.cell(' ');
+      return true;
+    }
+    const c = g.charCodeAt(0);
+    if (c < 0x20 || (c >= 0x7f && c < 0xa0)) return true;
+    const w = graphemeWidth(g);
+    // A zero-width cluster on its own (a stray combining mark, say) joins nothing: dropped.
+    if (w === 0) return true;
+    if (this.cells.length + w > this.width) {
+      // A wide character that does not fit: a blank in its place.
+      if (!this.full) this.cell(' ');
+      return false;
+    }
+    this.cell(g);
+    for (let k = 1; k < w; k++) this.cell('');
+    return !this.full;
+  }
+
+  /** The escape sequence at line[e]: a style, a link, the cursor marker, or nothing. Returns the index after it. */
+  escape(line: string, e: number): number {
     const sc = scanEscape(line, e);
-    if (sc.kind === 'sgr') st = applySgr(st, line.slice(e + 2, sc.end - 1));
+    if (sc.kind === 'sgr') this.style = applySgr(this.style, line.slice(e + 2, sc.end - 1));
     else if (sc.kind === 'osc') {
       const url = hyperlinkUrl(line, e, sc.end);
-      if (url !== null) st = withLink(st, url);
-    } else if (sc.kind === 'cursor' && cursor < 0) cursor = Math.min(cells.length, width - 1);
-    i = sc.end;
+      if (url !== null) this.style = withLink(this.style, url);
+    } else if (sc.kind === 'cursor' && this.cursor < 0) this.cursor = Math.min(this.cells.length, this.width - 1);
+    return sc.end;
   }
-  let ink = cells.length;
-  while (ink > 0 && cells[ink - 1] === ' ' && styles[ink - 1] === DEFAULT_STYLE) ink--;
-  // Trailing plain spaces look like nothing but are cells a terminal keeps: written, they make
-  // the row longer when the terminal rewraps it at a resize than the renderer reckons.
-  cells.length = ink;
-  styles.length = ink;
-  return { cells, styles, cursor, inkWidth: ink };
+
+  finish(): Row {
+    const { cells, styles } = this;
+    let ink = cells.length;
+    while (ink > 0 && cells[ink - 1] === ' ' && styles[ink - 1] === DEFAULT_STYLE) ink--;
+    // Trailing plain spaces look like nothing but are cells a terminal keeps: written, they make
+    // the row longer when the terminal rewraps it at a resize than the renderer reckons.
+    cells.length = ink;
+    styles.length = ink;
+    return { cells, styles, cursor: this.cursor, inkWidth: ink };
+  }
 }
 
 /** The row without colours (see withoutColor). */

@@ -65,68 +65,98 @@ export function sgrOf(s: Style): string {
 
 const applied = new Map<string, Style>();
 
+/** SGR codes that set a flag, and codes that clear flags. */
+const SETS = new Map<number, number>([
+  [1, BOLD],
+  [2, DIM],
+  [3, ITALIC],
+  [4, UNDERLINE],
+  [21, UNDERLINE],
+  [5, BLINK],
+  [6, BLINK],
+  [7, INVERSE],
+  [8, HIDDEN],
+  [9, STRIKE],
+  [53, OVERLINE],
+]);
+const CLEARS = new Map<number, number>([
+  [22, BOLD | DIM],
+  [23, ITALIC],
+  [24, UNDERLINE],
+  [25, BLINK],
+  [27, INVERSE],
+  [28, HIDDEN],
+  [29, STRIKE],
+  [55, OVERLINE],
+]);
+
+/** A style being changed by an SGR sequence. */
+interface Sgr {
+  flags: number;
+  fg: string;
+  bg: string;
+}
+
 /** `s` after the SGR sequence with parameters `params` (the text between CSI and 'm'). */
 export function applySgr(s: Style, params: string): Style {
   const ck = `${s.key}\u0000${params}`;
   const hit = applied.get(ck);
   if (hit) return hit;
-  let { flags, fg, bg } = s;
+  const st: Sgr = { flags: s.flags, fg: s.fg, bg: s.bg };
   const ps = params === '' ? ['0'] : params.split(';');
   for (let i = 0; i < ps.length; i++) {
     const p = ps[i]!;
     // Colon sub-parameters: 4:3 (curly underline), 38:2::r:g:b.
-    if (p.includes(':')) {
-      const sub = p.split(':');
-      const head = sub[0];
-      if (head === '4') flags = sub[1] === '0' ? flags & ~UNDERLINE : flags | UNDERLINE;
-      else if (head === '38' || head === '48') {
-        const c = extendedColor(sub.slice(1).filter((_x, k) => !(sub[1] === '2' && k === 1 && sub.length > 5)));
-        if (c) {
-          if (head === '38') fg = `38;${c}`;
-          else bg = `48;${c}`;
-        }
-      }
-      continue;
-    }
-    const n = p === '' ? 0 : Number(p);
-    if (n === 0) {
-      flags = 0;
-      fg = '';
-      bg = '';
-    } else if (n === 1) flags |= BOLD;
-    else if (n === 2) flags |= DIM;
-    else if (n === 3) flags |= ITALIC;
-    else if (n === 4 || n === 21) flags |= UNDERLINE;
-    else if (n === 5 || n === 6) flags |= BLINK;
-    else if (n === 7) flags |= INVERSE;
-    else if (n === 8) flags |= HIDDEN;
-    else if (n === 9) flags |= STRIKE;
-    else if (n === 22) flags &= ~(BOLD | DIM);
-    else if (n === 23) flags &= ~ITALIC;
-    else if (n === 24) flags &= ~UNDERLINE;
-    else if (n === 25) flags &= ~BLINK;
-    else if (n === 27) flags &= ~INVERSE;
-    else if (n === 28) flags &= ~HIDDEN;
-    else if (n === 29) flags &= ~STRIKE;
-    else if (n === 53) flags |= OVERLINE;
-    else if (n === 55) flags &= ~OVERLINE;
-    else if ((n >= 30 && n <= 37) || (n >= 90 && n <= 97)) fg = String(n);
-    else if (n === 39) fg = '';
-    else if ((n >= 40 && n <= 47) || (n >= 100 && n <= 107)) bg = String(n);
-    else if (n === 49) bg = '';
-    else if (n === 38 || n === 48 || n === 58) {
-      const mode = ps[i + 1];
-      const take = mode === '5' ? 2 : mode === '2' ? 4 : 0;
-      const c = take ? extendedColor(ps.slice(i + 1, i + 1 + take)) : null;
-      i += take;
-      if (c && n === 38) fg = `38;${c}`;
-      else if (c && n === 48) bg = `48;${c}`;
-    }
+    if (p.includes(':')) applySubParameters(st, p.split(':'));
+    else i += applyCode(st, p === '' ? 0 : Number(p), ps, i);
   }
-  const out = makeStyle(flags, fg, bg, s.link);
+  const out = makeStyle(st.flags, st.fg, st.bg, s.link);
   if (applied.size > 50_000) applied.clear();
   applied.set(ck, out);
   return out;
+}
+
+function applySubParameters(st: Sgr, sub: string[]): void {
+  const head = sub[0];
+  if (head === '4') {
+    st.flags = sub[1] === '0' ? st.flags & ~UNDERLINE : st.flags | UNDERLINE;
+    return;
+  }
+  if (head !== '38' && head !== '48') return;
+  const c = extendedColor(sub.slice(1).filter((_x, k) => !(sub[1] === '2' && k === 1 && sub.length > 5)));
+  if (!c) return;
+  if (head === '38') st.fg = `38;${c}`;
+  else st.bg = `48;${c}`;
+}
+
+/** The code ps[i] (= n); returns how many of the parameters after it it took. */
+function applyCode(st: Sgr, n: number, ps: string[], i: number): number {
+  if (n === 0) {
+    st.flags = 0;
+    st.fg = '';
+    st.bg = '';
+    return 0;
+  }
+  const set = SETS.get(n);
+  const clear = CLEARS.get(n);
+  if (set !== undefined) st.flags |= set;
+  else if (clear !== undefined) st.flags &= ~clear;
+  else if ((n >= 30 && n <= 37) || (n >= 90 && n <= 97)) st.fg = String(n);
+  else if (n === 39) st.fg = '';
+  else if ((n >= 40 && n <= 47) || (n >= 100 && n <= 107)) st.bg = String(n);
+  else if (n === 49) st.bg = '';
+  else if (n === 38 || n === 48 || n === 58) return applyExtendedColor(st, n, ps, i);
+  return 0;
+}
+
+/** 38/48/58 ; 5 ; n or ; 2 ; r ; g ; b (58, the underline colour, is read past and dropped). */
+function applyExtendedColor(st: Sgr, n: number, ps: string[], i: number): number {
+  const mode = ps[i + 1];
+  const take = mode === '5' ? 2 : mode === '2' ? 4 : 0;
+  const c = take ? extendedColor(ps.slice(i + 1, i + 1 + take)) : null;
+  if (c && n === 38) st.fg = `38;${c}`;
+  else if (c && n === 48) st.bg = `48;${c}`;
+  return take;
 }
 
 function extendedColor(p: string[]): string | null {

@@ -203,7 +203,22 @@ const SUSPEND_FALLBACK_MS = 100;
 export class NodeTerminal extends TerminalBase {
   private readonly stdin: ReadStream;
   private readonly stdout: WriteStream;
-  private readonly onData = (d: Buffer) => this.parser.feed(d);
+  /**
+   * Bytes typed before raw mode was first on (while the program started) went through the cooked
+   * line discipline, whose ICRNL made Enter a line feed: in the first read, a line feed is Enter.
+   */
+  private typedAhead = false;
+  private entered = false;
+  private readonly onData = (d: Buffer) => {
+    if (this.typedAhead) {
+      this.typedAhead = false;
+      if (d.includes(0x0a)) {
+        this.parser.feed(d.map((b) => (b === 0x0a ? 0x0d : b)));
+        return;
+      }
+    }
+    this.parser.feed(d);
+  };
   private readonly onStdoutResize = () => this.emitResize();
   private readonly guard: boolean;
   private guardsOn = false;
@@ -252,6 +267,7 @@ export class NodeTerminal extends TerminalBase {
 
   override enter(modes: TerminalModes): void {
     if (this.restored) {
+      if (!this.entered) this.typedAhead = this.entered = true;
       this.stdin.on('data', this.onData);
       this.stdin.resume();
       this.stdout.on('resize', this.onStdoutResize);

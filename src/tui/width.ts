@@ -102,18 +102,16 @@ function computeWidth(g: string): number {
 function isEmojiCluster(g: string): boolean {
   if (g.length > 50) return false;
   const cp = g.codePointAt(0)!;
-  const single = g.length === (cp > 0xffff ? 2 : 1);
   // A lone regional indicator is a letter-like symbol, not a flag.
-  if (single) return EMOJI_PRESENTATION.test(g) && !(cp >= 0x1f1e6 && cp <= 0x1f1ff);
-  if (KEYCAP.test(g) || REGIONAL_PAIR.test(g) || TAG_SEQUENCE.test(g)) return true;
-  if (g.includes('\u200D')) {
-    const m = g.match(EXT_PICT);
-    if (m && m.length >= 2) return true;
-  }
+  if (g.length === (cp > 0xffff ? 2 : 1)) return EMOJI_PRESENTATION.test(g) && !(cp >= 0x1f1e6 && cp <= 0x1f1ff);
+  if (KEYCAP.test(g) || REGIONAL_PAIR.test(g) || TAG_SEQUENCE.test(g) || joinsPictographs(g)) return true;
   if (!EMOJI.test(g) || (cp >= 0x30 && cp <= 0x39) || cp === 0x23 || cp === 0x2a) return false;
   // An emoji with VS16 (emoji presentation), a skin tone, or a ZWJ tail is drawn as one wide glyph.
   return g.includes('\uFE0F') || EMOJI_MODIFIER.test(g) || (g.includes('\u200D') && EMOJI_PRESENTATION.test(g));
 }
+
+/** Two or more pictographs joined by ZWJ (👨‍👩‍👧). */
+const joinsPictographs = (g: string): boolean => g.includes('\u200D') && (g.match(EXT_PICT)?.length ?? 0) >= 2;
 
 const isL = (c: number) => (c >= 0x1100 && c <= 0x115f) || (c >= 0xa960 && c <= 0xa97c);
 const isV = (c: number) => (c >= 0x1160 && c <= 0x11a7) || (c >= 0xd7b0 && c <= 0xd7c6);
@@ -125,18 +123,27 @@ function hangulWidth(cps: number[]): number | undefined {
   let w = 0;
   for (let i = 0; i < cps.length; i++) {
     const c = cps[i]!;
-    if (!(isL(c) || isV(c) || isT(c))) {
-      if (w === 0) return undefined;
-      for (let k = i; k < cps.length; k++) w += eastAsianWidth(cps[k]!);
-      return w;
-    }
-    if (isL(c) && cps[i + 1] !== undefined && isV(cps[i + 1]!)) {
+    if (!(isL(c) || isV(c) || isT(c))) return w === 0 ? undefined : w + widthFrom(cps, i);
+    const n = syllableAt(cps, i);
+    if (n > 0) {
       w += 2;
-      i += cps[i + 2] !== undefined && isT(cps[i + 2]!) ? 2 : 1;
-      continue;
-    }
-    w += eastAsianWidth(c);
+      i += n - 1;
+    } else w += eastAsianWidth(c);
   }
+  return w;
+}
+
+/** Code points in the L+V(+T) syllable at cps[i]: 2 or 3; 0 when none starts there. */
+function syllableAt(cps: number[], i: number): number {
+  const v = cps[i + 1];
+  if (!isL(cps[i]!) || v === undefined || !isV(v)) return 0;
+  const t = cps[i + 2];
+  return t !== undefined && isT(t) ? 3 : 2;
+}
+
+function widthFrom(cps: number[], i: number): number {
+  let w = 0;
+  for (let k = i; k < cps.length; k++) w += eastAsianWidth(cps[k]!);
   return w;
 }
 

@@ -94,6 +94,39 @@ test('tables are fitted to the width with word-wrapped cells', () => {
   assert.equal(fitColumns([10, 10, 10], 8), null);
 });
 
+test('a narrow table splits no short word: the widest column gives way, and only a word longer than its column is split', () => {
+  const md =
+    '| Key | Value | Notes |\n|---|---|---|\n| alpha | 4444 | a_very_long_identifier_name_here and more words |\n| b | 12 | short |';
+  for (const width of [40, 30, 24]) {
+    // At 24 the third column, whose longest word cannot fit anyway, is the one that gives way.
+    const whole = ['Key', 'Value', 'alpha', '4444', 'b', '12', ...(width > 24 ? ['Notes', 'short', 'and', 'more', 'words'] : [])];
+    const lines = renderMarkdown(md, width);
+    for (const l of lines) assert.ok(visibleWidth(l) <= width, `${width}: ${JSON.stringify(stripEscapes(l))}`);
+    const cells = plain(lines).flatMap((l) =>
+      l
+        .split(/[│┌┐└┘├┤┬┴┼─]/)
+        .map((c) => c.trim())
+        .filter(Boolean),
+    );
+    // Short words and numbers are whole, each in one cell.
+    for (const w of whole)
+      assert.ok(
+        cells.some((c) => c.split(' ').includes(w)),
+        `${width}: "${w}" split:\n${plain(lines).join('\n')}`,
+      );
+    // The word too long for its column is split, and nothing of it is lost.
+    const notes = plain(lines)
+      .map((l) => l.split('│')[3]?.trim() ?? '')
+      .join('');
+    assert.ok(notes.includes('a_very_long_identifier_name_here'), `${width}: ${notes}`);
+  }
+  // Longest words 5, 5 and 32 in 30 columns: the widest gives way alone.
+  assert.deepEqual(fitColumns([5, 5, 48], 30, [5, 5, 32]), [5, 5, 20]);
+  // Too narrow for the short words too: the widest goes down to 3 first, then the others give way.
+  assert.deepEqual(fitColumns([5, 5, 48], 13, [5, 5, 32]), [5, 5, 3]);
+  assert.deepEqual(fitColumns([5, 5, 48], 10, [5, 5, 32]), [3, 4, 3]);
+});
+
 test('a table too wide for any layout is shown row by row, nothing dropped', () => {
   const md = `| ${Array.from({ length: 8 }, (_, i) => `h${i}`).join(' | ')} |\n|${'---|'.repeat(8)}\n| ${Array.from({ length: 8 }, (_, i) => `v${i}`).join(' | ')} |`;
   const p = plain(renderMarkdown(md, 20));
@@ -133,6 +166,17 @@ test('block quotes, rules, line breaks, entities', () => {
   const p = plain(renderMarkdown('> quoted text\n\n---\n\na<br>b &amp; &lt;c&gt; &#x1F600;', 30));
   assert.deepEqual(p, ['│ quoted text', '', '─'.repeat(30), '', 'a', 'b & <c> 😀']);
   assert.deepEqual(plain(renderMarkdown('> q', 30, { unicode: false })), ['> q']);
+});
+
+test('a horizontal rule spans the width it is drawn at, and is drawn again at a new width', () => {
+  for (const w of [100, 140, 30]) assert.deepEqual(plain(renderMarkdown('a\n\n---\n\nb', w)), ['a', '', '─'.repeat(w), '', 'b']);
+  assert.deepEqual(plain(renderMarkdown('- item\n\n  ***', 20, { unicode: false })).at(-1), `    ${'-'.repeat(16)}`);
+  // Streamed, the rule is a finished block (cached): at another width it is drawn again.
+  const s = new MarkdownStream();
+  s.append('before\n\n---\n\nafter, still streaming');
+  assert.ok(plain(s.render(100)).includes('─'.repeat(100)));
+  assert.ok(plain(s.render(60)).includes('─'.repeat(60)));
+  assert.ok(!plain(s.render(60)).some((l) => l.length > 60));
 });
 
 test('links: OSC 8 when the terminal has it, else the URL after the text when it differs', () => {

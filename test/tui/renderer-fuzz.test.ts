@@ -11,6 +11,11 @@ import { wrapText } from '../../src/tui/wrap.js';
 import { paint } from '../../src/tui/style.js';
 import { tally } from '../fixtures/tally.js';
 import { checkAsync, fc } from '../fixtures/fuzz.js';
+import { Vt100Screen } from '../fixtures/vt100-screen.js';
+
+/** SU / SD: terminals at the VT100's level (the Linux console, pyte) have neither. */
+const SCROLL_SEQUENCES = /\x1b\[\d*[ST]/;
+const assertNoSuSd = (written: string, what: string) => assert.ok(!SCROLL_SEQUENCES.test(written), `${what}: SU/SD written`);
 
 function rng(seed: number) {
   let s = seed >>> 0;
@@ -99,6 +104,7 @@ for (const seed of [1, 3, 5]) {
       assert.deepEqual(vt.viewport(), want.screen, `step ${step}`);
       assert.deepEqual(vt.cursor(), want.cursor, `cursor at step ${step}`);
     }
+    assertNoSuSd(vt.written, `seed ${seed}`);
     tally('fuzz', 60);
     r.stop();
   });
@@ -150,6 +156,7 @@ for (const seed of [11, 13]) {
     }
     const all = [...vt.scrollback(), ...vt.viewport()].join('\n');
     for (let i = 0; i < n; i++) assert.equal(all.split(`B${i}:`).length - 1, 1, `B${i} once`);
+    assertNoSuSd(vt.written, `seed ${seed}`);
     tally('fuzz', 80);
     r.stop();
   });
@@ -210,19 +217,47 @@ test('a resize storm in inline mode while streaming: nothing doubled, the footer
   const all = vt.logicalLines().join('\n');
   for (let i = 0; i < 80; i++) assert.equal(all.split(`S${String(i).padStart(3, '0')} `).length - 1, 1, `S${i} once`);
   assert.equal(vt.viewport()[13], '>');
+  assertNoSuSd(vt.written, 'resize storm');
   tally('faults', 8);
   r.stop();
 });
 
-test('inline, random resizes while wrapped lines stream (fast-check): every character reaches the scrollback exactly once', async () => {
-  type Op = { push: number[] } | { resize: [number, number] } | { commit: true };
+/**
+ * A reply as a markdown renderer draws one: wrapped text, and lines whose decoration depends on
+ * the width they are drawn at (a rule across it, a boxed row as wide as it, as a table's).
+ */
+class Decorated implements Block {
+  final = false;
+  readonly items: ({ text: string } | { rule: true } | { box: string })[] = [];
+  render(w: number) {
+    const out: string[] = [];
+    for (const it of this.items) {
+      if ('rule' in it) out.push('─'.repeat(w));
+      else if ('box' in it) {
+        const inner = Math.max(1, w - 4);
+        out.push(`┌${'─'.repeat(w - 2)}┐`);
+        for (const l of wrapText(it.box, inner)) out.push(`│ ${l.padEnd(inner)} │`);
+        out.push(`└${'─'.repeat(w - 2)}┘`);
+      } else out.push(...wrapText(it.text, w));
+    }
+    return out;
+  }
+}
+
+test('inline, random resizes while wrapped and decorated lines stream (fast-check): every word reaches the scrollback exactly once', async () => {
+  /** A line: words (0-14), or 15: a rule, or 16+k: a box around k words. */
+  type Op = { push: number[] } | { resize: [number, number]; wait: boolean } | { commit: true } | { pause: number };
   const op: fc.Arbitrary<Op> = fc.oneof(
-    { weight: 5, arbitrary: fc.record({ push: fc.array(fc.integer({ min: 0, max: 14 }), { minLength: 1, maxLength: 25 }) }) },
-    { weight: 2, arbitrary: fc.record({ resize: fc.tuple(fc.integer({ min: 12, max: 90 }), fc.integer({ min: 5, max: 20 })) }) },
+    { weight: 5, arbitrary: fc.record({ push: fc.array(fc.integer({ min: 0, max: 24 }), { minLength: 1, maxLength: 25 }) }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({ resize: fc.tuple(fc.integer({ min: 12, max: 90 }), fc.integer({ min: 5, max: 20 })), wait: fc.boolean() }),
+    },
     { weight: 1, arbitrary: fc.constant({ commit: true as const }) },
+    { weight: 1, arbitrary: fc.record({ pause: fc.integer({ min: 0, max: 150 }) }) },
   );
   await checkAsync(
-    25,
+    30,
     fc.tuple(fc.integer({ min: 12, max: 90 }), fc.integer({ min: 5, max: 20 }), fc.array(op, { maxLength: 12 })),
     async ([cols, rows, ops]) => {
       const vt = new VirtualTerminal(cols, rows);
@@ -238,38 +273,161 @@ test('inline, random resizes while wrapped lines stream (fast-check): every char
         r.renderNow();
         await vt.flush();
       };
-      const blocks: Text[] = [];
-      let reply = new Text('');
+      const blocks: Decorated[] = [];
+      let reply = new Decorated();
       blocks.push(reply);
       r.transcript.add(reply);
       let n = 0;
+      const words = (k: number) =>
+        `L${String(n++).padStart(4, '0')} ${Array.from({ length: k }, (_, j) => `w${(n * 7 + j) % 100}${j % 3 === 2 ? ',' : ''}`).join(' ')}`;
       for (const o of ops) {
         if ('push' in o) {
-          for (const words of o.push) {
-            reply.text += `L${String(n++).padStart(4, '0')} ${Array.from({ length: words }, (_, j) => `w${(n * 7 + j) % 100}`).join(' ')}\n`;
+          // Frames are asked for as the text streams, also while a resize is being taken in.
+          for (const k of o.push) {
+            reply.items.push(k < 15 ? { text: words(k) } : k === 15 ? { rule: true } : { box: words(k - 16) });
             r.transcript.changed(reply);
             r.renderNow();
           }
           await vt.flush();
         } else if ('resize' in o) {
           vt.resize(o.resize[0], o.resize[1]);
-          await settle();
+          if (o.wait) await settle();
+        } else if ('pause' in o) {
+          await new Promise((res) => setTimeout(res, o.pause));
+          await vt.flush();
         } else {
           reply.final = true;
           r.transcript.changed(reply);
-          reply = new Text('');
+          reply = new Decorated();
           blocks.push(reply);
           r.transcript.add(reply);
           r.renderNow();
           await vt.flush();
         }
       }
+      await settle();
       r.stop();
       await vt.flush();
-      const ink = (s: string) => s.replace(/\s+/g, '');
-      const got = ink(vt.logicalLines().join(''));
-      const want = ink(blocks.map((b) => b.text).join(''));
-      assert.equal(got, want, `ops ${JSON.stringify([cols, rows, ops])}`);
+      const all = vt.logicalLines().join('\n');
+      for (let i = 0; i < n; i++) {
+        const tag = `L${String(i).padStart(4, '0')}`;
+        assert.equal(all.split(tag).length - 1, 1, `${tag} once: ops ${JSON.stringify([cols, rows, ops])}\n${all}`);
+      }
+      // Every letter and digit in order (rules and box borders are drawn at whatever width).
+      const content = (s: string) => s.replace(/[^\p{L}\p{N}]/gu, '');
+      const want = blocks.flatMap((b) => b.items.map((it) => ('text' in it ? it.text : 'box' in it ? it.box : ''))).join('');
+      assert.equal(content(all), content(want), `ops ${JSON.stringify([cols, rows, ops])}`);
+      assert.equal(all.split(',').length, want.split(',').length, `commas, once each: ops ${JSON.stringify([cols, rows, ops])}\n${all}`);
+      assertNoSuSd(vt.written, 'resizes');
+      return true;
+    },
+  );
+});
+
+test('no frame in either mode scrolls with SU/SD; a VT100-level screen (no SU/SD, strict margins) shows what xterm shows', async () => {
+  type Op =
+    | { add: number }
+    | { append: number }
+    | { commit: true }
+    | { status: number }
+    | { input: number }
+    | { scroll: number }
+    | { page: 'up' | 'down' | 'top' | 'bottom' }
+    | { resize: [number, number] };
+  const ASCII = [
+    'word',
+    'longer words here',
+    '日本語 text',
+    '\x1b[1mbold\x1b[0m',
+    '\x1b[31mred\x1b[0m x',
+    '\n',
+    'a-much-longer-unbroken-token',
+  ];
+  const op: fc.Arbitrary<Op> = fc.oneof(
+    { weight: 3, arbitrary: fc.record({ add: fc.nat(ASCII.length - 1) }) },
+    { weight: 6, arbitrary: fc.record({ append: fc.nat(ASCII.length - 1) }) },
+    { weight: 2, arbitrary: fc.record({ commit: fc.constant(true as const) }) },
+    { weight: 1, arbitrary: fc.record({ status: fc.nat(3) }) },
+    { weight: 1, arbitrary: fc.record({ input: fc.nat(40) }) },
+    { weight: 2, arbitrary: fc.record({ scroll: fc.integer({ min: -8, max: 8 }) }) },
+    { weight: 1, arbitrary: fc.record({ page: fc.constantFrom('up' as const, 'down' as const, 'top' as const, 'bottom' as const) }) },
+    { weight: 1, arbitrary: fc.record({ resize: fc.tuple(fc.integer({ min: 12, max: 70 }), fc.integer({ min: 4, max: 20 })) }) },
+  );
+  await checkAsync(
+    40,
+    fc.tuple(
+      fc.constantFrom('fullscreen' as const, 'inline' as const),
+      fc.boolean(),
+      fc.integer({ min: 12, max: 70 }),
+      fc.integer({ min: 4, max: 20 }),
+      fc.array(op, { maxLength: 40 }),
+    ),
+    async ([mode, lineFeedReturns, cols0, rows0, ops]) => {
+      let cols = cols0,
+        rows = rows0;
+      const vt = new VirtualTerminal(cols, rows, { lineFeedReturns });
+      const vt100 = new Vt100Screen(cols, rows, lineFeedReturns);
+      const r = new Renderer(vt, { mode });
+      let status = 0,
+        input = 0;
+      r.setFooter([
+        {
+          render: (w: number) => [
+            paint(` status ${'-'.repeat(status * 3)}`.padEnd(w).slice(0, w), { inverse: true }),
+            ...wrapText(`> ${'i'.repeat(input)}`, w).map((l, i, a) => (i === a.length - 1 ? l + CURSOR_MARKER : l)),
+          ],
+        },
+      ]);
+      await r.start();
+      const blocks: Text[] = [];
+      let written = '';
+      const take = () => {
+        const w = vt.takeWritten();
+        written += w;
+        return w;
+      };
+      const compare = async (step: string) => {
+        await vt.flush();
+        vt100.feed(take());
+        assert.deepEqual(vt100.viewport(), vt.viewport(), `${step}: ${JSON.stringify([mode, lineFeedReturns, cols0, rows0, ops])}`);
+        if (!vt.cursorHidden) assert.deepEqual(vt100.cursor(), vt.cursor(), `cursor, ${step}`);
+      };
+      await compare('start');
+      for (const [i, o] of ops.entries()) {
+        if ('add' in o || blocks.length === 0) {
+          const b = new Text(ASCII['add' in o ? o.add : 0]!);
+          blocks.push(b);
+          r.transcript.add(b);
+        } else if ('append' in o) {
+          const b = blocks[blocks.length - 1]!;
+          b.text += ` ${ASCII[o.append]}`;
+          r.transcript.changed(b);
+        } else if ('commit' in o) {
+          for (const b of blocks) b.final = true;
+          r.transcript.changedAll();
+        } else if ('status' in o) status = o.status;
+        else if ('input' in o) input = o.input;
+        else if ('scroll' in o) r.scrollBy(o.scroll);
+        else if ('page' in o) {
+          if (o.page === 'up') r.pageUp();
+          else if (o.page === 'down') r.pageDown();
+          else if (o.page === 'top') r.scrollToTop();
+          else r.scrollToBottom();
+        } else if (mode === 'fullscreen') {
+          // The VT100 screen does not rewrap at a resize (neither does pyte): full screen only,
+          // where a resize repaints everything.
+          [cols, rows] = o.resize;
+          await vt.flush();
+          vt100.feed(take());
+          vt.resize(cols, rows);
+          vt100.resize(cols, rows);
+          await new Promise((res) => setTimeout(res, 40));
+        }
+        r.renderNow();
+        await compare(`step ${i} ${JSON.stringify(o)}`);
+      }
+      r.stop();
+      assertNoSuSd(written, mode);
       return true;
     },
   );

@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { VirtualTerminal } from '../fixtures/virtual-terminal.js';
+import { Vt100Screen } from '../fixtures/vt100-screen.js';
 import { type Clock, Renderer } from '../../src/tui/renderer.js';
 import { CURSOR_MARKER } from '../../src/tui/escapes.js';
 import type { Block } from '../../src/tui/transcript.js';
@@ -191,10 +192,74 @@ test('full screen: streaming into a 2,000-line transcript scrolls the region in 
   const bytes = vt.takeWritten();
   assert.ok(!CLEARS.test(bytes), 'no full-screen clear while streaming');
   assert.equal(r.stats.fullRepaints, repaints, 'no repaint from scratch');
-  assert.ok(/\x1b\[1;30r/.test(bytes) && /\x1b\[\d*S/.test(bytes), 'the transcript region is scrolled in place');
+  assert.ok(/\x1b\[1;30r/.test(bytes) && /\v|\x1b\[\d*M/.test(bytes), 'the transcript region is scrolled in place (line feeds or DL)');
+  assert.ok(!/\x1b\[\d*[ST]/.test(bytes), 'no SU/SD: a VT100-level terminal has none');
   const perChunk = Buffer.byteLength(bytes) / chunks;
   assert.ok(perChunk < 120, `bytes per chunk ${perChunk.toFixed(1)}`);
   assert.deepEqual(vt.viewport(), await fresh('fullscreen', blocks, footer, 110, 32), 'the screen is what a fresh render shows');
+});
+
+test('full screen on a VT100-level screen (pyte, the Linux console): scrolling, PgUp and the footer land as on xterm', async () => {
+  for (const lineFeedReturns of [false, true]) {
+    const vt = new VirtualTerminal(40, 10, { lineFeedReturns });
+    const vt100 = new Vt100Screen(40, 10, lineFeedReturns);
+    const r = new Renderer(vt, { mode: 'fullscreen' });
+    const footer = new Footer();
+    r.setFooter([footer]);
+    await r.start();
+    let all = '';
+    const same = async (what: string) => {
+      await vt.flush();
+      const w = vt.takeWritten();
+      all += w;
+      vt100.feed(w);
+      assert.deepEqual(vt100.viewport(), vt.viewport(), what);
+      assert.deepEqual(vt100.cursor(), vt.cursor(), `cursor: ${what}`);
+    };
+    const { push } = streamingReply(r, (i) => `reply line ${i}`);
+    push(0, 30);
+    await same('streamed past the bottom (the region scrolled)');
+    // The status bar, then the cursor back down to the input: below the region's margins.
+    footer.status = 'thinking';
+    r.renderNow();
+    await same('a status change');
+    footer.input = 'typed';
+    r.renderNow();
+    await same('typing');
+    r.pageUp();
+    r.renderNow();
+    await same('PgUp');
+    r.scrollBy(-1);
+    r.renderNow();
+    await same('one row up');
+    r.scrollBy(3);
+    r.renderNow();
+    await same('three rows down');
+    r.scrollToBottom();
+    r.renderNow();
+    await same('End');
+    assert.ok(!/\x1b\[\d*[ST]/.test(all), 'no SU/SD');
+    r.stop();
+  }
+});
+
+test('rows scrolled in take no style of the text before them: a background, inverse or underline stays on its text', async () => {
+  for (const mode of ['fullscreen', 'inline'] as const) {
+    const { vt, r } = await setup(mode, 40, 8);
+    const styles = [{ bg: 'red' }, { inverse: true }, { underline: true }, { fg: 'green' }] as const;
+    const { push } = streamingReply(r, (i) => `row ${i} ${paint('styled end', styles[i % styles.length]!)}`);
+    for (let i = 0; i < 24; i++) push(i, i + 1);
+    await vt.flush();
+    const v = vt.viewport();
+    // Rows 0-4 are text; row 5 is the blank line the reply goes on in.
+    for (let row = 0; row < 5; row++) {
+      const end = v[row]!.length;
+      assert.ok(end > 0 && end < 38, `${mode}: row ${row} ${JSON.stringify(v[row])}`);
+      const c = vt.cell(row, end + 1);
+      assert.ok(c.bgDefault && !c.inverse && !c.underline, `${mode}: the blank after row ${row} is plain: ${JSON.stringify(c)}`);
+    }
+    r.stop();
+  }
 });
 
 test('a terminal whose line feed returns (a tty in raw mode, ONLCR) gets LF for the next row, and the same screens', async () => {
@@ -618,6 +683,27 @@ test('inline: a wrapped line half in the scrollback when the terminal is resized
   }
   assert.equal(vt.viewport()[11], '>');
   r.stop();
+});
+
+test('inline: a line whose head went into the scrollback goes on after it when the terminal widens, its punctuation not drawn twice', async () => {
+  for (const cols of [30, 60]) {
+    const { vt, r } = await setup('inline', 20, 6);
+    const { reply } = streamingReply(r, () => '');
+    reply.text = 'aa, bb. cc, dd. ee, ff. gg, hh. ii, jj. kk, ll. mm, nn. oo, pp. qq, rr.\n';
+    r.transcript.changed(reply);
+    r.renderNow();
+    await vt.flush();
+    assert.equal(vt.scrollback().length, 1, 'the head of the line is in the scrollback');
+    vt.resize(cols, 6);
+    await resized(r);
+    reply.final = true;
+    r.transcript.changed(reply);
+    r.renderNow();
+    r.stop();
+    await vt.flush();
+    const text = vt.logicalLines().join(' ').replace(/\s+/g, ' ').trim();
+    assert.equal(text, reply.text.trim(), `${cols} columns`);
+  }
 });
 
 test('inline: a blank line below a line gone into the scrollback at a resize stays live, and what fills it later is shown', async () => {

@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { spawn as ptySpawn } from '@lydell/node-pty';
 import { join } from 'node:path';
 import { VirtualTerminal } from '../fixtures/virtual-terminal.js';
 import { waitFor } from '../fixtures/run-cli.js';
@@ -109,3 +110,34 @@ test('pty: stop() in inline mode leaves the transcript and the cursor below it',
   assertRestored(out, false);
   assert.ok(out.indexOf('after stop') > out.lastIndexOf('READY'));
 });
+
+for (const mode of ['fullscreen', 'inline'] as const) {
+  test(`pty, ${mode}: a line typed and entered while the program starts (cooked mode made its CR a LF) arrives as text and Enter`, async () => {
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), TERM: 'xterm-256color' };
+    delete env.NODE_OPTIONS;
+    const p = ptySpawn(process.execPath, ['--import', 'tsx', child, 'keys', mode], {
+      cols: 60,
+      rows: 20,
+      env,
+      cwd: join(import.meta.dirname, '../..'),
+    });
+    let out = '';
+    p.onData((d) => {
+      out += d;
+    });
+    const events = () => [...out.matchAll(/EVENT ([^\s\x1b]+)/g)].map((m) => m[1]);
+    try {
+      // Typed at once, before the program has taken the terminal.
+      p.write('hi\r');
+      await waitFor(() => /READY pid=/.test(out), 'the child to draw', 30_000);
+      await waitFor(() => events().length >= 2, 'the keys', 30_000);
+      assert.deepEqual(events(), ['text:hi', 'enter']);
+      // Typed once the terminal is raw, a line feed is Ctrl-J again.
+      p.write('\n');
+      await waitFor(() => events().length >= 3, 'Ctrl-J', 30_000);
+      assert.equal(events()[2], 'j');
+    } finally {
+      p.kill();
+    }
+  });
+}

@@ -1,0 +1,248 @@
+// The full-screen painter (alternate screen): the transcript is a viewport above the footer,
+// scrolled by the person (scrollBy, pages, ends) or following the transcript's end. A frame
+// writes the cells that changed since the last one. When the viewport moves by fewer rows than
+// it has, the terminal scrolls the transcript rows in place, with what every VT100 has (the
+// margins set to them, then line feeds at the bottom margin, or reverse indexes / insert-line at
+// the top), and only the rows that came in are written. Scrolled up, the viewport holds still
+// while the transcript grows.
+
+import { CursorTracker, cursorRow } from './cursor.js';
+import { lineFeeds } from './cursor-move.js';
+import { ERASE_LINE_RIGHT, insertLines, RESET_MARGINS, REVERSE_INDEX, SGR_RESET, setMargins } from './escapes.js';
+import type { Painter, Scene } from './painter.js';
+import { EMPTY_ROW, type Row } from './row.js';
+import { highlightMatches } from './search.js';
+import { DEFAULT_STYLE } from './style.js';
+
+export class FullscreenPainter implements Painter {
+  readonly busy = false;
+  private readonly cursor: CursorTracker;
+  /** What the terminal shows, row by row (the lines and their cells). */
+  private prevRows: Row[] = [];
+  private prevLines: string[] = [];
+  private width = 0;
+  private height = 0;
+  private repaint = true;
+  private following = true;
+  /** Transcript line at the top of the viewport while scrolled up. */
+  private anchorTop = 0;
+  private prevTop = 0;
+  private prevVh = 0;
+  /** Rows in the scroll margins (from the top); 0: the whole screen; -1: not known. */
+  private margins = -1;
+
+  constructor(private readonly scene: Scene) {
+    this.cursor = new CursorTracker(() => scene.terminal.lineFeedReturns === true);
+  }
+
+  async start(): Promise<boolean> {
+    this.width = this.scene.terminal.columns;
+    this.height = this.scene.terminal.rows;
+    return true;
+  }
+
+  redraw(): void {
+    this.repaint = true;
+  }
+
+  async resume(): Promise<boolean> {
+    this.redraw();
+    return true;
+  }
+
+  // ---- the viewport --------------------------------------------------------------------------
+
+  get isFollowing(): boolean {
+    return this.following;
+  }
+
+  /** Rows of the transcript viewport in the last frame. */
+  get viewportHeight(): number {
+    return this.prevVh;
+  }
+
+  /** Scrolled up: transcript lines below the view (0 while following the end). */
+  get linesBelow(): number {
+    if (this.following) return 0;
+    const vh = this.prevVh || Math.max(1, this.scene.terminal.rows - 1);
+    return Math.max(0, this.lineCount() - this.anchorTop - vh);
+  }
+
+  /** Move the viewport by n lines (negative: up, towards the start). */
+  scrollBy(n: number): void {
+    const vh = Math.max(1, this.prevVh || this.height - 1);
+    const maxTop = Math.max(0, this.lineCount() - vh);
+    const top = this.following ? maxTop : Math.min(this.anchorTop, maxTop);
+    const next = Math.max(0, Math.min(maxTop, top + n));
+    this.following = next >= maxTop;
+    this.anchorTop = next;
+  }
+
+  /** Rows a page moves (the window height − 1). */
+  get page(): number {
+    return Math.max(1, (this.prevVh || this.height) - 1);
+  }
+
+  scrollToBottom(): void {
+    this.following = true;
+  }
+
+  /** Bring transcript line n into the viewport, a third of the way down (or as far as the ends allow). */
+  showLine(n: number): void {
+    const vh = Math.max(1, this.prevVh || this.height - 1);
+    const maxTop = Math.max(0, this.lineCount() - vh);
+    this.anchorTop = Math.max(0, Math.min(maxTop, n - Math.floor(vh / 3)));
+    this.following = this.anchorTop >= maxTop;
+  }
+
+  scrollToTop(): void {
+    this.following = this.lineCount() <= (this.prevVh || this.height);
+    this.anchorTop = 0;
+  }
+
+  private lineCount(): number {
+    return this.scene.transcript.lineCount(this.width || this.scene.terminal.columns);
+  }
+
+  // ---- frames --------------------------------------------------------------------------------
+
+  frame(): string {
+    const W = Math.max(1, this.scene.terminal.columns);
+    const H = Math.max(1, this.scene.terminal.rows);
+    const foot = this.scene.footerLines(W, Math.max(0, H - 1));
+    const vh = H - foot.length;
+    const top = this.viewTop(W, vh);
+    const q = this.scene.highlight;
+    const lines = this.scene.transcript.lines(W, top, top + vh).map((l) => (q ? highlightMatches(l, q) : l));
+    while (lines.length < vh) lines.push('');
+    for (const l of foot) lines.push(l);
+    let out: string;
+    if (this.repaint || W !== this.width || H !== this.height || this.prevRows.length !== H) out = this.clear(W, H);
+    else out = this.scrollTo(top, vh, lines, W);
+    out += this.drawRows(lines, W, H);
+    this.prevTop = top;
+    this.prevVh = vh;
+    const at = cursorRow(this.prevRows);
+    if (at < 0) return out + this.cursor.hide();
+    return out + this.moveTo(at, this.prevRows[at]!.cursor) + this.cursor.show();
+  }
+
+  /** The transcript line at the top of the viewport. */
+  private viewTop(width: number, vh: number): number {
+    const maxTop = Math.max(0, this.scene.transcript.lineCount(width) - vh);
+    if (!this.following && this.anchorTop >= maxTop) this.following = true;
+    return this.following ? maxTop : this.anchorTop;
+  }
+
+  /** Every row blank, the margins the whole screen; the screen is not known, so every row is drawn. */
+  private clear(W: number, H: number): string {
+    this.repaint = false;
+    this.scene.stats.fullRepaints++;
+    this.prevRows = Array.from({ length: H }, () => EMPTY_ROW);
+    // Force every row to be written: an unknown screen is not a blank one.
+    this.prevLines = new Array<string>(H).fill('\u0000');
+    this.cursor.forget();
+    this.width = W;
+    this.height = H;
+    // Margins back to the whole screen (a resize may have left old ones in force).
+    let out = SGR_RESET + RESET_MARGINS;
+    this.margins = 0;
+    this.cursor.style = DEFAULT_STYLE;
+    for (let r = 0; r < H; r++) out += this.moveTo(r, 0) + ERASE_LINE_RIGHT;
+    return out;
+  }
+
+  /** The viewport moved from prevTop to `top`: scroll the rows in place when fewer than the region moved. */
+  private scrollTo(top: number, vh: number, lines: readonly string[], width: number): string {
+    const d = top - this.prevTop;
+    const region = Math.min(vh, this.prevVh);
+    if (d === 0 || Math.abs(d) >= region) return '';
+    let out = '';
+    if (this.margins !== region) {
+      out += this.cursor.plain() + setMargins(0, region - 1);
+      this.margins = region;
+      // Setting the margins homes the cursor.
+      this.cursor.at(0, 0);
+    }
+    out += d > 0 ? this.scrollUp(lines, d, region, width) : this.cursor.plain() + this.scrollDown(-d, region);
+    this.scene.stats.scrolls++;
+    return out;
+  }
+
+  /**
+   * Scroll rows 0..region-1 (the margins) up by d rows the way a terminal's own output does: the
+   * rows that stay are brought up to date where they are (the end of the growing line), then each
+   * new row comes in with a line feed at the bottom margin and is written there. No SU (a VT100
+   * has none), and no move between the new rows.
+   */
+  private scrollUp(lines: readonly string[], d: number, region: number, width: number): string {
+    const rows = this.prevRows,
+      ls = this.prevLines;
+    let out = '';
+    for (let r = d; r < region; r++) out += this.drawRow(r, lines[r - d]!, width);
+    const bottom = region - 1;
+    for (let k = region - d; k < region; k++) {
+      out += this.moveTo(bottom, Math.max(0, this.cursor.col)) + this.cursor.blankSafe() + lineFeeds(1);
+      rows.copyWithin(0, 1, region);
+      ls.copyWithin(0, 1, region);
+      rows[bottom] = EMPTY_ROW;
+      ls[bottom] = '';
+      out += this.drawRow(bottom, lines[k]!, width);
+    }
+    return out;
+  }
+
+  /**
+   * Scroll rows 0..region-1 (the margins) down by n rows: reverse indexes or insert line at the
+   * top margin, whichever is fewer bytes (no SD: a VT100 has none).
+   */
+  private scrollDown(n: number, region: number): string {
+    const col = Math.max(0, this.cursor.col);
+    const byIndex = this.movement(0, col) + REVERSE_INDEX.repeat(n);
+    const byLines = this.movement(0, 0) + insertLines(n);
+    const rows = this.prevRows,
+      ls = this.prevLines;
+    rows.copyWithin(n, 0, region - n);
+    ls.copyWithin(n, 0, region - n);
+    rows.fill(EMPTY_ROW, 0, n);
+    ls.fill('', 0, n);
+    const viaIndex = byIndex.length <= byLines.length;
+    this.cursor.at(0, viaIndex ? col : 0);
+    return viaIndex ? byIndex : byLines;
+  }
+
+  /** Every row that changed, written; the style back to the default after. */
+  private drawRows(lines: readonly string[], W: number, H: number): string {
+    let out = '';
+    for (let r = 0; r < H; r++) out += this.drawRow(r, lines[r]!, W);
+    return out + this.cursor.plain();
+  }
+
+  /** Row r shows `line` from now on: its changed cells, written. */
+  private drawRow(r: number, line: string, width: number): string {
+    if (line === this.prevLines[r]) return '';
+    const row = this.scene.row(line, width);
+    const out = this.cursor.change(this.prevRows[r]!, row, width, (c) => this.moveTo(r, c));
+    this.prevRows[r] = row;
+    this.prevLines[r] = line;
+    return out;
+  }
+
+  private moveTo(row: number, col: number): string {
+    const out = this.movement(row, col);
+    this.cursor.at(row, col);
+    return out;
+  }
+
+  /** The bytes that move the cursor to (row, col) (absolute moves allowed), the cursor left where it is. */
+  private movement(row: number, col: number): string {
+    // A line feed moves down without scrolling except on the bottom margin (or the last row).
+    // (margins: 0 = the whole screen, -1 = not known, so no line feeds).
+    // A move down stops at the bottom margin in some terminals (pyte) even from below it, so
+    // moves down stay inside the margins; a move up stops at the top one, row 0.
+    const c = this.cursor;
+    const bottom = this.margins > 0 ? this.margins - 1 : this.height - 1;
+    const rowsSafe = c.row >= 0 && this.margins >= 0 && (row <= c.row || row <= bottom);
+    return c.movement(row, col, { lineFeedsSafe: rowsSafe && row < this.height, rowsSafe, absolute: true });
+  }
+}
