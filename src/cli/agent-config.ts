@@ -1,19 +1,26 @@
 // A resolved run (flags, environment, config.lua) as the agent's configuration.
 
-import type { AgentConfig, ToolDef } from '../core/types.js';
+import { repairToolCalls } from '../core/providers/tool-call-repair.js';
+import type { AgentConfig } from '../core/agent-config.js';
+import type { ToolDef } from '../core/types.js';
 import { BUILTIN_TOOLS_SYSTEM_PROMPT } from '../builtin-tools/index.js';
 import type { ResolvedRun } from './resolve-run.js';
 
+/** The run's system prompt before the project instructions: config.lua's, else the builtin tools' own. */
+export function baseSystemPrompt(run: ResolvedRun): string {
+  return run.systemPrompt ?? BUILTIN_TOOLS_SYSTEM_PROMPT;
+}
+
 export function agentConfig(
   run: ResolvedRun,
-  o: { stream: boolean; builtinTools: ToolDef[]; autocompactAtTurnEnd?: boolean },
+  o: { stream: boolean; builtinTools: ToolDef[]; autocompactAtTurnEnd?: boolean; systemPrompt?: string },
 ): AgentConfig {
   return {
     baseUrl: run.baseUrl,
     apiKey: run.apiKey,
     provider: run.provider,
     model: run.model,
-    systemPrompt: run.systemPrompt ?? BUILTIN_TOOLS_SYSTEM_PROMPT,
+    systemPrompt: o.systemPrompt ?? baseSystemPrompt(run),
     stream: o.stream,
     contextSize: run.contextSize,
     autocompactPct: run.autocompactPct,
@@ -28,6 +35,7 @@ export function agentConfig(
     providerName: run.providerName,
     builtinTools: o.builtinTools,
     autocompactAtTurnEnd: o.autocompactAtTurnEnd,
+    ...(run.repair ? { repairToolCalls } : {}),
   };
 }
 

@@ -1,11 +1,20 @@
-// Command-line flags of clm(1). Hand-written rather than util.parseArgs because `-r/--resume`
+// Command-line flags of clm(1). Hand-written rather than util.parseCommandLine because `-r/--resume`
 // takes an optional value (`-r`, `-rID`, `-r ID`, `--resume=ID`) and short flags combine as
 // getopt's do (`-HS`, `-So PROMPT`, `-Smqwen`).
+
+import { SANDBOX_MODES, type SandboxMode } from '../sandbox/policy.js';
 
 export type OutputFormat = 'text' | 'json' | 'stream-json';
 
 export interface CliArgs {
-  command: 'run' | 'setup' | 'help' | 'version';
+  /** `sandbox-check`: `clm sandbox check`. */
+  command: 'run' | 'setup' | 'models' | 'permissions' | 'help' | 'version' | 'diff' | 'undo' | 'sandbox-check' | 'mcp';
+  /** `clm mcp login|logout NAME`: an HTTP MCP server's OAuth login. */
+  mcp?: { action: 'login' | 'logout'; server: string };
+  /** `clm permissions ACTION [WORDS…]`: the action and its words. */
+  permissions?: { action: 'explain' | 'list'; words: string[] };
+  /** `clm diff|undo ID [N]`. */
+  checkpoint?: CheckpointArgs;
   agent?: string;
   model?: string;
   provider?: string;
@@ -20,6 +29,8 @@ export interface CliArgs {
   noStream: boolean;
   /** undefined = no -r; '' = -r without id (picker). */
   resume?: string;
+  /** --fork: with -r, go on in a copy of the session under a new id. */
+  fork?: boolean;
   outputFormat: OutputFormat;
   allowTools?: string[];
   denyTools?: string[];
@@ -27,12 +38,56 @@ export interface CliArgs {
   maxTurns?: number;
   /** --reasoning-effort: low, medium, high, or off (no reasoning parameter). */
   reasoningEffort?: 'low' | 'medium' | 'high' | 'off';
+  /** --sandbox: the sandbox mode of tool processes and file accesses (wins over config.lua's `sandbox`). */
+  sandbox?: SandboxMode;
 }
 
 export class UsageError extends Error {}
 
+/** `clm diff ID [N]`, `clm undo ID [N] [-y]` (checkpoint-commands.ts). */
+export interface CheckpointArgs {
+  command: 'diff' | 'undo';
+  sessionId: string;
+  turn?: number;
+  yes: boolean;
+}
+
+function parseCheckpointArgs(argv: readonly string[]): CheckpointArgs {
+  const command = argv[0] as 'diff' | 'undo';
+  const rest = argv.slice(1);
+  let yes = false;
+  const words: string[] = [];
+  for (const a of rest) {
+    if (command === 'undo' && (a === '-y' || a === '--yes')) yes = true;
+    else if (a.startsWith('-')) throw new UsageError(`${command}: unknown option ${a}`);
+    else words.push(a);
+  }
+  if (!words.length) throw new UsageError(`${command} needs a session id (clm ${command} ID [TURN])`);
+  if (words.length > 2) throw new UsageError(`${command}: unexpected argument '${words[2]}'`);
+  let turn: number | undefined;
+  if (words[1] !== undefined) {
+    if (!/^[1-9]\d*$/.test(words[1])) throw new UsageError(`${command}: turn '${words[1]}' is not a number ≥ 1`);
+    turn = Number(words[1]);
+  }
+  return { command, sessionId: words[0]!, turn, yes };
+}
+
+/** What a usage error prints on stderr: the problem, and where the options are (not all of them). */
+export function usageErrorText(message: string): string {
+  return `clm: ${message}\nrun 'clm --help' for the options\n`;
+}
+
 export const USAGE = `usage: clm [options]
        clm setup
+       clm permissions list [-a NAME] [--allow-tools LIST] [--deny-tools LIST]
+       clm permissions explain TOOL [COMMAND|PATH|JSON] [-a NAME] [--allow-tools …] [--deny-tools …]
+       clm diff ID [TURN]       what a turn of session ID changed (default: its last)
+       clm undo ID [TURN] [-y]  take session ID back to before TURN (default: its last):
+                                files and conversation; -y answers yes
+       clm models
+       clm sandbox check        diagnose the sandbox on this machine (exit 1: the mode cannot run)
+       clm mcp login NAME       log in to the HTTP MCP server NAME (OAuth, in the browser)
+       clm mcp logout NAME      forget (and revoke) that login
 
   -o, --oneshot PROMPT     answer one prompt and exit (headless)
   -H, --headless           plain line-based REPL even on a terminal
@@ -47,6 +102,7 @@ export const USAGE = `usage: clm [options]
                            else ~/.config/clm/plugins)
   -S, --no-stream          non-streaming requests
   -r, --resume [ID]        resume a saved session (no ID: pick from a list)
+      --fork               with -r: continue a copy under a new id (the original stays)
       --output-format FMT  one-shot output: text (default), json, stream-json
       --allow-tools LIST   run tools matching these patterns without asking, and no others
                            (comma-separated, fnmatch)
@@ -55,10 +111,16 @@ export const USAGE = `usage: clm [options]
       --reasoning-effort LEVEL
                            how hard a reasoning model thinks: low, medium, high, or off
                            (default: reasoning_effort in config.lua, else the server's own)
+      --sandbox MODE       how tools may touch the system: read-only, workspace-write (default
+                           where the sandbox works), or full (no confinement)
   -V, --version            print the version
   -h, --help               this help
 
+without -u or a provider, clm uses the first local server that answers: llama.cpp
+(127.0.0.1:8080, 8081), Ollama (11434), LM Studio (1234), vLLM (8000); clm models lists theirs
+
 environment: CLM_API_KEY (API key, overrides config), CLM_DEBUG_LOG (debug log file),
+             CLM_LOCAL_SERVERS (where to look for local servers: KIND=HOST:PORT,...; empty: nowhere),
              XDG_CONFIG_HOME, XDG_STATE_HOME, HOME, SHELL
 exit status: 0 success, 1 the turn failed, 2 usage or configuration error, 130 interrupted,
              143/129 ended by SIGTERM/SIGHUP
@@ -83,6 +145,7 @@ const WITH_VALUE: Record<string, keyof CliArgs> = {
   '--deny-tools': 'denyTools',
   '--max-turns': 'maxTurns',
   '--reasoning-effort': 'reasoningEffort',
+  '--sandbox': 'sandbox',
 };
 
 const EFFORTS = ['low', 'medium', 'high', 'off'] as const;
@@ -97,12 +160,36 @@ function patterns(v: string): string[] {
 /** Short flags without a value, as getopt lets them be combined (`-HS`, `-So PROMPT`). */
 const SHORT_BOOL: Record<string, 'headless' | 'noStream' | 'help' | 'version'> = { H: 'headless', S: 'noStream', h: 'help', V: 'version' };
 
-export function parseArgs(argv: readonly string[]): CliArgs {
+export function parseCommandLine(argv: readonly string[]): CliArgs {
   const a: CliArgs = { command: 'run', headless: false, noStream: false, noAltScreen: false, outputFormat: 'text' };
+  if (argv[0] === 'diff' || argv[0] === 'undo') return { ...a, command: argv[0], checkpoint: parseCheckpointArgs(argv) };
   let i = 0;
-  if (argv[0] === 'setup') {
-    a.command = 'setup';
+  if (argv[0] === 'setup' || argv[0] === 'models') {
+    a.command = argv[0];
     i = 1;
+  } else if (argv[0] === 'sandbox') {
+    if (argv[1] !== 'check')
+      throw new UsageError(argv[1] === undefined ? "'sandbox' needs a command: check" : `unknown command 'sandbox ${argv[1]}' (check)`);
+    a.command = 'sandbox-check';
+    i = 2;
+  }
+  if (argv[0] === 'mcp') {
+    const action = argv[1];
+    if (action !== 'login' && action !== 'logout') throw new UsageError("mcp: expected 'login NAME' or 'logout NAME'");
+    const server = argv[2];
+    if (!server || server.startsWith('-')) throw new UsageError(`mcp ${action} needs the name of a server in mcp_servers`);
+    a.command = 'mcp';
+    a.mcp = { action, server };
+    i = 3;
+  }
+  const words: string[] = [];
+  if (argv[0] === 'permissions') {
+    const action = argv[1];
+    if (action !== 'explain' && action !== 'list')
+      throw new UsageError("permissions: expected 'list' or 'explain TOOL [COMMAND|PATH|JSON]'");
+    a.command = 'permissions';
+    a.permissions = { action, words };
+    i = 2;
   }
   const set = (key: keyof CliArgs, v: string, flag: string) => {
     if (key === 'outputFormat') {
@@ -114,6 +201,10 @@ export function parseArgs(argv: readonly string[]): CliArgs {
       if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v)))
         throw new UsageError(`${flag}: '${v}' is not a whole number ≥ 0 (0 = unlimited)`);
       a.maxTurns = Number(v);
+    } else if (key === 'sandbox') {
+      const m = SANDBOX_MODES.find((x) => x === v);
+      if (!m) throw new UsageError(`${flag}: unknown mode '${v}' (${SANDBOX_MODES.join(', ')})`);
+      a.sandbox = m;
     } else if (key === 'reasoningEffort') {
       const e = EFFORTS.find((x) => x === v);
       if (!e) throw new UsageError(`${flag}: unknown level '${v}' (${EFFORTS.join(', ')})`);
@@ -157,6 +248,10 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     }
     if (arg === '--no-alt-screen') {
       a.noAltScreen = true;
+      continue;
+    }
+    if (arg === '--fork') {
+      a.fork = true;
       continue;
     }
     if (arg === '--resume') {
@@ -211,10 +306,27 @@ export function parseArgs(argv: readonly string[]): CliArgs {
       continue;
     }
     if (arg === 'setup') throw new UsageError("'setup' must be the first argument");
+    if (a.command === 'permissions' && (!arg.startsWith('-') || arg === '-')) {
+      words.push(arg);
+      continue;
+    }
     throw new UsageError(`unexpected argument '${arg}'`);
+  }
+  if (a.permissions) {
+    const { action } = a.permissions;
+    if (action === 'list' && words.length) throw new UsageError('permissions list takes no words');
+    if (action === 'explain' && (words.length < 1 || words.length > 2))
+      throw new UsageError('permissions explain: expected TOOL and, for most tools, a COMMAND, PATH or JSON arguments');
+    if (a.oneshot !== undefined || a.resume !== undefined || a.forever !== undefined || a.headless)
+      throw new UsageError('permissions takes only -a, -p, --allow-tools and --deny-tools');
   }
   if (a.command === 'setup' && (a.oneshot !== undefined || a.resume !== undefined || a.forever !== undefined))
     throw new UsageError('setup takes no other options');
+  if (a.command === 'mcp' && (a.oneshot !== undefined || a.resume !== undefined || a.forever !== undefined || a.headless))
+    throw new UsageError(`mcp ${a.mcp!.action} takes only -a`);
+  if (a.command === 'sandbox-check' && (a.oneshot !== undefined || a.resume !== undefined || a.forever !== undefined))
+    throw new UsageError('sandbox check takes only -a and --sandbox');
+  if (a.fork && a.resume === undefined) throw new UsageError('--fork needs -r/--resume (the session to fork)');
   if (a.forever !== undefined && (a.oneshot !== undefined || a.headless))
     throw new UsageError('-f/--forever needs the interactive UI (not -o or -H)');
   return a;

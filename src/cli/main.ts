@@ -1,24 +1,43 @@
 // clm(1): dispatch on flags. Heavy modules (Lua, MCP, config) are imported only by the paths
-// that need them, so `clm -V` and a plain one-shot start fast.
+// that need them, so `clm -V` and a plain one-shot start fast. The signal handlers come first:
+// from this module's first statement on, no signal ends clm by Node's default action.
 
+import { installSignalHandlers, onUnhandledSignal, takeHeldSignals } from './signal-handlers.js';
 import { hasConfigFile } from '../config/paths.js';
 import { forTerminal } from '../core/terminal-text.js';
 import { CLM_VERSION } from '../host/version.js';
-import { parseArgs, USAGE, UsageError } from './args.js';
-import { installSignalHandlers } from './signal-handlers.js';
+import { parseCommandLine, USAGE, UsageError, usageErrorText, type CliArgs } from './args.js';
+import { exitWithResult, signalSummary, Tally } from './run-summary.js';
+
+installSignalHandlers();
+
+/**
+ * Until the one-shot run takes over, a signal ends it with a result object that knows only the
+ * flags (json, stream-json: a script always gets one).
+ */
+function resultOnSignal(args: CliArgs): void {
+  onUnhandledSignal((signal, code) => {
+    if (signal !== 'SIGINT') process.stderr.write(`clm: ended by ${signal}\n`);
+    const known = { model: args.model ?? '', provider: args.provider ?? '', durationMs: Math.round(performance.now()) };
+    exitWithResult(process.stdout, signalSummary(signal, code, new Tally(), known));
+  });
+}
 
 async function main(argv: string[]): Promise<number> {
-  installSignalHandlers();
-  let args: ReturnType<typeof parseArgs>;
+  let args: ReturnType<typeof parseCommandLine>;
   try {
-    args = parseArgs(argv);
+    args = parseCommandLine(argv);
   } catch (e) {
+    takeHeldSignals();
     if (e instanceof UsageError) {
-      process.stderr.write(`clm: ${e.message}\n${USAGE}`);
+      process.stderr.write(usageErrorText(forTerminal(e.message)));
       return 2;
     }
     throw e;
   }
+  // The output format is known: from here every signal ends the run as that format promises.
+  if (args.oneshot !== undefined && args.outputFormat !== 'text') resultOnSignal(args);
+  takeHeldSignals();
   if (args.command === 'version') {
     process.stdout.write(`clm ${CLM_VERSION}\n`);
     return 0;
@@ -27,16 +46,40 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  // config.lua is evaluated in a worker thread: start it now, so it boots while the rest loads —
-  // unless the evaluation cache has the answer (then no worker starts at all).
-  if (args.command !== 'setup' && hasConfigFile()) void prestartConfig(args.agent);
+  if (args.checkpoint) {
+    const { runCheckpointCommand } = await import('./checkpoint-commands.js');
+    return runCheckpointCommand(args.checkpoint, {
+      stdin: process.stdin,
+      stdout: process.stdout,
+      stderr: process.stderr,
+      env: process.env,
+    });
+  }
+  // The Lua state for config.lua: made now, so the wasm module compiles while the rest loads.
+  if (args.command === 'run' && hasConfigFile()) void prestartConfig();
   const color = !!process.stderr.isTTY && !process.env.NO_COLOR;
-  const { CliError } = await import('./runtime.js');
+  const { CliError } = await import('./cli-error.js');
   const { ConfigProblem } = await import('./resolve-run.js');
   try {
     if (args.command === 'setup') {
       const { runSetupCommand } = await import('./setup.js');
       return runSetupCommand(process.stdout, process.stderr);
+    }
+    if (args.command === 'models') {
+      const { runModelsCommand } = await import('./models-command.js');
+      return await runModelsCommand(process.stdout, process.stderr, process.env);
+    }
+    if (args.command === 'permissions') {
+      const { runPermissionsCommand } = await import('./permissions-command.js');
+      return await runPermissionsCommand(args, process.env, process.stdout);
+    }
+    if (args.command === 'mcp') {
+      const { runMcpCommand } = await import('./mcp-command.js');
+      return await runMcpCommand(args, process.env, process.stdout, process.stderr);
+    }
+    if (args.command === 'sandbox-check') {
+      const { runSandboxCheck } = await import('./sandbox-command.js');
+      return await runSandboxCheck(args, process.stdout);
     }
     if (args.oneshot === undefined && args.outputFormat !== 'text')
       throw new UsageError(`--output-format ${args.outputFormat} needs -o PROMPT (the REPL prints text)`);
@@ -50,6 +93,7 @@ async function main(argv: string[]): Promise<number> {
       return await runUi(args);
     }
     if (args.forever !== undefined) throw new UsageError('-f/--forever needs the interactive UI (stdin and stdout a terminal)');
+    if (args.resume && !args.fork) await (await import('./session-takeover.js')).takeOverIfAsked(args.resume, process, process.env);
     const { runRepl } = await import('./repl.js');
     return await runRepl(args, {
       stdin: process.stdin,
@@ -61,7 +105,7 @@ async function main(argv: string[]): Promise<number> {
     // Messages can quote a file or a server: shown, not obeyed, on a terminal.
     const say = (m: string) => process.stderr.write(`clm: ${forTerminal(m)}\n`);
     if (e instanceof UsageError) {
-      process.stderr.write(`clm: ${forTerminal(e.message)}\n${USAGE}`);
+      process.stderr.write(usageErrorText(forTerminal(e.message)));
       return 2;
     }
     if (e instanceof ConfigProblem) {
@@ -82,15 +126,9 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-async function prestartConfig(agent: string | undefined): Promise<void> {
+async function prestartConfig(): Promise<void> {
   try {
-    // Both at once: on a miss the worker must not wait for a second round of module loading.
-    const [{ configCacheAnswers }, { configCacheDir }, evaluator] = await Promise.all([
-      import('../config/load-inputs.js'),
-      import('../config/config-cache.js'),
-      import('../config/evaluator.js'),
-    ]);
-    if (!configCacheAnswers({ agent, env: process.env, cacheDir: configCacheDir(process.env) })) evaluator.prestartConfigEvaluator();
+    (await import('../config/lua-state.js')).prestartQuickLua();
   } catch {
     // loading the configuration reports its own problems
   }

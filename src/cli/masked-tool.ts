@@ -6,22 +6,22 @@
 // so binary detection and the output cap still see what the tool wrote.
 
 import type { ToolDef, ToolInvocation } from '../core/types.js';
-import { MASK, maskSecrets, usableSecrets } from '../host/redact.js';
+import type { Secrets } from '../host/redact.js';
 
-const MASK_BYTES = Buffer.from(MASK);
-
-/** The tool with every secret masked in what it reports; `secrets` is read at each call (and at each later notification). */
-export function maskedTool(def: ToolDef, secrets: () => readonly string[]): ToolDef {
+/** The tool with every secret of the run's list masked in what it reports (the list as it is at each report). */
+export function maskedTool(def: ToolDef, secrets: Secrets): ToolDef {
   return {
     ...def,
     // Without a secret to mask (no keys configured), the call goes through as it is.
-    invoke: (inv) => def.invoke(usableSecrets(secrets()).length ? maskedInvocation(inv, secrets) : inv),
+    invoke: (inv) => def.invoke(secrets.empty ? inv : maskedInvocation(inv, secrets)),
   };
 }
 
-function maskedInvocation(inv: ToolInvocation, secrets: () => readonly string[]): ToolInvocation {
-  const text = (s: string) => maskSecrets(s, secrets());
+function maskedInvocation(inv: ToolInvocation, secrets: Secrets): ToolInvocation {
   return {
+    get id() {
+      return inv.id;
+    },
     get name() {
       return inv.name;
     },
@@ -40,31 +40,9 @@ function maskedInvocation(inv: ToolInvocation, secrets: () => readonly string[])
     get done() {
       return inv.done;
     },
-    complete: (output) => inv.complete(typeof output === 'string' ? text(output) : maskBytes(output, secrets())),
-    fail: (message) => inv.fail(text(message)),
-    notify: (t) => inv.notify(text(t)),
+    complete: (output) => inv.complete(typeof output === 'string' ? secrets.mask(output) : secrets.maskBytes(output)),
+    fail: (message) => inv.fail(secrets.mask(message)),
+    notify: (t) => inv.notify(secrets.mask(t)),
+    progress: (t) => inv.progress?.(secrets.mask(t)),
   };
-}
-
-/** maskSecrets on bytes, for output that may not be text: every secret's UTF-8 bytes are replaced. */
-export function maskBytes(b: Uint8Array, secrets: readonly string[]): Uint8Array {
-  let buf: Buffer | null = null;
-  for (const s of usableSecrets(secrets)) {
-    const needle = Buffer.from(s);
-    const view = buf ?? Buffer.from(b.buffer, b.byteOffset, b.byteLength);
-    let at = view.indexOf(needle);
-    if (at < 0) continue;
-    buf = view;
-    const parts: Buffer[] = [];
-    let from = 0;
-    while (at >= 0) {
-      parts.push(buf.subarray(from, at), MASK_BYTES);
-      from = at + needle.length;
-      at = buf.indexOf(needle, from);
-    }
-    parts.push(buf.subarray(from));
-    buf = Buffer.concat(parts);
-  }
-  // Nothing masked: the tool's own bytes.
-  return buf ?? b;
 }

@@ -1,23 +1,28 @@
 // One-shot mode (-o PROMPT): one turn, printed as text, json or stream-json; exit 0 when the turn
-// succeeded, 1 when it failed, 130 when interrupted. With a person at the terminal (stdin a TTY)
-// a gated tool runs only after they allow it, asked on stderr so stdout keeps only the result;
-// with stdin redirected (scripts, CI) tools run unasked, restricted by --allow-tools/--deny-tools.
+// succeeded, 1 when it failed, 130 when interrupted, 143/129 when ended by SIGTERM/SIGHUP. Every
+// tool call goes through the permission desk: with a person at the terminal (stdin a TTY) a call
+// the rules ask about runs only after they allow it, asked on stderr so stdout keeps only the
+// result; with stdin redirected (scripts, CI) nobody is asked and permissions.unattended decides.
 
 import { ECANCELED, EIO } from '../core/errors.js';
 import type { AgentEvent } from '../core/events.js';
 import { forTerminal } from '../core/terminal-text.js';
-import { guardEvents, guardSummary, Masker } from './guard.js';
+import { Secrets } from '../host/redact.js';
+import { guardSummary } from './guard.js';
 import { hideResumeCompaction, streamJsonRenderer, textRenderer, type Out } from './render.js';
-import { summaryJson, Tally, type RunSummary } from './run-summary.js';
+import { exitWithResult, permissionJson, printResult, signalSummary, Tally, type RunSummary } from './run-summary.js';
 import { CliError, createRuntime, sessionLine, type RunEvent, type Runtime } from './runtime.js';
 import { ConfigProblem, type ResolvedRun } from './resolve-run.js';
 import { UsageError, type CliArgs } from './args.js';
-import { PermissionPrompt, type Key } from './permission-prompt.js';
-import { emitKeypressEvents } from 'node:readline';
+import { type Key, TerminalAsker } from './permission-terminal.js';
 import { isRuntimeEvent } from './runtime-events.js';
-import { onInterrupt, onTerminate } from './signal-handlers.js';
+import { onInterrupt, onUnhandledSignal, type EndSignal } from './signal-handlers.js';
+import { takeOverIfAsked } from './session-takeover.js';
 import { discardTypeAhead } from './type-ahead.js';
 import { turnError } from './turn-error.js';
+import { lazyBuiltin } from '../host/lazy-builtin.js';
+
+const readline = lazyBuiltin<typeof import('node:readline')>('node:readline');
 
 export interface Io {
   stdout: Out;
@@ -28,37 +33,43 @@ export interface Io {
 }
 
 /** The permission question on a terminal: one keypress on stdin (raw), the question on stderr. */
-function terminalPrompt(io: Io, runtime: () => Runtime | null): PermissionPrompt | null {
+function terminalAsker(io: Io, runtime: () => Runtime | null): TerminalAsker | null {
   const input = io.stdin as NodeJS.ReadStream | undefined;
   if (!input?.isTTY || typeof input.setRawMode !== 'function') return null;
   let handler: ((s: string | undefined, k: Key | undefined) => void) | null = null;
-  return new PermissionPrompt({
-    write: (t) => io.stderr.write(t),
-    listen: (onKey) => {
-      emitKeypressEvents(input);
-      input.setRawMode(true);
-      discardTypeAhead(input);
-      handler = (s, k) => onKey(k ?? { sequence: s });
-      input.on('keypress', handler);
-      input.resume();
+  return new TerminalAsker(
+    () => runtime()?.desk ?? null,
+    {
+      write: (t) => io.stderr.write(t),
+      listen: (onKey) => {
+        readline().emitKeypressEvents(input);
+        input.setRawMode(true);
+        const dropped = discardTypeAhead(input);
+        handler = (s, k) => onKey(k ?? { sequence: s });
+        input.on('keypress', handler);
+        input.resume();
+        return dropped;
+      },
+      unlisten: () => {
+        if (handler) input.off('keypress', handler);
+        handler = null;
+        input.setRawMode(false);
+        input.pause();
+      },
+      cancelTurn: () => {
+        try {
+          runtime()?.agent.cancel();
+        } catch {
+          /* already over */
+        }
+      },
+      interrupt: () => {
+        process.emit('SIGINT' as never);
+      },
     },
-    unlisten: () => {
-      if (handler) input.off('keypress', handler);
-      handler = null;
-      input.setRawMode(false);
-      input.pause();
-    },
-    cancelTurn: () => {
-      try {
-        runtime()?.agent.cancel();
-      } catch {
-        /* already over */
-      }
-    },
-    interrupt: () => {
-      process.emit('SIGINT' as never);
-    },
-  });
+    // Asked to allow a call, but not to run one the sandbox refused outside it: that stays refused.
+    false,
+  );
 }
 
 /** The exit status main() gives a failure to start: 2 for configuration and usage, else the error's own or 1. */
@@ -78,69 +89,81 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
   // holds the events of start-up (config, plugins, MCP notices) until its `start` event is out,
   // so `start` is always the first event.
   let held: AgentEvent[] | null = stream ? [] : null;
-  // Secrets are masked on every output path; the text format is for a terminal, so its controls
-  // are shown, not obeyed (json's notices on stderr too).
-  const masker = new Masker();
-  const forStderr = (t: string) => forTerminal(masker.mask(t));
+  // The runtime masks the run's secrets in every event; the text format is for a terminal, so
+  // its controls are shown, not obeyed (json's notices on stderr too).
+  const secrets = new Secrets();
+  const forStderr = (t: string) => forTerminal(secrets.mask(t));
   const display = (e: AgentEvent) => {
     if (held) held.push(e);
     else if (text) text.event(e);
     else if (stream) stream.event(e);
     else if (e.type === 'notice') io.stderr.write(`notice: ${forTerminal(e.text)}\n`);
   };
-  const show = guardEvents(display, { masker, terminal: args.outputFormat === 'text' });
 
   let rt: Runtime | null = null;
-  const asker = terminalPrompt(io, () => rt);
+  const asker = terminalAsker(io, () => rt);
   let resolveDone!: (s: number) => void;
   const done = new Promise<number>((r) => {
     resolveDone = r;
   });
   let finished = false;
   const onEvent = hideResumeCompaction((e: RunEvent) => {
+    if (e.type === 'permission') {
+      tally.decided(e.id, e.decided);
+      if (stream && !held) stream.line({ type: 'permission', id: e.id, name: e.name, ...permissionJson(e.decided) });
+    }
+    if (e.type === 'tool_sandbox') {
+      tally.ran(e.id, e.mode);
+      if (stream && !held) stream.line({ type: 'tool_sandbox', id: e.id, name: e.name, sandbox: e.mode });
+    }
     if (isRuntimeEvent(e)) return;
     tally.event(e);
-    show(e);
-    if (e.type === 'turn_done') asker?.turnEnded();
+    display(e);
+    if (e.type === 'turn_done') rt?.desk.turnEnded();
     if (e.type === 'turn_done' && !finished) {
       finished = true;
       resolveDone(e.status);
     }
   });
 
-  // Ctrl-C while starting (config, plugin worker, MCP servers) ends the run with 130 at once;
-  // json and stream-json print their result object first, so a script always gets one.
+  // A signal at any moment — while starting (config, plugin worker, MCP servers), during the turn
+  // (SIGTERM, SIGHUP, a second Ctrl-C), while shutting down — ends the run at once as cancelled
+  // with the signal's exit status: json and stream-json print their result object first, with
+  // what the run had done, and a kept session is named, so a script gets its answer and can
+  // resume. The exit hooks stop the tool processes.
   let resolved: ResolvedRun | null = null;
-  if (args.outputFormat !== 'text') {
-    onInterrupt(() => {
-      onInterrupt(null);
-      const o = summaryJson({
-        status: 'cancelled',
-        exitCode: 130,
-        result: '',
-        usage: tally.usage,
-        toolCalls: [],
-        model: resolved?.model ?? args.model ?? '',
-        provider: resolved?.providerName ?? resolved?.provider ?? args.provider ?? '',
-        durationMs: Date.now() - started,
-      });
-      const out = io.stdout as { write(s: string, cb?: () => void): unknown };
-      out.write(`${JSON.stringify(o)}\n`, () => process.exit(130));
-      setTimeout(() => process.exit(130), 2000).unref();
+  const endBySignal = (signal: EndSignal, code: number) => {
+    onInterrupt(null);
+    const outcome = rt?.closeSessionNow();
+    text?.endText();
+    if (signal !== 'SIGINT') io.stderr.write(`clm: ended by ${signal}\n`);
+    const line = rt && outcome ? sessionLine(rt.session, outcome) : null;
+    if (line) io.stderr.write(line);
+    if (args.outputFormat === 'text') process.exit(code);
+    const known = rt?.run ?? (resolved as ResolvedRun | null); // set by onResolved, which TypeScript cannot see
+    const summary = signalSummary(signal, code, tally, {
+      sessionId: outcome?.sessionKept ? rt?.session?.id : undefined,
+      model: known?.model ?? args.model ?? '',
+      provider: known?.providerName ?? known?.provider ?? args.provider ?? '',
+      durationMs: Date.now() - started,
     });
-  }
+    exitWithResult(io.stdout, guardSummary(summary, secrets));
+  };
+  onUnhandledSignal(endBySignal);
   let runtime: Runtime;
   try {
+    if (args.resume && !args.fork)
+      await takeOverIfAsked(args.resume, { stdin: io.stdin ?? process.stdin, stderr: process.stderr }, process.env);
     runtime = await createRuntime({
       args,
       onEvent,
-      ...(asker ? { onPermission: (req) => asker.request(req) } : {}),
-      policy: { allow: args.allowTools, deny: args.denyTools },
+      ...(asker ? { asker } : {}),
       resumeId: args.resume || undefined,
       onResolved: (r) => {
         resolved = r;
       },
-      onSecrets: (list) => masker.add(list),
+      view: args.outputFormat === 'text' ? 'terminal' : 'data',
+      secrets,
     });
     rt = runtime;
     await runtime.ready;
@@ -148,7 +171,6 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
     // The run cannot start (config.lua, a session that cannot be resumed): json and stream-json
     // still end with their result object, holding the message the program prints on stderr.
     if (args.outputFormat !== 'text') {
-      onInterrupt(null);
       const known = resolved as ResolvedRun | null; // set by onResolved, which TypeScript cannot see
       const o = guardSummary(
         {
@@ -158,13 +180,14 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
           error: (e as Error)?.message ?? String(e),
           usage: tally.usage,
           toolCalls: [],
+          repairs: tally.repairs,
           model: known?.model ?? args.model ?? '',
           provider: known?.providerName ?? known?.provider ?? args.provider ?? '',
           durationMs: Date.now() - started,
         },
-        masker,
+        secrets,
       );
-      io.stdout.write(`${JSON.stringify(summaryJson(o))}\n`);
+      printResult(io.stdout, o);
     }
     throw e;
   }
@@ -173,48 +196,17 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
     session_id: runtime.session?.id ?? null,
     model: runtime.run.model,
     provider: runtime.run.providerName ?? runtime.run.provider,
-    base_url: masker.mask(runtime.run.baseUrl),
+    base_url: secrets.mask(runtime.run.baseUrl),
     tools: runtime.advertisedTools(),
   });
   const startup = held ?? [];
   held = null;
-  for (const e of startup) display(e); // already through the guard
+  for (const e of startup) display(e);
 
-  // SIGTERM and SIGHUP (timeout(1), a closed terminal) end the run at once, but as a run that
-  // ends: json and stream-json print their result object and the kept session is named, so a
-  // script still gets its answer and can resume. The exit hooks stop the tool processes.
-  onTerminate((signal, code) => {
-    onTerminate(null);
-    onInterrupt(null);
-    const outcome = runtime.closeSessionNow();
-    const summary = guardSummary(
-      {
-        status: 'cancelled',
-        exitCode: code,
-        result: tally.text,
-        error: `ended by ${signal}`,
-        usage: tally.usage,
-        toolCalls: tally.toolCalls,
-        sessionId: outcome.sessionKept ? runtime.session?.id : undefined,
-        model: runtime.run.model,
-        provider: runtime.run.providerName ?? runtime.run.provider,
-        durationMs: Date.now() - started,
-      },
-      masker,
-    );
-    text?.endText();
-    io.stderr.write(`clm: ended by ${signal}\n`);
-    const line = sessionLine(runtime.session, outcome);
-    if (line) io.stderr.write(line);
-    const exit = () => process.exit(code);
-    if (args.outputFormat === 'text') exit();
-    else (io.stdout as { write(s: string, cb?: () => void): unknown }).write(`${JSON.stringify(summaryJson(summary))}\n`, exit);
-    setTimeout(exit, 2000).unref();
-  });
-
+  // The first Ctrl-C cancels the turn, which then ends as usual; a second ends the run at once.
   let interrupted = false;
   const onSigint = () => {
-    if (interrupted) process.exit(130);
+    if (interrupted) return endBySignal('SIGINT', 130);
     interrupted = true;
     try {
       runtime.agent.cancel();
@@ -224,7 +216,7 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
   };
   onInterrupt(onSigint);
   try {
-    runtime.agent.submit(prompt);
+    runtime.submit(prompt);
   } catch (e) {
     if (!finished) {
       finished = true;
@@ -234,12 +226,12 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
     io.stderr.write(`error: ${forStderr((e as Error).message)}\n`);
   }
   const status = await done;
-  // From here a Ctrl-C or SIGTERM ends the program at once (the exit hooks still stop tool processes).
+  // From here a signal ends the program at once (the exit hooks still stop tool processes).
   onInterrupt(null);
-  onTerminate(null);
   text?.endText();
 
   const exitCode = interrupted || status === ECANCELED ? 130 : status === 0 ? 0 : 1;
+  const last = (await runtime.checkpoints.turns()).at(-1);
   const summary: RunSummary = guardSummary(
     {
       status: status === 0 ? 'ok' : status === ECANCELED ? 'cancelled' : 'error',
@@ -248,17 +240,19 @@ export async function runOneshot(args: CliArgs, io: Io): Promise<number> {
       error: status !== 0 ? turnError(status, runtime.agent.lastError) || undefined : undefined,
       usage: tally.usage,
       toolCalls: tally.toolCalls,
+      repairs: tally.repairs,
       sessionId: runtime.session?.id,
+      checkpoint: last?.before ? { turn: last.turn, files: last.files ?? 0 } : undefined,
       model: runtime.run.model,
       provider: runtime.run.providerName ?? runtime.run.provider,
       durationMs: Date.now() - started,
     },
-    masker,
+    secrets,
   );
   const outcome = await runtime.close();
   if (!outcome.sessionKept) summary.sessionId = undefined;
   // The same object, key for key, in both formats.
-  if (args.outputFormat !== 'text') io.stdout.write(JSON.stringify(summaryJson(summary)) + '\n');
+  if (args.outputFormat !== 'text') printResult(io.stdout, summary);
   const line = sessionLine(runtime.session, outcome);
   if (line) io.stderr.write(line);
   return exitCode;

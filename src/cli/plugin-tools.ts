@@ -3,17 +3,23 @@
 // the reserved names and the plugin config; the package ships the entry for its seed plugins),
 // so on a cache hit they are registered at
 // once as proxies that wait for the worker only when called. When the worker is up, the real
-// set replaces any difference and the cache is refreshed.
+// set replaces any difference and the cache is refreshed. The cache never holds a secret: load
+// errors are stored masked, and a tool set whose schemas hold one is not cached at all.
 
-import { createHash } from 'node:crypto';
+import { lazyBuiltin } from '../host/lazy-builtin.js';
+import type { SandboxPolicy } from '../sandbox/policy.js';
 import { existsSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ToolDef } from '../core/types.js';
+import type { Secrets } from '../host/redact.js';
 import { readRegularFileSync } from '../host/regular-file.js';
 import type { PluginHost } from '../lua/index.js';
 import { makeDirs } from '../session/paths.js';
 import { packageRoot, seedPluginDir } from '../lua/paths.js';
 import { configDir } from '../config/paths.js';
+import type { ToolTarget } from '../mcp/tool-sync.js';
+
+const crypto = lazyBuiltin<typeof import('node:crypto')>('node:crypto');
 
 interface CachedTool {
   name: string;
@@ -33,11 +39,6 @@ export interface CacheFile {
   entries: Record<string, CacheEntry>;
 }
 
-export interface ToolTarget {
-  addTool(d: ToolDef): void;
-  removeTool(n: string): void;
-}
-
 export interface PluginToolsOptions {
   dirs: string[];
   reservedNames: string[];
@@ -47,6 +48,10 @@ export interface PluginToolsOptions {
   target: ToolTarget;
   notice(text: string): void;
   log?: (line: string) => void;
+  /** The sandbox policy clm.read_file / clm.write_file obey; absent: unconfined. */
+  sandbox?: SandboxPolicy;
+  /** The run's secrets: masked in the load errors the cache keeps. */
+  secrets?: Secrets;
 }
 
 export interface PluginTools {
@@ -99,7 +104,7 @@ export function pluginDirs(o: { explicit?: string; agentName?: string; env: Node
  * mtimes, so the cache shipped for the packaged seed plugins matches on any installation.
  */
 export function fingerprint(o: Pick<PluginToolsOptions, 'dirs' | 'reservedNames' | 'toolsConfig'>): string | null {
-  const h = createHash('sha256');
+  const h = crypto().createHash('sha256');
   h.update(JSON.stringify([o.reservedNames, o.toolsConfig ?? {}]));
   for (const [i, d] of o.dirs.entries()) {
     let names: string[];
@@ -186,7 +191,7 @@ export function startPluginTools(o: PluginToolsOptions): PluginTools {
 
   const loading = (async () => {
     const { loadPlugins } = await import('../lua/index.js');
-    return loadPlugins({ dirs: o.dirs, reservedNames: o.reservedNames, toolsConfig: o.toolsConfig, log: o.log });
+    return loadPlugins({ dirs: o.dirs, reservedNames: o.reservedNames, toolsConfig: o.toolsConfig, log: o.log, sandbox: o.sandbox });
   })();
 
   const registered = new Set<string>();
@@ -221,7 +226,8 @@ export function startPluginTools(o: PluginToolsOptions): PluginTools {
         void h.close();
         return h;
       }
-      const errors = h.errors.map((e) => `plugin ${e.plugin}: ${e.message}`);
+      const mask = (t: string) => o.secrets?.mask(t) ?? t;
+      const errors = h.errors.map((e) => mask(`plugin ${e.plugin}: ${e.message}`));
       const same =
         cached &&
         cached.tools.length === h.tools.length &&
@@ -240,7 +246,10 @@ export function startPluginTools(o: PluginToolsOptions): PluginTools {
         registered.clear();
         for (const t of h.tools) add(t);
         if (key && cache && cachePath && o.cacheDir) {
-          cache.entries = { [key]: { tools: h.tools.map(describe), errors } };
+          const tools = h.tools.map(describe);
+          // Schemas must register as they are, so a set whose schemas hold a secret is not cached.
+          const shown = JSON.stringify(tools);
+          cache.entries = mask(shown) === shown ? { [key]: { tools, errors } } : {};
           writeCache(cachePath, o.cacheDir, cache);
         }
       }

@@ -2,6 +2,7 @@
 // (so `clm -o … > f` captures just the answer); stream-json: one JSON line per event. The json
 // format shows nothing until its one result object.
 
+import { clip } from '../core/clip.js';
 import type { AgentEvent } from '../core/events.js';
 import { STREAM_JSON_VERSION } from './run-summary.js';
 import { turnError } from './turn-error.js';
@@ -34,10 +35,9 @@ export function hideResumeCompaction<E extends { type: string; origin?: unknown 
   };
 }
 
-/** One line of tool arguments, clamped for display. */
+/** One line of tool arguments, clamped for display (saying how much was cut). */
 export function oneLine(s: string, max = 200): string {
-  const t = s.replace(/[\r\n\t]+/g, ' ');
-  return t.length > max ? `${t.slice(0, max - 3)}...` : t;
+  return clip(s.replace(/[\r\n\t]+/g, ' '), max);
 }
 
 export function textRenderer(stdout: Out, stderr: Out, color: boolean): { event(e: AgentEvent): void; endText(): void } {
@@ -102,6 +102,9 @@ export function textRenderer(stdout: Out, stderr: Out, color: boolean): { event(
         case 'notice':
           err(`notice: ${e.text}\n`);
           return;
+        case 'repair':
+          err(c(DIM, `[${e.text}]`) + '\n');
+          return;
         case 'turn_done':
           closeReasoning();
           if (e.status !== 0 && e.error) err(c(RED, `error: ${turnError(e.status, e.error)}`) + '\n');
@@ -158,6 +161,9 @@ export function streamJsonRenderer(stdout: Out): { event(e: AgentEvent): void; l
           return;
         case 'notice':
           line({ type: 'notice', text: e.text });
+          return;
+        case 'repair':
+          line({ type: 'repair', text: e.text });
           return;
         default:
       }

@@ -1,339 +1,332 @@
 // Headless REPL (-H, or stdin/stdout not a terminal): `user> ` prompts, streamed `assistant> `
-// replies, tool and usage lines. Every input line is processed in order (lines typed or piped
-// while a turn runs wait their turn); quit, exit or EOF end the session after the last turn.
-// With a person at a terminal (stdin a TTY) a gated tool runs only after they allow it
-// (permission-prompt.ts); piped input runs tools without asking (nobody is there to answer).
+// replies, tool and usage lines (repl-output.ts). Every input line is processed in order (lines
+// typed or piped while a turn runs wait their turn); quit, exit or EOF end the session after the
+// last turn. Every tool call goes through the permission desk; with a person at a terminal (stdin
+// a TTY) a call the rules ask about runs only after they allow it (permission-terminal.ts); with
+// piped input nobody is asked and permissions.unattended decides.
 
 import { createInterface, emitKeypressEvents, type Interface } from 'node:readline';
-import { CONTEXT_UPDATE_PREFIX } from '../core/history.js';
-import { ClmError, ECANCELED } from '../core/errors.js';
+import { ClmError } from '../core/errors.js';
 import type { AgentEvent } from '../core/events.js';
 import { forTerminal } from '../core/terminal-text.js';
-import type { Message } from '../core/types.js';
-import { listSessions, formatSessionList } from '../session/index.js';
+import { listSessions } from '../session/index.js';
 import type { CliArgs } from './args.js';
-import { guardEvents, Masker } from './guard.js';
-import { PermissionPrompt, type Key } from './permission-prompt.js';
+import { Secrets } from '../host/redact.js';
+import { type Key, TerminalAsker } from './permission-terminal.js';
 import { discardTypeAhead } from './type-ahead.js';
-import { hideResumeCompaction, oneLine, type Out } from './render.js';
-import { CliError, createRuntime, sessionLine, type RunEvent, type Runtime } from './runtime.js';
+import { hideResumeCompaction, type Out } from './render.js';
+import { ReplOutput } from './repl-output.js';
+import { createRuntime, sessionLine, type RunEvent, type Runtime } from './runtime.js';
 import { isRuntimeEvent } from './runtime-events.js';
 import { onInterrupt } from './signal-handlers.js';
-import { turnError } from './turn-error.js';
+import { chooseSession } from './resume-picker.js';
 
-const DIM = '\x1b[2m',
-  RED = '\x1b[31m',
-  YELLOW = '\x1b[33m',
-  RESET = '\x1b[0m';
+export interface ReplIo {
+  stdin: NodeJS.ReadableStream;
+  stdout: Out;
+  stderr: Out;
+  color: boolean;
+}
 
-export async function runRepl(
-  args: CliArgs,
-  io: { stdin: NodeJS.ReadableStream; stdout: Out; stderr: Out; color: boolean },
-): Promise<number> {
-  const c = (code: string, s: string) => (io.color ? `${code}${s}${RESET}` : s);
-  // On a terminal, readline edits the line (arrows, history, Ctrl-A/E/U…); piped input is read raw.
-  const stdinTty = !!(io.stdin as { isTTY?: boolean }).isTTY;
-  const tty = stdinTty && !!(io.stdout as { isTTY?: boolean }).isTTY;
-  const lines: string[] = [];
-  let eof = false;
-  /** Set by Ctrl-C at the prompt: no further input is processed. */
-  let stopped = false;
-  let wake: (() => void) | null = null;
+export function runRepl(args: CliArgs, io: ReplIo): Promise<number> {
+  return new Repl(args, io).run();
+}
+
+/** The keys a permission question took from the line reader, and what to give back to it after. */
+interface TakenKeys {
+  handler: (s: string | undefined, k: Key | undefined) => void;
+  history: string[];
+  pending: string;
+}
+
+class Repl {
+  /** On a terminal, readline edits the line (arrows, history, Ctrl-A/E/U…); piped input is read raw. */
+  private readonly stdinTty: boolean;
+  private readonly tty: boolean;
+  private readonly out: ReplOutput;
+  /** The runtime's events come with secrets masked; the REPL's own text is masked with the same list. */
+  private readonly secrets = new Secrets();
+  private rt: Runtime | null = null;
+
+  /** Lines read and not yet processed. */
+  private readonly lines: string[] = [];
+  private eof = false;
+  /** Set by Ctrl-C at the prompt, or by output nobody reads: no further input is processed. */
+  private stopped = false;
+  private wake: (() => void) | null = null;
   /** The main loop waits at `user> ` (not for a turn). */
-  let atPrompt = false;
-  // The line reader. A permission question takes the keys for itself: the reader is closed
-  // (keeping its history and any half-typed line) and opened again after the answer.
-  let rl!: Interface;
-  let suspended = false;
-  const openReader = (history: string[] = [], pending = '') => {
-    rl = createInterface({
-      input: io.stdin,
-      output: tty ? (io.stdout as NodeJS.WritableStream) : undefined,
-      terminal: tty,
+  private atPrompt = false;
+  /**
+   * The line reader. A permission question takes the keys for itself: the reader is closed
+   * (keeping its history and any half-typed line) and opened again after the answer.
+   */
+  private rl!: Interface;
+  private suspended = false;
+  private keys: TakenKeys | null = null;
+  private turnEnded: (() => void) | null = null;
+  /** Ctrl-C ended the REPL (exit status 130). */
+  private interrupted = false;
+
+  constructor(
+    private readonly args: CliArgs,
+    private readonly io: ReplIo,
+  ) {
+    this.stdinTty = !!(io.stdin as { isTTY?: boolean }).isTTY;
+    this.tty = this.stdinTty && !!(io.stdout as { isTTY?: boolean }).isTTY;
+    this.out = new ReplOutput(io.stdout, io.stderr, io.color);
+  }
+
+  async run(): Promise<number> {
+    this.openReader();
+    const resumeId = this.args.resume === '' ? await this.chooseResume() : this.args.resume || undefined;
+    const asker = this.asker();
+    const rt = await createRuntime({
+      args: this.args,
+      onEvent: hideResumeCompaction((e: RunEvent) => {
+        if (!isRuntimeEvent(e)) this.event(e);
+      }),
+      view: 'terminal',
+      secrets: this.secrets,
+      ...(asker ? { asker } : {}),
+      resumeId,
+    });
+    this.rt = rt;
+    await rt.ready;
+    this.greet(rt, resumeId);
+    onInterrupt(() => this.interrupt(rt));
+    // The reader of our output went away (`clm -H < prompts | head`), or the output cannot be
+    // written at all: stop after the current turn instead of running every remaining line (and
+    // its tools) for nobody.
+    const stdout = this.io.stdout as { on?(ev: 'error', fn: (e: NodeJS.ErrnoException) => void): unknown };
+    stdout.on?.('error', () => {
+      this.stopped = true;
+      this.cancel(rt);
+      this.wake?.();
+    });
+    await this.loop(rt);
+    onInterrupt(null);
+    this.rl.close();
+    const line = sessionLine(rt.session, await rt.close());
+    if (line) this.io.stderr.write(line);
+    return this.interrupted ? 130 : 0;
+  }
+
+  private clean(t: string): string {
+    return forTerminal(this.secrets.mask(t));
+  }
+
+  // ---- input -------------------------------------------------------------------------------
+
+  private openReader(history: string[] = [], pending = ''): void {
+    const rl = createInterface({
+      input: this.io.stdin,
+      output: this.tty ? (this.io.stdout as NodeJS.WritableStream) : undefined,
+      terminal: this.tty,
       crlfDelay: Infinity,
       historySize: 500,
       history,
     });
+    this.rl = rl;
     // With terminal editing, readline turns Ctrl-C into its own event: route it to ours.
     rl.on('SIGINT', () => {
       process.emit('SIGINT' as never);
     });
     rl.on('line', (l) => {
-      lines.push(l);
-      wake?.();
+      this.lines.push(l);
+      this.wake?.();
     });
     rl.on('close', () => {
-      if (!suspended) {
-        eof = true;
-        wake?.();
-      }
+      if (this.suspended) return;
+      this.eof = true;
+      this.wake?.();
     });
-    if (atPrompt && tty) {
+    if (this.atPrompt && this.tty) {
       rl.setPrompt('user> ');
       rl.prompt();
     }
     if (pending) rl.write(pending);
-  };
-  openReader();
-  const nextLine = async (): Promise<string | null> => {
-    while (!lines.length && !eof && !stopped)
-      await new Promise<void>((r) => {
-        wake = r;
-      });
-    wake = null;
-    return lines.length && !stopped ? lines.shift()! : null;
-  };
-
-  let resumeId = args.resume || undefined;
-  if (args.resume === '') {
-    const rows = listSessions();
-    if (!rows.length) throw new CliError('no saved sessions', 1);
-    io.stdout.write(formatSessionList(rows));
-    io.stdout.write(`resume which session? [1-${rows.length}] `);
-    const ans = (await nextLine())?.trim() ?? '';
-    // A terminal echoed the answer and its newline; piped input did not.
-    if (!stdinTty) io.stdout.write('\n');
-    const n = Number(ans);
-    if (!Number.isInteger(n) || n < 1 || n > rows.length) throw new CliError('no such session', 1);
-    resumeId = rows[n - 1]!.id;
   }
 
-  let assistantOpen = false;
-  let atLineStart = true;
-  const w = (s: string) => {
-    if (s) {
-      io.stdout.write(s);
-      atLineStart = s.endsWith('\n');
+  private async nextLine(): Promise<string | null> {
+    while (!this.lines.length && !this.eof && !this.stopped)
+      await new Promise<void>((r) => {
+        this.wake = r;
+      });
+    this.wake = null;
+    return this.lines.length && !this.stopped ? this.lines.shift()! : null;
+  }
+
+  /** `-r` without an id: the sessions listed, one chosen by its number. */
+  private chooseResume(): Promise<string | undefined> {
+    const write = (t: string) => this.io.stdout.write(t);
+    return chooseSession(
+      listSessions(),
+      write,
+      async (question) => {
+        write(question);
+        const answer = await this.nextLine();
+        // A terminal echoed the answer and its newline; piped input did not.
+        if (!this.stdinTty) write('\n');
+        return answer;
+      },
+      1,
+    );
+  }
+
+  // ---- permission questions ----------------------------------------------------------------
+
+  /** A person at the keyboard answers what the rules ask; piped input has nobody to ask. */
+  private asker(): TerminalAsker | null {
+    if (!this.stdinTty || typeof (this.io.stdin as NodeJS.ReadStream).setRawMode !== 'function') return null;
+    return new TerminalAsker(() => this.rt?.desk ?? null, {
+      write: (t) => this.questionText(t),
+      listen: (onKey) => this.takeKeys(onKey),
+      unlisten: () => this.giveKeysBack(),
+      cancelTurn: () => {
+        if (this.rt) this.cancel(this.rt);
+      },
+      interrupt: () => {
+        process.emit('SIGINT' as never);
+      },
+    });
+  }
+
+  /** With stdout redirected (`clm -H > log`) the person sees only stderr: the question and its answer go there, as in one-shot runs. */
+  private questionText(t: string): void {
+    if (!this.tty) {
+      this.io.stderr.write(t);
+      return;
     }
-  };
-  const newline = () => {
-    if (!atLineStart) w('\n');
-  };
-  let turnEnded: (() => void) | null = null;
-  let rt: Runtime | null = null;
-  // A person at the keyboard answers for every gated tool; --allow-tools/--deny-tools answer
-  // for the tools they name (tool-policy.ts).
-  const prompt =
-    stdinTty && typeof (io.stdin as NodeJS.ReadStream).setRawMode === 'function'
-      ? new PermissionPrompt({
-          // With stdout redirected (`clm -H > log`) the person sees only stderr: the question
-          // and its answer go there, as in one-shot runs.
-          write: (t) => {
-            if (!tty) {
-              io.stderr.write(t);
-              return;
-            }
-            newline();
-            w(t);
-          },
-          listen: (onKey) => {
-            const input = io.stdin as NodeJS.ReadStream;
-            const pending = rl.line;
-            suspended = true;
-            rl.close();
-            suspended = false;
-            emitKeypressEvents(input);
-            input.setRawMode(true);
-            discardTypeAhead(input);
-            const handler = (s: string | undefined, k: Key | undefined) => onKey(k ?? { sequence: s });
-            input.on('keypress', handler);
-            input.resume();
-            keys = { handler, history: (rl as unknown as { history: string[] }).history ?? [], pending };
-          },
-          unlisten: () => {
-            if (!keys) return;
-            const input = io.stdin as NodeJS.ReadStream;
-            input.off('keypress', keys.handler);
-            input.setRawMode(false);
-            const { history, pending } = keys;
-            keys = null;
-            if (!eof) openReader(history, pending);
-          },
-          cancelTurn: () => {
-            try {
-              rt?.agent.cancel();
-            } catch {
-              /* already over */
-            }
-          },
-          interrupt: () => {
-            process.emit('SIGINT' as never);
-          },
-        })
-      : null;
-  let keys: { handler: (s: string | undefined, k: Key | undefined) => void; history: string[]; pending: string } | null = null;
-  const show = (e: AgentEvent) => {
-    switch (e.type) {
-      case 'text':
-        if (!assistantOpen) {
-          newline();
-          w('assistant> ');
-          assistantOpen = true;
-        }
-        w(e.text);
-        return;
-      case 'reasoning':
-        if (e.text) w(c(DIM, e.text));
-        return;
-      case 'tool_begin':
-        newline();
-        assistantOpen = false;
-        w(`[tool: ${e.name} ${oneLine(e.args)}]\n`);
-        return;
-      case 'tool_result':
-        newline();
-        if (e.outcome === 'ok') w(`[result: ${e.name}]\n${e.content}${e.content.endsWith('\n') ? '' : '\n'}`);
-        else w(c(e.outcome === 'timedout' ? YELLOW : RED, `[${e.outcome === 'timedout' ? 'timeout' : 'x'} ${e.name}] ${e.content}`) + '\n');
-        return;
-      case 'tool_batch':
-        if (e.total > 1 && e.completed > 0) w(`[tools ${e.completed}/${e.total}]\n`);
-        return;
-      case 'usage': {
-        const u = e.usage;
-        newline();
-        w(c(DIM, `[${u.promptTokens}+${u.completionTokens} tok${u.tokensPerSec ? `, ${u.tokensPerSec.toFixed(1)} tok/s` : ''}]`) + '\n');
+    this.out.newline();
+    this.out.write(t);
+  }
+
+  /** The line reader steps aside and single keys go to the question; how many typed before were dropped. */
+  private takeKeys(onKey: (k: Key) => void): number {
+    const input = this.io.stdin as NodeJS.ReadStream;
+    const pending = this.rl.line;
+    this.suspended = true;
+    this.rl.close();
+    this.suspended = false;
+    emitKeypressEvents(input);
+    input.setRawMode(true);
+    const dropped = discardTypeAhead(input);
+    const handler = (s: string | undefined, k: Key | undefined) => onKey(k ?? { sequence: s });
+    input.on('keypress', handler);
+    input.resume();
+    this.keys = { handler, history: (this.rl as unknown as { history: string[] }).history ?? [], pending };
+    // A line being typed when the question came is a run of typing going on.
+    return dropped + (pending ? 1 : 0);
+  }
+
+  private giveKeysBack(): void {
+    if (!this.keys) return;
+    const input = this.io.stdin as NodeJS.ReadStream;
+    input.off('keypress', this.keys.handler);
+    input.setRawMode(false);
+    const { history, pending } = this.keys;
+    this.keys = null;
+    if (!this.eof) this.openReader(history, pending);
+  }
+
+  // ---- turns -------------------------------------------------------------------------------
+
+  private event(e: AgentEvent): void {
+    this.out.event(e);
+    if (e.type !== 'turn_done') return;
+    this.rt?.desk.turnEnded();
+    this.turnEnded?.();
+  }
+
+  /** The conversation resumed (if any), then the banner. */
+  private greet(rt: Runtime, resumeId: string | undefined): void {
+    if (resumeId) {
+      this.out.replay(rt.agent.messages, (s) => this.clean(s));
+      this.out.write(`[resumed session ${resumeId}]\n`);
+    }
+    const instructions = rt.instructions?.summary();
+    this.out.write(
+      `clm agent. api: ${this.clean(rt.run.baseUrl)}\n${instructions ? `instructions: ${this.clean(instructions)}\n` : ''}type 'quit' or 'exit' to stop.\n`,
+    );
+  }
+
+  private cancel(rt: Runtime): boolean {
+    try {
+      rt.agent.cancel();
+      return true;
+    } catch {
+      // Nothing in flight, or a cancel already under way.
+      return false;
+    }
+  }
+
+  /**
+   * Ctrl-C cancels a running turn; at the prompt it ends the REPL (status 130) the normal way, so
+   * the session is closed (an empty one deleted). A second one while ending exits at once.
+   */
+  private interrupt(rt: Runtime): void {
+    if (this.cancel(rt)) return;
+    if (this.interrupted) process.exit(130);
+    this.interrupted = true;
+    this.stopped = true;
+    this.wake?.();
+  }
+
+  /** Line after line until quit, exit, the end of the input or Ctrl-C. */
+  private async loop(rt: Runtime): Promise<void> {
+    for (;;) {
+      this.prompt();
+      this.atPrompt = true;
+      const line = await this.nextLine();
+      this.atPrompt = false;
+      // A terminal echoed the typed line and its newline; piped input left the cursor after `user> `.
+      if ((this.io.stdin as { isTTY?: boolean }).isTTY) this.out.atLineStart = true;
+      if (line === null) {
+        this.out.write('\n');
         return;
       }
-      case 'finish':
-        if (e.reason === 'length') {
-          newline();
-          w(c(YELLOW, '[truncated: hit token limit]') + '\n');
-        }
-        if (e.reason === 'content_filter') {
-          newline();
-          w(c(RED, '[stopped: content filter]') + '\n');
-        }
-        return;
-      case 'notice':
-        io.stderr.write(`notice: ${e.text}\n`);
-        return;
-      case 'turn_done':
-        if (e.status === ECANCELED) {
-          newline();
-          w(c(YELLOW, '[cancelled]') + '\n');
-        } else if (e.status !== 0 && e.error) io.stderr.write(`error: ${turnError(e.status, e.error)}\n`);
-        assistantOpen = false;
-        prompt?.turnEnded();
-        turnEnded?.();
-        return;
-      default:
+      const p = line.trim();
+      if (p === 'quit' || p === 'exit') return;
+      if (!p) continue;
+      // A background job's notification may have started a turn while we waited for this line.
+      await this.idle(rt);
+      if (this.stopped) return;
+      await this.turn(rt, line);
     }
-  };
-  // Everything shown passes the guard: secrets masked, terminal controls shown instead of obeyed.
-  const masker = new Masker();
-  const clean = (t: string) => forTerminal(masker.mask(t));
-  const guarded = guardEvents(show, { masker, terminal: true });
-  rt = await createRuntime({
-    args,
-    onEvent: hideResumeCompaction((e: RunEvent) => {
-      if (!isRuntimeEvent(e)) guarded(e);
-    }),
-    onPermission: prompt ? (req) => prompt.request(req) : undefined,
-    onSecrets: (list) => masker.add(list),
-    policy: { allow: args.allowTools, deny: args.denyTools },
-    resumeId,
-  });
-  const runtime = rt;
-  await runtime.ready;
-  if (resumeId) {
-    replay(runtime.agent.messages, (s) => w(clean(s)));
-    w(`[resumed session ${resumeId}]\n`);
   }
-  w(`clm agent. api: ${clean(runtime.run.baseUrl)}\ntype 'quit' or 'exit' to stop.\n`);
 
-  // Ctrl-C cancels a running turn; at the prompt it ends the REPL (status 130) the normal way,
-  // so the session is closed (an empty one deleted). A second one while ending exits at once.
-  let interrupted = false;
-  const onSigint = () => {
-    try {
-      runtime.agent.cancel();
-      return;
-    } catch {
-      /* nothing in flight */
-    }
-    if (interrupted) process.exit(130);
-    interrupted = true;
-    stopped = true;
-    wake?.();
-  };
-  onInterrupt(onSigint);
-  // The reader of our output went away (`clm -H < prompts | head`), or the output cannot be
-  // written at all: stop after the current turn instead of running every remaining line (and
-  // its tools) for nobody.
-  const out = io.stdout as { on?(ev: 'error', fn: (e: NodeJS.ErrnoException) => void): unknown };
-  out.on?.('error', () => {
-    stopped = true;
-    try {
-      runtime.agent.cancel();
-    } catch {
-      /* idle */
-    }
-    wake?.();
-  });
-  let status = 0;
-  for (;;) {
-    newline();
-    if (tty) {
-      rl.setPrompt('user> ');
-      rl.prompt();
-      atLineStart = false;
-    } else w('user> ');
-    atPrompt = true;
-    const line = await nextLine();
-    atPrompt = false;
-    // A terminal echoed the typed line and its newline; piped input left the cursor after `user> `.
-    if ((io.stdin as { isTTY?: boolean }).isTTY) atLineStart = true;
-    if (line === null) {
-      w('\n');
-      break;
-    }
-    const p = line.trim();
-    if (p === 'quit' || p === 'exit') break;
-    if (!p) continue;
-    // A background job's notification may have started a turn while we waited for this line.
-    while (runtime.agent.busy)
-      await new Promise<void>((r) => {
-        turnEnded = r;
-      });
-    if (stopped) break;
+  private prompt(): void {
+    this.out.newline();
+    if (this.tty && this.lines.length && !this.stopped) {
+      // A line typed while the turn ran: its echo went by in the middle of the reply, so it is
+      // shown again after its prompt, as if typed now.
+      this.out.write(`user> ${this.clean(this.lines[0]!)}\n`);
+    } else if (this.tty) {
+      this.rl.setPrompt('user> ');
+      this.rl.prompt();
+      this.out.atLineStart = false;
+    } else this.out.write('user> ');
+  }
+
+  private async turn(rt: Runtime, line: string): Promise<void> {
     const ended = new Promise<void>((r) => {
-      turnEnded = r;
+      this.turnEnded = r;
     });
     try {
-      runtime.agent.submit(line);
+      rt.submit(line);
     } catch (e) {
-      io.stderr.write(`error: ${clean(e instanceof ClmError ? e.message : String(e))}\n`);
-      continue;
+      this.io.stderr.write(`error: ${this.clean(e instanceof ClmError ? e.message : String(e))}\n`);
+      return;
     }
     await ended;
     // Background-job notifications may start turns of their own: let them finish first.
-    while (runtime.agent.busy)
-      await new Promise<void>((r) => {
-        turnEnded = r;
-      });
-    status = runtime.agent.state === 'error' ? 1 : 0;
+    await this.idle(rt);
   }
-  onInterrupt(null);
-  rl.close();
-  const line = sessionLine(runtime.session, await runtime.close());
-  if (line) io.stderr.write(line);
-  void status;
-  return interrupted ? 130 : 0;
-}
 
-/** A resumed conversation as the REPL would have shown it (tool results in full, as it does). */
-function replay(messages: readonly Message[], w: (s: string) => void): void {
-  const nl = (t: string) => (t.endsWith('\n') ? t : `${t}\n`);
-  for (const m of messages) {
-    if (m.role === 'user' && m.content && !m.content.startsWith(CONTEXT_UPDATE_PREFIX)) w(`user> ${nl(m.content)}`);
-    else if (m.role === 'assistant') {
-      if (m.content) w(`assistant> ${nl(m.content)}`);
-      for (const c of m.toolCalls ?? []) w(`[tool: ${c.name} ${oneLine(c.args)}]\n`);
-    } else if (m.role === 'tool') {
-      const name = m.toolName ?? 'tool';
-      const text = m.content ?? '';
-      if (text.startsWith('[tool failed:')) w(`[x ${name}] ${nl(text)}`);
-      else w(`[result: ${name}]\n${nl(text)}`);
-    }
+  private async idle(rt: Runtime): Promise<void> {
+    while (rt.agent.busy)
+      await new Promise<void>((r) => {
+        this.turnEnded = r;
+      });
   }
 }

@@ -3,7 +3,6 @@
 // only when a config.lua exists, so a run without one stays cheap.
 
 import { existsSync } from 'node:fs';
-import { configCacheDir } from '../config/config-cache.js';
 import {
   configDir,
   loadConfig,
@@ -12,9 +11,10 @@ import {
   secretsWithoutConfig,
   type ClmConfig,
   type ConfigValues,
-  type Connection,
+  type ConnectionSettings,
 } from '../config/index.js';
-import type { UiMode } from '../config/types.js';
+import type { CheckpointsConfig, UiMode } from '../config/types.js';
+import type { SandboxSettings } from '../sandbox/workspace.js';
 import type { CliArgs } from './args.js';
 
 export { configDir };
@@ -27,7 +27,7 @@ export { configDir };
  */
 export const DEFAULT_MAX_ITERATIONS = 1000;
 
-export interface ResolvedRun extends Connection {
+export interface ResolvedRun extends ConnectionSettings {
   agentName?: string;
   toolsConfig?: Record<string, unknown>;
   mcpServers?: unknown[];
@@ -35,15 +35,24 @@ export interface ResolvedRun extends Connection {
   /** Tool rounds per turn (0 = unlimited). */
   maxIterations: number;
   /** config.lua's connection and tool limits, for the agent. */
-  limits: Pick<ConfigValues, 'probeTimeoutMs' | 'firstByteTimeoutMs' | 'streamIdleTimeoutMs' | 'maxReplyBytes' | 'maxParallelTools'>;
+  limits: Pick<
+    ConfigValues,
+    'probeTimeoutMs' | 'firstByteTimeoutMs' | 'streamIdleTimeoutMs' | 'bodyTimeoutMs' | 'maxReplyBytes' | 'maxParallelTools'
+  >;
   /** Non-fatal problems found while loading the configuration. */
   warnings: string[];
   /** The interactive UI's settings from config.lua (`ui`, `show_thinking`, `expand_output`). */
   ui?: UiMode;
   showThinking: boolean;
   expandOutput: boolean;
+  /** config.lua's `checkpoints` table. */
+  checkpoints?: CheckpointsConfig;
+  /** Repair the tool calls models write as text or with broken arguments (config.lua `repair`, default on). */
+  repair: boolean;
   /** The loaded configuration with the profile applied (null without config.lua): providers, models, profiles for the UI's switches. */
   config: ClmConfig | null;
+  /** The sandbox: config.lua's keys, --sandbox over `sandbox`. */
+  sandbox: SandboxSettings;
 }
 
 /** A configuration problem: exit status 2 with the message. */
@@ -51,7 +60,7 @@ export class ConfigProblem extends Error {}
 
 export async function resolveRun(args: CliArgs, env: NodeJS.ProcessEnv, log?: (l: string) => void): Promise<ResolvedRun> {
   try {
-    const cfg = await loadConfig({ agent: args.agent, log, env, cacheDir: configCacheDir(env) });
+    const cfg = await loadConfig({ agent: args.agent, log, env });
     if (!cfg && args.agent)
       throw new Error(`agent '${args.agent}' not found (there is no config.lua in ${configDir(env) ?? '~/.config/clm'})`);
     const conn = resolveConnection(
@@ -76,6 +85,7 @@ export async function resolveRun(args: CliArgs, env: NodeJS.ProcessEnv, log?: (l
         probeTimeoutMs: cfg?.probeTimeoutMs,
         firstByteTimeoutMs: cfg?.firstByteTimeoutMs,
         streamIdleTimeoutMs: cfg?.streamIdleTimeoutMs,
+        bodyTimeoutMs: cfg?.bodyTimeoutMs,
         maxReplyBytes: cfg?.maxReplyBytes,
         maxParallelTools: cfg?.maxParallelTools,
       },
@@ -83,7 +93,15 @@ export async function resolveRun(args: CliArgs, env: NodeJS.ProcessEnv, log?: (l
       ui: cfg?.ui,
       showThinking: cfg?.showThinking ?? false,
       expandOutput: cfg?.expandOutput ?? false,
+      checkpoints: cfg?.checkpoints,
+      repair: cfg?.repair ?? true,
       config: cfg,
+      sandbox: {
+        mode: args.sandbox ?? cfg?.sandbox,
+        writable: cfg?.sandboxWritable,
+        network: cfg?.sandboxNetwork,
+        unreadable: cfg?.sandboxUnreadable,
+      },
     };
   } catch (e) {
     // Messages start with the file's short name (config.lua:4: …); add where that file is.

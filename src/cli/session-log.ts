@@ -7,10 +7,10 @@
 // damaged lines are reported.
 
 import type { Agent } from '../core/agent.js';
-import { mapReasoningText } from '../core/reasoning.js';
-import type { AssistantMessage, CompactionRecord, Message } from '../core/types.js';
-import { maskSecrets } from '../host/redact.js';
-import { createSession, loadSession, openSession, type Session } from '../session/index.js';
+import type { Message } from '../core/types.js';
+import type { Secrets } from '../host/redact.js';
+import { createSession, forkSession, loadSession, openSession, type Session } from '../session/index.js';
+import { maskMessage, maskRecord } from './guard.js';
 
 /** What a resumed session brought back. */
 export interface ResumedSession {
@@ -30,9 +30,11 @@ export interface SessionMetaFields {
 export interface SessionLogOptions {
   /** Resume this session id (already chosen). */
   resumeId?: string;
+  /** Resume a copy of it under a new id instead (`--fork`): the original stays as it was. */
+  fork?: boolean;
   meta: SessionMetaFields;
-  /** Values never written (secrets.lua values, API keys), even when a tool printed one. */
-  secrets: readonly string[];
+  /** The run's secrets (secrets.lua values, API keys): never written, even when a tool printed one. */
+  secrets: Secrets;
   env: NodeJS.ProcessEnv;
   notice(text: string): void;
 }
@@ -62,23 +64,35 @@ export class SessionLog {
   private failed = false;
   /** The write failure of the open file, and the entries lost since. */
   private failure: { lost: number; error: string } | null = null;
+  /** Why the last session file could not be created (the notice said so). */
+  private openFailure: string | null = null;
   private closed = false;
-
-  private readonly secrets: string[];
+  /** Messages of the conversation the file holds now (a rewind line counts it back). */
+  private count = 0;
 
   constructor(private readonly o: SessionLogOptions) {
     this.meta = o.meta;
-    this.secrets = [...o.secrets];
     if (o.resumeId !== undefined) {
-      const loaded = loadSession(o.resumeId, { env: o.env });
-      this.resumed = { id: o.resumeId, messages: loaded.messages, transcript: loaded.transcript };
+      let id = o.resumeId;
+      if (o.fork) {
+        id = forkSession(o.resumeId, { env: o.env });
+        o.notice(`forked session ${o.resumeId} as ${id}; ${o.resumeId} stays as it was`);
+      }
+      const loaded = loadSession(id, { env: o.env });
+      this.resumed = { id, messages: loaded.messages, transcript: loaded.transcript };
       const n = loaded.skipped;
       if (n)
         o.notice(
-          `session ${o.resumeId}: ${n} damaged ${n === 1 ? 'line was' : 'lines were'} skipped; ${n === 1 ? 'its content is' : 'their content is'} not restored`,
+          `session ${id}: ${n} damaged ${n === 1 ? 'line was' : 'lines were'} skipped; ${n === 1 ? 'its content is' : 'their content is'} not restored`,
         );
-      this.file = openSession(o.resumeId, { env: o.env });
+      this.file = openSession(id, { env: o.env });
+      this.count = loaded.transcript.length;
     }
+  }
+
+  /** How many messages the conversation holds as the file has it (what a rewind line counts). */
+  get messageCount(): number {
+    return this.count;
   }
 
   /** The open session file, if any. */
@@ -86,30 +100,42 @@ export class SessionLog {
     return this.file;
   }
 
-  /** Create the fresh session file, unless one is open already (resumed, or opened before). */
-  open(): void {
+  /** Create the fresh session file, unless one is open already (resumed, or opened before); `meta`: the run's as it now is. */
+  open(meta: SessionMetaFields = this.meta): void {
+    this.meta = meta;
     if (this.file || this.closed) return;
     try {
       this.file = createSession({ ...this.meta, env: this.o.env });
       this.failed = false;
     } catch (e) {
       this.failed = true;
-      this.o.notice(`session logging disabled: ${(e as Error).message}`);
+      // Said once: a directory that cannot take a session now will not take the next one (/clear).
+      const text = `session logging disabled: ${(e as Error).message}`;
+      if (text !== this.openFailure) this.o.notice(text);
+      this.openFailure = text;
     }
   }
 
   /** Log the agent's messages and compactions from now on; returns the function that stops it. */
   follow(agent: Agent): () => void {
     return agent.subscribe((e) => {
-      if (e.type === 'message') this.write((s) => s.append(maskMessage(e.message, this.secrets)));
-      else if (e.type === 'compaction' && e.phase === 'succeeded')
-        this.write((s) => s.appendCompaction(maskRecord(e.record, this.secrets)));
+      if (e.type === 'message') {
+        if (e.message.role !== 'system') this.count++;
+        this.write((s) => s.append(maskMessage(e.message, this.o.secrets)));
+      } else if (e.type === 'compaction' && e.phase === 'succeeded')
+        this.write((s) => s.appendCompaction(maskRecord(e.record, this.o.secrets)));
     });
   }
 
-  /** One more value never to write (the secrets of a profile switched to). */
-  addSecret(s: string): void {
-    if (s && !this.secrets.includes(s)) this.secrets.push(s);
+  /** The conversation went back to `messages` messages: the file says so (see session/format.ts). */
+  rewind(messages: number): void {
+    this.count = messages;
+    this.write((s) => s.appendRewind(messages));
+  }
+
+  /** Record how a tool call ran. */
+  toolRun(id: string, tool: string, sandbox: string): void {
+    this.write((s) => s.appendToolRun({ id, tool, sandbox }));
   }
 
   /** A fresh session file for what follows (a cleared conversation, another profile); the old one is closed, and deleted when empty. */
@@ -119,9 +145,25 @@ export class SessionLog {
     this.file = null;
     this.failed = false;
     this.failure = null;
+    this.count = 0;
     old?.close();
     this.open();
     return this.file;
+  }
+
+  /**
+   * Go on in a copy of the session under a new id (`/fork`): the file so far is closed and kept as
+   * it is, the copy opened for what follows. The ids, or an Error saying why not.
+   */
+  fork(): { from: string; to: string } {
+    const old = this.file;
+    if (!old) throw new Error(this.openFailure ?? 'there is no session file to fork');
+    if (this.failed) throw new Error(`session ${old.id} is incomplete (writing it failed); it cannot be forked`);
+    if (old.isEmpty) throw new Error('nothing to fork yet: the conversation is empty');
+    const to = forkSession(old.id, { env: this.o.env });
+    old.close();
+    this.file = openSession(to, { env: this.o.env });
+    return { from: old.id, to };
   }
 
   /** Close the file; whether it was kept (a session without conversation is deleted) and what it lacks. */
@@ -156,24 +198,4 @@ export class SessionLog {
 /** "no space left on device" from "ENOSPC: no space left on device, write". */
 function errnoMessage(e: NodeJS.ErrnoException): string {
   return e.message.replace(/^[A-Z0-9]+: /, '').replace(/, \w+$/, '');
-}
-
-function maskMessage(m: Message, secrets: readonly string[]): Message {
-  if (!secrets.length) return m;
-  const content = m.content === null ? null : maskSecrets(m.content, secrets);
-  if (m.role !== 'assistant') return { ...m, content };
-  const out: AssistantMessage = { ...m, content };
-  if (m.toolCalls) out.toolCalls = m.toolCalls.map((c) => ({ ...c, args: maskSecrets(c.args, secrets) }));
-  if (m.reasoning) {
-    // Signed thinking that holds a secret is left out (masked, it would not match its signature);
-    // encrypted data is not readable and stays.
-    const parts = m.reasoning.flatMap((p) => mapReasoningText(p, (t) => maskSecrets(t, secrets)) ?? []);
-    if (parts.length) out.reasoning = parts;
-    else delete out.reasoning;
-  }
-  return out;
-}
-
-function maskRecord(c: CompactionRecord, secrets: readonly string[]): CompactionRecord {
-  return { ...c, summary: maskSecrets(c.summary, secrets) };
 }

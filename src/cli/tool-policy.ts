@@ -1,7 +1,7 @@
-// The tool policy: --allow-tools / --deny-tools (comma-separated fnmatch patterns). Applied by
-// wrapping each tool as it is registered, so it also covers no-prompt tools and tools that
-// arrive later (plugins, MCP). A refused tool is not advertised to the model, and a call to it
-// anyway reaches the model as a denial; a tool --allow-tools names runs without a question.
+// The tool policy: --allow-tools / --deny-tools (comma-separated fnmatch patterns) as far as the
+// model's offer goes: a tool they refuse is hidden as it is registered (plugins and MCP tools that
+// arrive later too). Whether a call runs is the permission engine's to decide, where the same
+// flags are rules (permission-setup.ts): a call to a refused tool is denied there.
 
 import { fnmatch, matchesAny } from '../core/fnmatch.js';
 import type { ToolDef } from '../core/types.js';
@@ -20,11 +20,7 @@ export function policyRefusal(p: ToolPolicy, name: string): string | null {
 }
 
 export function applyPolicy(p: ToolPolicy, def: ToolDef): ToolDef {
-  const why = policyRefusal(p, def.name);
-  if (why) return { ...def, hidden: true, noPrompt: true, invoke: (inv) => inv.fail(why) };
-  // Named by --allow-tools: the person already answered for it.
-  if (p.allow) return { ...def, noPrompt: true };
-  return def;
+  return policyRefusal(p, def.name) ? { ...def, hidden: true } : def;
 }
 
 /** The tools the model is offered, of those registered. */

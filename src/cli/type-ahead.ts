@@ -10,19 +10,20 @@ import { closeSync, constants, openSync, readSync } from 'node:fs';
 /** At most this much is dropped (a paste that never ends cannot hold up the question). */
 const MAX_DISCARD = 1 << 20;
 
-/** Drop what the terminal behind `input` has buffered. Call it with the terminal already in raw mode. */
-export function discardTypeAhead(input: NodeJS.ReadStream): void {
+/** Drop what the terminal behind `input` has buffered; how many bytes. Call it with the terminal already in raw mode. */
+export function discardTypeAhead(input: NodeJS.ReadStream): number {
   const own = (input as unknown as { fd?: unknown }).fd;
   const fd = typeof own === 'number' ? own : 0;
   let tty: number;
   try {
     tty = openSync(`/proc/self/fd/${fd}`, constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOCTTY ?? 0));
   } catch {
-    return; // no /proc (not Linux): nothing to drop with
+    return 0; // no /proc (not Linux): nothing to drop with
   }
+  let dropped = 0;
   try {
     const buf = Buffer.alloc(4096);
-    for (let dropped = 0; dropped < MAX_DISCARD; ) {
+    while (dropped < MAX_DISCARD) {
       const n = readSync(tty, buf, 0, buf.length, null);
       if (n <= 0) break;
       dropped += n;
@@ -32,4 +33,5 @@ export function discardTypeAhead(input: NodeJS.ReadStream): void {
   } finally {
     closeSync(tty);
   }
+  return dropped;
 }

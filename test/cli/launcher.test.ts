@@ -27,3 +27,9 @@ test('package.json points the clm command at the launcher', () => {
   assert.equal(pkg.bin.clm, 'bin/clm.cjs');
   assert.ok(pkg.files.includes('bin'));
 });
+
+test('the program bundle is ASCII, so the launcher may read it as one-byte text', () => {
+  const bytes = readFileSync(join(root, 'dist/cli.cjs'));
+  const at = bytes.findIndex((b) => b > 0x7f);
+  assert.equal(at, -1, `a non-ASCII byte at ${at}: ${JSON.stringify(bytes.subarray(Math.max(0, at - 40), at + 20).toString('utf8'))}`);
+});

@@ -9,6 +9,7 @@ import { tempDir } from '../fixtures/temp-dir.js';
 import * as oa from '../fixtures/openai-replies.js';
 import { show, waitFor } from '../fixtures/run-cli.js';
 import { cliSuite } from '../fixtures/cli-suite.js';
+import { pidsOf, uniqueSleep } from '../fixtures/processes.js';
 
 const { mock, dirs, run, spawn } = await cliSuite({ dirs: 'each' });
 
@@ -27,11 +28,12 @@ for (const [sig, code] of [
   ['SIGHUP', 129],
 ] as const) {
   test(`${sig} during a shell_exec ends clm with ${code} and stops the command's processes`, async () => {
-    const pidFile = join(dirs.root, 'pid');
-    mock.push(oa.toolCall('shell_exec', { command: `sleep 60 & echo $! > ${pidFile}; wait` }));
+    // Found by its command line: in the sandbox, $! is a number of its own pid namespace.
+    const s = uniqueSleep(60);
+    mock.push(oa.toolCall('shell_exec', { command: `sleep ${s} & wait` }));
     const c = spawn(['-o', 'go']);
-    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 'the command to start');
-    const pid = Number(readFileSync(pidFile, 'utf8'));
+    await waitFor(() => pidsOf(`sleep ${s}`).length === 1, 'the command to start');
+    const pid = pidsOf(`sleep ${s}`)[0]!;
     assert.ok(alive(pid));
     c.child.kill(sig);
     const r = await c.result;
@@ -42,11 +44,12 @@ for (const [sig, code] of [
 }
 
 test('a second Ctrl-C while shutting down still stops a job that ignores SIGTERM', async () => {
-  const pidFile = join(dirs.root, 'pid');
-  mock.push(oa.toolCall('bg_exec', { command: `trap "" TERM; echo $$ > ${pidFile}; sleep 60` }), oa.text('started'));
-  const c = spawn(['-o', 'go']);
-  await waitFor(() => c.stdout.includes('started') && existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 'the job');
-  const pid = Number(readFileSync(pidFile, 'utf8'));
+  const s = uniqueSleep(60);
+  mock.push(oa.toolCall('bg_exec', { command: `trap "" TERM; sleep ${s}` }), oa.text('started'));
+  // Unconfined: a sandboxed job cannot ignore the stop (its sandbox goes, and everything in it).
+  const c = spawn(['-o', 'go', '--sandbox', 'full']);
+  await waitFor(() => c.stdout.includes('started') && pidsOf(`sleep ${s}`).length === 1, 'the job');
+  const pid = pidsOf(`sleep ${s}`)[0]!;
   await sleep(200); // clm is now in its 2 s grace period, waiting for the job to end
   c.child.kill('SIGINT');
   const r = await c.result;

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as oa from '../fixtures/openai-replies.js';
 import { show } from '../fixtures/run-cli.js';
 import { cliSuite, jsonLines } from '../fixtures/cli-suite.js';
-import { parseArgs, USAGE, UsageError } from '../../src/cli/args.js';
+import { parseCommandLine, USAGE, UsageError } from '../../src/cli/args.js';
 import { DEFAULT_MAX_ITERATIONS, resolveRun } from '../../src/cli/resolve-run.js';
 
 // A server that never stops asking for a tool (each call unknown to clm, so it costs nothing).
@@ -71,8 +71,8 @@ test('bad limits: a usage error for the flag, a config error for the key', async
 test('the program has a default limit that real tasks do not reach; the library keeps 0 = unlimited', async () => {
   assert.ok(DEFAULT_MAX_ITERATIONS >= 500, String(DEFAULT_MAX_ITERATIONS));
   const env = { XDG_CONFIG_HOME: dirs.config, HOME: dirs.home };
-  assert.equal((await resolveRun(parseArgs([]), env)).maxIterations, DEFAULT_MAX_ITERATIONS);
-  assert.equal((await resolveRun(parseArgs(['--max-turns', '0']), env)).maxIterations, 0);
+  assert.equal((await resolveRun(parseCommandLine([]), env)).maxIterations, DEFAULT_MAX_ITERATIONS);
+  assert.equal((await resolveRun(parseCommandLine(['--max-turns', '0']), env)).maxIterations, 0);
   assert.match(USAGE, /--max-turns N/);
 });
 
@@ -82,23 +82,23 @@ test('combined short flags are accepted as getopt does: -So, -HS, -Sm MODEL, -So
   assert.equal(r.code, 0, show(r));
   assert.equal(r.stdout, 'ok\n');
   assert.equal(mock.posts[0]!.json.stream, false);
-  const p = parseArgs(['-HS']);
+  const p = parseCommandLine(['-HS']);
   assert.equal(p.headless, true);
   assert.equal(p.noStream, true);
-  assert.deepEqual(pick(parseArgs(['-Smqwen', '-oq'])), { noStream: true, model: 'qwen', oneshot: 'q' });
-  assert.deepEqual(pick(parseArgs(['-HSr', 'ID'])), { headless: true, noStream: true, resume: 'ID' });
-  assert.deepEqual(pick(parseArgs(['-HrID'])), { headless: true, resume: 'ID' });
+  assert.deepEqual(pick(parseCommandLine(['-Smqwen', '-oq'])), { noStream: true, model: 'qwen', oneshot: 'q' });
+  assert.deepEqual(pick(parseCommandLine(['-HSr', 'ID'])), { headless: true, noStream: true, resume: 'ID' });
+  assert.deepEqual(pick(parseCommandLine(['-HrID'])), { headless: true, resume: 'ID' });
   assert.throws(
-    () => parseArgs(['-Sx']),
+    () => parseCommandLine(['-Sx']),
     (e: unknown) => e instanceof UsageError && e.message === 'unknown option -x (in -Sx)',
   );
   assert.throws(
-    () => parseArgs(['-So']),
+    () => parseCommandLine(['-So']),
     (e: unknown) => e instanceof UsageError && e.message === '-o needs a value',
   );
 });
 
-function pick(a: ReturnType<typeof parseArgs>) {
+function pick(a: ReturnType<typeof parseCommandLine>) {
   const out: Record<string, unknown> = {};
   for (const k of ['headless', 'noStream', 'model', 'oneshot', 'resume'] as const) if (a[k] !== undefined && a[k] !== false) out[k] = a[k];
   return out;

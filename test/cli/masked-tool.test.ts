@@ -4,7 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ToolDef, ToolInvocation } from '../../src/core/types.js';
-import { maskBytes, maskedTool } from '../../src/cli/masked-tool.js';
+import { maskedTool } from '../../src/cli/masked-tool.js';
+import { Secrets } from '../../src/host/redact.js';
+
+const maskBytes = (b: Uint8Array, list: string[]) => new Secrets(list).maskBytes(b);
 
 const KEY = 'sk-live-0123456789abcdef';
 
@@ -36,7 +39,7 @@ function invocation() {
 const tool = (invoke: ToolDef['invoke']): ToolDef => ({ name: 't', invoke, noPrompt: true });
 
 test('text, a failure and a notification have the secrets masked; the invocation reads through', async () => {
-  let secrets = [KEY];
+  const secrets = new Secrets([KEY]);
   const seen: unknown[] = [];
   const def = maskedTool(
     tool((inv) => {
@@ -45,12 +48,12 @@ test('text, a failure and a notification have the secrets masked; the invocation
       inv.complete(`key=${KEY} twice ${KEY}`);
       seen.push(inv.done);
     }),
-    () => secrets,
+    secrets,
   );
   assert.equal(def.name, 't');
   assert.equal(def.noPrompt, true);
   const a = invocation();
-  secrets = [KEY, 'sk-added-99999999']; // read at each call, so a profile switch's secrets count
+  secrets.add('sk-added-99999999'); // the run's list at each report, so a profile switch's secrets count
   await def.invoke(a.inv);
   assert.deepEqual(seen, ['t', '{}', 100, 5, false, false, true]);
   assert.equal(a.got.complete, 'key=[REDACTED] twice [REDACTED]');
@@ -58,7 +61,7 @@ test('text, a failure and a notification have the secrets masked; the invocation
   const b = invocation();
   await maskedTool(
     tool((inv) => inv.fail(`401 for ${KEY}`)),
-    () => secrets,
+    secrets,
   ).invoke(b.inv);
   assert.equal(b.got.fail, '401 for [REDACTED]');
 });
@@ -81,7 +84,7 @@ test('with no secret to mask (none configured, or all too short) the call and it
     tool((inv) => {
       got = inv;
     }),
-    () => ['abc'],
+    new Secrets(['abc']),
   );
   const a = invocation();
   await def.invoke(a.inv);

@@ -1,6 +1,7 @@
 // One-shot runs with a person at the terminal (stdin a TTY): a gated tool waits for their answer,
 // asked on stderr; with stdin redirected the same run allows it unasked (scripts and CI).
 
+import { ANSWER_KEYS } from '../../src/cli/permission-desk.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { cliSuite } from '../fixtures/cli-suite.js';
 import { spawnPty } from '../fixtures/pty-screen.js';
 
 const { mock, dirs, run } = await cliSuite({ dirs: 'each' });
-const QUESTION = '(y) once  (n) deny  (a) always  (d) never  [esc = deny+cancel]';
+const QUESTION = ANSWER_KEYS;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function oneshot(t: { after(fn: () => Promise<void>): void }, prompt: string) {
@@ -25,7 +26,7 @@ function oneshot(t: { after(fn: () => Promise<void>): void }, prompt: string) {
 }
 
 test('-o on a terminal: the tool waits for y, then runs', async (t) => {
-  const ran = join(dirs.root, 'ran.txt');
+  const ran = join(dirs.home, 'ran.txt'); // the workspace: the terminal's directory
   mock.push(oa.toolCall('shell_exec', { command: `echo RAN > ${ran}` }), oa.text('done'));
   const s = oneshot(t, 'go');
   await s.waitFor(QUESTION, 'the question');
@@ -42,7 +43,7 @@ test('-o on a terminal: the tool waits for y, then runs', async (t) => {
 });
 
 test('-o on a terminal: n denies, the model is told, exit 0', async (t) => {
-  const ran = join(dirs.root, 'ran.txt');
+  const ran = join(dirs.home, 'ran.txt'); // the workspace: the terminal's directory
   mock.push(oa.toolCall('shell_exec', { command: `echo RAN > ${ran}` }), oa.text('understood'));
   const s = oneshot(t, 'go');
   await s.waitFor(QUESTION, 'the question');
@@ -55,7 +56,7 @@ test('-o on a terminal: n denies, the model is told, exit 0', async (t) => {
 });
 
 test('-o with stdin redirected: the same tool runs unasked', async () => {
-  const ran = join(dirs.root, 'ran.txt');
+  const ran = join(dirs.home, 'ran.txt'); // the workspace: the terminal's directory
   mock.push(oa.toolCall('shell_exec', { command: `echo RAN > ${ran}` }), oa.text('done'));
   const r = await run(['-o', 'go'], { env: { SHELL: '/bin/sh' } });
   assert.equal(r.code, 0, r.stderr);
@@ -64,7 +65,7 @@ test('-o with stdin redirected: the same tool runs unasked', async () => {
 });
 
 test('-o on a terminal: keys typed before the question do not answer it', async (t) => {
-  const ran = join(dirs.root, 'ran.txt');
+  const ran = join(dirs.home, 'ran.txt'); // the workspace: the terminal's directory
   // The tool call comes late, so the keys below are typed while the model is still thinking.
   mock.push({ ...oa.toolCall('shell_exec', { command: `echo RAN > ${ran}` }), delayMs: 1000 }, oa.text('done'));
   const s = oneshot(t, 'go');

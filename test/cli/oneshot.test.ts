@@ -40,14 +40,27 @@ test('-V prints the version, -h the usage, both exit 0', async () => {
   assert.equal(h2.stdout, h.stdout);
 });
 
-test('an unknown flag: usage on stderr, exit 2, nothing on stdout', async () => {
-  for (const args of [['--bogus'], ['-o', 'x', '-Z'], ['stray'], ['-m'], ['--output-format', 'xml', '-o', 'x']]) {
+test('a usage error: the error and one line pointing at --help on stderr, exit 2, nothing on stdout', async () => {
+  for (const args of [
+    ['--bogus'],
+    ['-o', 'x', '-Z'],
+    ['stray'],
+    ['-m'],
+    ['--output-format', 'xml', '-o', 'x'],
+    ['--output-format', 'json'],
+  ]) {
     const r = await runCli(args, { dirs });
     assert.equal(r.code, 2, `${args.join(' ')}\n${show(r)}`);
     assert.equal(r.stdout, '');
-    assert.match(r.stderr, /^clm: /);
-    assert.match(r.stderr, /usage: clm/);
+    const lines = r.stderr.trimEnd().split('\n');
+    assert.equal(lines.length, 2, r.stderr);
+    assert.match(lines[0]!, /^clm: \S/);
+    assert.equal(lines[1], "run 'clm --help' for the options");
   }
+  assert.match(
+    (await runCli(['--output-format', 'xml'], { dirs })).stderr,
+    /^clm: --output-format: unknown format 'xml' \(text, json, stream-json\)\n/,
+  );
   const r = await runCli(['--bogus'], { dirs });
   assert.match(r.stderr, /unknown option --bogus/);
   assert.equal(mock.posts.length, 0);

@@ -1,14 +1,16 @@
 // The line REPL (-H) on a real terminal (a pty from script(1)): line editing with history, Ctrl-C cancels
 // a running turn and shows [cancelled], `exit` ends it.
 
+import { ANSWER_KEYS } from '../../src/cli/permission-desk.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as oa from '../fixtures/openai-replies.js';
 import { waitFor } from '../fixtures/run-cli.js';
 import { cliSuite } from '../fixtures/cli-suite.js';
+import { spawnPty } from '../fixtures/pty-screen.js';
 
 const { mock, dirs } = await cliSuite({ dirs: 'each' });
 const haveScript = spawnSync('script', ['--version']).status === 0;
@@ -77,7 +79,7 @@ function onPty(t: { after(fn: () => void): void }, extra: string[] = [], o: { st
   return s;
 }
 
-const QUESTION = '(y) once  (n) deny  (a) always  (d) never  [esc = deny+cancel]';
+const QUESTION = ANSWER_KEYS;
 const toolMessage = (i: number, id: string) => mock.posts[i]!.json.messages.find((m: any) => m.role === 'tool' && m.tool_call_id === id);
 
 test('on a terminal a gated tool waits for the person: y runs it, n denies it', {
@@ -108,7 +110,7 @@ test('on a terminal a gated tool waits for the person: y runs it, n denies it', 
   s.child.stdin.write('again\r');
   await waitFor(() => s.out.split(QUESTION).length === 3, 'the second question');
   s.child.stdin.write('n');
-  await waitFor(() => s.out.includes('second done'), 'the second answer');
+  await waitFor(() => s.out.includes('second done'), `the second answer:\n${s.out}`);
   assert.ok(s.out.includes('-> denied'), s.out);
   assert.ok(!existsSync(denied), 'a denied command does not run');
   assert.equal(toolMessage(3, 'c2').content, '[tool failed: denied by user]');
@@ -116,14 +118,17 @@ test('on a terminal a gated tool waits for the person: y runs it, n denies it', 
   assert.equal(await s.exited, 0);
 });
 
-test('on a terminal: a always allows that tool for the session, Esc denies and cancels the turn', {
+test('on a terminal: (a) always keeps the rules it proposes in the rules file, which answers the queued call; Esc denies and cancels the turn', {
   skip: !haveScript && 'script(1) not installed',
 }, async (t) => {
-  const a = join(dirs.root, 'a.txt'),
-    b = join(dirs.root, 'b.txt');
+  const a = join(dirs.root, 'a.txt');
+  const rulesFile = join(dirs.config, 'clm', 'permissions.rules');
+  t.after(() => rmSync(rulesFile, { force: true }));
   mock.push(
-    oa.toolCall('shell_exec', { command: `echo A > ${a}` }, 'c1'),
-    oa.toolCall('shell_exec', { command: `echo B > ${b}` }, 'c2'),
+    oa.toolCalls([
+      { name: 'shell_exec', args: { command: `echo A >> ${a}` }, id: 'c1' },
+      { name: 'shell_exec', args: { command: `echo A >> ${a}` }, id: 'c2' },
+    ]),
     oa.text('both done'),
     oa.toolCall('write_file', { path: join(dirs.root, 'w.txt'), content: 'w' }, 'c3'),
   );
@@ -131,11 +136,24 @@ test('on a terminal: a always allows that tool for the session, Esc denies and c
   await waitFor(() => s.out.includes('user> '), 'the prompt', 15_000);
   s.child.stdin.write('go\r');
   await waitFor(() => s.out.includes(QUESTION), 'the question');
+  // Each part of the command with its decision: the echo, and the write the redirection makes.
+  assert.ok(s.out.includes('  ask    echo A'), s.out);
+  assert.ok(s.out.includes(`  ask    > ${a}`), s.out);
   s.child.stdin.write('a');
+  await waitFor(() => s.out.includes('rule 1 of 2'), 'the first proposed rule');
+  assert.ok(s.out.includes('shell_exec(echo A *)'), s.out);
+  s.child.stdin.write('\r');
+  await waitFor(() => s.out.includes('rule 2 of 2'), 'the second proposed rule');
+  s.child.stdin.write('\r');
   await waitFor(() => s.out.includes('both done'), 'the answer');
-  assert.ok(s.out.includes('-> always allowed'));
+  assert.ok(s.out.includes(`-> always allowed: allow shell_exec(echo A *), write_file(${a}) in ${rulesFile}`), s.out);
+  assert.ok(s.out.includes('-> allowed (by the rule just added)'), s.out);
   assert.equal(s.out.split(QUESTION).length, 2, 'the second shell_exec was not asked');
-  assert.ok(existsSync(a) && existsSync(b));
+  assert.equal(readFileSync(a, 'utf8'), 'A\nA\n');
+  assert.match(
+    readFileSync(rulesFile, 'utf8'),
+    new RegExp(`allow shell_exec\\(echo A \\*\\)\\nallow write_file\\(${a.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\)\\n$`),
+  );
 
   s.child.stdin.write('write\r');
   await waitFor(() => s.out.split(QUESTION).length === 3, 'the write_file question');
@@ -143,7 +161,7 @@ test('on a terminal: a always allows that tool for the session, Esc denies and c
   await waitFor(() => s.out.includes('[cancelled]'), 'the cancelled turn');
   assert.ok(s.out.includes('-> denied (cancelled)'), s.out);
   assert.ok(!existsSync(join(dirs.root, 'w.txt')));
-  assert.equal(mock.posts.length, 4, 'a cancelled turn sends nothing more');
+  assert.equal(mock.posts.length, 3, 'a cancelled turn sends nothing more');
   // The line editor has the keys back.
   s.child.stdin.write('exit\r');
   assert.equal(await s.exited, 0);
@@ -184,4 +202,25 @@ test('on a terminal with stdout redirected: the question is asked on the termina
   assert.ok(s.out.includes('-> allowed'), s.out);
   s.child.stdin.write('exit\r');
   assert.equal(await s.exited, 0);
+});
+
+test('on a terminal: a line typed while a turn runs shows after its own prompt when its turn comes (user> second)', async (t) => {
+  mock.push(oa.streamText(['first ', 'answer ', 'comes ', 'slowly'], { chunkDelayMs: 250 }), oa.text('second answer'));
+  const s = spawnPty(['-H', '-u', mock.base, '-p', dirs.empty], { dirs, cols: 80, rows: 24, env: { NO_COLOR: '1' } });
+  t.after(() => s.dispose());
+  await s.waitFor('user> ', 'the prompt');
+  s.type('first\r');
+  await s.waitFor('assistant> first', 'the first reply streaming');
+  s.type('second\r');
+  await s.waitFor('second answer', 'the second reply');
+  const rows = () => s.lines().map((l) => l.trimEnd());
+  await s.waitFor(() => rows().lastIndexOf('user>') > rows().findIndex((l) => l.includes('second answer')), 'the next prompt');
+  const shown = rows();
+  const second = shown.findIndex((l) => l.includes('second answer'));
+  assert.equal(shown[second - 1], 'user> second', `the queued line after its prompt:\n${shown.join('\n')}`);
+  assert.equal(shown[second], 'assistant> second answer', shown.join('\n'));
+  assert.equal(shown.filter((l) => l === 'user>').length, 1, `only the last prompt is empty:\n${shown.join('\n')}`);
+  assert.equal(oa.lastMessage(mock.posts[1]!.json).content, 'second');
+  s.type('exit\r');
+  assert.equal((await s.exited).code, 0);
 });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { startMockLlm, type MockLlm } from '../fixtures/mock-llm.js';
 import * as oa from '../fixtures/openai-replies.js';
 import { makeDirs, REPO, type CliDirs } from '../fixtures/run-cli.js';
-import { parseArgs } from '../../src/cli/args.js';
+import { parseCommandLine } from '../../src/cli/args.js';
 import { createRuntime, type RunEvent, type Runtime } from '../../src/cli/runtime.js';
 import { createSession } from '../../src/session/index.js';
 
@@ -51,7 +51,7 @@ function plugins(name: string, files: Record<string, string>): string {
 async function start(argv: string[], o: { resumeId?: string } = {}) {
   const events: RunEvent[] = [];
   const rt = await createRuntime({
-    args: parseArgs(['-u', mock.base, '-S', ...argv]),
+    args: parseCommandLine(['-u', mock.base, '-S', ...argv]),
     onEvent: (e) => events.push(e),
     env: envOf(),
     resumeId: o.resumeId,
@@ -102,9 +102,10 @@ test('the runtime is usable before plugins, MCP servers and the probe are ready;
   assert.ok(!rt.agent.toolNames.includes('shout'));
   for (const t of ['plugins', 'mcp', 'ready', 'session'] as const)
     assert.ok(!types().includes(t), `${t} before start-up ended: ${types().join(' ')}`);
+  // The probe waits for the first request, or for start-up to end.
   assert.deepEqual(
     events.filter((e) => e.type === 'connection'),
-    [{ type: 'connection', status: 'checking', detail: null }],
+    [],
   );
   assert.equal(rt.session, null, 'the session file waits for the end of start-up');
   await rt.ready;
@@ -129,12 +130,15 @@ test('the runtime is usable before plugins, MCP servers and the probe are ready;
   );
   const session = events.find((e) => e.type === 'session');
   assert.ok(session?.type === 'session' && session.id === rt.session!.id);
+  // The probe and the sandbox check begin once start-up is over.
   assert.equal(
     types()
-      .filter((t) => t !== 'connection')
+      .filter((t) => t !== 'connection' && t !== 'sandbox')
       .at(-1),
     'ready',
   );
+  await until('the sandbox check reported', () => types().includes('sandbox'));
+  assert.ok(types().indexOf('sandbox') > types().indexOf('ready'), types().join(' '));
 });
 
 test('rotateSession: a fresh session file; the old one kept when it holds a conversation, deleted when empty', async () => {

@@ -56,7 +56,8 @@ function writeSecrets(extra = '') {
 test("read_file of secrets.lua gives the model the file's text with every value masked", async () => {
   const cfg = writeSecrets();
   mock.push(oa.toolCall('read_file', { path: join(cfg, 'secrets.lua') }), oa.text('ok'));
-  const r = await run(['-o', 'read my secrets']);
+  // In full: the sandbox's default refuses the read (test/sandbox); masking is the line behind it.
+  const r = await run(['-o', 'read my secrets', '--sandbox', 'full']);
   assert.equal(r.code, 0, show(r));
   const body = mock.posts[1]!.body;
   assert.ok(!body.includes('SECRETSECRET') && !body.includes('GROQGROQ'), body);
@@ -73,7 +74,7 @@ test("a secret in a command's output (bytes) and in a tool's failure is masked f
     ]),
     oa.text('done'),
   );
-  const r = await run(['-o', 'look']);
+  const r = await run(['-o', 'look', '--sandbox', 'full']);
   assert.equal(r.code, 0, show(r));
   const results = mock.posts[1]!.json.messages.filter((m: { role: string }) => m.role === 'tool');
   const text = JSON.stringify(results);
@@ -92,7 +93,7 @@ test('secrets.lua without a config.lua: its values are masked all the same (plai
     mock.reset();
     writeFileSync(join(cfg, 'secrets.lua'), text, { mode: 0o600 });
     mock.push(oa.toolCall('shell_exec', { command: `cat '${join(cfg, 'secrets.lua')}'` }), oa.text('ok'));
-    const r = await run(['-o', 'read my secrets'], { env: { SHELL: '/bin/sh' } });
+    const r = await run(['-o', 'read my secrets', '--sandbox', 'full'], { env: { SHELL: '/bin/sh' } });
     assert.equal(r.code, 0, show(r));
     const body = mock.posts[1]!.body;
     assert.ok(!body.includes('SECRETSECRET') && !body.includes('GROQGROQGROQ0987654321'), body);

@@ -3,11 +3,11 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as oa from '../fixtures/openai-replies.js';
 import { show, waitFor } from '../fixtures/run-cli.js';
-import { cliSuite, sessionIdOf } from '../fixtures/cli-suite.js';
+import { cliSuite, sessionIdOf, writeSession } from '../fixtures/cli-suite.js';
 
 const KEY = 'sk-session-secret-4242';
 const { mock, dirs, run, spawn } = await cliSuite({ dirs: 'each', env: { CLM_API_KEY: KEY } });
@@ -50,8 +50,16 @@ test('a one-shot run writes <state>/clm/<id>.jsonl: 0600, meta line, messages, n
   assert.equal(recs[0]!.id, id);
   assert.equal(recs[0]!.model, 'm-test');
   assert.ok(recs[0]!.created >= before && recs[0]!.created <= after, `created ${recs[0]!.created}, run between ${before} and ${after}`);
-  const msgs = recs.slice(1);
-  assert.ok(msgs.every((m) => m.type === 'msg' && Object.keys(m).at(-1) === 'type'));
+  // Besides the messages, a record of how each tool call ran (its sandbox mode).
+  assert.deepEqual(
+    recs
+      .slice(1)
+      .filter((m) => m.type !== 'msg')
+      .map((m) => [m.type, m.tool]),
+    [['tool_run', 'list_dir']],
+  );
+  const msgs = recs.slice(1).filter((m) => m.type === 'msg');
+  assert.ok(msgs.every((m) => Object.keys(m).at(-1) === 'type'));
   assert.deepEqual(
     msgs.map((m) => m.role),
     ['user', 'assistant', 'tool', 'assistant'],
@@ -142,16 +150,41 @@ test("-H -r ID shows the conversation it resumed; the picker's piped answer ends
   assert.match(p.stdout, /resume which session\? \[1-1\] \n/, 'the answer was not echoed: the line ends here');
 });
 
-test('the picker: no saved sessions, or a bad choice, is a clear error', async () => {
+test('the picker: no saved sessions is a clear error; an answer out of range is asked again; no answer chooses nothing', async () => {
   let r = await run(['-r'], { input: '1\n' });
   assert.notEqual(r.code, 0, show(r));
   assert.match(r.stderr, /no saved sessions/);
   mock.push(oa.text('x'));
-  await run(['-S', '-o', 'q']);
+  const id = sessionIdOf(await run(['-S', '-o', 'q']));
   r = await run(['-r'], { input: '7\n' });
-  assert.notEqual(r.code, 0, show(r));
-  assert.match(r.stderr, /no such session/);
+  assert.equal(r.code, 1, show(r));
+  assert.match(r.stdout, /no session 7: answer a number from 1 to 1\nresume which session\? \[1-1\] /);
+  assert.match(r.stderr, /no session chosen/);
   assert.equal(mock.posts.length, 1);
+  mock.push(oa.text('resumed after all'));
+  r = await run(['-S', '-r'], { input: '7\nzero\n\n1\nagain\n' });
+  assert.equal(r.code, 0, show(r));
+  assert.equal(r.stdout.match(/resume which session\? \[1-1\] /g)?.length, 4, r.stdout);
+  assert.ok(r.stdout.includes(`[resumed session ${id}]`), r.stdout);
+  assert.deepEqual(convo(1), ['user:q', 'assistant:x', 'user:again']);
+});
+
+test('the picker lists sessions by last use: one resumed a minute ago comes first', async () => {
+  const now = Math.floor(Date.now() / 1000);
+  const a = '20240101-100000-aaaaaaaa';
+  const b = '20240601-100000-bbbbbbbb';
+  writeSession(dirs, a, [{ role: 'user', content: 'question A' }], now - 7200);
+  writeSession(dirs, b, [{ role: 'user', content: 'question B' }], now - 3600);
+  utimesSync(fileOf(a), now - 7200, now - 7200);
+  utimesSync(fileOf(b), now - 3600, now - 3600);
+  mock.push(oa.text('answer A'));
+  assert.equal((await run(['-S', '-r', a, '-o', 'more on A'])).code, 0);
+  mock.push(oa.text('bye'));
+  const r = await run(['-S', '-r'], { input: '1\nbye?\n' });
+  assert.equal(r.code, 0, show(r));
+  const ids = [...r.stdout.matchAll(/^ {2}\d\) (\S+) /gm)].map((m) => m[1]);
+  assert.deepEqual(ids, [a, b], r.stdout);
+  assert.ok(r.stdout.includes(`[resumed session ${a}]`), r.stdout);
 });
 
 test('-r without an id and -o: usage error (exit 2)', async () => {
@@ -253,4 +286,54 @@ test('a session another clm has open is not resumed beside it (two runs would in
   assert.equal(again.stdout, 'B now\n');
   mock.push(oa.text('and again'));
   assert.equal((await run(['-S', '-r', id, '-o', 'more'])).code, 0, 'a clean end leaves no lock behind');
+});
+
+test('a one-shot reply cut by Ctrl-C is saved as shown, marked; -H -r shows it so and the model gets it', async () => {
+  mock.push(oa.streamText(['partial ', 'answer', ' never finished'], { chunkDelayMs: 400 }));
+  const c = spawn(['-o', 'cut me off']);
+  await waitFor(() => c.stdout.includes('partial answer'), 'the streamed text');
+  c.child.kill('SIGINT');
+  const r = await c.result;
+  assert.equal(r.code, 130, show(r));
+  const id = sessionIdOf(r);
+  const msgs = records(id).filter((x) => x.type === 'msg');
+  assert.deepEqual(
+    msgs.map((m) => [m.role, m.content]),
+    [
+      ['user', 'cut me off'],
+      ['assistant', 'partial answer\n\n[reply cancelled by the user]'],
+    ],
+  );
+  mock.push(oa.text('sorry about that'));
+  const h = await run(['-H', '-S', '-r', id], { input: 'go on\n' });
+  assert.equal(h.code, 0, show(h));
+  assert.ok(h.stdout.includes('assistant> partial answer\n[cancelled]\n'), h.stdout);
+  assert.deepEqual(convo(1), ['user:cut me off', 'assistant:partial answer\n\n[reply cancelled by the user]', 'user:go on']);
+});
+
+test('-r ID --fork goes on in a copy under a new id: the original file stays byte for byte', async () => {
+  mock.push(oa.text('first answer'));
+  const r1 = await run(['-S', '-o', 'first question']);
+  assert.equal(r1.code, 0, show(r1));
+  const id = sessionIdOf(r1);
+  const original = readFileSync(fileOf(id), 'utf8');
+  mock.push(oa.text('forked answer'));
+  const r2 = await run(['-S', '-r', id, '--fork', '-o', 'in the fork']);
+  assert.equal(r2.code, 0, show(r2));
+  const forked = sessionIdOf(r2);
+  assert.notEqual(forked, id);
+  assert.match(r2.stderr, new RegExp(`forked session ${id} as ${forked}; ${id} stays as it was`));
+  assert.deepEqual(convo(1), ['user:first question', 'assistant:first answer', 'user:in the fork']);
+  assert.equal(readFileSync(fileOf(id), 'utf8'), original, 'the original is untouched');
+  const recs = records(forked);
+  assert.equal(recs[0]!.forked_from, id);
+  assert.equal(statSync(fileOf(forked)).mode & 0o777, 0o600);
+  assert.deepEqual(
+    recs.slice(1).map((m) => `${m.role}:${m.content}`),
+    ['user:first question', 'assistant:first answer', 'user:in the fork', 'assistant:forked answer'],
+  );
+  assert.equal(sessionFiles().length, 2);
+  const bad = await run(['--fork', '-o', 'x']);
+  assert.equal(bad.code, 2, show(bad));
+  assert.match(bad.stderr, /--fork needs -r\/--resume/);
 });

@@ -78,10 +78,10 @@ test("TAB completes a command and a provider, lists the configured models, then 
   assert.equal((await s.exited).code, 0);
 });
 
-test('/help, an unknown command, /clear with a new session, then quit', async () => {
+test('/help keys, an unknown command, /clear with a new session, then quit', async () => {
   const s = start();
   await s.waitFor('[online]', 'the connection');
-  s.type(`/help${KEYS.enter}`);
+  s.type(`/help keys${KEYS.enter}`);
   await s.waitFor('quit when idle with an empty input');
   s.type(`/frobnicate${KEYS.enter}`);
   await s.waitFor('unknown command (try /help)');

@@ -11,7 +11,7 @@ import * as O from '../fixtures/openai-replies.js';
 import * as R from '../fixtures/responses-replies.js';
 import { waitFor } from '../fixtures/run-cli.js';
 import { runtimeSuite } from '../fixtures/command-context.js';
-import { COMMANDS, runCommand } from '../../src/cli/ui/commands.js';
+import { ALL_COMMANDS, COMMANDS, runCommand } from '../../src/cli/ui/commands.js';
 
 const s = runtimeSuite();
 
@@ -340,24 +340,35 @@ test('quitting, prompts, unknown commands', async () => {
   assert.equal(printed.length, 2);
 });
 
-test('/help lists every command with its aliases, and the keys', async () => {
+test('/help lists every command with its aliases in 16 lines of at most 60 columns; /help keys the keys; /help NAME one', async () => {
   const { ctx, printed } = await s.start(['-u', s.mock.base]);
   for (const c of ['/help', '/h', '/?']) await runCommand(c, ctx);
   assert.equal(printed.length, 3);
   const help = printed[0]!.text;
   assert.equal(printed[1]!.text, help);
-  for (const c of COMMANDS) {
+  for (const c of ALL_COMMANDS) {
     assert.ok(help.includes(`/${c.name}`), c.name);
     for (const a of c.aliases) assert.ok(help.includes(`/${a}`), a);
   }
+  // With the status bar and the input box it fits a 20-row screen of 70 columns (the original's
+  // suite checks its first and last commands there): the core commands' table, the aliases, and
+  // the other commands by name on a `more:` line.
+  const lines = help.split('\n');
+  assert.ok(lines.length <= 16, `${lines.length} lines:\n${help}`);
+  for (const l of lines) assert.ok(l.length <= 60, `too wide for 70 columns: ${l}`);
+  assert.ok(help.includes('/help keys'), 'it says where the keys are');
+  for (const c of ['/help keys', '/h keys']) await runCommand(c, ctx);
+  const keys = printed[3]!.text;
+  assert.equal(printed[4]!.text, keys);
+  assert.ok(keys.split('\n').length <= 14, keys);
+  for (const l of keys.split('\n')) assert.ok(l.length <= 72, `too wide for 80 columns: ${l}`);
   assert.deepEqual(
     COMMANDS.map((c) => c.name),
-    ['help', 'clear', 'agent', 'model', 'provider', 'reasoning', 'output', 'compact', 'quit'],
+    ['help', 'clear', 'agent', 'model', 'provider', 'reasoning', 'output', 'compact', 'undo', 'rewind', 'diff', 'quit'],
   );
   for (const k of [
     'Enter',
-    'Shift+Enter',
-    'Alt+Enter',
+    'Shift/Alt+Enter',
     'Esc',
     'Ctrl-C',
     'quit when idle with an empty input',
@@ -369,5 +380,11 @@ test('/help lists every command with its aliases, and the keys', async () => {
     'End',
     'TAB',
   ])
-    assert.ok(help.includes(k), k);
+    assert.ok(keys.includes(k), k);
+  await runCommand('/help me', ctx);
+  assert.deepEqual(printed.at(-1), { text: 'usage: /help [keys|NAME]', kind: 'error' });
+  await runCommand('/help /q', ctx);
+  assert.deepEqual(printed.at(-1), { text: '/quit (also /exit, /q): leave clm (also bare quit or exit)', kind: 'info' });
+  await runCommand('/help context', ctx);
+  assert.match(printed.at(-1)!.text, /^\/context: /);
 });

@@ -34,14 +34,30 @@ function config(): void {
 }
 
 const unique = (insert: string, replace: number): Completion => ({ replace, insert, candidates: [] });
+/** The commands of the families (command-families.ts), after the core ones. */
+const MORE = ['/context', '/fork', '/usage', '/tools', '/mcp', '/sandbox', '/permissions'];
 
 test('command names: one completes with a space, several give their common prefix and the list', async () => {
   const { ctx } = await s.start(['-u', s.mock.base]);
   assert.deepEqual(complete('/mo', ctx).now, unique('/model ', 3));
   assert.deepEqual(complete('  /he', ctx).now, unique('/help ', 3));
-  assert.deepEqual(complete('/c', ctx).now, { replace: 2, insert: '/c', candidates: ['/clear', '/compact'] });
+  assert.deepEqual(complete('/c', ctx).now, { replace: 2, insert: '/c', candidates: ['/clear', '/compact', '/context'] });
   const all = complete('/', ctx).now!;
-  assert.deepEqual(all.candidates, ['/help', '/clear', '/agent', '/model', '/provider', '/reasoning', '/output', '/compact', '/quit']);
+  assert.deepEqual(all.candidates, [
+    '/help',
+    '/clear',
+    '/agent',
+    '/model',
+    '/provider',
+    '/reasoning',
+    '/output',
+    '/compact',
+    '/undo',
+    '/rewind',
+    '/diff',
+    '/quit',
+    ...MORE,
+  ]);
   assert.equal(all.insert, '/');
   assert.equal(complete('/zz', ctx).now, null);
   assert.equal(complete('/clear x', ctx).now, null, 'commands without arguments complete nothing');

@@ -3,40 +3,10 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+import { bundleGraph } from '../fixtures/bundle-graph.js';
 
 test('the entry, one-shot and REPL chunks load neither src/cli/ui nor src/tui; the UI chunk is imported lazily, and markdown after it', async () => {
-  const esbuild = await import('esbuild');
-  const r = await esbuild.build({
-    entryPoints: { cli: join(root, 'src/cli/main.ts') },
-    outdir: '/nonexistent',
-    write: false,
-    metafile: true,
-    splitting: true,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    external: ['wasmoon', '@modelcontextprotocol/*'],
-    logLevel: 'silent',
-  });
-  const outputs = r.metafile.outputs;
-  const holding = (input: string) => Object.keys(outputs).find((k) => Object.keys(outputs[k]!.inputs).includes(input));
-  /** The inputs a chunk runs with before any lazy import: its own and its static imports', transitively. */
-  const closure = (chunk: string) => {
-    const seen = new Set<string>();
-    const stack = [chunk];
-    while (stack.length) {
-      const o = stack.pop()!;
-      if (seen.has(o)) continue;
-      seen.add(o);
-      for (const imp of outputs[o]!.imports) if (imp.kind === 'import-statement' && outputs[imp.path]) stack.push(imp.path);
-    }
-    return [...seen].flatMap((o) => Object.keys(outputs[o]!.inputs));
-  };
+  const { holding, closure, importsLazily } = await bundleGraph();
   const heavy = (i: string) =>
     i.startsWith('src/cli/ui/') || i.startsWith('src/tui/') || /node_modules\/(marked|highlight\.js|get-east-asian-width)\//.test(i);
   for (const input of ['src/cli/main.ts', 'src/cli/oneshot.ts', 'src/cli/repl.ts']) {
@@ -53,8 +23,12 @@ test('the entry, one-shot and REPL chunks load neither src/cli/ui nor src/tui; t
     'the UI chunk loads markdown before its first frame',
   );
   const entry = holding('src/cli/main.ts')!;
-  assert.ok(
-    outputs[entry]!.imports.some((i) => i.path === ui && i.kind === 'dynamic-import'),
-    'main.ts does not import the UI lazily',
-  );
+  assert.ok(importsLazily(entry, ui!), 'main.ts does not import the UI lazily');
+});
+
+test('the UI chunk does not load the runtime (HTTP, the sandbox) before its first frame', async () => {
+  const { holding, closure } = await bundleGraph();
+  const ui = holding('src/cli/ui/app.ts')!;
+  const early = closure(ui).filter((i) => /^src\/(cli\/runtime|host\/node|sandbox\/sandbox)\.ts$/.test(i));
+  assert.deepEqual(early, [], 'the UI chunk loads the runtime statically');
 });

@@ -3,7 +3,6 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TYPING_GAP_MS } from '../../src/cli/ui/permission-queue.js';
 import { KEYS, type PtyScreen } from '../fixtures/pty-screen.js';
 import { writeSession } from '../fixtures/cli-suite.js';
 import { fruitReply, linesReply, uiSuite } from '../fixtures/ui-suite.js';
@@ -174,6 +173,33 @@ test('test_history: Up, Up, Down walk the prompt history', async (t) => {
   await s.waitFor(() => input() === '> two', 'two again');
 });
 
+test('test_commands on 70×20, as the original: /help at once shows /clear and /reasoning', async (t) => {
+  const s = await ui.open(t, [], { cols: 70, rows: 20 });
+  await s.waitFor('[online]');
+  s.type('/help\r');
+  await s.waitFor('/reasoning', 'the help');
+  await sleep(400);
+  await s.settle();
+  assert.ok(s.text().includes('/clear') && s.text().includes('/reasoning'), s.text());
+});
+
+test('/help fits a 24-row screen after a reply: its first and last lines are on screen, nothing wrapped', async (t) => {
+  const s = await ui.open(t, [], { cols: 80, rows: 24 });
+  await ask(s, 'fruit');
+  s.type('/help\r');
+  await s.waitFor('/quit', 'the help');
+  await sleep(200);
+  await s.settle();
+  const text = s.text();
+  for (const c of ['commands', '/help', '/clear', '/agent', '/model', '/provider', '/reasoning', '/output', '/compact', '/quit'])
+    assert.ok(text.includes(c), `${c} is not on screen:\n${text}`);
+  s.type('/help keys\r');
+  await s.waitFor('Ctrl-C', 'the keys');
+  await sleep(200);
+  await s.settle();
+  for (const k of ['keys', 'Enter', 'Esc', 'TAB']) assert.ok(s.text().includes(k), `${k}:\n${s.text()}`);
+});
+
 test('test_commands: /help lists /clear and /reasoning; /clear wipes the transcript', async (t) => {
   const s = await ui.open(t);
   await ask(s, 'fruit');
@@ -202,23 +228,26 @@ test('test_queueing: a prompt typed while a turn runs waits as (queued), then be
   assert.ok(!s.text().includes('(queued)'));
 });
 
-test('test_permission: the question, y allows; a fresh run, n denies', async (t) => {
-  const s = await ui.open(t);
-  s.type('shelltest\r');
-  await s.waitFor('(y) once', 'the question');
+test('test_permission: the question, y at once allows; a fresh run, n at once denies', async (t) => {
+  // As the original's suite (and a quick person) does: the key right after the question shows,
+  // less than half a second after the Enter that started the turn (Enter ends a run of typing).
+  const s = await ui.open(t, [], { cols: 80, rows: 24 });
+  await s.waitFor('[online]');
+  s.type('shelltest please\r');
+  await s.waitFor('allow tool', 'the question');
   assert.ok(s.text().includes('allow tool shell_exec: echo hi'), s.text());
-  await sleep(TYPING_GAP_MS + 100); // read it: keys typed on from the prompt do not answer it
+  assert.ok(s.text().includes('(y) once'), s.text());
   s.type('y');
   await s.waitFor('-> allowed', 'the echo');
   await s.waitFor('Yellow', 'the reply after the tool');
   const tool = mock.posts[1]!.json.messages.find((m: any) => m.role === 'tool');
   assert.equal(tool.content.trim(), 'hi');
 
-  const s2 = await ui.open(t);
+  const s2 = await ui.open(t, [], { cols: 80, rows: 24 });
   const before = mock.posts.length;
-  s2.type('shelltest\r');
-  await s2.waitFor('(y) once', 'the question');
-  await sleep(TYPING_GAP_MS + 100);
+  await s2.waitFor('[online]');
+  s2.type('shelltest please\r');
+  await s2.waitFor('allow tool', 'the question');
   s2.type('n');
   await s2.waitFor('-> denied', 'the echo');
   await s2.waitFor(() => mock.posts.length === before + 2, 'the denial sent');

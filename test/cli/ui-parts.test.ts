@@ -1,24 +1,29 @@
 // The pure parts of the interactive UI: tool summaries and tallies, the status bar, secret
-// masking across streamed deltas, the prompt queue, the permission queue, the probe schedule,
+// masking across streamed deltas, the prompt queue, the permission question, the probe schedule,
 // the screen mode, and the transcript the agent's events make (collapsing, folding, replay).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentEvent } from '../../src/core/events.js';
-import type { PermissionDecision, PermissionRequest } from '../../src/core/types.js';
 import { stripEscapes, Transcript } from '../../src/tui/index.js';
 import { ECHO_MAX_LINES, headLines, userEcho } from '../../src/cli/ui/blocks.js';
 import { ConnectionProbe } from '../../src/cli/ui/connection-probe.js';
-import { PermissionQueue } from '../../src/cli/ui/permission-queue.js';
+import { deskKeyOf, ScreenAsker } from '../../src/cli/ui/permission-asker.js';
+import { PermissionRecord } from '../../src/cli/ui/permission-question.js';
+import { ANSWER_KEYS, PermissionDesk } from '../../src/cli/permission-desk.js';
+import { PermissionEngine } from '../../src/permissions/engine.js';
+import { parseRulesText } from '../../src/permissions/rules-file.js';
 import { PromptQueue } from '../../src/cli/ui/prompt-queue.js';
 import { modeBeforeConfig, modeOf, withoutLuaComments } from '../../src/cli/ui/screen-mode.js';
-import { MaskedStream, SecretList } from '../../src/cli/ui/secret-mask.js';
 import { gauge, infoText, statusText, type StatusState } from '../../src/cli/ui/status-bar.js';
-import { clampLine, countCall, emptyTally, tallyText, toolSummary } from '../../src/cli/ui/tool-summary.js';
+import { clampLine, countCall, emptyRoundCounts, tallyText, toolSummary } from '../../src/cli/ui/tool-summary.js';
 import { TranscriptView } from '../../src/cli/ui/transcript-view.js';
-import { parseArgs, UsageError } from '../../src/cli/args.js';
+import { parseCommandLine, UsageError } from '../../src/cli/args.js';
+import { EventGuard, viewOf } from '../../src/cli/guard.js';
+import { Secrets } from '../../src/host/redact.js';
 import { makeDirs, runCli } from '../fixtures/run-cli.js';
 
 const plain = (lines: string[]) => lines.map((l) => stripEscapes(l).trimEnd());
@@ -42,10 +47,26 @@ test('tool summaries: a verb per builtin, k=v clamped to 32 characters otherwise
 });
 
 test("batch tallies count by kind, in the original's words", () => {
-  const t = emptyTally();
+  const t = emptyRoundCounts();
   for (const n of ['shell_exec', 'read_file', 'read_file', 'write_file', 'weather', 'weather', 'weather']) countCall(t, n);
   assert.equal(tallyText(t), 'ran 1 command, read 2 files, wrote 1 file, called 3 tools');
-  assert.equal(tallyText(emptyTally()), '');
+  assert.equal(tallyText(emptyRoundCounts()), '');
+});
+
+test('batch tallies count only calls that ran; denied and cancelled ones are said apart', () => {
+  const t = emptyRoundCounts();
+  countCall(t, 'shell_exec');
+  countCall(t, 'shell_exec', 'cancelled');
+  countCall(t, 'shell_exec', 'cancelled');
+  assert.equal(tallyText(t), 'ran 1 command, 2 cancelled');
+  const w = emptyRoundCounts();
+  countCall(w, 'write_file', 'denied');
+  assert.equal(tallyText(w), '1 call denied');
+  countCall(w, 'read_file', 'cancelled');
+  countCall(w, 'nope', 'unknown_tool');
+  assert.equal(tallyText(w), '1 call denied, 1 cancelled');
+  countCall(w, 'write_file');
+  assert.equal(tallyText(w), 'wrote 1 file, 1 denied, 1 cancelled');
 });
 
 const status = (o: Partial<StatusState> = {}): StatusState => ({
@@ -86,6 +107,7 @@ test('status bar: identity, connection, spinner, info priority, gauge, hints whe
   assert.equal(infoText({ state: 'rate_limited', tick: 8, batch: null, tokensPerSec: 0 }), 'waiting...');
   assert.equal(infoText({ state: 'calling_tool', tick: 0, batch: { completed: 1, total: 3 }, tokensPerSec: 9 }), 'tools 1/3');
   assert.equal(infoText({ state: 'complete', tick: 0, batch: null, tokensPerSec: 20 }), '20.0 tok/s');
+  assert.equal(infoText({ state: 'cancelled', tick: 0, batch: null, tokensPerSec: 20 }), 'cancelled', 'a cancel says so over the speed');
   for (const [s, l] of [
     ['idle', 'idle'],
     ['thinking', 'thinking'],
@@ -93,6 +115,7 @@ test('status bar: identity, connection, spinner, info priority, gauge, hints whe
     ['rate_limited', 'waiting.'],
     ['complete', 'done'],
     ['error', 'error'],
+    ['cancelled', 'cancelled'],
   ] as const) {
     assert.equal(infoText({ state: s, tick: 0, batch: null, tokensPerSec: 0 }), l);
   }
@@ -113,18 +136,6 @@ test('status bar: identity, connection, spinner, info priority, gauge, hints whe
   assert.ok(!statusText(status({ linesBelow: 0 }), 30).includes('below'));
 });
 
-test('secrets are masked, also when a delta ends in the middle of one', () => {
-  const s = new SecretList(['sk-SECRET-1234', 'ab', 'tok-9999']);
-  assert.equal(s.mask('key sk-SECRET-1234 and ab'), 'key [REDACTED] and ab', 'short values are not secrets');
-  const m = new MaskedStream(s);
-  const parts = ['here sk-SEC', 'RET-12', '34 there tok', '-9999', ' end sk-'];
-  const shown = parts.map((p) => m.push(p)).join('') + m.flush();
-  assert.equal(shown, 'here [REDACTED] there [REDACTED] end sk-');
-  assert.equal(m.push('x'), 'x');
-  const none = new MaskedStream(new SecretList());
-  assert.equal(none.push('sk-'), 'sk-');
-});
-
 test('prompt queue: in order, one turn each, drawn as you> … (queued), secrets masked', () => {
   const q = new PromptQueue((t) => t.replace('hunter2', '[REDACTED]'));
   assert.deepEqual(q.render(40), []);
@@ -141,80 +152,172 @@ test('prompt queue: in order, one turn each, drawn as you> … (queued), secrets
   assert.ok(stripEscapes(q.render(30)[1]!).endsWith('…  (queued)'));
 });
 
-function request(name: string, args: string): PermissionRequest & { answers: PermissionDecision[]; abort(): void } {
-  const c = new AbortController();
-  const answers: PermissionDecision[] = [];
-  return {
-    id: name,
-    name,
-    args,
-    signal: c.signal,
-    respond: (d) => {
-      answers.push(d);
-    },
-    answers,
-    abort: () => c.abort(),
-  };
-}
-
-test('permission queue: one question at a time, the answers and their echoes, always/never, Esc, withdrawal', () => {
+/** A desk over `rules` with the screen's asker; `ask` starts a call's permission check. */
+function screenDesk(rules = '') {
   const log: string[] = [];
   let cancelled = 0;
-  const pq = new PermissionQueue({
-    answered: (q, e) => log.push(`${q} ${e}`),
+  const engine = new PermissionEngine({ rules: parseRulesText(rules, 'test.rules'), cwd: tmpdir(), home: tmpdir() });
+  const desk = new PermissionDesk({ engine, rulesFile: null });
+  const asker = new ScreenAsker(() => desk, {
+    answered: (q, e) => log.push(`${q.split('\n', 1)[0]} ${e}`),
     cancelTurn: () => {
       cancelled++;
     },
     changed: () => {},
-    mask: (s) => s,
     rows: () => 24,
   });
-  const a = request('shell_exec', '{"command":"echo a"}');
-  const b = request('shell_exec', '{"command":"echo b"}');
-  const c = request('write_file', '{"path":"x","content":"y"}');
-  pq.request(a);
-  pq.request(b);
-  pq.request(c);
+  desk.front = asker;
+  const answers = new Map<string, boolean>();
+  let n = 0;
+  const open = new Set<AbortController>();
+  const ask = async (name: string, args: unknown) => {
+    const id = `c${++n}`;
+    const c = new AbortController();
+    open.add(c);
+    void desk.hook({ id, name, args: JSON.stringify(args), gated: true }, c.signal).then((a) => {
+      open.delete(c);
+      answers.set(id, a.allow);
+    });
+    for (let i = 0; i < 500 && !answers.has(id) && (desk.active ? desk.waiting + 1 : 0) + answers.size < n; i++)
+      await new Promise((r) => setTimeout(r, 5));
+    return {
+      id,
+      abort: () => {
+        open.delete(c);
+        c.abort();
+      },
+    };
+  };
+  // The turn ends: the agent withdraws what is still asked, and the desk forgets it.
+  const endTurn = () => {
+    for (const c of open) c.abort();
+    open.clear();
+    desk.turnEnded();
+  };
+  // Every key a run of typing of its own, begun after the question showed.
+  let keys = 0;
+  const key = (ch: string) => {
+    desk.press(desk.shownAt + 1e6 + keys++ * 1e4);
+    return desk.key(deskKeyOf('', ch) ?? {});
+  };
+  return { desk, asker, ask, key, endTurn, answers, log, cancelled: () => cancelled };
+}
+
+test('the screen asks what the desk asks: one question at a time, the answers and their echoes, session rules, Esc, withdrawal', async () => {
+  const { desk, asker: pq, ask, key, endTurn, answers, log, cancelled } = screenDesk('allow shell_exec(echo *)\n');
+  const a = await ask('shell_exec', { command: 'echo a; ls' });
+  const b = await ask('shell_exec', { command: 'ls -l' });
+  const c = await ask('write_file', { path: 'x', content: 'y' });
   assert.deepEqual(plain(pq.render(80)), [
     '',
-    'allow tool shell_exec: echo a',
-    '(y) once  (n) deny  (a) always  (d) never  [esc = deny+cancel]  (2 more waiting)',
+    'allow tool shell_exec: echo a; ls',
+    '  allow  echo a  shell_exec(echo *)  test.rules:1',
+    '  ask    ls      no rule (default)',
+    '(y) once  (s) session  (a) always  (n) deny  (d) never  [esc = deny+cancel]',
+    '(2 more waiting)',
   ]);
-  assert.equal(pq.answer('x'), false);
-  assert.ok(pq.answer('A'));
-  assert.deepEqual(a.answers, ['allow_always']);
-  assert.deepEqual(b.answers, ['allow_always'], 'the queued request of the same tool');
-  assert.deepEqual(plain(pq.render(80))[1], 'allow tool write_file: path: x  content: y');
-  assert.ok(pq.answer('n'));
-  assert.deepEqual(c.answers, ['deny_once']);
-  assert.deepEqual(log, ['allow tool shell_exec: echo a -> always allowed', 'allow tool write_file: path: x  content: y -> denied']);
-  const later = request('shell_exec', '{"command":"echo c"}');
-  pq.request(later);
-  assert.deepEqual(later.answers, ['allow_always'], 'always holds for the session');
-  assert.equal(pq.active, false);
+  assert.equal(key('x'), false);
+  assert.ok(key('S'));
+  assert.deepEqual(plain(pq.render(80)).at(-1), 'rule 1 of 1 (Enter keeps it, empty drops it, Esc goes back): shell_exec(ls *)');
+  assert.ok(desk.key({ name: 'enter' }));
+  await new Promise((r) => setTimeout(r, 5));
+  assert.equal(answers.get(a.id), true);
+  assert.equal(answers.get(b.id), true, 'the queued call the rule covers');
+  assert.deepEqual(plain(pq.render(80)).slice(1, 4), ['allow tool write_file: x', '--- /dev/null (a new file)', '+++ x (after the call)']);
+  assert.ok(key('n'));
+  await new Promise((r) => setTimeout(r, 5));
+  assert.equal(answers.get(c.id), false);
+  assert.deepEqual(log, [
+    'allow tool shell_exec: echo a; ls -> allowed for this session: allow shell_exec(ls *)',
+    'allow tool shell_exec: ls -l -> allowed (by the rule just added)',
+    'allow tool write_file: x -> denied',
+  ]);
+  const later = await ask('shell_exec', { command: 'ls -a' });
+  assert.equal(answers.get(later.id), true, 'the session rule holds');
+  assert.equal(desk.active, false);
   // Esc: deny all, cancel.
-  const d = request('write_file', '{}');
-  const e = request('read_file', '{"path":"p"}');
-  pq.request(d);
-  pq.request(e);
-  pq.cancel();
-  assert.equal(cancelled, 1);
-  assert.deepEqual([d.answers, e.answers], [['deny_once'], ['deny_once']]);
+  const d = await ask('write_file', {});
+  const e = await ask('read_file', { path: 'p' });
+  assert.ok(desk.key({ name: 'escape' }));
+  await new Promise((r) => setTimeout(r, 5));
+  assert.equal(cancelled(), 1);
+  assert.deepEqual([answers.get(d.id), answers.get(e.id)], [false, false]);
   assert.equal(log.at(-1), 'allow tool write_file -> denied (cancelled)');
-  // A withdrawn request leaves the queue.
-  const f = request('read_file', '{"path":"q"}');
-  pq.request(f);
-  assert.ok(pq.active);
+  // A withdrawn call leaves the queue.
+  const f = await ask('read_file', { path: 'q' });
+  assert.ok(desk.active);
   f.abort();
-  assert.equal(pq.active, false);
-  // A huge question keeps to a third of the screen.
-  const g = request('write_file', JSON.stringify({ path: 'big', content: 'line\n'.repeat(10_000) }));
-  pq.request(g);
-  const lines = pq.render(80);
-  assert.ok(lines.length <= 2 + 8 + 1, String(lines.length));
-  assert.match(stripEscapes(lines.at(-2)!), /\(\+\d+ more lines\)/);
-  pq.turnEnded();
-  assert.equal(pq.active, false);
+  assert.equal(desk.active, false);
+  await new Promise((r) => setTimeout(r, 5));
+  assert.equal(answers.get(f.id), false, 'a withdrawn call is answered: denied');
+  // A question that fits takes no scrolling keys.
+  await ask('bg_exec', { command: 'make' });
+  assert.equal(pq.scroll(1), false);
+  endTurn();
+  // A huge question keeps to half the screen, says where the window is, and scrolls to its end.
+  await ask('list_x', { content: Array.from({ length: 10_000 }, (_, i) => `line ${i + 1}`).join('\n') });
+  let lines = plain(pq.render(80));
+  assert.ok(lines.length <= 1 + 12 + 1 + 1, String(lines.length));
+  assert.equal(lines[1], 'allow tool list_x: line 1');
+  assert.equal(lines.at(-2), '  lines 1–12 of 10000: PgDn for more');
+  assert.equal(lines.at(-1), ANSWER_KEYS);
+  assert.equal(pq.scroll(1), true);
+  lines = plain(pq.render(80));
+  assert.equal(lines[1], 'line 12', 'a page is the window less one line');
+  assert.equal(lines.at(-2), '  lines 12–23 of 10000: PgUp/PgDn to scroll');
+  for (let i = 0; i < 1000; i++) pq.scroll(1);
+  lines = plain(pq.render(80));
+  assert.equal(lines.at(-3), 'line 10000', 'the end');
+  assert.equal(lines.at(-2), '  lines 9989–10000 of 10000: PgUp to go back');
+  pq.scroll(-2000);
+  assert.equal(plain(pq.render(80))[1], 'allow tool list_x: line 1');
+  endTurn();
+  assert.equal(desk.active, false);
+  // A line of a megabyte: shown in windows all the same, to its last character.
+  await ask('list_x', { content: `${'x'.repeat(1_000_000)}END` });
+  assert.match(plain(pq.render(80))[1]!, /^allow tool list_x:/);
+  let pages = 0;
+  while (pq.scroll(1) && pages < 20_000 && !plain(pq.render(80)).some((l) => l.endsWith('END'))) pages++;
+  assert.ok(
+    plain(pq.render(80)).some((l) => l.endsWith('xEND')),
+    'the end of the line',
+  );
+  endTurn();
+  // 40 columns: the answer keys wrap at their groups, none lost.
+  await ask('list_x', { a: 1 });
+  await ask('list_x', { a: 2 });
+  assert.deepEqual(plain(pq.render(40)), [
+    '',
+    'allow tool list_x: 1',
+    '(y) once  (s) session  (a) always',
+    '(n) deny  (d) never  [esc = deny+cancel]',
+    '(1 more waiting)',
+  ]);
+  endTurn();
+});
+
+test('the answered question in the transcript: collapsed like a tool output, whole with ^O', () => {
+  const settings = { showReasoning: false, expandOutput: false };
+  const question = `allow tool write_file: path: x  content: ${Array.from({ length: 60 }, (_, i) => `l${i + 1}`).join('\n')}`;
+  const block = new PermissionRecord(settings, question, '-> allowed');
+  assert.deepEqual(plain(block.render(80)), [
+    '',
+    'allow tool write_file: path: x  content: l1',
+    'l2',
+    'l3',
+    'l4',
+    'l5',
+    'l6',
+    '  ... (+54 lines, ^O to expand)',
+    '-> allowed',
+  ]);
+  settings.expandOutput = true;
+  const all = plain(block.render(80));
+  assert.equal(all.length, 1 + 60 + 1);
+  assert.equal(all.at(-2), 'l60');
+  const short = new PermissionRecord(settings, 'allow tool shell_exec: ls', '-> denied');
+  settings.expandOutput = false;
+  assert.deepEqual(plain(short.render(80)), ['', 'allow tool shell_exec: ls', '-> denied']);
 });
 
 test('the probe schedule: periodic, and a probe out of turn restarts the interval', () => {
@@ -295,18 +398,21 @@ test('the echo of a prompt keeps to 40 lines and 8,000 characters and says how m
 // ---- the transcript the events make ----------------------------------------------------------
 
 function view(o: { folding?: boolean; secrets?: string[] } = {}) {
+  const secrets = new Secrets(o.secrets ?? []);
   const transcript = new Transcript();
   const settings = { showReasoning: false, expandOutput: false };
   const v = new TranscriptView(
     { transcript, changed: () => {} },
     settings,
     { unicode: true, hyperlinks: false },
-    new SecretList(o.secrets ?? []),
+    secrets,
     () => o.folding ?? true,
   );
   const shown = (w = 80) => plain(transcript.lines(w, 0, transcript.lineCount(w)));
+  // Events as the runtime hands them to the UI: through the run's guard, in the screen's view.
+  const guard = new EventGuard(secrets);
   const ev = (...es: AgentEvent[]) => {
-    for (const e of es) v.event(e);
+    for (const e of es) for (const m of guard.pass(e)) v.event(viewOf(m, 'screen') as AgentEvent);
   };
   return { v, settings, shown, ev, transcript };
 }
@@ -462,15 +568,15 @@ test('transcript: a resumed conversation is replayed as it went', () => {
 });
 
 test('-f and --no-alt-screen: parsed; -f with -o or -H, or without a terminal, is a usage error', async (t) => {
-  assert.equal(parseArgs(['-f', 'go on']).forever, 'go on');
-  assert.equal(parseArgs(['--forever=again']).forever, 'again');
-  assert.equal(parseArgs(['--no-alt-screen']).noAltScreen, true);
-  assert.equal(parseArgs([]).noAltScreen, false);
+  assert.equal(parseCommandLine(['-f', 'go on']).forever, 'go on');
+  assert.equal(parseCommandLine(['--forever=again']).forever, 'again');
+  assert.equal(parseCommandLine(['--no-alt-screen']).noAltScreen, true);
+  assert.equal(parseCommandLine([]).noAltScreen, false);
   assert.throws(
-    () => parseArgs(['-f', 'x', '-o', 'y']),
+    () => parseCommandLine(['-f', 'x', '-o', 'y']),
     (e: unknown) => e instanceof UsageError && e.message === '-f/--forever needs the interactive UI (not -o or -H)',
   );
-  assert.throws(() => parseArgs(['-Hf', 'x']), UsageError);
+  assert.throws(() => parseCommandLine(['-Hf', 'x']), UsageError);
   const dirs = makeDirs('clm-ui-args-');
   t.after(() => dirs.cleanup());
   const r = await runCli(['-u', 'http://127.0.0.1:1/v1', '-p', dirs.empty, '-f', 'x'], { dirs, input: '' });

@@ -4,8 +4,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TYPING_GAP_MS } from '../../src/cli/ui/permission-queue.js';
-import { existsSync, readdirSync } from 'node:fs';
+import { TYPING_GAP_MS } from '../../src/cli/permission-desk.js';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KEYS, type PtyScreen } from '../fixtures/pty-screen.js';
 import { writeSession } from '../fixtures/cli-suite.js';
@@ -109,6 +109,44 @@ test('Ctrl-C and Esc while a reply streams cancel it; Ctrl-C with text clears th
   assert.match(s.text(), sessionLine);
 });
 
+test('a reply cut by Esc or by /quit is saved as far as it was shown, marked; a resume replays it so', async (t) => {
+  const s = await ui.open(t);
+  mock.push(fruitReply(400), fruitReply(400));
+  s.type('slow one\r');
+  await s.waitFor('Here is some', 'the reply to start');
+  s.type(KEYS.esc);
+  await s.waitFor('[cancelled]');
+  await s.waitFor(() => idle(s), 'idle');
+  s.type('slow two\r');
+  await s.waitFor(() => s.lines().filter((l) => l.includes('Here is some')).length === 2, 'the second reply');
+  s.type('/quit\r');
+  assert.equal((await exited(s)).code, 0);
+  await s.settle();
+  const id = sessionLine.exec(s.text())?.[1];
+  assert.ok(id, s.text());
+  const lines = readFileSync(join(dirs.sessions, `${id}.jsonl`), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => JSON.parse(l));
+  assert.deepEqual(
+    lines.map((l) => l.role),
+    ['user', 'assistant', 'user', 'assistant'],
+  );
+  for (const l of [lines[1], lines[3]]) assert.match(l.content, /^## Fruit\n\nHere is some .*\n\n\[reply cancelled by the user\]$/s);
+  assert.ok(!lines[1].content.includes('Banana | Yellow'), 'only what was shown');
+
+  // Resumed: replayed with the marks, and the model gets user and assistant turns in turn.
+  const r = await ui.open(t, ['-r', id], { waitFor: `[resumed session ${id}]` });
+  assert.equal(r.lines().filter((l) => l === '[cancelled]').length, 2, r.text());
+  assert.ok(!r.text().includes('reply cancelled by the user'), r.text());
+  await r.waitFor(() => idle(r), 'idle');
+  r.type('and now?\r');
+  await r.waitFor(() => mock.posts.length === 3, 'the request');
+  const roles = mock.posts[2]!.json.messages.map((m: { role: string }) => m.role);
+  assert.deepEqual(roles, ['system', 'user', 'assistant', 'user', 'assistant', 'user']);
+});
+
 test('SIGTERM and SIGHUP restore the terminal; SIGTERM still prints the session line', async (t) => {
   const s = await ui.open(t);
   await ask(s, 'hello');
@@ -140,7 +178,7 @@ test('a broken config.lua: the terminal back, then the error with its line, exit
 
 test('tool lines: verbs, the tally, 6 lines of the latest output, ^O expands, older batches fold', async (t) => {
   const s = await ui.open(t, ['--allow-tools', 'shell_exec,read_file,write_file'], { rows: 40 });
-  const file = join(dirs.root, 'notes.txt');
+  const file = join(dirs.home, 'notes.txt'); // in the workspace (the terminal's directory)
   mock.push(
     oa.toolCalls([
       { id: 'c1', name: 'shell_exec', args: { command: 'seq 1 20' } },
@@ -173,6 +211,69 @@ test('tool lines: verbs, the tally, 6 lines of the latest output, ^O expands, ol
   assert.ok(!s.text().includes('^O to expand'), s.text());
   s.type(KEYS.ctrl('o'));
   await s.waitFor('(^O to expand)', 'collapsed again');
+});
+
+test('tallies count only calls that ran: a denied write, commands cancelled before they ran', async (t) => {
+  const s = await ui.open(t, [], { rows: 40 });
+  const file = join(dirs.root, 'denied.txt');
+  mock.push(oa.toolCall('write_file', { path: file, content: 'x' }), oa.text('as you wish'));
+  s.type('write it\r');
+  await s.waitFor('(y) once');
+  await sleep(TYPING_GAP_MS + 50);
+  s.type('n');
+  await s.waitFor('as you wish');
+  await s.waitFor(() => idle(s), 'idle');
+  assert.ok(s.text().includes('  -- 1 call denied'), s.text());
+  assert.ok(!s.text().includes('wrote 1 file'), s.text());
+  // One command allowed and running, two waiting for their answer: Esc cancels all three.
+  mock.push(
+    oa.toolCalls([
+      { id: 'c1', name: 'shell_exec', args: { command: 'sleep 30' } },
+      { id: 'c2', name: 'shell_exec', args: { command: 'echo two' } },
+      { id: 'c3', name: 'shell_exec', args: { command: 'echo three' } },
+    ]),
+  );
+  s.type('three\r');
+  await s.waitFor('allow tool shell_exec: sleep 30');
+  await sleep(TYPING_GAP_MS + 50);
+  s.type('y');
+  await s.waitFor('allow tool shell_exec: echo two');
+  s.type(KEYS.esc);
+  await s.waitFor('[cancelled]');
+  await s.waitFor(() => idle(s), 'idle');
+  assert.ok(s.text().includes('  -- ran 1 command, 2 cancelled'), s.text());
+});
+
+test('a running command shows its last lines live; Esc keeps its output on screen, for the model and in the session', async (t) => {
+  const s = await ui.open(t, ['--allow-tools', 'shell_exec'], { rows: 40 });
+  mock.push(oa.toolCall('shell_exec', { command: 'for i in 1 2 3 4 5 6 7; do echo step $i; done; echo start; sleep 30' }));
+  s.type('run it\r');
+  await s.waitFor('executing shell command: for i in 1 2 3');
+  // Live: the last 5 lines, under the tool line, while the command runs.
+  await s.waitFor(() => s.lines().includes('    start'), 'the live output');
+  const lines = s.lines();
+  assert.ok(lines.includes('    step 4') && !lines.includes('    step 3'), s.text());
+  s.type(KEYS.esc);
+  await s.waitFor('[cancelled]');
+  await s.waitFor(() => idle(s), 'idle');
+  // Kept: the output so far, with why it ended; the live lines are gone.
+  assert.ok(s.text().includes('[x shell_exec] [tool failed: step 1'), s.text());
+  assert.ok(!s.lines().includes('    start'), s.text());
+  s.type(KEYS.ctrl('o'));
+  await s.waitFor(() => s.lines().some((l) => l.trim() === '(cancelled by user; terminated)]'), 'the whole result');
+  assert.equal(s.lines().filter((l) => l.trim() === 'start').length, 1, s.text());
+  s.type(KEYS.ctrl('o'));
+  // The model sees it with the next prompt, and the session has it.
+  s.type('what happened?\r');
+  await s.waitFor(() => mock.posts.length === 2, 'the next request');
+  const tool = mock.posts[1]!.json.messages.find((m: { role: string }) => m.role === 'tool');
+  assert.match(tool.content, /step 7\nstart\n+\(cancelled by user; terminated\)/);
+  await s.waitFor(() => idle(s), 'idle');
+  const saved = sessionFiles()
+    .map((f) => readFileSync(join(dirs.sessions, f), 'utf8'))
+    .filter((text) => text.includes('"run it"'));
+  assert.equal(saved.length, 1);
+  assert.match(saved[0]!, /start(\\n)+\(cancelled by user; terminated\)/);
 });
 
 test('a long output shows its first 6 lines then (+N lines, ^O to expand); failures show [x name]', async (t) => {
@@ -246,7 +347,7 @@ test('^R shows the reasoning and hides it again; show_thinking and expand_output
 
 // ---- permissions ----------------------------------------------------------------------------
 
-test('permissions: a queue of requests, (a) always answers the queued ones; Esc denies and cancels', async (t) => {
+test('permissions: a queue of requests; (s) session with its rule edited answers the queued ones and later ones; Esc denies and cancels', async (t) => {
   const s = await ui.open(t);
   mock.push(
     oa.toolCalls([
@@ -258,13 +359,20 @@ test('permissions: a queue of requests, (a) always answers the queued ones; Esc 
   s.type('two commands\r');
   await s.waitFor('allow tool shell_exec: echo one', 'the first question');
   assert.ok(s.text().includes('(1 more waiting)'), s.text());
-  await sleep(TYPING_GAP_MS + 100); // read it: keys typed on from the prompt do not answer it
-  s.type('x'); // ignored while asking
-  await sleep(100);
+  await sleep(TYPING_GAP_MS + 100);
+  s.type('x'); // not an answer: it goes into the input, and its run of typing answers nothing
+  await s.waitFor(() => inputRow(s) === '> x', 'x kept in the input');
   assert.ok(s.text().includes('allow tool shell_exec: echo one'));
-  s.type('a');
+  await sleep(TYPING_GAP_MS + 100);
+  s.type('s');
+  await s.waitFor('rule 1 of 1 (Enter keeps it, empty drops it, Esc goes back): shell_exec(echo one *)', 'the proposed rule');
+  s.type('\x7f'.repeat('one *)'.length));
+  s.type('*)');
+  await s.waitFor('Esc goes back): shell_exec(echo *)', 'the rule edited');
+  s.type('\r');
   await s.waitFor('both ran');
-  assert.ok(s.text().includes('-> always allowed'));
+  assert.ok(s.text().includes('-> allowed for this session: allow shell_exec(echo *)'), s.text());
+  assert.equal(inputRow(s), '> x', 'the edit did not touch the input');
   const tools = mock.posts[1]!.json.messages.filter((m: any) => m.role === 'tool')
     .map((m: any) => m.content.trim())
     .sort();
@@ -304,6 +412,28 @@ test('--deny-tools answers without a question; a question is taken off the scree
 
 // ---- queued prompts, --forever ---------------------------------------------------------------
 
+test('a command typed while a reply streams: the reply stays one block, the command says its piece after it', async (t) => {
+  const s = await ui.open(t, [], { rows: 40 });
+  await s.waitFor('[online]');
+  mock.push(oa.streamText(['Reply nu', 'mber one, **bo', 'ld** and', ' more.\n\nSecond para', 'graph ends here.'], { chunkDelayMs: 500 }));
+  s.type('go\r');
+  await s.waitFor('Reply nu', 'the reply to start');
+  s.type('/reasoning\r');
+  s.type('/help\r');
+  await s.waitFor('Second paragraph ends here.', 'the whole reply');
+  await s.waitFor('/compact', 'the help');
+  await s.waitFor(() => idle(s), 'the turn to end');
+  const rows = s.lines().map((l) => l.trimEnd());
+  const line = (text: string) => rows.findIndex((l) => l.includes(text));
+  assert.ok(line('Reply number one, bold and more.') >= 0, `the reply cut:\n${rows.join('\n')}`);
+  assert.equal(rows.filter((l) => l === 'clm>').length, 1);
+  assert.equal(line('Second paragraph ends here.'), line('Reply number one') + 2, rows.join('\n'));
+  assert.ok(line('[reasoning shown]') > line('Second paragraph'), `the notice after the reply:\n${rows.join('\n')}`);
+  assert.ok(line('commands (') > line('[reasoning shown]'), 'in the order typed');
+  const b = s.find('bold')!;
+  assert.ok(s.cell(b.row, b.col).bold, 'drawn as one piece of markdown');
+});
+
 test('prompts typed during a tool round wait as (queued) and become turns of their own, in order', async (t) => {
   const s = await ui.open(t, ['--allow-tools', 'shell_exec'], { rows: 50 });
   mock.push(
@@ -340,9 +470,19 @@ test('-f PROMPT: sent at start and again after each turn; Ctrl-C stops it', asyn
   assert.ok(mock.posts.length <= n + 1, 'it went on');
 });
 
+test('-f PROMPT stops when a turn fails, and says why', async (t) => {
+  mock.push(oa.text('first round'), oa.httpError(400, 'the server refused this'));
+  const s = await ui.open(t, ['-f', 'keep going']);
+  await s.waitFor('[--forever stopped: ', 'the stop', 20_000);
+  assert.match(s.text(), /\[--forever stopped: HTTP 400: the server refused this\]/);
+  await s.waitFor(() => idle(s), 'idle');
+  await sleep(500);
+  assert.equal(mock.posts.length, 2, 'it went on');
+});
+
 // ---- sessions -------------------------------------------------------------------------------
 
-test('-r without an id: the picker, then the chosen session replayed with its tool calls', async (t) => {
+test('-r without an id: the picker (asking again after an answer out of range), then the chosen session replayed with its tool calls', async (t) => {
   writeSession(
     dirs,
     '20250101-000000-aaaaaaaa',
@@ -357,22 +497,39 @@ test('-r without an id: the picker, then the chosen session replayed with its to
     '20250202-000000-bbbbbbbb',
     [
       { role: 'user', content: 'list the files' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 't1', name: 'shell_exec', args: '{"command":"ls"}' }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 't1', name: 'shell_exec', args: '{"command":"ls"}' },
+          { id: 't2', name: 'write_file', args: '{"path":"x.txt","content":"x"}' },
+        ],
+      },
       { role: 'tool', content: 'a.txt\nb.txt\n', tool_call_id: 't1', tool_name: 'shell_exec' },
+      { role: 'tool', content: '[tool failed: denied by user]', tool_call_id: 't2', tool_name: 'write_file' },
       { role: 'assistant', content: 'There are **two** files.' },
     ],
     1_738_454_400,
   );
   const s = await ui.open(t, ['-r'], { waitFor: 'resume which session?' });
-  assert.ok(s.text().includes('list the files') && s.text().includes('older session'), s.text());
-  const row = /^ *(\d+)\) 20250202-000000-bbbbbbbb /m.exec(s.text());
-  assert.ok(row, s.text());
+  // Other tests of this file left sessions too: the list may be longer than the screen.
+  const listed = s.lines().join('\n');
+  assert.ok(listed.includes('list the files') && listed.includes('older session'), listed);
+  const row = /^ *(\d+)\) 20250202-000000-bbbbbbbb /m.exec(listed);
+  assert.ok(row, listed);
+  // An answer out of range is asked again.
+  s.type('999\r');
+  await s.waitFor(/no session 999: answer a number from 1 to \d+\n/, 'asked again');
+  const asked = () => s.lines().filter((l) => l.includes('resume which session?')).length;
+  await s.waitFor(() => asked() === 2, 'the question again');
   s.type(`${row[1]}\r`);
   await s.waitFor('[resumed session 20250202-000000-bbbbbbbb]');
   const text = s.text();
   assert.ok(text.includes('you> list the files'), text);
   assert.ok(text.includes('  executing shell command: ls'), text);
-  assert.ok(text.includes('a.txt'), text);
+  assert.ok(text.includes('  ... (2 lines, ^O to expand)'), text);
+  assert.ok(text.includes('[x write_file] [tool failed: denied by user]'), text);
+  assert.ok(text.includes('  -- ran 1 command, 1 denied'), text);
   assert.ok(text.includes('There are two files.'), text);
   assert.equal(s.buffer(), 'alternate');
 });
@@ -418,15 +575,32 @@ test('Shift+Enter and Alt+Enter make new lines; :tada: becomes the emoji; ^L red
   assert.equal(mock.posts[0]!.json.messages.at(-1).content, 'one\ntwo\nthree 🎉');
 });
 
+test('a prompt typed before the screen is up, Enter included, is sent (the cooked terminal made Enter a line feed)', async (t) => {
+  const s = await ui.open(t, [], { waitFor: false });
+  // At once: clm has not even started, the terminal is still in its cooked mode (ICRNL).
+  s.type('typed early\r');
+  await s.waitFor('Yellow', 'the reply');
+  assert.equal(mock.posts[0]!.json.messages.at(-1).content, 'typed early');
+  assert.equal(inputRow(s), '>', 'nothing left in the input');
+});
+
+test(':name: inside a burst of keys (a :thumbsup: b arriving at once) becomes the emoji; a paste stays as it is', async (t) => {
+  const s = await ui.open(t);
+  await s.waitFor('[online]');
+  s.type(':tada:');
+  await s.waitFor(() => inputRow(s) === '> 🎉', 'the emoji table loaded');
+  s.type(KEYS.ctrl('u'));
+  await s.waitFor(() => inputRow(s) === '>', 'cleared');
+  s.type('a :thumbsup: b :nosuchname: c :+1::heart:');
+  await s.waitFor(() => inputRow(s).endsWith(':nosuchname: c 👍❤️'), 'the burst typed');
+  assert.equal(inputRow(s), '> a 👍 b :nosuchname: c 👍❤️');
+  s.type(KEYS.ctrl('u'));
+  s.type(KEYS.paste('x :thumbsup: y'));
+  await s.waitFor(() => inputRow(s) === '> x :thumbsup: y', 'the paste as it is');
+});
+
 test('the status bar: spinner while busy, tok/s, the context gauge, the key hints', async (t) => {
-  dirs.write(
-    'config.lua',
-    `return {
-  agent = "test", model = "mock/mock-model",
-  providers = { mock = { kind = "openai", url = "${mock.base}", models = { ["mock-model"] = { context_size = 100 } } } },
-  agents = { test = {} },
-}`,
-  );
+  smallContext();
   const s = await ui.open(t, [], { cols: 140 });
   await s.waitFor('PgUp/PgDn/End scroll', 'the hints');
   mock.push(fruitReply(200));
@@ -436,6 +610,74 @@ test('the status bar: spinner while busy, tok/s, the context gauge, the key hint
   // usage 11 + 42 = 53 of 100.
   assert.match(statusRow(s), /20\.0 tok\/s\s+\[█████░░░░░\] 53%/);
   assert.equal(s.cell(s.find(' clm ')!.row, 1).bg, 4, 'blue status bar');
+});
+
+test('the status bar after Esc says cancelled, not done', async (t) => {
+  const s = await ui.open(t);
+  await s.waitFor('[online]');
+  mock.push(fruitReply(400));
+  s.type('slow\r');
+  await s.waitFor('clm>', 'the reply to start');
+  s.type(KEYS.esc);
+  await s.waitFor('[cancelled]');
+  await s.waitFor(() => idle(s), 'idle');
+  await sleep(200);
+  await s.settle();
+  assert.match(statusRow(s), /\] {4}cancelled /, statusRow(s));
+  await ask(s, 'again');
+  assert.doesNotMatch(statusRow(s), /cancelled/, 'the next turn says how it went');
+});
+
+/** A server that counts tokens as characters / 4 of what it is sent and what it sends. */
+function countingServer(reply = 'Short answer.') {
+  mock.script((req) => {
+    const usage = { prompt: Math.ceil(req.body.length / 4), completion: Math.ceil(reply.length / 4) };
+    return req.json?.stream ? oa.streamText([reply], { usage }) : oa.text(reply, { usage });
+  });
+}
+const gaugeOf = (s: PtyScreen) => Number(/\] (\d+)%/.exec(statusRow(s))?.[1] ?? Number.NaN);
+const gaugeConfig = () => `return {
+  agent = "test", model = "mock/mock-model",
+  providers = { mock = { kind = "openai", url = "${mock.base}", models = { ["mock-model"] = { context_size = 8000 } } } },
+  agents = { test = {} },
+}`;
+
+test('the context gauge after a resume reads what the live session read: the tool schemas count', async (t) => {
+  dirs.write('config.lua', gaugeConfig());
+  countingServer();
+  const s = await ui.open(t);
+  await ask(s, 'hello there', 'Short answer.');
+  const live = gaugeOf(s);
+  assert.ok(live >= 5, `the live gauge: ${statusRow(s)}`);
+  s.type('/quit\r');
+  await s.exited;
+  const id = sessionLine.exec(s.text())?.[1];
+  assert.ok(id, s.text());
+  const r = await ui.open(t, ['-r', id]);
+  await r.waitFor(`[resumed session ${id}]`);
+  await r.waitFor(() => !Number.isNaN(gaugeOf(r)), 'the gauge');
+  const resumed = gaugeOf(r);
+  assert.ok(Math.abs(resumed - live) <= Math.max(2, live / 4), `live ${live}%, resumed ${resumed}%: ${statusRow(r)}`);
+});
+
+test('the context gauge stays after /compact and /clear (what the next request holds)', async (t) => {
+  dirs.write('config.lua', gaugeConfig());
+  countingServer('A summary of it all.');
+  const s = await ui.open(t);
+  for (const q of ['first', 'second', 'third', 'fourth', 'fifth']) await ask(s, `${q} question`, 'A summary of it all.');
+  const before = gaugeOf(s);
+  assert.ok(before >= 5, statusRow(s));
+  s.type('/compact\r');
+  await s.waitFor('[compacted', 'the compaction');
+  await s.waitFor(() => idle(s), 'idle');
+  const compacted = gaugeOf(s);
+  assert.ok(compacted > 0 && compacted <= before, `after /compact: ${statusRow(s)}`);
+  s.type('/clear\r');
+  await s.waitFor('[new session', 'the clear');
+  await sleep(100);
+  await s.settle();
+  const cleared = gaugeOf(s);
+  assert.ok(cleared > 0 && cleared <= compacted, `after /clear: ${statusRow(s)}`);
 });
 
 test('probes: at start, after a failed turn', async (t) => {
@@ -449,7 +691,8 @@ test('probes: at start, after a failed turn', async (t) => {
   assert.ok(n >= 1);
 });
 
-test('end-of-turn compaction is shown as it happens, with what it folded', async (t) => {
+/** A model with a context of 100 tokens: a turn of 70 is over the compaction threshold. */
+function smallContext() {
   dirs.write(
     'config.lua',
     `return {
@@ -458,6 +701,10 @@ test('end-of-turn compaction is shown as it happens, with what it folded', async
   agents = { test = {} },
 }`,
   );
+}
+
+test('end-of-turn compaction is shown as it happens, with what it folded', async (t) => {
+  smallContext();
   mock.push(
     oa.streamText(['first answer'], { usage: { prompt: 10, completion: 5 } }),
     oa.streamText(['second answer'], { usage: { prompt: 20, completion: 5 } }),
@@ -473,6 +720,24 @@ test('end-of-turn compaction is shown as it happens, with what it folded', async
   assert.match(s.text(), /\[compacted \d+ messages into a summary: \d+ → \d+ messages/);
   s.type(KEYS.ctrl('o'));
   await s.waitFor('SUMMARY: they talked.', 'the summary on ^O');
+});
+
+test('an end-of-turn compaction with nothing to fold says so once, not as an error', async (t) => {
+  smallContext();
+  mock.push(
+    oa.streamText(['first answer'], { usage: { prompt: 90, completion: 5 } }),
+    oa.streamText(['second answer'], { usage: { prompt: 92, completion: 5 } }),
+  );
+  const s = await ui.open(t, [], { rows: 40 });
+  await ask(s, 'one', 'first answer');
+  await s.waitFor('nothing to compact yet', 'the notice');
+  await ask(s, 'two', 'second answer');
+  await sleep(300);
+  const text = s.text();
+  assert.equal(text.split('nothing to compact yet').length - 1, 1, text);
+  assert.ok(!text.includes('compaction failed') && !text.includes('error'), text);
+  assert.match(statusRow(s), / done /);
+  assert.equal(mock.posts.length, 2, 'no summary request');
 });
 
 // ---- bad input ------------------------------------------------------------------------------

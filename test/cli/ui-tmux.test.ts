@@ -55,17 +55,18 @@ test('inline in tmux: a reply streamed while the window is resized is in the his
   const command = ['env', '-u', 'CLM_API_KEY', '-u', 'NODE_OPTIONS', ...env, process.execPath, CLI, '-p', plugins, '--no-alt-screen']
     .map((a) => `'${a.replace(/'/g, "'\\''")}'`)
     .join(' ');
-  tmux('new-session', '-d', '-s', 'clm', '-x', '100', '-y', '30', `${command}; sleep 600`);
+  tmux('new-session', '-d', '-s', 'clm', '-x', '120', '-y', '30', `${command}; sleep 600`);
   await until(() => screenRows().some((l) => l.includes('[online]')), 'the screen');
   mock.push(linesReply(300, { chunks: 150, delayMs: 20 }));
   tmux('send-keys', '-t', 'clm', 'long', 'Enter');
   await until(() => paneLines().includes('line 60'), 'the reply under way');
   // Wider (nothing to rewrap), lower (rows pushed into the history), higher again (rows pulled
-  // back out of it); each taken in by clm before the next (the status bar drawn at the new width).
+  // back out of it); each taken in by clm before the next (the status bar drawn at the new width,
+  // wide enough for its key hints beside the sandbox mode).
   for (const [x, y] of [
+    [140, 30],
+    [120, 24],
     [120, 30],
-    [100, 24],
-    [100, 30],
   ] as const) {
     tmux('resize-window', '-t', 'clm', '-x', String(x), '-y', String(y));
     await sleep(300);

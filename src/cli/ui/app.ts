@@ -1,7 +1,8 @@
 // The interactive screen of clm: the runtime's events drawn as a transcript above a status bar
-// and an input box, keys bound as the original's (and today's agent CLIs'), slash commands and
-// completion through the CommandContext seam, permission questions, prompts queued while a turn
-// runs, the connection probe schedule, -f/--forever, -r/--resume with the transcript replayed.
+// and an input box, keys bound by the table in key-bindings.ts (the original's keys and today's
+// agent CLIs'), slash commands and completion through the CommandContext seam, permission
+// questions, prompts queued while a turn runs, the connection probe schedule, -f/--forever,
+// -r/--resume with the transcript replayed.
 //
 // The first frame is drawn before the configuration is loaded when the screen mode is known
 // without it; start-up (plugins, MCP servers) goes on behind a usable screen, and prompts typed
@@ -10,9 +11,11 @@
 // printed (an empty session is deleted).
 
 import { writeSync } from 'node:fs';
-import { ClmError, ECANCELED } from '../../core/errors.js';
-import type { AgentState, PermissionRequest } from '../../core/types.js';
+import { ClmError, EAGAIN, ECANCELED, statusName } from '../../core/errors.js';
+import type { AgentEvent, TurnOrigin } from '../../core/events.js';
+import type { AgentState } from '../../core/types.js';
 import type { UiMode } from '../../config/types.js';
+import { Secrets } from '../../host/redact.js';
 // What the first frame needs is imported here; the transcript's blocks (markdown with its
 // lexer) load right after it is on screen.
 import { isUnicodeLocale, supportsHyperlinks } from '../../tui/capabilities.js';
@@ -25,9 +28,10 @@ import { Transcript } from '../../tui/transcript.js';
 import type { CliArgs } from '../args.js';
 import { onProcessExit } from '../exit-hooks.js';
 import type { ResolvedRun } from '../resolve-run.js';
-import { createRuntime, type RunEvent, type Runtime } from '../runtime.js';
+import type { RunEvent, Runtime } from '../runtime.js';
 import { isRuntimeEvent } from '../runtime-events.js';
 import { sessionLine, type SessionOutcome } from '../session-log.js';
+import { turnError } from '../turn-error.js';
 import { onInterrupt, onTerminate } from '../signal-handlers.js';
 import { bannerBlock } from './banner.js';
 import type { ViewSettings } from './blocks.js';
@@ -37,13 +41,16 @@ import { complete } from './completion.js';
 import { CompletionList } from './completion-list.js';
 import { ConnectionProbe } from './connection-probe.js';
 import { InputBox } from './input-box.js';
-import { PermissionQueue, TYPING_GAP_MS } from './permission-queue.js';
+import { boundAction, type KeyAction, type KeyCondition, type KeyMode } from './key-bindings.js';
+import { deskKeyOf, ScreenAsker } from './permission-asker.js';
 import { PromptQueue } from './prompt-queue.js';
-import { pickSession } from './resume-picker.js';
+import { pickSession } from '../resume-picker.js';
+import { takeOverIfAsked } from '../session-takeover.js';
+import { QuestionBox } from './question.js';
 import { modeBeforeConfig, modeOf } from './screen-mode.js';
-import { SecretList } from './secret-mask.js';
 import { type ConnectionView, statusLine } from './status-bar.js';
 import type { TranscriptView } from './transcript-view.js';
+import { TranscriptSearch } from './transcript-search.js';
 
 const SPINNER_MS = 100;
 /** Streamed content is drawn at most this often (the original's repaint tick); keys at once. */
@@ -61,6 +68,8 @@ export async function runUi(args: CliArgs, o: UiOptions = {}): Promise<number> {
   const env = o.env ?? process.env;
   let resumeId = args.resume || undefined;
   if (args.resume === '') resumeId = await pickSession({ stdin: process.stdin, stdout: process.stdout }, env);
+  // A fork only reads the session: whoever has it open may go on with it.
+  if (resumeId && !args.fork) await takeOverIfAsked(resumeId, process, env);
   return new UiApp(args, env, resumeId).run();
 }
 
@@ -73,7 +82,8 @@ class UiApp {
   private readonly settings: ViewSettings = { showReasoning: false, expandOutput: false };
   /** The person toggled a setting before config.lua was read: its default does not override that. */
   private settingsTouched = false;
-  private readonly secrets = new SecretList();
+  /** The run's secrets (the runtime fills the list): masked in the UI's own text too. */
+  private readonly secrets = new Secrets();
   /** The transcript's view, once its module has loaded (after the first frame); until then what is for it waits. */
   private view: TranscriptView | null = null;
   private readonly forView: ((v: TranscriptView) => void)[] = [];
@@ -81,14 +91,14 @@ class UiApp {
   private readonly input: InputBox;
   private readonly completions: CompletionList;
   private readonly queue: PromptQueue;
-  private readonly perms: PermissionQueue;
+  private readonly search: TranscriptSearch;
+  private readonly perms: ScreenAsker;
+  private readonly question: QuestionBox;
   private readonly probe: ConnectionProbe;
   private rt: Runtime | null = null;
   private creating: Promise<Runtime> | null = null;
   private ready = false;
   private quitting = false;
-  private lastKeyAt = -Infinity;
-  private typingSince = -Infinity;
   private exitCode = 0;
   private finished!: (code: number) => void;
   private readonly done = new Promise<number>((r) => {
@@ -100,15 +110,21 @@ class UiApp {
   private connection: ConnectionView = 'connecting';
   private connDetail: string | null = null;
   private state: AgentState = 'idle';
+  /** The last turn was cancelled (the agent's state then says complete). */
+  private cancelled = false;
   private busy = false;
   private tick = 0;
   private spinner: NodeJS.Timeout | null = null;
   private batch: { completed: number; total: number } | null = null;
   private tokensPerSec = 0;
+  /** The sandbox mode in force, once the runtime knows it. */
+  private sandboxMode: string | undefined;
 
-  /** -f: the prompt sent again after every turn that ends ok or cancelled (until Ctrl-C). */
+  /** -f: the prompt sent again after every turn that ends ok or cancelled (until Ctrl-C or a failed turn). */
   private forever: string | null;
-  private lastStatus: number | null = null;
+  private turnOrigin: TurnOrigin = 'submit';
+  /** How the last turn ended (null before the first). */
+  private lastEnd: TurnEnd | null = null;
   private completionGen = 0;
   private readonly ctx: CommandContext;
   private readonly unicode: boolean;
@@ -126,12 +142,19 @@ class UiApp {
     this.input = new InputBox(rows);
     this.completions = new CompletionList(rows);
     this.queue = new PromptQueue((s) => this.secrets.mask(s));
-    this.perms = new PermissionQueue({
+    this.search = new TranscriptSearch(
+      () => this.screen,
+      () => this.term.columns,
+    );
+    this.perms = new ScreenAsker(() => this.rt?.desk ?? null, {
       answered: (q, echo) => this.withView((v) => v.permissionAnswered(q, echo)),
       cancelTurn: () => this.cancelTurn(),
       changed: () => this.render(true),
-      mask: (s) => this.secrets.mask(s),
       rows,
+    });
+    this.question = new QuestionBox({
+      changed: () => this.render(true),
+      answered: (q, echo) => this.withView((v) => v.permissionAnswered(q, echo)),
     });
     this.probe = new ConnectionProbe(() => {
       void this.rt?.agent.checkConnection().catch(() => {});
@@ -152,12 +175,16 @@ class UiApp {
         this.settingsTouched = true;
         this.withView((v) => v.settingsChanged());
       },
-      // After every switch: the new connection's key is a secret too.
-      probeConnection: () => {
-        if (this.rt) this.secrets.add(this.rt.run.secrets);
-        this.probe.now();
-      },
+      probeConnection: () => this.probe.now(),
       quit: () => this.quit(),
+      ask: (question, answers) => this.question.ask(question, answers),
+      replay: (messages) => {
+        this.withView((v) => {
+          v.clear();
+          v.replay(messages);
+        });
+        this.screen?.scrollToBottom();
+      },
     };
   }
 
@@ -172,6 +199,15 @@ class UiApp {
       this.render();
     });
     return this.viewLoaded;
+  }
+
+  /**
+   * The runtime's code (the agent, HTTP, the sandbox, sessions): loaded after the first frame when
+   * the screen mode is known without the config, so that frame waits for none of it.
+   */
+  private async runtimeModule(): Promise<typeof import('../runtime.js')> {
+    await this.started;
+    return import('../runtime.js');
   }
 
   private withView(fn: (v: TranscriptView) => void): void {
@@ -192,16 +228,20 @@ class UiApp {
     if (early) this.startScreen(early);
     const viewLoaded = this.loadView();
     try {
-      this.creating = createRuntime({
-        args: this.args,
-        env: this.env,
-        resumeId: this.resumeId,
-        autocompactAtTurnEnd: true,
-        policy: { allow: this.args.allowTools, deny: this.args.denyTools },
-        onEvent: (e) => this.guard(() => this.event(e)),
-        onPermission: (req: PermissionRequest) => this.perms.request(req),
-        onResolved: (r) => this.resolved(r, early),
-      });
+      this.creating = this.runtimeModule().then(({ createRuntime }) =>
+        createRuntime({
+          args: this.args,
+          env: this.env,
+          resumeId: this.resumeId,
+          autocompactAtTurnEnd: true,
+          onEvent: (e) => this.guard(() => this.event(e)),
+          view: 'screen',
+          secrets: this.secrets,
+          asker: this.perms,
+          onResolved: (r) => this.resolved(r, early),
+          startsDeferred: true,
+        }),
+      );
       this.rt = await this.creating;
     } catch (e) {
       onInterrupt(null);
@@ -212,6 +252,8 @@ class UiApp {
       throw e;
     }
     await this.started;
+    // The first frame is on screen: the sandbox check and the connection probe may start.
+    this.rt.startDeferred();
     await viewLoaded;
     const rt = this.rt;
     if (this.quitting) {
@@ -219,6 +261,8 @@ class UiApp {
       offExit();
       return code;
     }
+    const instructions = rt.instructions?.summary();
+    if (instructions) this.withView((v) => v.print(`[instructions: ${instructions}]`, 'notice'));
     if (rt.resumed) {
       const resumed = rt.resumed;
       this.withView((v) => {
@@ -237,9 +281,8 @@ class UiApp {
     return code;
   }
 
-  /** The configuration is known: the status bar's identity, secrets, the settings' defaults, the screen. */
+  /** The configuration is known: the status bar's identity, the settings' defaults, the screen. */
   private resolved(run: ResolvedRun, early: UiMode | null): void {
-    this.secrets.add(run.secrets);
     if (!this.settingsTouched) {
       this.settings.showReasoning = run.showThinking;
       this.settings.expandOutput = run.expandOutput;
@@ -265,7 +308,15 @@ class UiApp {
     // NO_COLOR (no-color.org): set and not empty, no colours.
     const color = !process.env.NO_COLOR;
     const screen = new Renderer(this.term, { mode, transcript: this.transcript, frameMs: FRAME_MS, color });
-    screen.setFooter([this.completions, this.queue, this.perms, { render: (w: number) => [this.statusBar(w)] }, this.input]);
+    screen.setFooter([
+      this.completions,
+      this.queue,
+      this.perms,
+      this.question,
+      this.search,
+      { render: (w: number) => [this.statusBar(w)] },
+      this.input,
+    ]);
     this.screen = screen;
     this.started = screen.start().then(() => {
       this.firstFrameMs ??= performance.now();
@@ -287,7 +338,6 @@ class UiApp {
   private onReady(): void {
     if (this.quitting || !this.rt) return;
     this.ready = true;
-    this.secrets.add(this.rt.run.secrets);
     if (this.firstFrameMs !== undefined) this.rt.host.log?.(`ui first frame: ${this.firstFrameMs.toFixed(1)} ms after the process started`);
     this.probe.start();
     if (this.forever && this.queue.isEmpty) this.startTurn(this.forever);
@@ -307,6 +357,8 @@ class UiApp {
     this.screen?.stop();
     this.logStats('exit');
     this.term.restore();
+    // A turn still running is cancelled, not dropped: what it showed goes into the session.
+    if (this.rt?.agent.busy) this.cancelTurn();
     void this.shutdown();
   }
 
@@ -377,12 +429,14 @@ class UiApp {
         agent: rt?.run.agentName,
         connection: this.connection,
         detail: this.connDetail,
+        sandbox: this.sandboxMode,
+        mcpLogin: rt?.mcpServers().flatMap((m) => (m.state === 'needs-login' ? [m.name] : [])),
         busy: this.busy,
         tick: this.tick,
-        state: this.state,
+        state: this.cancelled && !this.busy ? 'cancelled' : this.state,
         batch: this.batch,
         tokensPerSec: this.tokensPerSec,
-        ctxUsed: agent?.ctxUsed ?? 0,
+        ctxUsed: agent?.ctxInUse ?? 0,
         ctxMax: agent?.ctxMax ?? 0,
         hints: this.mode === 'fullscreen' ? HINTS_FULLSCREEN : HINTS_INLINE,
         linesBelow: this.screen?.linesBelow ?? 0,
@@ -414,18 +468,22 @@ class UiApp {
 
   private event(e: RunEvent): void {
     if (isRuntimeEvent(e)) {
-      if (e.type === 'ready' && this.rt) {
-        this.secrets.add(this.rt.run.secrets);
-        this.render();
-      }
+      if (e.type === 'sandbox') this.sandboxMode = e.mode;
+      if (e.type === 'sandbox' || (e.type === 'ready' && this.rt)) this.render();
       return;
     }
+    this.status(e);
+    this.withView((v) => v.event(e));
+    this.render();
+    // After the agent has decided what follows the turn (a compaction, a notification), the queue.
+    if (e.type === 'turn_done') setImmediate(() => this.guard(() => this.drain()));
+  }
+
+  /** What the status bar shows, from the agent's event. */
+  private status(e: AgentEvent): void {
     switch (e.type) {
       case 'turn_start':
-        this.logStats('turn start');
-        this.setBusy(true);
-        this.batch = null;
-        this.tokensPerSec = 0;
+        this.turnStarted(e.origin);
         break;
       case 'state':
         this.state = e.state;
@@ -437,27 +495,35 @@ class UiApp {
         if (e.tokensPerSec > 0) this.tokensPerSec = e.tokensPerSec;
         break;
       case 'connection':
-        if (e.status === 'checking') {
-          if (this.connection === 'connecting') this.connDetail = null;
-        } else {
+        if (e.status !== 'checking') {
           this.connection = e.status;
           this.connDetail = e.detail;
-        }
+        } else if (this.connection === 'connecting') this.connDetail = null;
         break;
       case 'turn_done':
-        this.batch = null;
-        this.setBusy(false);
-        this.perms.turnEnded();
-        this.lastStatus = e.status;
-        if (e.status !== 0 && e.status !== ECANCELED) this.probe.now();
-        this.logStats('turn end');
+        this.turnDone(e.status, e.error);
         break;
       default:
     }
-    this.withView((v) => v.event(e));
-    this.render();
-    // After the agent has decided what follows the turn (a compaction, a notification), the queue.
-    if (e.type === 'turn_done') setImmediate(() => this.guard(() => this.drain()));
+  }
+
+  private turnStarted(origin: TurnOrigin): void {
+    this.turnOrigin = origin;
+    this.logStats('turn start');
+    this.setBusy(true);
+    this.batch = null;
+    this.tokensPerSec = 0;
+    this.cancelled = false;
+  }
+
+  private turnDone(status: number, error: string | undefined): void {
+    this.batch = null;
+    this.setBusy(false);
+    this.rt?.desk.turnEnded();
+    this.lastEnd = { status, error, origin: this.turnOrigin };
+    this.cancelled = status === ECANCELED;
+    if (status !== 0 && status !== ECANCELED) this.probe.now();
+    this.logStats('turn end');
   }
 
   /** The agent is idle: the next queued prompt, else -f's prompt again. */
@@ -469,7 +535,10 @@ class UiApp {
       this.startTurn(next);
       return;
     }
-    if (this.forever && (this.lastStatus === 0 || this.lastStatus === ECANCELED)) this.startTurn(this.forever);
+    if (!this.forever) return;
+    const why = this.lastEnd && foreverStop(this.lastEnd);
+    if (why) this.stopForever(why);
+    else this.startTurn(this.forever);
   }
 
   private startTurn(text: string): void {
@@ -481,7 +550,7 @@ class UiApp {
     }
     this.withView((v) => v.echo(text));
     try {
-      rt.agent.submit(text);
+      rt.submit(text);
     } catch (e) {
       if (e instanceof ClmError && e.code === 'EBUSY') {
         this.queue.unshift(text);
@@ -541,143 +610,189 @@ class UiApp {
     this.onInput({ type: 'key', key: { name: 'c', ctrl: true, alt: false, shift: false, meta: false, sequence: '\x03' } });
   }
 
-  // ---- keys --------------------------------------------------------------------------------
+  // ---- keys (what each key does: key-bindings.ts) ------------------------------------------
 
   private onInput(ev: InputEvent): void {
-    if (this.quitting) return;
-    const screen = this.screen;
-    const full = this.mode === 'fullscreen';
-    const editor = this.input.editor;
-    if (ev.type === 'focus' || ev.type === 'cursor') return;
-    if (ev.type !== 'key' || ev.key.name !== 'tab') {
-      this.completionGen++;
-      if (this.completions.clear()) this.render(true);
-    }
+    if (this.quitting || ev.type === 'focus' || ev.type === 'cursor') return;
+    if (this.searchTakes(ev)) return;
+    if (ev.type !== 'key' || ev.key.name !== 'tab') this.closeCompletions();
     if (ev.type === 'wheel') {
-      if (full) screen?.scrollBy(ev.delta * WHEEL_ROWS);
+      if (this.mode === 'fullscreen') this.screen?.scrollBy(ev.delta * WHEEL_ROWS);
       return;
     }
-    const now = performance.now();
-    if (now - this.lastKeyAt >= TYPING_GAP_MS) this.typingSince = now;
-    this.lastKeyAt = now;
-    if (this.perms.active) {
-      // A question is asked: Esc and Ctrl-C deny it; y/n/a/d answer it, other printable keys are
-      // ignored. A paste, and typing that began before the question showed, go into the input.
-      const id = ev.type === 'key' ? keyId(ev.key) : '';
-      if (id === 'escape' || id === 'ctrl+c') {
-        this.perms.cancel();
-        if (id === 'ctrl+c') this.stopForever();
-        return;
-      }
-      if (ev.type !== 'paste' && this.typingSince >= this.perms.shownAt) {
-        if (ev.type === 'text') {
-          this.perms.answer(ev.text[0] ?? '');
-          return;
-        }
-        if (/^(shift\+)?[a-z]$/.test(id)) {
-          this.perms.answer(ev.key.name);
-          return;
-        }
-      }
-    }
+    const id = ev.type === 'key' ? keyId(ev.key) : '';
+    if (this.permissionTakes(ev, id) || this.questionTakes(ev, id)) return;
+    if (ev.type === 'text' || ev.type === 'paste') this.rt?.desk.typed();
     if (ev.type === 'paste') {
-      editor.insertLiteral(ev.text);
+      this.input.editor.insertLiteral(ev.text);
       this.render(true);
       return;
     }
-    if (ev.type === 'key') {
-      const id = keyId(ev.key);
-      switch (id) {
-        case 'ctrl+c':
-          if (this.busy && this.cancelTurn()) {
-            this.stopForever();
-            return;
-          }
-          if (this.busy) {
-            this.stopForever();
-            return;
-          }
-          if (!editor.isEmpty) {
-            editor.clear();
-            this.render(true);
-            return;
-          }
-          this.quit();
-          return;
-        case 'escape':
-          if (this.busy) {
-            this.cancelTurn();
-            return;
-          }
-          if (!editor.isEmpty) {
-            editor.clear();
-            this.render(true);
-          }
-          return;
-        case 'ctrl+d':
-          if (editor.isEmpty) {
-            this.quit();
-            return;
-          }
-          break;
-        case 'ctrl+l':
-          screen?.redraw();
-          return;
-        case 'ctrl+o':
-          this.toggle('expandOutput');
-          return;
-        case 'ctrl+r':
-          this.toggle('showReasoning');
-          return;
-        case 'ctrl+z':
-          this.term.suspend(() => {
-            void screen?.resume();
-          });
-          return;
-        case 'pageup':
-          if (full) screen?.pageUp();
-          return;
-        case 'pagedown':
-          if (full) screen?.pageDown();
-          return;
-        case 'end':
-          if (editor.isEmpty) {
-            if (full) screen?.scrollToBottom();
-            return;
-          }
-          break;
-        case 'tab':
-          this.completeAtCursor();
-          return;
-        case 'enter': {
-          const line = editor.text;
-          if (!line.trim()) return;
-          editor.submit();
-          this.submitLine(line);
-          this.render(true);
-          return;
-        }
-        default:
-      }
+    if (this.runBinding('input', id)) return;
+    this.edit(ev);
+  }
+
+  /** The key table's row for `id` in `mode`, done; false when there is none. */
+  private runBinding(mode: KeyMode, id: string): boolean {
+    const action = id ? boundAction(mode, id, this.holds) : null;
+    if (!action) return false;
+    this.keyActions[action]();
+    return true;
+  }
+
+  private readonly holds = (c: KeyCondition): boolean => {
+    switch (c) {
+      case 'busy':
+        return this.busy;
+      case 'typed':
+        return !this.input.editor.isEmpty;
+      case 'empty':
+        return this.input.editor.isEmpty;
+      case 'queued':
+        return !this.queue.isEmpty;
     }
-    const r = editor.handle(ev);
-    if (r === 'eof') {
-      this.quit();
+  };
+
+  /** The transcript search, while open, takes the keys it uses (not while a permission question is asked). */
+  private searchTakes(ev: InputEvent): boolean {
+    if (!this.search.active || this.rt?.desk.active) return false;
+    const used = this.search.key(ev) === 'used';
+    this.render(true);
+    return used;
+  }
+
+  /** Any key but TAB closes the completion list (and drops a completion still on its way). */
+  private closeCompletions(): void {
+    this.completionGen++;
+    if (this.completions.clear()) this.render(true);
+  }
+
+  /**
+   * A permission question is asked: the desk takes the keys that answer it (only as the first key
+   * of a run of typing that began after it showed) or edit the rule an answer adds. Typing that
+   * was going on, other keys with what follows them, keys that arrive at once (a burst) and a
+   * paste go into the input.
+   */
+  private permissionTakes(ev: InputEvent, id: string): boolean {
+    const desk = this.rt?.desk;
+    desk?.press(performance.now());
+    if (!desk?.active) return false;
+    if (this.runBinding('permission', id)) return true;
+    const text = ev.type === 'text' || (ev.type === 'paste' && desk.editing) ? ev.text.replace(/[\r\n]+/g, ' ') : '';
+    const dk = deskKeyOf(id, text);
+    return !!dk && desk.key(dk);
+  }
+
+  /** A command's question takes every key but a paste: its answers, Esc or Ctrl-C for none. */
+  private questionTakes(ev: InputEvent, id: string): boolean {
+    if (!this.question.active || ev.type === 'paste') return false;
+    if (this.runBinding('question', id)) return true;
+    if (ev.type === 'text') this.question.key(ev.text[0] ?? '');
+    else if (ev.type === 'key' && /^(shift\+)?[a-z]$/.test(id)) this.question.key(ev.key.name);
+    return true;
+  }
+
+  /** What no binding took goes to the input box's editor. */
+  private edit(ev: InputEvent): void {
+    if (ev.type === 'text' && ev.text.includes(':')) {
+      this.typeWithShortcodes(ev.text);
+      this.render(true);
       return;
     }
-    if (ev.type === 'text' && ev.text.endsWith(':')) {
-      // `:name:` just closed: the emoji instead.
+    const r = this.input.editor.handle(ev);
+    if (r === 'eof') this.quit();
+    else if (r !== 'ignored') this.render(true);
+  }
+
+  /** The actions of the key table (key-bindings.ts). */
+  private readonly keyActions: Record<KeyAction, () => void> = {
+    denyPermission: () => {
+      this.rt?.desk.cancel();
+      this.stopForever();
+    },
+    cancelQuestion: () => this.question.cancel(),
+    send: () => this.send(),
+    cancelTurn: () => {
+      this.cancelTurn();
+    },
+    cancelTurnAndForever: () => {
+      this.cancelTurn();
+      this.stopForever();
+    },
+    clearInput: () => {
+      this.input.editor.clear();
+      this.render(true);
+    },
+    quit: () => this.quit(),
+    nothing: () => {},
+    redraw: () => this.screen?.redraw(),
+    toggleOutput: () => this.toggle('expandOutput'),
+    toggleReasoning: () => this.toggle('showReasoning'),
+    suspend: () => {
+      const screen = this.screen;
+      this.term.suspend(() => {
+        void screen?.resume();
+      });
+    },
+    pageUp: () => this.page(-1),
+    pageDown: () => this.page(1),
+    scrollToTop: () => {
+      if (this.mode === 'fullscreen') this.screen?.scrollToTop();
+    },
+    scrollToEnd: () => {
+      if (this.mode === 'fullscreen') this.screen?.scrollToBottom();
+    },
+    search: () => this.startSearch(),
+    complete: () => this.completeAtCursor(),
+    takeBackQueued: () => {
+      this.input.editor.setText(this.queue.takeLast()!);
+      this.render(true);
+    },
+  };
+
+  /** Enter: the input's line is sent (a run of typing ends either way). */
+  private send(): void {
+    this.rt?.desk.endRun();
+    const editor = this.input.editor;
+    const line = editor.text;
+    if (!line.trim()) return;
+    editor.submit();
+    this.submitLine(line);
+    this.render(true);
+  }
+
+  /** PgUp/PgDn: a question taller than its window scrolls first, so what is allowed is read whole. */
+  private page(dir: 1 | -1): void {
+    if (this.perms.scroll(dir)) this.render(true);
+    else if (this.mode === 'fullscreen') dir > 0 ? this.screen?.pageDown() : this.screen?.pageUp();
+  }
+
+  private startSearch(): void {
+    if (this.mode === 'fullscreen') this.search.start();
+    else this.withView((v) => v.print("[search needs the full screen; the terminal's own search finds text in the scrollback]", 'notice'));
+    this.render(true);
+  }
+
+  /**
+   * Typed text (keys typed fast arrive as one piece): each `:name:` it closes becomes the emoji,
+   * as when typed one key at a time. A paste is not typed: it stays as it is.
+   */
+  private typeWithShortcodes(text: string): void {
+    const editor = this.input.editor;
+    for (const piece of text.split(/(?<=:)/)) {
+      editor.handle({ type: 'text', text: piece });
+      if (!piece.endsWith(':')) continue;
       const before = editor.textBeforeCursor;
       const sc = shortcodeBefore(before, before.length - 1);
       if (sc) editor.replaceBeforeCursor(before.length - sc.start, sc.emoji);
     }
-    if (r !== 'ignored') this.render(true);
   }
 
-  private stopForever(): void {
+  /** -f ends: Ctrl-C, or a failed turn (`why`). */
+  private stopForever(why?: string): void {
     if (!this.forever) return;
     this.forever = null;
-    this.withView((v) => v.print('[--forever stopped]', 'notice'));
+    this.withView((v) => v.print(why ? `[--forever stopped: ${why}]` : '[--forever stopped]', 'notice'));
   }
 
   private toggle(which: keyof ViewSettings): void {
@@ -728,4 +843,19 @@ class UiApp {
       },
     );
   }
+}
+
+interface TurnEnd {
+  status: number;
+  error?: string;
+  origin: TurnOrigin;
+}
+
+/**
+ * Why -f stops after this turn, or null to go on. A failed turn stops it; a cancelled one, a
+ * compaction with nothing to fold, or a failed end-of-turn compaction (shown already) does not.
+ */
+function foreverStop(end: TurnEnd): string | null {
+  if (end.status === 0 || end.status === ECANCELED || end.status === EAGAIN || end.origin === 'autocompact') return null;
+  return turnError(end.status, end.error ?? `status ${statusName(end.status)}`);
 }

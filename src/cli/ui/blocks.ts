@@ -20,7 +20,7 @@ export interface ViewSettings {
 export const ECHO_MAX_LINES = 40;
 
 /** Text in one style, wrapped to the width, with a blank line above unless `tight`. */
-export class TextBlock implements Block {
+export class ParagraphBlock implements Block {
   final = true;
   private cache: { width: number; lines: string[] } | null = null;
 
@@ -57,16 +57,16 @@ export function userEcho(text: string): Block {
   }
   if (cut) shown += ` (+${cut} more characters)`;
   if (more) shown += `\n(+${more} more line${more === 1 ? '' : 's'})`;
-  return new TextBlock(shown, THEME.user, ECHO_OPTIONS);
+  return new ParagraphBlock(shown, THEME.user, ECHO_OPTIONS);
 }
 
 /** A bracketed notice (`[cancelled]`, `[switched to model: x]`): the text is given with its brackets. */
 export function noticeBlock(text: string, st: Style = THEME.notice): Block {
-  return new TextBlock(sanitize(text), st);
+  return new ParagraphBlock(sanitize(text), st);
 }
 
 export function errorBlock(text: string): Block {
-  return new TextBlock(sanitize(text), THEME.error);
+  return new ParagraphBlock(sanitize(text), THEME.error);
 }
 
 export interface MarkdownSettings {

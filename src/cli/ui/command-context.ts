@@ -2,7 +2,9 @@
 // the screen implements CommandContext; commands.ts and completion.ts act through it and never
 // draw themselves, so they are tested without a terminal.
 
+import type { Message } from '../../core/types.js';
 import type { Runtime } from '../runtime.js';
+import type { PrintKind } from './transcript-view.js';
 
 /** Display settings the commands toggle (`/reasoning`, `/output`); config.lua gives the defaults. */
 export interface UiSettings {
@@ -12,8 +14,31 @@ export interface UiSettings {
   expandOutput: boolean;
 }
 
-/** How a printed line is styled: plain text, a bracketed notice (`[switched to model: x]`), an error. */
-export type PrintKind = 'info' | 'notice' | 'error';
+/** A slash command as /help and completion know it. */
+export interface CommandInfo {
+  /** Without the slash. */
+  name: string;
+  aliases: readonly string[];
+  /** The arguments, as shown by /help (`[spec]`, `<name>`). */
+  args?: string;
+  /** What /help says of it; '' lists it on the row of the command before (one line for a family). */
+  help: string;
+}
+
+/** Slash commands beyond the core ones of commands.ts (command-families.ts lists them). */
+export interface CommandFamily {
+  readonly commands: readonly CommandInfo[];
+  /** Run `cmd` (one of this family's) with the rest of the line. */
+  run(cmd: CommandInfo, arg: string, ctx: CommandContext): Promise<void> | void;
+  /** TAB on the first argument of `cmd`. */
+  complete?(cmd: CommandInfo, arg: string, ctx: CommandContext): CompletionResult;
+}
+
+/** One answer of a question a command asks: the key that gives it, and its label (`(y) yes`). */
+export interface Answer {
+  key: string;
+  label: string;
+}
 
 export interface CommandContext {
   /** The program's runtime: the current agent, its resolved run, sessions, profile switch. */
@@ -28,6 +53,10 @@ export interface CommandContext {
   print(text: string, kind?: PrintKind): void;
   /** Empty the transcript and its scroll position (`/clear`). */
   clearTranscript(): void;
+  /** Ask above the status bar, answered by one key; null for Esc (the question and answer stay in the transcript). */
+  ask(question: string, answers: readonly Answer[]): Promise<string | null>;
+  /** Show `messages` as the transcript (the conversation after a rewind), as a resumed session is shown. */
+  replay(messages: readonly Message[]): void;
   readonly settings: UiSettings;
   /** The settings changed: re-render what depends on them. */
   settingsChanged(): void;

@@ -1,11 +1,12 @@
 // TAB completion of the interactive UI, for the text before the cursor:
-// - the first word `/…`: command names (aliases are not offered);
+// - the first word `/…`: command names, prompt commands' too (aliases are not offered);
 // - `/agent ` profiles, `/provider ` provider names, `/reasoning ` on|off, `/output ` full|short;
 // - `/model `: provider names before a `/` (one ⇒ `name/`; none ⇒ the current server's own ids),
 //   then that provider's configured
 //   specs at once (`from config:`, listed even when there is one) and its server's live catalog
 //   later (`from server:`), which completes the text itself only when no configured spec did;
 // - `:sh` (at least one letter): emoji shortcodes (one ⇒ the emoji itself);
+// - `@pa` (a file mention): paths from the workspace;
 // - a word holding a `/` or starting with `~`: paths.
 // What arrives later is a plain promise: the screen ignores it when a key came in between, and
 // the work behind it (one GET per provider a minute, one readdir) is small enough to let finish.
@@ -13,7 +14,8 @@
 import { completeShortcode, emojiReady, loadEmoji } from '../../tui/emoji.js';
 import type { Completion, CommandContext, CompletionResult } from './command-context.js';
 import { capped, commonPrefix, completionOf } from './candidates.js';
-import { COMMANDS, commandNamed } from './commands.js';
+import { familyOf } from './command-families.js';
+import { ALL_COMMANDS, commandNamed, promptCommandNames } from './commands.js';
 import { liveModels } from './live-models.js';
 import { completePath, isPathWord } from './path-completion.js';
 import { agentNames, modelSpecs, providerNames } from './switching.js';
@@ -25,11 +27,12 @@ const EMOJI_SCAN = 100_000;
 
 const starting = (list: readonly string[], prefix: string) => list.filter((s) => s.startsWith(prefix));
 
-function commandNames(word: string): Completion | null {
+function commandNames(word: string, ctx: CommandContext): Completion | null {
+  const names = [...ALL_COMMANDS.map((c) => c.name), ...promptCommandNames(ctx).usable];
   return completionOf(
     word,
     starting(
-      COMMANDS.map((c) => `/${c.name}`),
+      names.map((n) => `/${n}`),
       word,
     ),
     { unique: ' ' },
@@ -102,38 +105,51 @@ function emoji(word: string): Completion | null {
   };
 }
 
-/** What TAB offers for `textBeforeCursor` (the cursor's line up to the cursor). */
-export function complete(textBeforeCursor: string, ctx: CommandContext): CompletionResult {
-  const text = textBeforeCursor;
-  // The first word, a command name being typed.
+/** The command word or its first argument, when that is what the text ends in; null otherwise. */
+function commandPart(text: string, ctx: CommandContext): CompletionResult | null {
   const first = /^\s*(\/[^\s/]*)$/.exec(text);
   if (first) {
-    const now = commandNames(first[1]!);
+    const now = commandNames(first[1]!, ctx);
     if (now) return { now };
   }
-  // The first argument of a command.
   const withArg = /^\s*(\/\S+)\s+(\S*)$/.exec(text);
-  if (withArg) {
-    const cmd = commandNamed(withArg[1]!);
-    if (cmd) return argument(cmd.name, withArg[2]!, ctx);
+  if (!withArg) return null;
+  const cmd = commandNamed(withArg[1]!);
+  const family = cmd && familyOf(cmd);
+  if (family) return family.complete?.(cmd, withArg[2]!, ctx) ?? NOTHING;
+  return cmd ? argument(cmd.name, withArg[2]!, ctx) : null;
+}
+
+/** `:sh`, after a blank, an opening bracket or quote, or at the start: emoji shortcodes; null otherwise. */
+function shortcodePart(text: string): CompletionResult | null {
+  const sc = /(?:^|[\s([{"'])(:[a-z0-9_+-]+)$/.exec(text);
+  if (!sc) return null;
+  const w = sc[1]!;
+  if (emojiReady()) return { now: emoji(w) };
+  return {
+    now: null,
+    later: loadEmoji().then(
+      () => emoji(w),
+      () => null,
+    ),
+  };
+}
+
+/** A path word, or a file mention `@path` (relative to the workspace); null otherwise. */
+function pathPart(text: string): CompletionResult | null {
+  const paths = (w: string) => ({ now: null, later: completePath(w, { home: process.env.HOME, cwd: process.cwd() }) });
+  // Only the last part of the word is replaced.
+  const mention = /(?:^|[\s([{])@((?:\\ |\S)*)$/.exec(text);
+  if (mention) {
+    const p = mention[1]!;
+    return paths(isPathWord(p) ? p : `./${p}`);
   }
   // A path word may hold escaped spaces (`My\ Documents/`, path-completion.ts).
   const word = /(?:\\ |\S)*$/.exec(text)![0];
-  // `:sh`, after a blank, an opening bracket or quote, or at the start.
-  const sc = /(?:^|[\s([{"'])(:[a-z0-9_+-]+)$/.exec(text);
-  if (sc) {
-    const w = sc[1]!;
-    if (emojiReady()) return { now: emoji(w) };
-    return {
-      now: null,
-      later: loadEmoji().then(
-        () => emoji(w),
-        () => null,
-      ),
-    };
-  }
-  if (isPathWord(word)) {
-    return { now: null, later: completePath(word, { home: process.env.HOME, cwd: process.cwd() }) };
-  }
-  return NOTHING;
+  return isPathWord(word) ? paths(word) : null;
+}
+
+/** What TAB offers for `textBeforeCursor` (the cursor's line up to the cursor). */
+export function complete(textBeforeCursor: string, ctx: CommandContext): CompletionResult {
+  return commandPart(textBeforeCursor, ctx) ?? shortcodePart(textBeforeCursor) ?? pathPart(textBeforeCursor) ?? NOTHING;
 }

@@ -1,5 +1,4 @@
-// The first lines of a text for display, and how many were left out (a long prompt's echo, a
-// long permission question).
+// The first lines of a text for display, and how many were left out (a long prompt's echo).
 
 /** Lines cut from `text` for display: at most `max`, and what was left out. */
 export function headLines(text: string, max: number): { lines: string[]; more: number } {

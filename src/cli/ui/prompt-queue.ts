@@ -1,6 +1,7 @@
 // Prompts typed while a turn runs. They wait below the transcript as `you> <text>  (queued)`,
 // and each becomes a turn of its own, in order, as soon as the agent is idle again (it is echoed
-// into the transcript as that turn starts).
+// into the transcript as that turn starts). Up on an empty input takes the last one back into the
+// input, to edit and send again or to drop.
 
 import { sanitize } from '../../tui/sanitize.js';
 import { paint } from '../../tui/style.js';
@@ -30,6 +31,11 @@ export class PromptQueue implements Component {
   /** The next prompt to send, or null. */
   next(): string | null {
     return this.waiting.shift() ?? null;
+  }
+
+  /** Take the last prompt out again (Up on an empty input: to edit it, or to drop it), or null. */
+  takeLast(): string | null {
+    return this.waiting.pop() ?? null;
   }
 
   /** Put a prompt back at the front (its turn could not start). */

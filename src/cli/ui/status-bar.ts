@@ -1,9 +1,10 @@
 // The one-row status bar, as the original draws it:
 //
-//    clm [provider/model:agent] [online]  | thinking       [██████░░░░] 60%    ^R reasoning  ^O output …
+//    clm [provider/model:agent] [online] [sandbox: workspace-write]  | thinking  [██████░░░░] 60%  ^R reasoning …
 //
-// connection state, a spinner while busy, one piece of information (rate-limit wait > tool
-// progress > speed > state), the context gauge when the context size is known, and the key hints
+// connection state, the sandbox mode in force, a spinner while busy, one piece of information
+// (rate-limit wait > tool progress > speed > state), the context gauge when the context size is
+// known (what the last request held, or an estimate of what the next one holds), and the key hints
 // right-aligned when they fit. Black on blue.
 
 import type { AgentState } from '../../core/types.js';
@@ -20,10 +21,15 @@ export interface StatusState {
   agent?: string;
   connection: ConnectionView;
   detail: string | null;
+  /** The sandbox mode in force (read-only, workspace-write, full, unavailable); undefined until known. */
+  sandbox?: string;
+  /** The MCP servers that need a login (their tools are not offered until then). */
+  mcpLogin?: readonly string[];
   busy: boolean;
   /** Spinner ticks (advanced only while busy). */
   tick: number;
-  state: AgentState;
+  /** The agent's state, or that the last turn was cancelled (the agent then reports it complete). */
+  state: AgentState | 'cancelled';
   /** The tool round in progress, if any. */
   batch: { completed: number; total: number } | null;
   /** The speed of the last reply (0: unknown). */
@@ -38,13 +44,14 @@ export interface StatusState {
 }
 
 const SPINNER = ['|', '/', '-', '\\'];
-const LABELS: Record<AgentState, string> = {
+const LABELS: Record<StatusState['state'], string> = {
   idle: 'idle',
   thinking: 'thinking',
   calling_tool: 'tool',
   rate_limited: 'waiting',
   complete: 'done',
   error: 'error',
+  cancelled: 'cancelled',
 };
 
 /** `[provider/model:agent]` with the missing parts left out ('' when all are). */
@@ -60,11 +67,11 @@ export function connectionText(s: Pick<StatusState, 'connection' | 'detail'>): s
   return `[${s.connection}]`;
 }
 
-/** The information slot: rate-limit wait, tools i/n, N tok/s, or the state. */
+/** The information slot: rate-limit wait, tools i/n, N tok/s (unless the turn was cancelled), or the state. */
 export function infoText(s: Pick<StatusState, 'state' | 'tick' | 'batch' | 'tokensPerSec'>): string {
   if (s.state === 'rate_limited') return `waiting${'.'.repeat(1 + (Math.floor(s.tick / 4) % 3))}`;
   if (s.batch && s.batch.completed < s.batch.total) return `tools ${s.batch.completed}/${s.batch.total}`;
-  if (s.tokensPerSec > 0) return `${s.tokensPerSec.toFixed(1)} tok/s`;
+  if (s.tokensPerSec > 0 && s.state !== 'cancelled') return `${s.tokensPerSec.toFixed(1)} tok/s`;
   return LABELS[s.state] ?? s.state;
 }
 
@@ -77,14 +84,21 @@ export function gauge(used: number, max: number, unicode: boolean): string {
   return `[${full.repeat(cells)}${empty.repeat(10 - cells)}] ${pct}%`;
 }
 
-/** The bar's text, exactly `width` columns, unstyled. */
-export function statusText(s: StatusState, width: number): string {
-  const spin = s.busy ? SPINNER[s.tick % 4]! : ' ';
+/** ` clm [identity] [connection] [sandbox: mode] [mcp: NAME needs login]`: what runs where. */
+function whereText(s: StatusState): string {
   let left = ' clm';
   const id = identity(s);
   if (id) left += ` ${id}`;
   left += ` ${connectionText(s)}`;
-  left += `  ${spin} ${infoText(s).padEnd(14)}`;
+  if (s.sandbox) left += ` [sandbox: ${s.sandbox}]`;
+  if (s.mcpLogin?.length) left += ` [mcp: ${s.mcpLogin.join(', ')} need${s.mcpLogin.length === 1 ? 's' : ''} login]`;
+  return left;
+}
+
+/** The bar's text, exactly `width` columns, unstyled. */
+export function statusText(s: StatusState, width: number): string {
+  const spin = s.busy ? SPINNER[s.tick % 4]! : ' ';
+  let left = `${whereText(s)}  ${spin} ${infoText(s).padEnd(14)}`;
   const g = gauge(s.ctxUsed, s.ctxMax, s.unicode);
   if (g) left += ` ${g}`;
   const lw = textWidth(left);

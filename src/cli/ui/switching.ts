@@ -6,7 +6,7 @@
 
 import { listAgents, listModelSpecs, modelSpecProblem } from '../../config/index.js';
 import { maskSecrets } from '../../host/redact.js';
-import type { Connection } from '../../config/index.js';
+import type { ConnectionSettings } from '../../config/index.js';
 import type { Runtime } from '../runtime.js';
 
 /** A switch that did not happen; the message is for the transcript, as an error. */
@@ -42,9 +42,9 @@ export function currentSpec(rt: Runtime): string {
 
 const reason = (rt: Runtime, e: unknown) => maskSecrets(e instanceof Error ? e.message : String(e), rt.run.secrets);
 
-function connect(rt: Runtime, resolve: () => Connection, failure: string): void {
+function connect(rt: Runtime, resolve: () => ConnectionSettings, failure: string): void {
   if (rt.agent.busy) throw new SwitchRefused(BUSY);
-  let conn: Connection;
+  let conn: ConnectionSettings;
   try {
     conn = resolve();
     rt.setConnection(conn);

@@ -9,30 +9,40 @@
 //
 // ^O (expandOutput) shows everything. Folding needs blocks that can still change, so only the
 // full screen folds batches; inline, a batch is written into the scrollback as it ends.
+//
+// While calls run, the last lines of each one's output show live below everything else (one
+// block that goes when they end; the call's result then shows as above).
 
-import { type Block, paint, sanitize, type Style, wrapText } from '../../tui/index.js';
-import type { ToolOutcome } from '../../core/types.js';
+// From their modules, not the toolkit's index (which holds markdown): the permission question,
+// drawn before the first frame, shares the collapsing.
+import { sanitize } from '../../tui/sanitize.js';
+import { paint, type Style } from '../../tui/style.js';
+import type { Block } from '../../tui/transcript.js';
+import { truncate, wrapText } from '../../tui/wrap.js';
+import type { NotRun, ToolOutcome } from '../../core/types.js';
 import type { ReasoningBlock, ViewSettings } from './blocks.js';
 import { THEME } from './theme.js';
-import { addTally, countCall, emptyTally, type Tally, tallyText, toolSummary } from './tool-summary.js';
+import { addTally, countCall, emptyRoundCounts, type RoundCounts, tallyText, toolSummary } from './tool-summary.js';
 
 /** Lines of the latest output shown while collapsed. */
 export const LATEST_OUTPUT_LINES = 6;
+/** Lines of a running call's output shown live. */
+export const LIVE_LINES = 5;
 
 /** What the tool blocks read: the settings, which batch and output are the latest, whether batches fold. */
 export interface ToolView {
   readonly settings: ViewSettings;
   /** Older batches fold (full screen). */
   readonly folding: boolean;
-  latestBatch: ToolBatch | null;
+  latestBatch: ToolRoundView | null;
   latestOutput: ToolOutputBlock | null;
 }
 
 /** One round of tool calls: its blocks in transcript order and what it did. */
-export class ToolBatch {
+export class ToolRoundView {
   readonly blocks: (ToolLineBlock | ToolOutputBlock | TallyBlock)[] = [];
-  readonly tally: Tally = emptyTally();
-  next: ToolBatch | null = null;
+  readonly tally: RoundCounts = emptyRoundCounts();
+  next: ToolRoundView | null = null;
   done = false;
 
   /**
@@ -41,7 +51,7 @@ export class ToolBatch {
    */
   constructor(
     readonly view: ToolView,
-    readonly prev: ToolBatch | null,
+    readonly prev: ToolRoundView | null,
     readonly reasoningBefore: readonly ReasoningBlock[] = [],
   ) {
     if (prev) prev.next = this;
@@ -60,8 +70,8 @@ export class ToolBatch {
 
   /** The folded line: this batch's tally and those of the batches folded with it. */
   foldedLine(): string {
-    const t = emptyTally();
-    for (let b: ToolBatch | null = this; b; b = b.next) {
+    const t = emptyRoundCounts();
+    for (let b: ToolRoundView | null = this; b; b = b.next) {
       if (b !== this && (!b.folded || b.startsRun)) break;
       addTally(t, b.tally);
     }
@@ -77,10 +87,10 @@ export class ToolBatch {
 
   /** Every block whose lines may change when this batch folds or unfolds (those of its run too). */
   runBlocks(): Block[] {
-    let head: ToolBatch = this;
+    let head: ToolRoundView = this;
     while (head.prev?.done) head = head.prev;
     const out: Block[] = [];
-    for (let b: ToolBatch | null = head; b; b = b.next) out.push(...b.blocks);
+    for (let b: ToolRoundView | null = head; b; b = b.next) out.push(...b.blocks);
     return out;
   }
 }
@@ -92,13 +102,12 @@ export class ToolLineBlock implements Block {
   private cache: { width: number; lines: string[] } | null = null;
 
   constructor(
-    readonly batch: ToolBatch,
+    readonly batch: ToolRoundView,
     readonly id: string,
     readonly name: string,
     args: string,
   ) {
     this.summary = sanitize(toolSummary(name, args));
-    countCall(batch.tally, name);
   }
 
   render(width: number): string[] {
@@ -119,11 +128,13 @@ export class ToolOutputBlock implements Block {
   private cache: { key: string; lines: string[] } | null = null;
 
   constructor(
-    readonly batch: ToolBatch,
+    readonly batch: ToolRoundView,
     readonly name: string,
     content: string,
     readonly outcome: ToolOutcome,
+    notRun?: NotRun,
   ) {
+    countCall(batch.tally, name, notRun);
     const body = content.endsWith('\n') ? content.slice(0, -1) : content;
     this.lines = body === '' ? [] : body.split('\n');
   }
@@ -178,12 +189,53 @@ export class ToolOutputBlock implements Block {
 export class TallyBlock implements Block {
   final = true;
 
-  constructor(readonly batch: ToolBatch) {}
+  constructor(readonly batch: ToolRoundView) {}
 
   render(): string[] {
     const folded = this.batch.foldedLines(this);
     if (folded) return folded;
     const t = tallyText(this.batch.tally);
     return t ? [paint(`  -- ${t}`, THEME.meta)] : [];
+  }
+}
+
+/**
+ * The end of each running call's output, as it comes (never final: it is taken away when the
+ * calls end). With several calls live, each one's lines go under its summary line.
+ */
+export class LiveOutputBlock implements Block {
+  final = false;
+  private readonly calls = new Map<string, { summary: string; lines: string[] }>();
+  private cache: { width: number; lines: string[] } | null = null;
+
+  get isEmpty(): boolean {
+    return this.calls.size === 0;
+  }
+
+  /** The call's latest report (masked already): its last LIVE_LINES lines are kept. */
+  set(id: string, summary: string, text: string): void {
+    const body = sanitize(text.endsWith('\n') ? text.slice(0, -1) : text).replace(/\t/g, '    ');
+    this.calls.set(id, { summary, lines: body === '' ? [] : body.split('\n').slice(-LIVE_LINES) });
+    this.cache = null;
+  }
+
+  /** The call ended; whether anything is left to show. */
+  delete(id: string): boolean {
+    this.calls.delete(id);
+    this.cache = null;
+    return !this.isEmpty;
+  }
+
+  render(width: number): string[] {
+    if (this.cache?.width === width) return this.cache.lines;
+    const out: string[] = [];
+    const many = this.calls.size > 1;
+    for (const c of this.calls.values()) {
+      if (many) out.push(paint(truncate(`  ${c.summary}`, width), THEME.tool));
+      // One row per line, cut at the width: the block keeps its height while lines come and go.
+      for (const l of c.lines) out.push(paint(truncate(`    ${l}`, width), THEME.output));
+    }
+    this.cache = { width, lines: out };
+    return out;
   }
 }

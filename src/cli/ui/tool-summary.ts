@@ -1,7 +1,10 @@
 // How a tool call reads in the transcript, as the original writes it: a verb per builtin
 // (`executing shell command: ls`, `reading file: a.txt`, `writing file: b.txt`), else the tool's
 // name and its arguments as `k=v` pairs clamped to 32 characters; and the tally of a finished
-// batch (`-- ran 1 command, read 2 files, wrote 1 file, called 3 tools`).
+// batch (`-- ran 1 command, read 2 files, wrote 1 file, called 3 tools`), which counts the calls
+// that ran and says apart those denied or cancelled before they ran (`-- ran 1 command, 2 cancelled`).
+
+import type { NotRun } from '../../core/types.js';
 
 /** The whole summary line is clamped to about this many characters (then `...`). */
 export const SUMMARY_MAX = 195;
@@ -59,19 +62,36 @@ export function toolSummary(name: string, args: string): string {
   return clampLine(detail ? `${name}: ${detail}` : name, SUMMARY_MAX);
 }
 
-/** What a batch (or a run of batches) did, counted by kind. */
-export interface Tally {
+/** What a batch (or a run of batches) did, counted by kind; and the calls that never ran. */
+export interface RoundCounts {
   commands: number;
   background: number;
   read: number;
   written: number;
   listed: number;
   other: number;
+  denied: number;
+  cancelled: number;
 }
 
-export const emptyTally = (): Tally => ({ commands: 0, background: 0, read: 0, written: 0, listed: 0, other: 0 });
+export const emptyRoundCounts = (): RoundCounts => ({
+  commands: 0,
+  background: 0,
+  read: 0,
+  written: 0,
+  listed: 0,
+  other: 0,
+  denied: 0,
+  cancelled: 0,
+});
 
-export function countCall(t: Tally, name: string): void {
+/** Count a finished call: by kind when it ran, else by why not (a call of no known tool is not counted). */
+export function countCall(t: RoundCounts, name: string, notRun?: NotRun): void {
+  if (notRun) {
+    if (notRun === 'denied') t.denied++;
+    else if (notRun === 'cancelled') t.cancelled++;
+    return;
+  }
   switch (name) {
     case 'shell_exec':
       t.commands++;
@@ -93,14 +113,14 @@ export function countCall(t: Tally, name: string): void {
   }
 }
 
-export function addTally(into: Tally, t: Tally): void {
-  for (const k of Object.keys(into) as (keyof Tally)[]) into[k] += t[k];
+export function addTally(into: RoundCounts, t: RoundCounts): void {
+  for (const k of Object.keys(into) as (keyof RoundCounts)[]) into[k] += t[k];
 }
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
-/** `ran 1 command, read 2 files, …` (empty when nothing ran). */
-export function tallyText(t: Tally): string {
+/** `ran 1 command, read 2 files, …, 1 denied, 2 cancelled` (empty when no call was counted). */
+export function tallyText(t: RoundCounts): string {
   const parts: string[] = [];
   if (t.commands) parts.push(`ran ${plural(t.commands, 'command', 'commands')}`);
   if (t.background) parts.push(`started ${plural(t.background, 'background command', 'background commands')}`);
@@ -108,5 +128,12 @@ export function tallyText(t: Tally): string {
   if (t.written) parts.push(`wrote ${plural(t.written, 'file', 'files')}`);
   if (t.listed) parts.push(`listed ${plural(t.listed, 'directory', 'directories')}`);
   if (t.other) parts.push(`called ${plural(t.other, 'tool', 'tools')}`);
+  for (const [n, what] of [
+    [t.denied, 'denied'],
+    [t.cancelled, 'cancelled'],
+  ] as const) {
+    // The first part says what it counts: `1 call denied`, then `, 2 cancelled`.
+    if (n) parts.push(parts.length ? `${n} ${what}` : `${plural(n, 'call', 'calls')} ${what}`);
+  }
   return parts.join(', ');
 }

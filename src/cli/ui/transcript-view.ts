@@ -1,28 +1,34 @@
 // The transcript of the clm screen driven by the agent's events: the user's echo, replies as
 // streamed markdown, reasoning, tool lines and outputs with their collapsing, batch tallies,
-// finish notes, notices, compactions, errors. Everything from the model or a tool is masked for
-// secrets and made safe to draw before it reaches a block.
+// finish notes, notices, compactions, errors. The runtime's events come with the run's secrets
+// masked; the view masks the program's own text (prompts, command output) with the same list,
+// and the blocks make everything safe to draw.
 
 import { ECANCELED } from '../../core/errors.js';
 import type { AgentEvent } from '../../core/events.js';
 import type { Message } from '../../core/types.js';
 import { CONTEXT_UPDATE_PREFIX } from '../../core/history.js';
+import { notRunOf } from '../../core/tool-batch.js';
+import { cancelledReplyText } from '../../core/cancelled-reply.js';
 import { type Block, paint, sanitize, type Transcript, wrapText } from '../../tui/index.js';
+import { typedPart } from '../file-mentions.js';
 import { turnError } from '../turn-error.js';
 import {
   errorBlock,
-  headLines,
   type MarkdownSettings,
   noticeBlock,
   ReasoningBlock,
   ReplyBlock,
-  TextBlock,
+  ParagraphBlock,
   userEcho,
   type ViewSettings,
 } from './blocks.js';
-import { MaskedStream, type SecretList } from './secret-mask.js';
+import type { Secrets } from '../../host/redact.js';
+import { maskEvent, viewOf } from '../guard.js';
+import { DiffBlock } from './diff-block.js';
+import { PermissionRecord } from './permission-question.js';
 import { THEME } from './theme.js';
-import { TallyBlock, ToolBatch, ToolLineBlock, ToolOutputBlock, type ToolView } from './tool-blocks.js';
+import { LiveOutputBlock, TallyBlock, ToolRoundView, ToolLineBlock, ToolOutputBlock, type ToolView } from './tool-blocks.js';
 
 export interface ViewHost {
   readonly transcript: Transcript;
@@ -30,7 +36,7 @@ export interface ViewHost {
   changed(): void;
 }
 
-export type PrintKind = 'info' | 'notice' | 'error';
+export type PrintKind = 'info' | 'notice' | 'error' | 'diff';
 
 /** A compaction that succeeded: what it folded, and the summary (collapsed like tool output). */
 class CompactionBlock implements Block {
@@ -62,32 +68,31 @@ class CompactionBlock implements Block {
 }
 
 export class TranscriptView implements ToolView {
-  latestBatch: ToolBatch | null = null;
+  latestBatch: ToolRoundView | null = null;
   latestOutput: ToolOutputBlock | null = null;
   private reply: ReplyBlock | null = null;
-  private replyMask: MaskedStream;
   private reasoning: ReasoningBlock | null = null;
-  private reasoningMask: MaskedStream;
   private labelShown = false;
-  private batch: ToolBatch | null = null;
+  private batch: ToolRoundView | null = null;
+  /** The running calls' output, below everything else while they run. */
+  private live: LiveOutputBlock | null = null;
   /** The last finished batch, while nothing but reasoning came after it. */
-  private lastBatch: ToolBatch | null = null;
+  private lastBatch: ToolRoundView | null = null;
   private reasoningSince: ReasoningBlock[] = [];
   /** The agent's own notice about a compaction the view has just shown. */
   private skipCompactedNotice = false;
   /** A compaction of this turn failed with this error (shown already: the turn's end need not repeat it). */
   private compactionError: string | null = null;
+  /** Text printed while a reply (or shown reasoning) streams: it goes after it, not into it. */
+  private readonly waiting: Block[] = [];
 
   constructor(
     private readonly host: ViewHost,
     readonly settings: ViewSettings,
     private readonly md: MarkdownSettings,
-    private readonly secrets: SecretList,
+    private readonly secrets: Secrets,
     private readonly foldsBatches: () => boolean,
-  ) {
-    this.replyMask = new MaskedStream(secrets);
-    this.reasoningMask = new MaskedStream(secrets);
-  }
+  ) {}
 
   /** Older tool batches fold (full screen; inline they are in the scrollback already). */
   get folding(): boolean {
@@ -98,14 +103,14 @@ export class TranscriptView implements ToolView {
     return this.host.transcript;
   }
 
-  /** Append a block (anything but reasoning ends a run of tool batches). */
+  /** Append a block, above the live output (anything but reasoning ends a run of tool batches). */
   add(block: Block): void {
     if (block instanceof ReasoningBlock) this.reasoningSince.push(block);
     else if (!(block instanceof ToolLineBlock || block instanceof ToolOutputBlock || block instanceof TallyBlock)) {
       this.lastBatch = null;
       this.reasoningSince = [];
     }
-    this.transcript.add(block);
+    this.transcript.add(block, this.live ?? undefined);
     this.host.changed();
   }
 
@@ -120,24 +125,31 @@ export class TranscriptView implements ToolView {
     this.add(userEcho(this.secrets.mask(text)));
   }
 
-  /** Text from the program (commands, notices): one block, spaced from the one above. */
+  /**
+   * Text from the program (commands, notices): one block, spaced from the one above. While a
+   * reply (or reasoning on screen) streams, it waits for that to end: the reply stays one block.
+   */
   print(text: string, kind: PrintKind = 'info'): void {
-    this.closeSegments();
     const masked = this.secrets.mask(text);
-    if (kind === 'error') this.add(errorBlock(masked));
-    else this.add(noticeBlock(masked, THEME.notice));
+    const block = kind === 'error' ? errorBlock(masked) : kind === 'diff' ? new DiffBlock(masked) : noticeBlock(masked, THEME.notice);
+    if (this.reply || (this.reasoning && this.settings.showReasoning)) {
+      this.waiting.push(block);
+      return;
+    }
+    this.closeSegments();
+    this.add(block);
   }
 
   /** A question and its answer, as the permission prompt leaves them (`-> allowed`). */
   permissionAnswered(question: string, echo: string): void {
     this.closeSegments();
-    const { lines, more } = headLines(question, 3);
-    const q = lines.join('\n') + (more ? `\n  (+${more} more line${more === 1 ? '' : 's'})` : '');
-    this.add(new TextBlock(`${q}\n${echo}`, THEME.permission));
+    this.add(new PermissionRecord(this.settings, question, echo));
   }
 
   clear(): void {
     this.closeSegments();
+    this.live = null;
+    this.waiting.length = 0;
     this.transcript.clear();
     this.latestBatch = null;
     this.latestOutput = null;
@@ -160,7 +172,7 @@ export class TranscriptView implements ToolView {
         this.closeSegments();
         this.labelShown = false;
         this.compactionError = null;
-        if (e.origin === 'notify' && e.prompt) this.add(new TextBlock(this.secrets.mask(sanitize(e.prompt)), THEME.meta));
+        if (e.origin === 'notify' && e.prompt) this.add(new ParagraphBlock(sanitize(e.prompt), THEME.meta));
         return;
       case 'text': {
         if (!e.text) return;
@@ -170,11 +182,8 @@ export class TranscriptView implements ToolView {
           this.labelShown = true;
           this.add(this.reply);
         }
-        const t = this.replyMask.push(e.text);
-        if (t) {
-          this.reply.append(t);
-          this.changed(this.reply);
-        }
+        this.reply.append(e.text);
+        this.changed(this.reply);
         return;
       }
       case 'reasoning': {
@@ -184,13 +193,10 @@ export class TranscriptView implements ToolView {
           this.reasoning = new ReasoningBlock(this.settings);
           this.add(this.reasoning);
         }
-        const t = this.reasoningMask.push(e.text);
-        if (t) {
-          this.reasoning.append(t);
-          // Hidden reasoning changes nothing on screen.
-          if (this.settings.showReasoning) this.changed(this.reasoning);
-          else this.transcript.changed(this.reasoning);
-        }
+        this.reasoning.append(e.text);
+        // Hidden reasoning changes nothing on screen.
+        if (this.settings.showReasoning) this.changed(this.reasoning);
+        else this.transcript.changed(this.reasoning);
         return;
       }
       case 'tool_batch':
@@ -200,15 +206,19 @@ export class TranscriptView implements ToolView {
       case 'tool_begin': {
         this.closeSegments();
         const b = this.batch ?? this.openBatch();
-        const line = new ToolLineBlock(b, e.id, e.name, this.secrets.mask(e.args));
+        const line = new ToolLineBlock(b, e.id, e.name, e.args);
         b.blocks.push(line);
         this.add(line);
         return;
       }
+      case 'tool_progress':
+        this.progress(e.id, e.text);
+        return;
       case 'tool_result': {
         this.closeSegments();
+        this.endLive(e.id);
         const b = this.batch ?? this.openBatch();
-        const out = new ToolOutputBlock(b, e.name, this.secrets.mask(e.content), e.outcome);
+        const out = new ToolOutputBlock(b, e.name, e.content, e.outcome, e.notRun);
         b.blocks.push(out);
         const prev = this.latestOutput;
         this.latestOutput = out;
@@ -232,6 +242,10 @@ export class TranscriptView implements ToolView {
         }
         this.print(`[${e.text}]`, 'notice');
         return;
+      case 'repair':
+        this.closeSegments();
+        this.add(noticeBlock(`[${e.text}]`, THEME.meta));
+        return;
       case 'compaction':
         this.compaction(e);
         return;
@@ -241,7 +255,7 @@ export class TranscriptView implements ToolView {
         if (e.status === ECANCELED) {
           if (e.error !== 'agent closed') this.add(noticeBlock('[cancelled]', THEME.timeout));
         } else if (e.status !== 0 && e.error && e.error !== this.compactionError)
-          this.add(errorBlock(`error: ${this.secrets.mask(turnError(e.status, e.error))}`));
+          this.add(errorBlock(`error: ${turnError(e.status, e.error)}`));
         return;
       default:
     }
@@ -256,18 +270,43 @@ export class TranscriptView implements ToolView {
     }
     if (e.phase === 'failed') {
       this.compactionError = e.error;
-      this.add(noticeBlock(`[compaction failed: ${this.secrets.mask(e.error)}]`, THEME.timeout));
+      this.add(noticeBlock(`[compaction failed: ${e.error}]`, THEME.timeout));
       return;
     }
     const line = `[compacted ${e.record.count} messages into a summary: ${e.messagesBefore} → ${e.messagesAfter} messages, ~${e.tokensBefore} → ~${e.tokensAfter} tokens]`;
     this.skipCompactedNotice = true;
-    this.add(new CompactionBlock(this.settings, line, sanitize(this.secrets.mask(e.record.summary))));
+    this.add(new CompactionBlock(this.settings, line, sanitize(e.record.summary)));
   }
 
-  private openBatch(): ToolBatch {
+  /** A running call's latest output, shown live (masked by the runtime, without an end that may begin a secret). */
+  private progress(id: string, text: string): void {
+    const line = this.batch?.blocks.find((b): b is ToolLineBlock => b instanceof ToolLineBlock && b.id === id);
+    if (!line) return;
+    if (!this.live) {
+      this.live = new LiveOutputBlock();
+      this.transcript.add(this.live);
+    }
+    this.live.set(id, line.summary, text);
+    this.changed(this.live);
+  }
+
+  /** The call ended (or all did: no id): its live lines go. */
+  private endLive(id?: string): void {
+    const live = this.live;
+    if (!live) return;
+    if (id !== undefined && live.delete(id)) {
+      this.changed(live);
+      return;
+    }
+    this.live = null;
+    this.transcript.remove(live);
+    this.host.changed();
+  }
+
+  private openBatch(): ToolRoundView {
     this.closeSegments();
     this.closeBatch(false);
-    const b = new ToolBatch(this, this.lastBatch, this.reasoningSince);
+    const b = new ToolRoundView(this, this.lastBatch, this.reasoningSince);
     this.lastBatch = null;
     this.reasoningSince = [];
     const prev = this.latestBatch;
@@ -283,6 +322,7 @@ export class TranscriptView implements ToolView {
     const b = this.batch;
     if (!b) return;
     this.batch = null;
+    this.endLive();
     if (withTally) {
       const t = new TallyBlock(b);
       b.blocks.push(t);
@@ -299,20 +339,24 @@ export class TranscriptView implements ToolView {
     const r = this.reply;
     if (!r) return;
     this.reply = null;
-    const rest = this.replyMask.flush();
-    if (rest) r.append(rest);
     r.finish();
     this.changed(r);
+    this.addWaiting();
   }
 
   private endReasoning(): void {
     const r = this.reasoning;
     if (!r) return;
     this.reasoning = null;
-    const rest = this.reasoningMask.flush();
-    if (rest) r.append(rest);
     r.finish();
     this.changed(r);
+    this.addWaiting();
+  }
+
+  /** What was printed while a segment streamed, once none does. */
+  private addWaiting(): void {
+    if (this.reply || this.reasoning || !this.waiting.length) return;
+    for (const b of this.waiting.splice(0)) this.add(b);
   }
 
   private closeSegments(): void {
@@ -324,6 +368,8 @@ export class TranscriptView implements ToolView {
 
   /** The whole logged conversation, shown as it went (tool outputs collapsed like live ones). */
   replay(messages: readonly Message[]): void {
+    // What the session file holds is shown as the runtime shows live events.
+    const event = (e: AgentEvent) => this.event(viewOf(maskEvent(e, this.secrets), 'screen'));
     let pending = 0;
     for (const m of messages) {
       if (m.role === 'user') {
@@ -332,33 +378,39 @@ export class TranscriptView implements ToolView {
           pending = 0;
         }
         if (m.content && !m.content.startsWith(CONTEXT_UPDATE_PREFIX)) {
-          this.event({ type: 'turn_start', origin: 'submit', prompt: m.content });
-          this.echo(m.content);
+          event({ type: 'turn_start', origin: 'submit', prompt: m.content });
+          this.echo(typedPart(m.content));
         }
       } else if (m.role === 'assistant') {
         if (pending) {
           this.closeBatch(true);
           pending = 0;
         }
-        if (m.content) {
-          this.event({ type: 'text', text: m.content });
+        // A cancelled reply: what was shown of it, then `[cancelled]` as it was shown live.
+        const cut = cancelledReplyText(m);
+        const text = cut ?? m.content;
+        if (text) {
+          event({ type: 'text', text });
           this.endReply();
         }
+        if (cut !== null) this.add(noticeBlock('[cancelled]', THEME.timeout));
         const calls = m.toolCalls ?? [];
         if (calls.length) {
-          this.event({ type: 'tool_batch', completed: 0, total: calls.length });
-          for (const c of calls) this.event({ type: 'tool_begin', id: c.id, name: c.name, args: c.args });
+          event({ type: 'tool_batch', completed: 0, total: calls.length });
+          for (const c of calls) event({ type: 'tool_begin', id: c.id, name: c.name, args: c.args });
           pending = calls.length;
         }
       } else if (m.role === 'tool') {
         const text = m.content ?? '';
         const failed = text.startsWith('[tool failed:');
-        this.event({
+        const notRun = notRunOf(text);
+        event({
           type: 'tool_result',
           id: m.toolCallId ?? '',
           name: m.toolName ?? 'tool',
           content: text,
           outcome: failed ? 'failed' : 'ok',
+          ...(notRun && { notRun }),
         });
         if (pending && --pending === 0) this.closeBatch(true);
       }

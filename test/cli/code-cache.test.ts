@@ -1,0 +1,67 @@
+// The launcher's V8 code cache (bin/clm.cjs): kept in the state directory, one file per kind of
+// run, checked against the bundle's hash and Node's version; a cache that does not fit (another
+// build, junk) costs a compile, never the run.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as oa from '../fixtures/openai-replies.js';
+import { BIN, CLI, show } from '../fixtures/run-cli.js';
+import { cliSuite } from '../fixtures/cli-suite.js';
+
+const { mock, dirs, run } = await cliSuite({ dirs: 'each' });
+const cacheDir = () => join(dirs.state, 'clm', 'code-cache');
+const build = () => /^\/\/ clm-build ([0-9a-f]+)\n/.exec(readFileSync(join(CLI, '../cli.cjs'), 'utf8'))?.[1];
+
+async function turn(text: string) {
+  mock.push(oa.text(text));
+  const r = await run(['-o', 'hi'], { entry: BIN });
+  assert.equal(r.code, 0, show(r));
+  assert.match(r.stdout, new RegExp(text));
+  return r;
+}
+
+test('a one-shot run leaves a cache for its build and Node, and the next run uses it as it is', async () => {
+  await turn('first');
+  const file = join(cacheDir(), 'cli-oneshot.bin');
+  assert.ok(existsSync(file), 'no code cache after the first run');
+  const bytes = readFileSync(file);
+  const key = bytes.toString('latin1', 0, bytes.indexOf(10));
+  assert.ok(build(), 'dist/cli.cjs names no build');
+  assert.ok(key.includes(` ${build()} `) && key.includes(` ${process.version} `), `key ${key}`);
+  assert.ok(bytes.length - key.length > 10_000, 'the cache holds no code');
+  const before = statSync(file).mtimeMs;
+  await turn('second');
+  assert.equal(statSync(file).mtimeMs, before, 'an accepted cache was written again');
+  assert.deepEqual(readFileSync(file), bytes);
+});
+
+test('the REPL keeps its own cache file; help keeps none', async () => {
+  const h = await run(['-h'], { entry: BIN });
+  assert.equal(h.code, 0, show(h));
+  assert.ok(!existsSync(cacheDir()), 'help wrote a cache');
+  mock.push(oa.text('from the repl'));
+  const r = await run([], { entry: BIN, input: 'hello\n' });
+  assert.equal(r.code, 0, show(r));
+  assert.match(r.stdout, /from the repl/);
+  assert.ok(existsSync(join(cacheDir(), 'cli-interactive.bin')));
+  assert.ok(!existsSync(join(cacheDir(), 'cli-oneshot.bin')));
+});
+
+test('junk under the right key, and a cache of another build, are replaced after a normal run', async () => {
+  await turn('fill');
+  const file = join(cacheDir(), 'cli-oneshot.bin');
+  const good = readFileSync(file);
+  const key = good.subarray(0, good.indexOf(10) + 1);
+  writeFileSync(file, Buffer.concat([key, Buffer.alloc(50_000, 0x5a)]));
+  await turn('after junk');
+  assert.deepEqual(readFileSync(file).subarray(0, key.length), key);
+  assert.ok(!readFileSync(file).subarray(key.length).equals(Buffer.alloc(50_000, 0x5a)), 'the junk was kept');
+  writeFileSync(
+    file,
+    Buffer.concat([Buffer.from(key.toString('latin1').replace(build()!, '0'.repeat(32)), 'latin1'), good.subarray(key.length)]),
+  );
+  await turn('after another build');
+  assert.ok(readFileSync(file).subarray(0, key.length).equals(key), 'the other build’s cache was kept');
+});
