@@ -63,16 +63,18 @@ test('an MCP server that never answers initialize: a notice after its timeout, t
 });
 
 test('an MCP server that never answers a call: "timed out after N ms", not "cancelled"', async () => {
-  mcpConfig([], 4000);
+  // The server's timeout also bounds its start (initialize): 10 s leaves a loaded machine time
+  // to start it, so what times out is the call.
+  mcpConfig([], 10_000);
   mock.push(oa.toolCall('mcp__s__slow', { ms: 120_000 }, 'c1'), oa.text('gave up on it'));
   const r = await run(['-o', 'wait for it'], { timeoutMs: 60_000 });
   assert.equal(r.code, 0, show(r));
   assert.equal(r.stdout, 'gave up on it\n');
-  assert.match(r.stderr, /\[timeout mcp__s__slow\] \[tool failed: timed out after 4000 ms\]/);
-  assert.equal(mock.posts[1]!.json.messages.at(-1).content, '[tool failed: timed out after 4000 ms]');
+  assert.match(r.stderr, /\[timeout mcp__s__slow\] \[tool failed: timed out after 10000 ms\]/);
+  assert.equal(mock.posts[1]!.json.messages.at(-1).content, '[tool failed: timed out after 10000 ms]');
   assert.deepEqual(
     toolMessages().map((m) => m.content),
-    ['[tool failed: timed out after 4000 ms]'],
+    ['[tool failed: timed out after 10000 ms]'],
   );
   tally('faults', 1);
 });

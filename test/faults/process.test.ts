@@ -8,19 +8,11 @@ import { join } from 'node:path';
 import * as oa from '../fixtures/openai-replies.js';
 import { show, waitFor } from '../fixtures/run-cli.js';
 import { faultSuite } from '../fixtures/fault-suite.js';
+import { alive, handlersInPlace, pidsOf, uniqueSleep } from '../fixtures/processes.js';
 import { tally } from '../fixtures/tally.js';
 
 const { mock, dirs, run, spawn } = await faultSuite();
 
-/** Running (a zombie waiting for a parent that may never reap it counts as gone). */
-const alive = (pid: number) => {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-};
-const pidsIn = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split(/\s+/).filter(Boolean).map(Number) : []);
 const sessionFiles = () => (existsSync(dirs.sessions) ? readdirSync(dirs.sessions).filter((n) => n.endsWith('.jsonl')) : []);
 const sessionLines = (file: string) =>
   readFileSync(join(dirs.sessions, file), 'utf8')
@@ -29,12 +21,13 @@ const sessionLines = (file: string) =>
     .map((l) => JSON.parse(l) as Record<string, any>);
 
 test('kill -9 during shell_exec: the command, and what it put in the background, die with clm; the session resumes', async () => {
-  const pids = join(dirs.root, 'pids');
-  // The leader execs into sleep, a background job sleeps too: both in the tool's process group.
-  mock.push(oa.toolCall('shell_exec', { command: `sleep 600 & echo $! > ${pids}; echo $$ >> ${pids}; exec sleep 600` }));
+  // The leader execs into sleep, a background job sleeps too: both in the tool's process group
+  // (found by their command lines: in the sandbox, $$ and $! are numbers of its own pid namespace).
+  const [a, b] = [uniqueSleep(), uniqueSleep()];
+  mock.push(oa.toolCall('shell_exec', { command: `sleep ${a} & exec sleep ${b}` }));
   const c = spawn(['-o', 'run it']);
-  await waitFor(() => pidsIn(pids).length === 2, 'the command to start', 30_000);
-  const [job, leader] = pidsIn(pids) as [number, number];
+  await waitFor(() => pidsOf(`sleep ${a}`).length === 1 && pidsOf(`sleep ${b}`).length === 1, 'the command to start', 30_000);
+  const [job, leader] = [pidsOf(`sleep ${a}`)[0]!, pidsOf(`sleep ${b}`)[0]!];
   assert.ok(alive(job) && alive(leader));
   c.child.kill('SIGKILL');
   const r = await c.result;
@@ -66,11 +59,11 @@ test('kill -9 during shell_exec: the command, and what it put in the background,
 });
 
 test('SIGTERM during a tool: exit 143 with a message, the tool stopped, the session holds the call', async () => {
-  const pids = join(dirs.root, 'pids');
-  mock.push(oa.toolCall('shell_exec', { command: `echo $$ > ${pids}; exec sleep 600` }));
+  const s = uniqueSleep();
+  mock.push(oa.toolCall('shell_exec', { command: `exec sleep ${s}` }));
   const c = spawn(['-o', 'run it']);
-  await waitFor(() => pidsIn(pids).length === 1, 'the command to start', 30_000);
-  const [leader] = pidsIn(pids) as [number];
+  await waitFor(() => pidsOf(`sleep ${s}`).length === 1, 'the command to start', 30_000);
+  const [leader] = pidsOf(`sleep ${s}`) as [number];
   c.child.kill('SIGTERM');
   const r = await c.result;
   assert.equal(r.code, 143, show(r));
@@ -96,12 +89,13 @@ for (const [sig, code] of [
   test(`${sig} while config.lua is stuck in a pattern bomb ends clm at once (${code})`, async () => {
     dirs.write('config.lua', BOMB);
     const c = spawn(['-o', 'hi']);
-    // Time to reach the evaluation, well before its 2 s limit; the signal ends clm whenever it
-    // arrives (before the handlers are installed, by the default action).
+    // Time to reach the evaluation, well before its 2 s limit (counted from when clm can take a
+    // signal at all: before its first statement runs, Node's start is nobody's to handle).
+    await waitFor(() => handlersInPlace(c.child.pid!), 'the signal handlers', 30_000);
     await new Promise((r) => setTimeout(r, 1200));
     c.child.kill(sig);
     const r = await c.result;
-    assert.ok(r.code === code || r.signal === sig, show(r));
+    assert.equal(r.code, code, show(r));
     assert.doesNotMatch(r.stderr, /evaluation took longer/, 'ended by the signal, not by the time limit');
     assert.equal(mock.posts.length, 0);
     assert.deepEqual(sessionFiles(), []);

@@ -3,11 +3,11 @@
 // the tests captured after each one; these tests make each path carry a secret on purpose.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as oa from '../fixtures/openai-replies.js';
 import { jsonLines } from '../fixtures/cli-suite.js';
-import { show } from '../fixtures/run-cli.js';
+import { REPO, show } from '../fixtures/run-cli.js';
 import { faultSuite, KNOWN_KEY, KNOWN_SECRET, plant } from '../fixtures/fault-suite.js';
 import { tally } from '../fixtures/tally.js';
 
@@ -124,14 +124,70 @@ test('the debug log is created 0600 and holds no key', async () => {
   tally('faults', 1);
 });
 
-test('the evaluation cache in the state dir: written on the first run, used on the second, and (by the scan) free of secrets', async () => {
+test('a plugin whose load error quotes a secret: masked on stderr and in the plugin tools cache', async () => {
+  const plugins = join(dirs.root, 'plugins');
+  mkdirSync(plugins);
+  writeFileSync(join(plugins, 'leaky.lua'), `error("boom " .. clm.read_file(${JSON.stringify(join(dirs.clm, 'secrets.lua'))}))\n`);
   mock.push(oa.text('ok'), oa.text('ok'));
+  // The second run takes the load error from the cache. Only in full may a plugin read secrets.lua.
   for (let i = 0; i < 2; i++) {
-    const r = await run(['-o', 'hi']);
+    const r = await run(['-o', 'hi', '-p', plugins, '--sandbox', 'full']);
     assert.equal(r.code, 0, show(r));
+    assert.match(r.stderr, /^notice: plugin leaky: .*boom return \{ search = "\[REDACTED\]" \}/m);
   }
-  const cache = join(dirs.sessions, 'config-cache.json');
-  assert.equal(statSync(cache).mode & 0o777, 0o600);
-  assert.match(readFileSync(suite.log, 'utf8'), /config: evaluation taken from the cache/);
+  const cache = readFileSync(join(dirs.sessions, 'plugin-tools-cache.json'), 'utf8');
+  assert.match(cache, /boom return \{ search = \\"\[REDACTED\]\\" \}/);
+  tally('faults', 2);
+});
+
+test('the process-group watchdog does not hold CLM_API_KEY in its environment', async () => {
+  const out = join(dirs.root, 'watchdog-env.txt');
+  // What a tool walking /proc finds: the watchdog is the /bin/sh whose script traps HUP.
+  const command = `for p in /proc/[0-9]*; do if tr '\\0' ' ' < $p/cmdline 2>/dev/null | grep -q "^/bin/sh -c trap '' HUP"; then tr '\\0' '\\n' < $p/environ > ${out}; fi; done; echo looked`;
+  mock.push(oa.toolCall('shell_exec', { command }), oa.text('ok'));
+  // In full: in the sandbox a command sees a /proc of its own, without the watchdog.
+  const r = await run(['-o', 'look around', '--sandbox', 'full']);
+  assert.equal(r.code, 0, show(r));
+  assert.ok(existsSync(out), 'the watchdog was found');
+  assert.doesNotMatch(readFileSync(out, 'utf8'), /CLM_API_KEY/);
   tally('faults', 1);
+});
+
+test('a secrets.lua value with JSON-special characters in the system prompt: the debug log masks its JSON-escaped form', async () => {
+  const odd = 'tvly-"odd\tSECRET\\value';
+  dirs.write('secrets.lua', `return { search = "${KNOWN_SECRET}", odd = ${JSON.stringify(odd)} }\n`);
+  dirs.write(
+    'config.lua',
+    `return {\n  tools = { web_search = { api_key = clm.secrets.search } },\n  system_prompt = "the password is " .. clm.secrets.odd,\n}\n`,
+  );
+  mock.push(oa.text('ok'));
+  const r = await run(['-o', 'hi']);
+  assert.equal(r.code, 0, show(r));
+  assert.ok(mock.posts[0]!.json.messages[0].content.includes(odd), 'the model gets the prompt as configured');
+  const log = readFileSync(suite.log, 'utf8');
+  assert.match(log, /posting body: .*the password is \[REDACTED\]/);
+  assert.ok(!log.includes(JSON.stringify(odd).slice(1, -1)), 'no JSON-escaped secret in the log');
+  assert.ok(!log.includes(odd), 'no raw secret in the log');
+  tally('faults', 1);
+});
+
+test('an MCP result with a zero-width character inside a secret: masked for the model and the screen; such characters shown', async () => {
+  const server = join(REPO, 'test', 'fixtures', 'mcp', 'tool-server.mjs');
+  dirs.write(
+    'config.lua',
+    `return {\n  tools = { web_search = { api_key = clm.secrets.search } },\n  mcp_servers = { { name = "s", command = { "node", ${JSON.stringify(server)} } } },\n}\n`,
+  );
+  const hidden = `${KNOWN_SECRET.slice(0, 9)}\u200b${KNOWN_SECRET.slice(9, 20)}\u2060${KNOWN_SECRET.slice(20)}`;
+  const visible = (s: string) => s.replace(/\p{Default_Ignorable_Code_Point}/gu, '');
+  mock.push(oa.toolCall('mcp__s__echo', { text: `the\u200bkey is ${hidden}` }), oa.text('ok'));
+  const r = await run(['-o', 'echo it'], { timeoutMs: 60_000 });
+  assert.equal(r.code, 0, show(r));
+  const sent = mock.posts[1]!.json.messages.at(-1).content as string;
+  assert.equal(sent, 'the\u200bkey is [REDACTED]', 'the model gets the result masked');
+  assert.ok(!visible(r.stderr).includes(KNOWN_SECRET), 'stderr holds no secret hidden by zero-width characters');
+  assert.match(r.stderr, /\[tool: mcp__s__echo \{"text":"the<U\+200B>key is \[REDACTED\]"\}\]/);
+  for (const f of readdirSync(dirs.sessions).filter((n) => n.endsWith('.jsonl')))
+    assert.ok(!visible(readFileSync(join(dirs.sessions, f), 'utf8')).includes(KNOWN_SECRET), 'nor does the session');
+  assert.ok(!visible(readFileSync(suite.log, 'utf8')).includes(KNOWN_SECRET), 'nor does the debug log');
+  tally('faults', 3);
 });

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createAgent } from '../../src/core/agent.js';
 import { callLimits } from '../../src/core/tool-registry.js';
 import type { ToolDef } from '../../src/core/types.js';
-import { parseArgs, argInt } from '../../src/builtin-tools/args.js';
+import { parseToolArgs, argInt } from '../../src/builtin-tools/args.js';
 import { scriptedHost } from '../fixtures/scripted-host.js';
 import { anyText, check, checkAsync, fc } from '../fixtures/fuzz.js';
 
@@ -101,7 +101,7 @@ test('callLimits: any argument values give an output cap of at least one byte an
 
 test('builtin argument helpers: any text parses to an object or undefined; integers are whole or the fallback', () => {
   check(1000, fc.record({ raw: argsText, key: fc.constantFrom('n', 'timeout_ms', 'path', '__proto__') }), ({ raw, key }) => {
-    const a = parseArgs(raw);
+    const a = parseToolArgs(raw);
     if (a === undefined) return;
     assert.ok(a !== null && typeof a === 'object' && !Array.isArray(a));
     const n = argInt(a, key, 7);

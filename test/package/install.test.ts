@@ -1,5 +1,5 @@
 // The package as a user gets it: `npm pack` of this checkout, installed with npm into an empty
-// project from the local npm cache (which `npm ci` filled; --offline: no network), then used
+// project beside its runtime dependencies (packed from node_modules; --offline: no network), then used
 // there — the `clm` command, the three entry points from plain ESM, and their type declarations
 // from a strict TypeScript consumer. What `files`, `exports`, `bin` and `dependencies` in
 // package.json say is what this checks; the rest of the suite runs the checkout itself.
@@ -45,13 +45,31 @@ before(async () => {
   const info = JSON.parse(stdout)[0];
   tarball = join(out, info.filename);
   packed = info.files.map((f: { path: string }) => f.path);
-  // The cache `npm ci` filled is the one of this user, whatever HOME the install runs under.
-  const cache = (await run(NPM, ['config', 'get', 'cache'], { cwd: REPO })).stdout.trim();
+  // The runtime dependencies come from this checkout's node_modules, packed as tarballs and
+  // installed with the package into a cache of the test's own, offline: nothing depends on what an
+  // earlier install left in the user's npm cache (`npm ci` stores tarballs there, not the registry
+  // metadata an install by name needs). `npm ls --omit=dev` lists what package.json's
+  // `dependencies` pull in, so a runtime dependency missing from it is missing here too.
+  const { stdout: ls } = await run(NPM, ['ls', '--omit=dev', '--all', '--parseable'], { cwd: REPO, maxBuffer: 16 << 20 });
+  const depDirs = ls
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && l !== REPO);
+  const { stdout: depPack } = await run(NPM, ['pack', '--json', '--ignore-scripts', '--pack-destination', out, ...depDirs], {
+    cwd: REPO,
+    maxBuffer: 64 << 20,
+  });
+  const depTarballs = JSON.parse(depPack).map((i: { filename: string }) => join(out, i.filename));
   project = tempDir('clm-installed-');
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', type: 'module', private: true }));
-  await run(NPM, ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], {
+  await run(NPM, ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball, ...depTarballs], {
     cwd: project,
-    env: { ...userEnv(project), npm_config_cache: cache, npm_config_loglevel: 'error', npm_config_update_notifier: 'false' },
+    env: {
+      ...userEnv(project),
+      npm_config_cache: tempDir('clm-npm-cache-'),
+      npm_config_loglevel: 'error',
+      npm_config_update_notifier: 'false',
+    },
     maxBuffer: 64 << 20,
   });
 });
@@ -76,6 +94,9 @@ test('the tarball holds the program, the library with its declarations, the seed
     assert.ok(packed.includes(`plugins/${f}`), `plugins/${f}`);
   for (const f of ['cli.md', 'config.md', 'plugins.md', 'library.md', 'differences.md'])
     assert.ok(packed.includes(`docs/${f}`), `docs/${f}`);
+  // The shell parser's grammar with its licence.
+  for (const f of ['tree-sitter-bash.wasm', 'LICENSE'])
+    assert.ok(packed.includes(`vendor/tree-sitter-bash/${f}`), `vendor/tree-sitter-bash/${f}`);
   const stray = packed.filter((f) => /^(src|test|bench|scripts|node_modules|\.ci)\/|\.tsbuildinfo$|(^|\/)\.env/.test(f));
   assert.deepEqual(stray, []);
 });
@@ -97,6 +118,24 @@ test('the installed clm command runs: version, help, and a one-shot turn with a 
   const offered = mock.posts[0]!.json.tools.map((t: any) => t.function.name);
   for (const name of ['read_file', 'shell_exec', 'edit_file', 'reverse_string'])
     assert.ok(offered.includes(name), `${name} offered (${offered})`);
+});
+
+test('the installed package reads shell commands with its own grammar, and nothing it installed has an install script', async () => {
+  const bin = join(project, 'node_modules/.bin/clm');
+  const home = tempDir('clm-user-');
+  const r = await run(bin, ['permissions', 'explain', 'shell_exec', 'git status && rm -rf build > out.txt'], {
+    env: userEnv(home),
+    cwd: home,
+  });
+  assert.match(r.stdout, /^ {2}ask +git status +no rule \(default\)$/m);
+  assert.match(r.stdout, /^ {2}ask +rm -rf build +no rule \(default\)$/m);
+  assert.match(r.stdout, /^ {2}ask +> out\.txt +no rule \(default\)$/m);
+  // What npm recorded of the installed tree: a package with an install script says so there.
+  const lock = JSON.parse(readFileSync(join(project, 'package-lock.json'), 'utf8'));
+  const scripted = Object.entries(lock.packages as Record<string, { hasInstallScript?: boolean }>)
+    .filter(([, e]) => e.hasInstallScript)
+    .map(([path]) => path);
+  assert.deepEqual(scripted, []);
 });
 
 test('the three entry points import from plain ESM and run a turn', async () => {
