@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // What a config.lua costs at start-up: `clm -o hi -p <empty>` against the bench mock, with the
 // config.lua and secrets.lua `clm setup` writes (one key filled in), and without a config.lua.
-// config.lua is evaluated in a worker thread with a watchdog (src/config/evaluator.ts); the
-// evaluation cache in the state dir (src/config/config-cache.ts) lets a run whose files did not
-// change skip the worker. So three rows: no config.lua; the setup's config with the cache cold
-// (removed before every run: the worker evaluates three times, real and with sentinel secrets
-// sorting high and low, and writes the cache); and warm (the previous run's cache answers). Wall
-// time of whole processes, interleaved, and their CPU (user+sys, from GNU time(1) when it is
-// there: less sensitive to a busy machine than wall time); median and min.
+// config.lua is evaluated on every run, in a Lua state on the main thread that hands what it
+// cannot bound to the worker thread (src/config/lua-state.ts). Three rows: no config.lua; the
+// setup's config; and the same with config-cache.json removed from the state dir before every
+// run — earlier builds kept an evaluation cache there, so with such a build as
+// CLM_BENCH_CLI_BASE the two config rows are its warm and cold start. Wall time of whole
+// processes, interleaved, and their CPU (user+sys, from GNU time(1) when it is there: less
+// sensitive to a busy machine than wall time); median and min.
 //
 // Environment: CLM_BENCH_RUNS (default 15), CLM_BENCH_CLI (default dist/cli.js), and
 // CLM_BENCH_CLI_BASE: a second CLI (another build) measured the same way, for a before/after.
@@ -37,7 +37,7 @@ const tmp = mkdtempSync(join(tmpdir(), 'clm-cfg-bench-'));
 const empty = join(tmp, 'no-plugins');
 mkdirSync(empty);
 const homes = {};
-const KINDS = ['no config', 'setup config, cache cold', 'setup config, cache warm'];
+const KINDS = ['no config', 'setup config', 'setup config, no config-cache.json'];
 for (const kind of KINDS) {
   const home = join(tmp, kind.replace(/\W/g, ''));
   mkdirSync(join(home, 'config'), { recursive: true });
@@ -69,7 +69,7 @@ for (let i = 0; i <= RUNS; i++) {
   for (const [name, cli] of Object.entries(clis)) {
     for (const [kind, home] of Object.entries(homes)) {
       const env = { ...env0, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_STATE_HOME: join(home, 'state') };
-      if (kind === 'setup config, cache cold') rmSync(cacheOf(home), { force: true });
+      if (kind === KINDS[2]) rmSync(cacheOf(home), { force: true });
       const argv = [process.execPath, cli, '-u', `http://127.0.0.1:${port}/v1`, '-p', empty, '-o', 'hi'];
       const t0 = process.hrtime.bigint();
       const r = TIME
@@ -101,7 +101,7 @@ const median = (xs) => {
 const rows = Object.entries(times).map(([k, v]) => [k, median(v), Math.min(...v), cpus[k] ? median(cpus[k]) : NaN]);
 const w = Math.max(...rows.map((r) => r[0].length));
 process.stdout.write(
-  `one-shot text start-up: the setup's config.lua with the evaluation cache cold and warm, and no config.lua (${RUNS} runs each, interleaved)\n`,
+  `one-shot text start-up: the setup's config.lua (also with config-cache.json removed before each run), and no config.lua (${RUNS} runs each, interleaved)\n`,
 );
 for (const [k, med, min, cpu] of rows) {
   process.stdout.write(

@@ -4,6 +4,7 @@
 //
 //   node bench/mock-server.mjs text
 //   node bench/mock-server.mjs read_file:N[:BYTES] FIXTURE_PATH
+//   node bench/mock-server.mjs plan
 //
 // (or BENCH_MOCK_MODE / BENCH_MOCK_FIXTURE in the environment). Listens on 127.0.0.1, port 0, and
 // prints the port as the first line on stdout.
@@ -13,6 +14,10 @@
 //   read_file:N       while the request carries fewer than N tool results, the reply is a
 //                     `read_file` call of FIXTURE_PATH ({"path": ..., "limit": 200}); then text.
 //   read_file:N:BYTES as above, and the fixture is (re)written first: BYTES of 64-byte text lines.
+//   shell_exec:N      as read_file:N, with a `shell_exec` call of `seq 1 500` (a tool process per round).
+//   plan              every chat request gets the reply the driver set last with POST /__plan
+//                     ({"parts": [...], "everyMs": N}): each part a content delta, N ms apart
+//                     (the UI benches: a short answer, or a stream at a given pace).
 //   MODE@MS           any of the above, every request (chat, models, /props) answered after MS
 //                     milliseconds: a remote, hosted API's time to first byte.
 //
@@ -21,7 +26,8 @@
 // loops measure the engine, and a realistic count (~2 MB of history at 250 rounds) would cross
 // the auto-compaction threshold and turn the run into a compaction benchmark.
 //
-// Side doors for the bench driver: GET /__stats (counters as JSON), POST /__reset.
+// Side doors for the bench driver: GET /__stats (counters as JSON), POST /__reset, POST /__plan.
+// bench/mock.mjs starts it and calls them.
 
 import { createServer } from 'node:http';
 import { writeFileSync } from 'node:fs';
@@ -30,25 +36,28 @@ import { fixtureText } from './fixture.mjs';
 const modeArg = process.argv[2] ?? process.env.BENCH_MOCK_MODE ?? 'text';
 const fixture = process.argv[3] ?? process.env.BENCH_MOCK_FIXTURE;
 
-/** Parse `text` | `read_file:N[:BYTES]`, each optionally `@MS`. */
+/** Parse `text` | `plan` | `read_file:N[:BYTES]` | `shell_exec:N`, each optionally `@MS`. */
 function parseMode(arg) {
   const at = /^(.*)@(\d+)$/.exec(arg);
   const s = at ? at[1] : arg;
   const delayMs = at ? Number(at[2]) : 0;
-  if (s === 'text') return { kind: 'text', delayMs };
-  const m = /^read_file:(\d+)(?::(\d+))?$/.exec(s);
-  if (!m) throw new Error(`unknown mode '${arg}' (want text or read_file:N[:BYTES], optionally @MS)`);
-  return { kind: 'read_file', rounds: Number(m[1]), bytes: m[2] === undefined ? undefined : Number(m[2]), delayMs };
+  if (s === 'text' || s === 'plan') return { kind: s, delayMs };
+  const m = /^(read_file|shell_exec):(\d+)(?::(\d+))?$/.exec(s);
+  if (!m) throw new Error(`unknown mode '${arg}' (want text, read_file:N[:BYTES] or shell_exec:N, optionally @MS)`);
+  return { kind: 'read_file', tool: m[1], rounds: Number(m[2]), bytes: m[3] === undefined ? undefined : Number(m[3]), delayMs };
 }
 
 const mode = parseMode(modeArg);
-if (mode.kind === 'read_file') {
+if (mode.kind === 'read_file' && mode.tool === 'read_file') {
   if (!fixture) throw new Error('read_file mode needs a fixture path (argv[3] or BENCH_MOCK_FIXTURE)');
   if (mode.bytes !== undefined) writeFileSync(fixture, fixtureText(mode.bytes));
 }
 
 const USAGE = { prompt_tokens: 200, completion_tokens: 20, total_tokens: 220 };
 const TEXT_PARTS = ['Hello', '! This is ', 'the bench', ' mock.'];
+/** The `plan` mode's next reply. */
+let plan = { parts: ['ok'], everyMs: 0 };
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const stats = { requests: 0, chat: 0, other: 0, maxToolResults: 0, lastToolBytes: 0, requestBytes: 0, cpuStart: process.cpuUsage() };
 
@@ -95,7 +104,7 @@ function toolReply(stream, id, args) {
       chunk({
         role: 'assistant',
         content: null,
-        tool_calls: [{ index: 0, id, type: 'function', function: { name: 'read_file', arguments: '' } }],
+        tool_calls: [{ index: 0, id, type: 'function', function: { name: mode.tool, arguments: '' } }],
       }),
       chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(0, half) } }] }),
       chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(half) } }] }),
@@ -116,7 +125,7 @@ function toolReply(stream, id, args) {
           message: {
             role: 'assistant',
             content: null,
-            tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: args } }],
+            tool_calls: [{ id, type: 'function', function: { name: mode.tool, arguments: args } }],
           },
           finish_reason: 'tool_calls',
         },
@@ -138,6 +147,21 @@ function send(res, status, reply) {
   }
 }
 
+/** The `plan` mode's reply: its parts as deltas, everyMs apart (a stream however the request asked). */
+async function planReply(res) {
+  const { parts, everyMs } = plan;
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (let i = 0; i < parts.length && !res.destroyed; i++) {
+    if (i > 0 && everyMs > 0) await sleep(everyMs);
+    res.write(`data: ${JSON.stringify(chunk({ content: parts[i] }))}\n\n`);
+  }
+  if (res.destroyed) return;
+  res.write(`data: ${JSON.stringify(chunk({}, 'stop'))}\n\n`);
+  res.end(
+    sseBody([{ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 0, model: 'local-model', choices: [], usage: USAGE }]),
+  );
+}
+
 function handleChat(raw, res) {
   let req;
   try {
@@ -156,9 +180,11 @@ function handleChat(raw, res) {
     }
   if (tools > stats.maxToolResults) stats.maxToolResults = tools;
   if (last) stats.lastToolBytes = Buffer.byteLength(typeof last.content === 'string' ? last.content : JSON.stringify(last.content ?? ''));
+  if (mode.kind === 'plan') return void planReply(res);
   const stream = req.stream === true;
   if (mode.kind === 'read_file' && tools < mode.rounds) {
-    return send(res, 200, toolReply(stream, `call_${tools + 1}`, JSON.stringify({ path: fixture, limit: 200 })));
+    const args = mode.tool === 'shell_exec' ? { command: 'seq 1 500' } : { path: fixture, limit: 200 };
+    return send(res, 200, toolReply(stream, `call_${tools + 1}`, JSON.stringify(args)));
   }
   return send(res, 200, textReply(stream));
 }
@@ -184,6 +210,11 @@ const server = createServer((req, res) => {
         requestBytes: 0,
         cpuStart: process.cpuUsage(),
       });
+      return send(res, 200, { json: { ok: true } });
+    }
+    if (req.method === 'POST' && path === '/__plan') {
+      const p = JSON.parse(raw);
+      plan = { parts: p.parts?.length ? p.parts.map(String) : ['ok'], everyMs: Number(p.everyMs) || 0 };
       return send(res, 200, { json: { ok: true } });
     }
     stats.requests++;

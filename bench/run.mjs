@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// `npm run bench`: the speed figures of issues 2, 3 and 11, and the latency of a turn against a server that takes 500 ms per request, measured on the installed command (bin/clm.cjs → dist/cli.js,
+// `npm run bench`: the speed figures of issues 2, 3 and 11, one large SSE event (issues 21, 27), checkpoints (issue 25), and the latency of a turn against a server that takes 500 ms per request, measured on the installed command (bin/clm.cjs → dist/cli.js,
 // built by `npm ci`; nothing is built here).
 //
-// Every figure is a whole `node bin/clm.cjs ...` process: wall time measured here around the
-// spawn, user+sys CPU and peak RSS from GNU time(1). The LLM is bench/mock-server.mjs in its own
+// Every figure is a whole `node bin/clm.cjs ...` process, measured by bench/measure.mjs: wall time
+// around the spawn, user+sys CPU to the millisecond, peak RSS from GNU time(1). The LLM is bench/mock-server.mjs in its own
 // process, so clm's CPU and memory are measured alone. Each scenario gets one untimed warm-up run
 // that also checks the result, then RUNS timed runs interleaved round-robin with the others
 // (`node -e 0` included), so slow drift of the machine hits every row alike. NODE_EXTRA_CA_CERTS is
@@ -14,19 +14,28 @@
 // assert), 1 when a scenario failed to run, 2 when the CLI is missing.
 //
 // Environment: CLM_BENCH_RUNS (default 5), CLM_BENCH_CLI (default bin/clm.cjs).
+// `npm run bench -- --budgets [--runs N]` runs bench/budgets.mjs alone: issue 27's budget table.
 
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fixtureText } from './fixture.mjs';
+import { max, measure, median, min, missingTools, table } from './measure.mjs';
+import { startMock } from './mock.mjs';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
+// `--budgets`: only the budget table (bench/budgets.mjs), with its exit status.
+if (process.argv.includes('--budgets')) {
+  const r = spawnSync(process.execPath, [join(BENCH, 'budgets.mjs'), ...process.argv.slice(2).filter((a) => a !== '--budgets')], {
+    stdio: 'inherit',
+  });
+  process.exit(r.status ?? 1);
+}
 const ROOT = dirname(BENCH);
 const CLI = process.env.CLM_BENCH_CLI || join(ROOT, 'bin/clm.cjs');
 const RUNS = Math.max(1, Number(process.env.CLM_BENCH_RUNS) || 5);
-const TIME = '/usr/bin/time';
 const RUN_TIMEOUT_MS = 120_000;
 const FIXTURE_BYTES = 8192; // 128 lines of 64 bytes; `limit: 200` returns all of it
 const MiB = 1024;
@@ -37,8 +46,9 @@ if (!existsSync(CLI)) {
   process.stderr.write(`bench: ${CLI} not found; run \`npm ci\` (it builds dist/) first\n`);
   process.exit(2);
 }
-if (!existsSync(TIME)) {
-  process.stderr.write(`bench: ${TIME} (GNU time) is needed for CPU and peak RSS\n`);
+const missing = missingTools();
+if (missing) {
+  process.stderr.write(`bench: ${missing}\n`);
   process.exit(2);
 }
 
@@ -70,86 +80,12 @@ function cleanEnv(stateDir) {
   };
 }
 
-// ---- mock LLM servers ----------------------------------------------------------------------
+// ---- mock LLM servers (bench/mock.mjs) ----------------------------------------------------
 
 const mocks = [];
-
-function startMock(mode) {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env };
-    delete env.NODE_EXTRA_CA_CERTS;
-    delete env.NODE_OPTIONS;
-    const child = spawn(process.execPath, [join(BENCH, 'mock-server.mjs'), mode, fixture], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-    mocks.push(child);
-    let out = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /^(\d+)\n/.exec(out);
-      if (m) resolve({ mode, child, base: `http://127.0.0.1:${m[1]}`, url: `http://127.0.0.1:${m[1]}/v1` });
-    });
-    child.on('exit', (code) => reject(new Error(`mock server (${mode}) exited with ${code} before listening`)));
-    child.on('error', reject);
-  });
-}
-
-async function mockCall(mock, method, path) {
-  const r = await fetch(`${mock.base}${path}`, { method });
-  return r.json();
-}
-
+const mockCall = (mock, method, path) => mock.call(method, path);
 function stopMocks() {
-  for (const c of mocks) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
-}
-
-// ---- one measured process ------------------------------------------------------------------
-
-/** Run argv under GNU time; resolve to { wall, user, sys, cpu, rssKiB, code, stdout, stderr } (seconds). */
-function measure(argv, env) {
-  const timeFile = join(tmp, `time-${runSeq}-${Math.random().toString(36).slice(2)}.txt`);
-  return new Promise((resolve, reject) => {
-    const t0 = process.hrtime.bigint();
-    const child = spawn(TIME, ['-f', '%e %U %S %M', '-o', timeFile, ...argv], { env, cwd: env.HOME, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding('utf8').on('data', (d) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      const wall = Number(process.hrtime.bigint() - t0) / 1e9;
-      clearTimeout(timer);
-      child.on('close', () => {
-        let fields = [];
-        try {
-          const lines = readFileSync(timeFile, 'utf8').trim().split('\n');
-          fields = lines[lines.length - 1].split(' ').map(Number);
-          rmSync(timeFile, { force: true });
-        } catch {
-          /* reported below */
-        }
-        const [, user, sys, rssKiB] = fields;
-        if (signal || fields.length !== 4 || fields.some((n) => !Number.isFinite(n))) {
-          return resolve({
-            wall,
-            code: code ?? -1,
-            signal: signal ?? 'timeout?',
-            stdout,
-            stderr,
-            user: NaN,
-            sys: NaN,
-            cpu: NaN,
-            rssKiB: NaN,
-          });
-        }
-        resolve({ wall, user, sys, cpu: user + sys, rssKiB, code, stdout, stderr });
-      });
-    });
-  });
+  for (const m of mocks) m.stop();
 }
 
 // ---- scenarios -----------------------------------------------------------------------------
@@ -157,7 +93,7 @@ function measure(argv, env) {
 const node = process.execPath;
 const clm = (...a) => [node, CLI, ...a];
 
-/** @type {{ id: string, label: string, mock?: string, argv: (m: any) => string[], check?: (r: any, stats: any) => string | null, warm?: (m: any) => string[] }[]} */
+/** @type {{ id: string, label: string, mock?: string, env?: (m: any) => Record<string, string>, argv: (m: any) => string[], check?: (r: any, stats: any) => string | null, warm?: (m: any) => string[] }[]} */
 const scenarios = [
   { id: 'node', label: 'node -e 0 (baseline)', argv: () => [node, '-e', '0'] },
   {
@@ -192,6 +128,16 @@ const scenarios = [
     argv: (m) => clm('-u', m.url, '-o', 'hi'),
     check: (r, s) => textCheck(r, s),
   },
+  {
+    // No -u: the run finds its server (here the mock, named by CLM_LOCAL_SERVERS) while the rest
+    // of start-up goes on; the distance to `text` is what looking costs the first request.
+    id: 'textLocal',
+    label: 'one-shot text, no -u (finds the local server)',
+    mock: 'text',
+    env: (m) => ({ CLM_LOCAL_SERVERS: `llamacpp=${m.base.slice('http://'.length)}` }),
+    argv: () => clm('-o', 'hi', '-p', emptyPlugins),
+    check: (r, s) => textCheck(r, s),
+  },
   ...[10, 50, 250].map((n) => ({
     id: `rf${n}`,
     label: `${n} read_file rounds, -p <empty dir>`,
@@ -202,6 +148,22 @@ const scenarios = [
       if (s.maxToolResults !== n) return `last request carried ${s.maxToolResults} tool results, expected ${n}`;
       if (s.lastToolBytes < FIXTURE_BYTES)
         return `tool result was ${s.lastToolBytes} bytes, expected the whole ${FIXTURE_BYTES}-byte fixture`;
+      return textCheck(r, s, true);
+    },
+  })),
+  // W2, ten tool rounds that each start a process: in the sandbox (the default where bwrap
+  // works) and unconfined (--sandbox full), so the sandbox's cost is their ratio.
+  ...[
+    ['sh10', '10 shell_exec rounds, sandboxed', []],
+    ['sh10full', '10 shell_exec rounds, --sandbox full', ['--sandbox', 'full']],
+  ].map(([id, label, extra]) => ({
+    id,
+    label,
+    mock: 'shell_exec:10',
+    argv: (m) => clm('-u', m.url, '-o', 'run seq, 10 times', '-p', emptyPlugins, ...extra),
+    check: (r, s) => {
+      if (s.chat !== 11) return `mock saw ${s.chat} chat requests, expected 11`;
+      if (s.lastToolBytes < 1892) return `tool result was ${s.lastToolBytes} bytes, expected seq's 1892`;
       return textCheck(r, s, true);
     },
   })),
@@ -238,7 +200,8 @@ const seedTools = { names: null };
 
 async function runOne(s, mock, argv) {
   if (mock) await mockCall(mock, 'POST', '/__reset');
-  const r = await measure(argv, cleanEnv(s.stateDir));
+  const env = { ...cleanEnv(s.stateDir), ...s.env?.(mock) };
+  const r = await measure(argv, { env, cwd: env.HOME, timeoutMs: RUN_TIMEOUT_MS });
   const stats = mock ? await mockCall(mock, 'GET', '/__stats') : null;
   let problem = null;
   if (r.signal) problem = `killed (${r.signal})`;
@@ -258,30 +221,12 @@ function tail(t, n = 15) {
 
 // ---- report --------------------------------------------------------------------------------
 
-function median(xs) {
-  const a = [...xs].sort((x, y) => x - y);
-  const n = a.length;
-  if (!n) return NaN;
-  return n % 2 ? a[(n - 1) / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
-}
-function min(xs) {
-  return xs.length ? Math.min(...xs) : NaN;
-}
-function max(xs) {
-  return xs.length ? Math.max(...xs) : NaN;
-}
 const col = (id, k) => (results.get(id) ?? []).map((r) => r[k]);
 
 const ms = (s) => (Number.isFinite(s) ? `${(s * 1000).toFixed(0)} ms` : '–');
 const sec = (s) => (Number.isFinite(s) ? `${s.toFixed(3)} s` : '–');
 const mib = (k) => (Number.isFinite(k) ? `${(k / MiB).toFixed(1)} MiB` : '–');
 const x = (r) => (Number.isFinite(r) ? `${r.toFixed(2)}×` : '–');
-
-function table(head, rows) {
-  const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
-  const line = (r) => `| ${r.map((c, i) => (i === 0 ? String(c).padEnd(w[i]) : String(c).padStart(w[i]))).join(' | ')} |`;
-  return [line(head), `|${w.map((n) => '-'.repeat(n + 2)).join('|')}|`, ...rows.map(line)].join('\n');
-}
 
 function report(luaOut, browserOut, tuiOut = null) {
   const nodeWall = median(col('node', 'wall'));
@@ -328,7 +273,7 @@ function report(luaOut, browserOut, tuiOut = null) {
     ]);
   }
   out.push(table(['scenario', 'wall med', 'wall min', '÷ node', 'cpu med', 'cpu min', 'rss med', 'rss max', 'mock cpu'], rows));
-  out.push('(cpu = user+sys of the clm process incl. its worker threads, from GNU time at 10 ms resolution; rss = peak resident set;');
+  out.push('(cpu = user+sys of the clm process incl. its worker threads, to the millisecond; rss = peak resident set;');
   out.push(" mock cpu = the mock server's own CPU in that run, part of the wall time but not of clm's cpu)");
   const dW = median(col('textSeeds', 'wall')) - median(col('text', 'wall'));
   const dC = median(col('textSeeds', 'cpu')) - median(col('text', 'cpu'));
@@ -378,7 +323,13 @@ function report(luaOut, browserOut, tuiOut = null) {
     const m = median(col('rf250', 'rssKiB'));
     g.push(['250 read_file rounds: peak RSS', mib(m), mib(min(col('rf250', 'rssKiB'))), '≤ 150 MiB', status(m, 150 * MiB)]);
   }
-  out.push(table(['goal (issue 2, 3)', 'median', 'min', 'goal', 'status'], g));
+  {
+    // Issue 23: the sandbox's cost on W2 (ten tool rounds, a process each).
+    const r = median(col('sh10', 'wall')) / median(col('sh10full', 'wall'));
+    const rMin = min(col('sh10', 'wall')) / min(col('sh10full', 'wall'));
+    g.push(['W2, 10 shell_exec rounds: sandboxed ÷ full (wall)', x(r), x(rMin), '≤ 1.10×', status(r, 1.1)]);
+  }
+  out.push(table(['goal (issue 2, 3, 23)', 'median', 'min', 'goal', 'status'], g));
   out.push('');
   const lat = scenarios
     .filter((s) => s.chatRequests)
@@ -423,6 +374,22 @@ function report(luaOut, browserOut, tuiOut = null) {
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
+/** Run bench/NAME.mjs when it exists, in a clean environment; its output, or null. A failure is recorded. */
+function subScript(name, timeout) {
+  const script = join(BENCH, `${name}.mjs`);
+  if (!existsSync(script)) return null;
+  process.stderr.write(`bench: bench/${name}.mjs\n`);
+  const env = { ...process.env };
+  delete env.NODE_EXTRA_CA_CERTS;
+  delete env.NODE_OPTIONS;
+  const r = spawnSync(node, [script], { env, cwd: ROOT, encoding: 'utf8', timeout, maxBuffer: 16 << 20 });
+  if (r.status !== 0)
+    failures.push(
+      `bench/${name}.mjs: ${r.error ? r.error.message : `exit status ${r.status ?? r.signal}`}\n  stderr:\n${tail(r.stderr ?? '')}`,
+    );
+  return r.stdout;
+}
+
 // ---- main ----------------------------------------------------------------------------------
 
 const startedAt = Date.now();
@@ -437,7 +404,8 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
 let exitCode = 0;
 try {
   const needed = [...new Set(scenarios.map((s) => s.mock).filter(Boolean))];
-  const started = await Promise.all(needed.map(startMock));
+  const started = await Promise.all(needed.map((mode) => startMock(mode, fixture)));
+  mocks.push(...started);
   const mockOf = new Map(started.map((m) => [m.mode, m]));
 
   // Warm-up (page cache, untimed) and a correctness check of every scenario.
@@ -478,20 +446,7 @@ try {
   }
 
   // Lua runtime figures (issue 3), from their own script when it exists.
-  let luaOut = null;
-  const luaScript = join(BENCH, 'lua.mjs');
-  if (existsSync(luaScript)) {
-    process.stderr.write('bench: bench/lua.mjs\n');
-    const env = { ...process.env };
-    delete env.NODE_EXTRA_CA_CERTS;
-    delete env.NODE_OPTIONS;
-    const r = spawnSync(node, [luaScript], { env, cwd: ROOT, encoding: 'utf8', timeout: 180_000, maxBuffer: 16 << 20 });
-    luaOut = r.stdout;
-    if (r.status !== 0)
-      failures.push(
-        `bench/lua.mjs: ${r.error ? r.error.message : `exit status ${r.status ?? r.signal}`}\n  stderr:\n${tail(r.stderr ?? '')}`,
-      );
-  }
+  const luaOut = subScript('lua', 180_000);
 
   // clm/browser figures (issue 11): bundle size, and a tool turn in headless Chromium when installed.
   process.stderr.write('bench: bench/browser.mjs\n');
@@ -502,38 +457,22 @@ try {
     );
 
   // Terminal toolkit figures (issues 10 and 13), from their own script.
-  let tuiOut = null;
-  const tuiScript = join(BENCH, 'tui.mjs');
-  if (existsSync(tuiScript)) {
-    process.stderr.write('bench: bench/tui.mjs\n');
-    const env = { ...process.env };
-    delete env.NODE_EXTRA_CA_CERTS;
-    delete env.NODE_OPTIONS;
-    const r = spawnSync(node, [tuiScript], { env, cwd: ROOT, encoding: 'utf8', timeout: 300_000, maxBuffer: 16 << 20 });
-    tuiOut = r.stdout;
-    if (r.status !== 0)
-      failures.push(
-        `bench/tui.mjs: ${r.error ? r.error.message : `exit status ${r.status ?? r.signal}`}\n  stderr:\n${tail(r.stderr ?? '')}`,
-      );
-  }
+  const tuiOut = subScript('tui', 300_000);
 
   // The interactive UI on a pty (issues 10 and 13), from its own script.
-  let uiOut = null;
-  const uiScript = join(BENCH, 'ui.mjs');
-  if (existsSync(uiScript)) {
-    process.stderr.write('bench: bench/ui.mjs\n');
-    const env = { ...process.env };
-    delete env.NODE_EXTRA_CA_CERTS;
-    delete env.NODE_OPTIONS;
-    const r = spawnSync(node, [uiScript], { env, cwd: ROOT, encoding: 'utf8', timeout: 600_000, maxBuffer: 16 << 20 });
-    uiOut = r.stdout;
-    if (r.status !== 0)
-      failures.push(
-        `bench/ui.mjs: ${r.error ? r.error.message : `exit status ${r.status ?? r.signal}`}\n  stderr:\n${tail(r.stderr ?? '')}`,
-      );
-  }
+  const uiOut = subScript('ui', 600_000);
 
-  report(luaOut, b.stdout, [tuiOut, uiOut].filter(Boolean).join('\n') || null);
+  // One large SSE event (issues 21 and 27), from its own script.
+  const sseOut = subScript('sse', 600_000);
+
+  // Tool processes (issue 23): a spawn bare, behind the gate, and in the sandbox.
+  const spawnRaw = subScript('tool-spawn', 600_000);
+  const spawnOut = spawnRaw ? `Tool processes (bench/tool-spawn.mjs):\n${spawnRaw}` : null;
+
+  // What checkpoints cost a turn (issue 25), from their own script.
+  const cpOut = subScript('checkpoints', 900_000);
+
+  report(luaOut, b.stdout, [spawnOut, tuiOut, uiOut, sseOut, cpOut].filter(Boolean).join('\n') || null);
 
   // Soak: 1,000 turns in one REPL session (bench/soak.mjs prints its own table).
   process.stderr.write('bench: bench/soak.mjs\n');

@@ -11,6 +11,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startMock } from './mock.mjs';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const ROOT = dirname(BENCH);
@@ -43,21 +44,6 @@ function env() {
   };
 }
 
-function startMock() {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(BENCH, 'mock-server.mjs'), 'text'], { env: env(), stdio: ['ignore', 'pipe', 'inherit'] });
-    children.push(child);
-    let out = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /^(\d+)\n/.exec(out);
-      if (m) resolve(`http://127.0.0.1:${m[1]}/v1`);
-    });
-    child.on('exit', (code) => reject(new Error(`mock server exited with ${code}`)));
-  });
-}
-
 function rssKiB(pid) {
   try {
     return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
@@ -80,7 +66,7 @@ function slope(points) {
   return num / den;
 }
 
-const url = await startMock();
+const { url } = await startMock('text');
 const plugins = join(tmp, 'no-plugins');
 mkdirSync(plugins);
 const clm = spawn(process.execPath, [CLI, '-u', url, '-p', plugins], { env: env(), stdio: ['pipe', 'pipe', 'pipe'] });

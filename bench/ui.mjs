@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The interactive UI's figures (issues 10 and 13), measured on the real clm (bin/clm.cjs →
 // dist/cli.js) on a pseudo-terminal (@lydell/node-pty), with @xterm/headless answering the
-// terminal's queries as a terminal would; the mock LLM runs in this process.
+// terminal's queries as a terminal would; the mock LLM is bench/mock-server.mjs in its own process.
 //
 //   - first frame on screen from process start, the packaged seed plugins loading (no plugin
 //     directory) and after `clm setup` (config.lua, secrets.lua, plugins)        goal ≤ 0.15 s
@@ -17,13 +17,13 @@
 // (CLM_UI_BENCH_DUMP=PATH writes the bytes of each streamed reply to PATH.fullscreen / PATH.inline.)
 
 import { spawnSync } from 'node:child_process';
-import { createServer } from 'node:http';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawn as ptySpawn } from '@lydell/node-pty';
 import xterm from '@xterm/headless';
+import { startMock } from './mock.mjs';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const ROOT = dirname(BENCH);
@@ -54,39 +54,26 @@ const median = (xs) => {
 };
 const failures = [];
 
-// ---- the mock LLM --------------------------------------------------------------------------
+// ---- the mock LLM (bench/mock-server.mjs in its own process) ------------------------------
 
 const WORDS = 'the renderer writes only what changed since the last frame so a streamed reply costs a few bytes per chunk'.split(' ');
-let plan = { kind: 'short' };
-const server = createServer((req, res) => {
-  req.resume();
-  req.on('end', async () => {
-    if (req.method === 'GET') {
-      res.writeHead(req.url.endsWith('/models') ? 200 : 404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ object: 'list', data: [{ id: 'mock-model' }] }));
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    const send = (delta) => res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: delta } }] })}\n\n`);
-    if (plan.kind === 'stream') {
-      // One 40-character delta every 4 ms: prose, a paragraph break now and then.
-      let w = 0;
-      for (let i = 0; i < plan.deltas; i++) {
-        let d = '';
-        while (d.length < 40) d += `${WORDS[w++ % WORDS.length]} `;
-        d = d.slice(0, 40);
-        if (i % 12 === 11) d = `${d.slice(0, 38)}\n\n`;
-        send(i === plan.deltas - 1 ? `${d} END-OF-STREAM` : d);
-        await sleep(4);
-      }
-    } else send(`ok ${plan.n ?? ''}`);
-    res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`);
-    res.write(`data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 20, completion_tokens: 10, total_tokens: 30 } })}\n\n`);
-    res.end('data: [DONE]\n\n');
-  });
-});
-await new Promise((r) => server.listen(0, '127.0.0.1', r));
-const base = `http://127.0.0.1:${server.address().port}/v1`;
+const mock = await startMock('plan');
+const base = mock.url;
+/** The next reply: `ok N`. */
+const short = (n) => mock.plan([`ok ${n}`]);
+/** The next reply: `deltas` deltas of 40 characters of prose every 4 ms, a paragraph break now and then. */
+function stream(deltas) {
+  const parts = [];
+  let w = 0;
+  for (let i = 0; i < deltas; i++) {
+    let d = '';
+    while (d.length < 40) d += `${WORDS[w++ % WORDS.length]} `;
+    d = d.slice(0, 40);
+    if (i % 12 === 11) d = `${d.slice(0, 38)}\n\n`;
+    parts.push(i === deltas - 1 ? `${d} END-OF-STREAM` : d);
+  }
+  return mock.plan(parts, 4);
+}
 
 // ---- clm on a pty --------------------------------------------------------------------------
 
@@ -261,10 +248,10 @@ async function streaming(mode) {
   mkdirSync(join(h, 'no-plugins'), { recursive: true });
   try {
     await s.until(() => s.text().includes(`[resumed session ${id}]`), 'the resumed transcript');
-    plan = { kind: 'short', n: 'warm' };
+    await short('warm');
     await prompt(s, 'warm up', () => s.text().includes('ok warm'));
     await sleep(300);
-    plan = { kind: 'stream', deltas: DELTAS };
+    await stream(DELTAS);
     // Typed first, so the keystrokes' echo is not counted; from Enter to the end of the turn.
     s.pty.write('stream now');
     await s.until(() => s.text().includes('> stream now'), 'the typed prompt');
@@ -299,7 +286,7 @@ async function pageUp() {
   const s = open(['-p', join(h, 'no-plugins'), '-r', id], { home: h, env: { CLM_DEBUG_LOG: log } });
   try {
     await s.until(() => s.text().includes(`[resumed session ${id}]`), 'the resumed transcript', 120_000);
-    plan = { kind: 'short', n: 'base' };
+    await short('base');
     await prompt(s, 'baseline', () => s.text().includes('ok base'));
     await sleep(300);
     const t0 = performance.now();
@@ -339,7 +326,7 @@ async function soak() {
   try {
     await s.until(() => s.text().includes('[online]'), 'the screen');
     for (let i = 1; i <= SOAK_TURNS; i++) {
-      plan = { kind: 'short', n: `t${i}` };
+      await short(`t${i}`);
       await prompt(s, `turn ${i}`, () => s.text().includes(`ok t${i}`));
       if (i % Math.max(1, Math.floor(SOAK_TURNS / 20)) === 0) samples.push([i, rssKiB(s.pty.pid)]);
     }
@@ -447,5 +434,4 @@ const out = [
 ];
 if (failures.length) out.push('', 'failures:', ...failures.map((f) => `  ${f}`));
 process.stdout.write(`${out.join('\n')}\n`);
-server.close();
 process.exit(failures.length ? 1 : 0);

@@ -1,13 +1,130 @@
 #!/usr/bin/env node
 'use strict';
-// The `clm` command. CommonJS on purpose: `clm -V` is answered before Node's ES module loader
-// starts (about 12 ms on Node 20); everything else runs the bundled program in dist/cli.js.
+// The `clm` command. CommonJS on purpose: nothing here waits for Node's ES module loader. `clm -V`
+// is answered from package.json without loading the program; everything else runs the bundled
+// program, dist/cli.cjs, compiled from a V8 code cache kept in the state directory
+// ($XDG_STATE_HOME/clm, else ~/.local/state/clm): a later start deserializes the functions the
+// earlier run compiled instead of parsing and compiling them again. Node 20 has no compile cache
+// of its own for modules, so the program is one script, run through vm.Script with cachedData.
+//
+// A cache file belongs to one build, one Node and one kind of run: its first line is the bundle's
+// hash (written into the bundle by scripts/build.mjs), the bundle's size and mtime, Node's version
+// and the mode. Any difference, or V8 refusing the data (another V8 flag set), makes this run
+// compile from source and write a new cache when it exits. One-shot runs and interactive ones
+// compile different parts of the program, so each mode keeps its own file.
+//
+// Signals come first. While the program loads, SIGINT, SIGTERM and SIGHUP are held, not obeyed:
+// Node's default action would end clm by the raw signal, without its exit status (130, 143, 129)
+// or the result object --output-format json promises. The program takes them over as soon as it
+// knows its output format (src/cli/signal-handlers.ts).
+
+const fs = require('node:fs');
 const args = process.argv.slice(2);
+
 if (args.length === 1 && (args[0] === '-V' || args[0] === '--version')) {
-  process.stdout.write(`clm ${require('../package.json').version}\n`);
+  // No require of package.json (the module loader's resolution costs more than reading it) and no
+  // process.stdout (creating the stream loads the stream modules).
+  const { version } = JSON.parse(fs.readFileSync(`${__dirname}/../package.json`, 'utf8'));
+  try {
+    fs.writeSync(1, `clm ${version}\n`);
+  } catch {
+    process.exitCode = 1; // a closed or full stdout: the version did not arrive
+  }
 } else {
-  import('../dist/cli.js').catch((e) => {
+  const held = [];
+  const hold = (signal) => held.push(signal);
+  const SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+  for (const s of Object.keys(SIGNALS)) process.on(s, hold);
+  globalThis[Symbol.for('clm.held-signals')] = {
+    signals: held,
+    release() {
+      for (const s of Object.keys(SIGNALS)) process.off(s, hold);
+    },
+  };
+  try {
+    run();
+  } catch (e) {
     process.stderr.write(`clm: cannot start: ${e?.message ? e.message : e}\n(run \`npm ci\` or \`npm run build\` first?)\n`);
-    process.exit(1);
+    process.exit(held.length ? SIGNALS[held[0]] : 1);
+  }
+}
+
+/** Load and run dist/cli.cjs through the code cache. */
+function run() {
+  const path = require('node:path');
+  const vm = require('node:vm');
+  const file = path.join(__dirname, '..', 'dist', 'cli.cjs');
+  // ASCII (scripts/build.mjs makes it so): read as one-byte text, no UTF-8 to decode.
+  const source = fs.readFileSync(file, 'latin1');
+  const cacheFile = codeCacheFile();
+  const key = cacheFile && cacheKey(file, source);
+  let cachedData;
+  if (key) {
+    try {
+      const bytes = fs.readFileSync(cacheFile);
+      const nl = bytes.indexOf(10);
+      if (nl > 0 && bytes.toString('latin1', 0, nl) === key) cachedData = bytes.subarray(nl + 1);
+    } catch {
+      /* no cache yet */
+    }
+  }
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname, __clm_url, __clm_import) {${source}\n})`, {
+    filename: file,
+    cachedData,
   });
+  if (key && (!cachedData || script.cachedDataRejected)) process.once('exit', () => writeCodeCache(script, cacheFile, key));
+  const module = { exports: {} };
+  const url = require('node:url').pathToFileURL(file).href;
+  // The program's import() of an ES module package (the MCP SDK, when a server is configured)
+  // is this module's: a function V8 restores from a code cache has lost vm.Script's own callback.
+  const load = (specifier) => import(specifier);
+  script.runInThisContext()(module.exports, require, module, file, path.dirname(file), url, load);
+}
+
+/** The cache file for this kind of run, or null when there is no state directory to keep it in. */
+function codeCacheFile() {
+  const env = process.env;
+  const base = env.XDG_STATE_HOME || (env.HOME && `${env.HOME}/.local/state`);
+  if (!base?.startsWith('/')) return null;
+  // A HOME that does not exist is not made for a cache (nothing else of clm makes it either).
+  if (!env.XDG_STATE_HOME && !isDirectory(env.HOME)) return null;
+  // Guesses from the arguments, which only pick the file: a wrong one costs time, never
+  // correctness. Help and setup compile little of the program; a cache they wrote would leave the
+  // rest to be compiled at every later start, so they keep none.
+  if (args.some((a) => a === '-h' || a === '--help') || args[0] === 'setup') return null;
+  const oneshot = args.some((a) => a === '--oneshot' || a.startsWith('--oneshot=') || /^-[A-Za-z]*o/.test(a));
+  return `${base}/clm/code-cache/cli-${oneshot ? 'oneshot' : 'interactive'}.bin`;
+}
+
+function isDirectory(p) {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function cacheKey(file, source) {
+  const build = /^\/\/ clm-build ([0-9a-f]+)\n/.exec(source)?.[1];
+  if (!build) return null;
+  const st = fs.statSync(file);
+  return `clm-code-cache 1 ${build} ${st.size} ${Math.trunc(st.mtimeMs)} ${process.version} ${process.arch}`;
+}
+
+function writeCodeCache(script, cacheFile, key) {
+  try {
+    const data = script.createCachedData();
+    const dir = cacheFile.slice(0, cacheFile.lastIndexOf('/'));
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // Written whole, then renamed: a concurrent start reads the old file or the new one.
+    const tmp = `${cacheFile}.${process.pid}.tmp`;
+    try {
+      fs.writeFileSync(tmp, Buffer.concat([Buffer.from(`${key}\n`, 'latin1'), data]), { mode: 0o600 });
+      fs.renameSync(tmp, cacheFile);
+    } finally {
+      fs.rmSync(tmp, { force: true });
+    }
+  } catch {
+    /* a read-only or full state directory: the next run compiles from source again */
+  }
 }

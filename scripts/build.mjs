@@ -1,41 +1,82 @@
 // Build: tsc emits the library (ESM + .d.ts); esbuild bundles the CLI for start-up time.
+//
+// The CLI is one CommonJS script, dist/cli.cjs, that bin/clm.cjs runs through vm.Script with a
+// V8 code cache (see there): one file to read, no ES module loader, and its parts that only one
+// mode needs (the UI, Lua, MCP, config evaluation) are imported lazily, so esbuild wraps them in
+// functions that run (and are compiled) only when imported. Its first line is the hash of the
+// rest, which the code cache is checked against. The worker threads' scripts (the Lua plugin
+// runtime, config evaluation) are bundles of their own; dist/cli.js runs the launcher, for
+// scripts and tests that start `node dist/cli.js`.
 import { execFileSync } from 'node:child_process';
-import { rmSync, chmodSync, existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = join(root, 'dist');
 const onlyCli = process.argv.includes('--cli');
 if (!onlyCli) {
-  rmSync(join(root, 'dist'), { recursive: true, force: true });
+  rmSync(dist, { recursive: true, force: true });
   execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], {
     stdio: 'inherit',
     cwd: root,
   });
+} else {
+  // What earlier CLI builds left: chunks of a code-split bundle.
+  mkdirSync(dist, { recursive: true });
+  for (const f of readdirSync(dist)) if (/^chunk-[A-Z0-9]+\.js$/.test(f)) rmSync(join(dist, f));
 }
 const esbuild = await import('esbuild');
-// Code splitting: modules the CLI imports lazily (Lua, config, MCP, the REPL) become chunks that
-// load only on the paths that need them, with their external packages. Chunks sit next to
-// cli.js so relative URLs (the Lua worker script) resolve the same from any of them.
-const entryPoints = { cli: join(root, 'src/cli/main.ts') };
-if (existsSync(join(root, 'src/lua/worker.ts'))) entryPoints['lua-worker'] = join(root, 'src/lua/worker.ts');
-if (existsSync(join(root, 'src/config/eval-worker.ts'))) entryPoints['config-worker'] = join(root, 'src/config/eval-worker.ts');
-await esbuild.build({
-  entryPoints,
-  outdir: join(root, 'dist'),
-  splitting: true,
-  chunkNames: 'chunk-[hash]',
+const common = {
   bundle: true,
   platform: 'node',
-  format: 'esm',
   target: 'node20',
   minify: true,
   legalComments: 'none',
   define: { 'process.env.NODE_ENV': '"production"' },
-  // wasmoon locates its .wasm file relative to itself; the MCP SDK is loaded only when configured.
-  external: ['wasmoon', '@modelcontextprotocol/*'],
-  banner: { js: '#!/usr/bin/env node' },
+  // wasmoon and web-tree-sitter locate their .wasm files relative to themselves; the MCP SDK is
+  // loaded only when configured.
+  external: ['wasmoon', 'web-tree-sitter', '@modelcontextprotocol/*'],
   logLevel: 'warning',
+};
+
+// The CLI: import.meta.url is the bundle's URL, which the launcher passes in.
+const cli = await esbuild.build({
+  ...common,
+  entryPoints: [join(root, 'src/cli/main.ts')],
+  outfile: join(dist, 'cli.cjs'),
+  format: 'cjs',
+  define: { ...common.define, 'import.meta.url': '__clm_url', 'import.meta.resolve': 'undefined' },
+  write: false,
 });
-chmodSync(join(root, 'dist/cli.js'), 0o755);
+// ES modules are strict; the CommonJS output keeps that with a directive (esbuild writes one today).
+const out = cli.outputFiles[0].text;
+// import() of a package becomes the launcher's (see bin/clm.cjs); a template that builds a
+// worker's source (`import(${...})`) is not a call and stays.
+const strict = out.startsWith('"use strict";') ? out : `"use strict";\n${out}`;
+// The launcher reads the bundle as one-byte text, which skips decoding UTF-8 (~5 % of a start):
+// esbuild escapes what lies outside ASCII except in regular expression and template literals,
+// where a \uXXXX escape (one per UTF-16 unit) means the same (a template's cooked text; no tag
+// in the program reads the raw text).
+const code = strict
+  .replace(/\bimport\((?=")/g, '__clm_import(')
+  .replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+if (/\bimport\((?!\$\{)/.test(code)) throw new Error('build: dist/cli.cjs calls import() the launcher does not provide');
+const hash = createHash('sha256').update(code).digest('hex').slice(0, 32);
+writeFileSync(join(dist, 'cli.cjs'), `// clm-build ${hash}\n${code}`);
+writeFileSync(
+  join(dist, 'cli.js'),
+  "#!/usr/bin/env node\n// The clm command, for `node dist/cli.js`: see bin/clm.cjs.\nimport '../bin/clm.cjs';\n",
+);
+chmodSync(join(dist, 'cli.js'), 0o755);
+
+// Worker threads: ES module bundles, started by URL next to dist/cli.cjs.
+const workers = { 'lua-worker': 'src/lua/worker.ts', 'config-worker': 'src/config/eval-worker.ts' };
+const entryPoints = Object.fromEntries(
+  Object.entries(workers)
+    .filter(([, src]) => existsSync(join(root, src)))
+    .map(([k, src]) => [k, join(root, src)]),
+);
+await esbuild.build({ ...common, entryPoints, outdir: dist, format: 'esm' });
 if (!onlyCli) execFileSync(process.execPath, [join(root, 'scripts/seed-cache.mjs')], { stdio: 'inherit', cwd: root });

@@ -7,7 +7,10 @@ const ENGINE = [
   'test/core/agent-openai.test.ts',
   'test/core/agent-reentrancy.test.ts',
   'test/core/agent-tool-batch.test.ts',
-  'test/core/pure-parts.test.ts',
+  'test/core/server-info.test.ts',
+  'test/core/fnmatch.test.ts',
+  'test/core/tool-output.test.ts',
+  'test/core/ratelimit.test.ts',
   'test/core/history.test.ts',
   'test/core/llm-call.test.ts',
 ];
@@ -21,7 +24,7 @@ const PROVIDERS = [
   'test/core/providers/dialects-compaction-e2e.test.ts',
 ];
 const SSE = [
-  'test/core/pure-parts.test.ts',
+  'test/core/sse.test.ts',
   'test/core/llm-call.test.ts',
   'test/fuzz/sse.test.ts',
   'test/fuzz/stream-decoders.test.ts',

@@ -2,7 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
+import { join, dirname, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CHROMIUM_HINT, findChromium } from './chromium.mjs';
 
@@ -23,7 +23,8 @@ const walk = (d) => {
 };
 walk(join(root, 'test'));
 const filter = process.argv.slice(2);
-let chosen = filter.length ? files.filter((f) => filter.some((x) => f.includes(x))) : files;
+// Matched within the repository (test/…): a checkout's own directory name must not select every file.
+let chosen = filter.length ? files.filter((f) => filter.some((x) => relative(root, f).includes(x))) : files;
 // Tests that drive Chromium run where it is installed; CI sets CLM_REQUIRE_BROWSER, so there a
 // missing browser fails them instead of leaving them out.
 let missingNotice = '';
@@ -42,10 +43,12 @@ if (!chosen.length) {
   console.log(missingNotice || '# no test file matches');
   process.exit(missingNotice ? 0 : 1);
 }
-// Every test has a deadline, so a broken timeout fails the run instead of hanging it.
+// Every test has a deadline, so a broken timeout fails the run instead of hanging it. A test file
+// runs as one test under that deadline too: one with several type-checks or npm installs takes
+// minutes on a loaded 2-core machine, so the deadline is generous (a hang still ends the run).
 const tallyDir = mkdtempSync(join(tmpdir(), 'clm-tally-'));
 const tallyFile = join(tallyDir, 'tally');
-const status = run(['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', ...chosen], {
+const status = run(['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=360000', ...chosen], {
   env: { ...process.env, CLM_TEST_TALLY: tallyFile },
 });
 printTally(tallyFile);
