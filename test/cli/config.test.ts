@@ -9,6 +9,7 @@ import * as oa from '../fixtures/openai-replies.js';
 import * as an from '../fixtures/anthropic-replies.js';
 import { runCli, show, REPO } from '../fixtures/run-cli.js';
 import { cliSuite, sessionIdOf } from '../fixtures/cli-suite.js';
+import { withoutSandboxNotice } from '../fixtures/bwrap.js';
 
 const SECRET = 'sk-config-secret-7777';
 const OTHER_SECRET = 'tvly-other-secret-5555';
@@ -240,7 +241,7 @@ test('clm setup twice: wrote, then kept; secrets.lua 0600; the generated config 
   const r3 = await runCli(['-o', 'hi', '-u', mock.base], { dirs });
   assert.equal(r3.code, 0, show(r3));
   assert.equal(r3.stdout, 'hello\n', show(r3));
-  assert.doesNotMatch(r3.stderr, /notice|plugin/i, r3.stderr);
+  assert.doesNotMatch(withoutSandboxNotice(r3.stderr), /notice|plugin/i, r3.stderr);
   const names = mock.posts[0]!.json.tools.map((t: any) => t.function.name);
   assert.ok(names.includes('reverse_string'), names.join(' '));
   // A provider from the template with -u: its (empty) key sends no Authorization header.

@@ -13,6 +13,7 @@ import * as oa from '../fixtures/openai-replies.js';
 import { cliSuite } from '../fixtures/cli-suite.js';
 import { show, waitFor, type CliDirs } from '../fixtures/run-cli.js';
 import { spawnPty } from '../fixtures/pty-screen.js';
+import { withoutSandboxNotice } from '../fixtures/bwrap.js';
 
 const { mock, dirs, run, spawn } = await cliSuite({ dirs: 'each' });
 
@@ -43,7 +44,7 @@ test('-o: the user file, the root, then the nearest (CLAUDE.md where no AGENTS.m
   assert.ok(sys.includes(join(sub, 'CLAUDE.md')), 'the model is told where each file is');
   assert.ok(!sys.includes('OUTSIDE-THE-REPO'), sys);
   assert.ok(sys.startsWith('You are a helpful assistant.'), 'after the base prompt');
-  assert.equal(r.stderr.includes('notice'), false, show(r));
+  assert.equal(withoutSandboxNotice(r.stderr).includes('notice'), false, show(r));
 });
 
 test('outside a repository only the working directory is read; AGENTS.md wins over CLAUDE.md there', async () => {
