@@ -44,6 +44,12 @@ export interface RunCheckpointsOptions {
 
 /** How long a turn runs before the session's first snapshot starts in the background. */
 const WARM_AFTER_MS = 500;
+/**
+ * How many turns keep the conversation before them in memory: each is a copy of the history,
+ * so keeping every turn's grew a long session by its whole history per turn. An older turn's
+ * conversation comes from the session file, which holds it too.
+ */
+const KEEP_BEFORE = 16;
 
 export class RunCheckpoints {
   readonly #o: RunCheckpointsOptions;
@@ -52,7 +58,7 @@ export class RunCheckpoints {
   /** What the records do next, in order (a turn's start, its snapshots, its end). */
   #chain: Promise<unknown> = Promise.resolve();
   #warmTimer: ReturnType<typeof setTimeout> | undefined;
-  /** The conversation before each turn of this process, by turn number. */
+  /** The conversation before each of this process's last KEEP_BEFORE turns, by turn number. */
   readonly #before = new Map<number, Message[]>();
   #unsaved = `unsaved-${process.pid}-${Date.now().toString(36)}`;
 
@@ -108,6 +114,7 @@ export class RunCheckpoints {
           if (!cp) return;
           cp.beginTurn(prompt, count);
           this.#before.set(cp.turns.at(-1)!.turn, history);
+          for (const n of this.#before.keys()) if (this.#before.size > KEEP_BEFORE) this.#before.delete(n);
           // The session's first snapshot runs while the model answers, not when its first tool
           // waits; not at once, so that a quick answer without tools (a one-shot question) never pays it.
           this.#warmTimer = setTimeout(() => void cp.warm(), WARM_AFTER_MS);

@@ -127,3 +127,27 @@ test('/rewind N, conversation only: the files stay as the turn left them', async
   assert.ok(!existsSync(join(ws, 'gone.txt')));
   assert.doesNotMatch(s.text(), /files made/);
 });
+
+test('/rewind to a turn long ago takes the conversation back from the session file', async (t) => {
+  // The UI keeps the conversation before only its last few turns in memory; an older turn's comes
+  // from the session file.
+  const ws = workspace();
+  ui.mock.script((req) => oa.text(`heard ${lastUser(req.json)}`));
+  const s = await ui.open(t, ['-S'], { cwd: ws });
+  const TURNS = 20;
+  for (let i = 1; i <= TURNS; i++) {
+    s.type(`say ${i}\r`);
+    await s.waitFor(`heard say ${i}`, `reply ${i}`);
+  }
+  s.type('/rewind 2\r');
+  await s.waitFor('rewind turns 2, 3,', 'the question');
+  s.type('y');
+  await s.waitFor('[rewound to before turn 2: files as they are; conversation back]', 'the outcome');
+  s.type('after\r');
+  await s.waitFor('heard after', 'the reply after the rewind');
+  const users = ui.mock.posts
+    .at(-1)!
+    .json.messages.filter((m: any) => m.role === 'user')
+    .map((m: any) => m.content);
+  assert.deepEqual(users, ['say 1', 'after']);
+});
