@@ -36,6 +36,7 @@ export interface TurnRecord {
 interface RecordFile {
   v: 1;
   workspace: string;
+  /** The shadow repository; "" until a snapshot needs it (a session of turns without tools names none). */
   repo: string;
   turns: TurnRecord[];
 }
@@ -92,7 +93,7 @@ export class Checkpoints {
   constructor(o: CheckpointsOptions, record?: RecordFile) {
     this.#o = o;
     this.settings = { ...DEFAULT_CHECKPOINT_SETTINGS, ...o.settings };
-    this.#record = record ?? { v: 1, workspace: o.workspace, repo: repoDirFor(o.stateDir, o.workspace), turns: [] };
+    this.#record = record ?? { v: 1, workspace: o.workspace, repo: '', turns: [] };
     if (!this.settings.enabled) this.#off = 'off';
   }
 
@@ -135,9 +136,15 @@ export class Checkpoints {
     this.#o.notice?.(text);
   }
 
+  /** The shadow repository's directory, named when first needed (naming it hashes the workspace). */
+  #repoDir(): string {
+    this.#record.repo ||= repoDirFor(this.#o.stateDir, this.#record.workspace);
+    return this.#record.repo;
+  }
+
   #openRepo(): Promise<ShadowRepo> {
     this.#repo ??= ShadowRepo.open({
-      dir: this.#record.repo,
+      dir: this.#repoDir(),
       workspace: this.#record.workspace,
       sessionId: this.#o.sessionId,
       timeoutMs: this.settings.gitTimeoutMs,
@@ -286,7 +293,7 @@ export class Checkpoints {
   /** The manifests no turn of any session of this repository names any more leave it. */
   #pruneManifests(repo: ShadowRepo): void {
     const keep = new Set<string>();
-    const others = sessionsOf(this.#o.stateDir, this.#record.repo).filter((s) => s !== this.#o.sessionId);
+    const others = sessionsOf(this.#o.stateDir, this.#repoDir()).filter((s) => s !== this.#o.sessionId);
     for (const cp of [this, ...others.map((s) => Checkpoints.open(this.#o.stateDir, s))])
       for (const t of cp?.turns ?? []) for (const snap of [t.before, t.after]) if (snap) keep.add(snap.manifest);
     repo.pruneManifests(keep);
@@ -326,7 +333,7 @@ export class Checkpoints {
 
   /** Sessions lose their snapshots, oldest first (this one all but its last turn), until the repository fits its cap. */
   async #dropOldest(repo: ShadowRepo): Promise<void> {
-    for (const s of sessionsOf(this.#o.stateDir, this.#record.repo)) {
+    for (const s of sessionsOf(this.#o.stateDir, this.#repoDir())) {
       const other = s === this.#o.sessionId ? this : Checkpoints.open(this.#o.stateDir, s);
       if (!other) continue;
       const last = s === this.#o.sessionId ? other.#record.turns.findLast((t) => t.before) : undefined;

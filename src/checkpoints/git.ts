@@ -4,8 +4,12 @@
 // nor their attributes or hooks change what git does. Every command has a deadline and fails with
 // a message that names it.
 
-import { spawn, spawnSync } from 'node:child_process';
+import type { spawn as Spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { lazyBuiltin } from '../host/lazy-builtin.js';
+
+/** Loaded at the first git command, not when a turn without tools records itself. */
+const childProcess = lazyBuiltin<typeof import('node:child_process')>('node:child_process');
 
 export class GitError extends Error {}
 
@@ -88,9 +92,9 @@ export function runGit(place: Partial<GitPlace> & Pick<GitPlace, 'home'>, args: 
   const timeoutMs = o.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
   const what = `git ${args.find((a) => !a.startsWith('-')) ?? args[0]}`;
   return new Promise((resolve, reject) => {
-    let child: ReturnType<typeof spawn>;
+    let child: ReturnType<typeof Spawn>;
     try {
-      child = spawn('git', [...FIXED, ...args], {
+      child = childProcess().spawn('git', [...FIXED, ...args], {
         cwd: place.workTree ?? place.home,
         env: gitEnv(place),
         stdio: ['pipe', 'pipe', 'pipe'],
@@ -154,7 +158,11 @@ let available: boolean | null = null;
 /** Whether a `git` program can be run (asked once per process). */
 export function gitAvailable(): boolean {
   if (available === null) {
-    const r = spawnSync('git', ['--version'], { stdio: 'ignore', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, timeout: 10_000 });
+    const r = childProcess().spawnSync('git', ['--version'], {
+      stdio: 'ignore',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      timeout: 10_000,
+    });
     available = r.status === 0;
   }
   return available;

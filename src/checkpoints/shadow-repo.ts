@@ -6,7 +6,6 @@
 // git writes a session's first snapshot and any that changed many files; one that changed a few
 // is stored in-process (tree-cache.ts), and the index catches up when git next runs.
 
-import { createHash } from 'node:crypto';
 import {
   copyFileSync,
   existsSync,
@@ -20,6 +19,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { basename, join } from 'node:path';
+import { lazyBuiltin } from '../host/lazy-builtin.js';
 import { type GitPlace, runGit } from './git.js';
 import { buildManifest, decodeManifest, encodeManifest, type Manifest } from './manifest.js';
 import { changedPaths, type LeftOut, rescan, type Scan, type ScanOptions, scanWorkspace } from './scan.js';
@@ -67,13 +67,16 @@ export interface TreeEntry {
  * first snapshot of thousands of files that is a fraction of the time (and only here: a diff
  * would take files over the threshold for binary).
  */
+/** Loaded when a snapshot is first taken or a repository named, not when a turn records itself. */
+const crypto = lazyBuiltin<typeof import('node:crypto')>('node:crypto');
+
 const INTO_ONE_PACK = ['-c', 'core.bigFileThreshold=1', '-c', 'core.compression=1'];
 
 /** Attributes that override the workspace's own: no filter, no line-ending or encoding conversion. */
 const ATTRIBUTES = '* -text -eol -filter -ident -working-tree-encoding\n';
 
 export function repoDirFor(stateDir: string, workspace: string): string {
-  const hash = createHash('sha256').update(workspace).digest('hex').slice(0, 16);
+  const hash = crypto().createHash('sha256').update(workspace).digest('hex').slice(0, 16);
   const name = (basename(workspace) || 'root').replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40);
   return join(stateDir, 'checkpoints', `${name}-${hash}`);
 }
@@ -214,7 +217,7 @@ export class ShadowRepo {
 
   #storeManifest(m: Manifest): string {
     const text = encodeManifest(m);
-    const id = createHash('sha256').update(text).digest('hex');
+    const id = crypto().createHash('sha256').update(text).digest('hex');
     const file = join(this.dir, 'manifests', `${id}.json`);
     if (!existsSync(file)) {
       const tmp = `${file}.${process.pid}.tmp`;

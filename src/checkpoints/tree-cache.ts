@@ -6,15 +6,19 @@
 // directory's name compared as if it ended in `/`). Built from `git ls-tree -r` of a tree git
 // wrote, and trusted only if the root it computes is that tree.
 
-import { createHash } from 'node:crypto';
 import { constants, existsSync, mkdirSync } from 'node:fs';
-import { open, readlink, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { deflate } from 'node:zlib';
+import { lazyBuiltin } from '../host/lazy-builtin.js';
 import { parentOf } from './scan.js';
 
-const deflateAsync = promisify(deflate);
+// Loaded at the first snapshot: a turn without tools loads the checkpoints to record itself and
+// needs none of these (~10 ms of a one-shot run's start).
+const crypto = lazyBuiltin<typeof import('node:crypto')>('node:crypto');
+const fsp = lazyBuiltin<typeof import('node:fs/promises')>('node:fs/promises');
+const zlib = lazyBuiltin<typeof import('node:zlib')>('node:zlib');
+
+const deflateAsync = (data: Buffer, level: number) =>
+  new Promise<Buffer>((resolve, reject) => zlib().deflate(data, { level }, (e, out) => (e ? reject(e) : resolve(out))));
 
 /** Names each temporary object file apart (two writers of one object in this process must not share one). */
 let writes = 0;
@@ -173,8 +177,8 @@ export class TreeCache {
     if (existsSync(file)) return;
     mkdirSync(dir, { recursive: true });
     const tmp = join(dir, `tmp_obj_${process.pid}_${++writes}`);
-    await writeFile(tmp, await deflateAsync(Buffer.concat([header(type, data.length), data]), { level: 1 }), { mode: 0o444 });
-    await rename(tmp, file);
+    await fsp().writeFile(tmp, await deflateAsync(Buffer.concat([header(type, data.length), data]), 1), { mode: 0o444 });
+    await fsp().rename(tmp, file);
   }
 }
 
@@ -182,13 +186,13 @@ const depth = (d: string) => (d ? d.split('/').length : 0);
 const header = (type: string, size: number) => Buffer.from(`${type} ${size}\0`);
 
 function hashObject(type: string, data: Buffer): string {
-  return createHash('sha1').update(header(type, data.length)).update(data).digest('hex');
+  return crypto().createHash('sha1').update(header(type, data.length)).update(data).digest('hex');
 }
 
 /** The bytes git would store for the file or link at `abs`: never through a link, never blocking on a FIFO. */
 async function readEntry(abs: string, kind: 'file' | 'link'): Promise<Buffer> {
-  if (kind === 'link') return readlink(abs, { encoding: 'buffer' });
-  const fh = await open(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  if (kind === 'link') return fsp().readlink(abs, { encoding: 'buffer' });
+  const fh = await fsp().open(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
     if (!(await fh.stat()).isFile()) throw new Error(`${abs} is no longer a regular file`);
     return await fh.readFile();
