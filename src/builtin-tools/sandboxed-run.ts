@@ -68,6 +68,7 @@ export async function runSandboxed(
   }
   const first = await confined(inv, cap, start, sandbox, onAbort);
   if (!first.began && !first.res.spawnError && !inv.signal.aborted) {
+    sandbox.backend?.setupFailed?.();
     sandbox.onRun?.(inv.id, inv.name, sandbox.inForce);
     return { res: first.res, out: first.out, note: `\n${NOT_SET_UP}` };
   }

@@ -31,8 +31,10 @@ export interface SandboxBackend {
   readonly name: string;
   /** Whether it works here (checked once, then remembered). */
   available(): Availability;
-  /** available(), without blocking the caller (start-up). */
+  /** available(), without blocking the caller (start-up); may answer from what an earlier start learned. */
   availableAsync(): Promise<Availability>;
+  /** The sandbox could not be set up for a command although it was available: what was learned is stale. */
+  setupFailed?(): void;
   /** `req` confined by `policy` (a `full` policy is never wrapped). */
   wrap(req: SpawnRequest, policy: SandboxPolicy): WrappedSpawn;
 }

@@ -36,6 +36,7 @@ import { delimiter, dirname, join } from 'node:path';
 import type { Availability, SandboxBackend, SpawnRequest, WrappedSpawn } from './backend.js';
 import { type NamedPath, type SandboxPolicy, within } from './policy.js';
 import { lazyBuiltin } from '../host/lazy-builtin.js';
+import { VerdictCache } from './verdict-cache.js';
 
 // Needed once a process is spawned or the check runs, which a run does after its first request.
 const childProcess = lazyBuiltin<typeof import('node:child_process')>('node:child_process');
@@ -367,15 +368,24 @@ class BwrapBackend implements SandboxBackend {
     this.pending ??= new Promise<Availability>((resolve) => {
       const bin = findBwrap(this.env);
       if (!bin) return resolve(verdict(null, null, ''));
+      const cache = new VerdictCache(this.env);
+      if (cache.holds(bin)) return resolve(verdict(bin, 0, ''));
       let stderr = '';
       const c = childProcess().spawn(bin, trialArgs(), { stdio: ['ignore', 'ignore', 'pipe'] });
       c.stderr.setEncoding('utf8').on('data', (d: string) => {
         stderr += d;
       });
       c.once('error', (e) => resolve(verdict(bin, null, '', e)));
-      c.once('close', (status) => resolve(verdict(bin, status, stderr)));
+      c.once('close', (status) => {
+        if (status === 0) cache.remember(bin);
+        resolve(verdict(bin, status, stderr));
+      });
     }).then((v) => (this.known ??= v));
     return this.pending;
+  }
+
+  setupFailed(): void {
+    new VerdictCache(this.env).forget();
   }
 
   wrap(req: SpawnRequest, policy: SandboxPolicy): WrappedSpawn {
