@@ -33,6 +33,9 @@ export function startMock(mode, fixture) {
       const port = /^(\d+)\n/.exec(out)?.[1];
       if (!port) return;
       child.stdout.removeAllListeners('data');
+      // The mock never keeps a bench script alive: it goes with the script (the exit handler above).
+      child.stdout.destroy();
+      child.unref();
       const base = `http://127.0.0.1:${port}`;
       const call = async (method, path, body) => {
         const r = await fetch(`${base}${path}`, { method, ...(body ? { body: JSON.stringify(body) } : {}) });
