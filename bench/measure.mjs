@@ -38,16 +38,10 @@ const WRAP = 'f=$1; g=$2; shift 2; exec 3>&2 2>"$f"; TIMEFORMAT="%3U %3S"; time 
  * Run argv; resolve to { wall, user, sys, cpu (s), rssKiB, code, signal, stdout, stderr }. A run
  * that was killed or whose figures are unreadable has NaN figures and `signal` set.
  */
-export function measure(argv, { env, cwd, timeoutMs = 120_000, stdin = 'ignore' } = {}) {
-  const cpuFile = join(scratch, `cpu-${++seq}`);
-  const rssFile = join(scratch, `rss-${seq}`);
+/** Run `file args` to its end (SIGKILL after timeoutMs); resolves to { code, signal, stdout, stderr }. */
+function run(file, args, { env, cwd, stdin, timeoutMs }) {
   return new Promise((resolve, reject) => {
-    const t0 = process.hrtime.bigint();
-    const child = spawn('/bin/bash', ['-c', WRAP, 'measure', cpuFile, rssFile, ...argv], {
-      env,
-      cwd,
-      stdio: [stdin, 'pipe', 'pipe'],
-    });
+    const child = spawn(file, args, { env, cwd, stdio: [stdin, 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d) => {
@@ -59,73 +53,72 @@ export function measure(argv, { env, cwd, timeoutMs = 120_000, stdin = 'ignore' 
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('error', reject);
     child.on('close', (code, signal) => {
-      const wall = Number(process.hrtime.bigint() - t0) / 1e9;
       clearTimeout(timer);
-      let user = NaN;
-      let sys = NaN;
-      let rssKiB = NaN;
-      let report = '';
-      try {
-        [user, sys] = readFileSync(cpuFile, 'utf8').trim().split('\n').at(-1).split(' ').map(Number);
-        report = readFileSync(rssFile, 'utf8');
-        rssKiB = Number(report.trim().split('\n').at(-1));
-      } catch {
-        /* reported as NaN */
-      }
-      rmSync(cpuFile, { force: true });
-      rmSync(rssFile, { force: true });
-      // GNU time reports a command that died of a signal as "Command terminated by signal N".
-      const killedBy = /terminated by signal (\d+)/.exec(report)?.[1];
-      const bad = signal || killedBy || ![user, sys, rssKiB].every(Number.isFinite);
-      resolve({
-        wall,
-        user: bad ? NaN : user,
-        sys: bad ? NaN : sys,
-        cpu: bad ? NaN : user + sys,
-        rssKiB: bad ? NaN : rssKiB,
-        code: code ?? -1,
-        signal: signal ?? (killedBy ? `signal ${killedBy}` : bad ? 'no figures' : null),
-        stdout,
-        stderr,
-      });
+      resolve({ code, signal, stdout, stderr });
     });
   });
 }
 
-/** Instructions argv executes (every thread), from callgrind; resolves to { ir, code, stdout, stderr }. */
-export function instructions(argv, { env, cwd, timeoutMs = 600_000 } = {}) {
-  const out = join(scratch, `callgrind-${++seq}`);
-  return new Promise((resolve, reject) => {
-    const child = spawn('valgrind', ['--tool=callgrind', `--callgrind-out-file=${out}`, `--log-file=${out}.log`, ...argv], {
-      env,
-      cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding('utf8').on('data', (d) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      let ir = NaN;
-      try {
-        // One "Collected" line per process valgrind followed: the first is argv's own.
-        const m = /Collected : (\d+)/.exec(readFileSync(`${out}.log`, 'utf8'));
-        if (m) ir = Number(m[1]);
-      } catch {
-        /* NaN */
-      }
-      rmSync(out, { force: true });
-      rmSync(`${out}.log`, { force: true });
-      resolve({ ir, code: code ?? -1, stdout, stderr });
-    });
+/**
+ * Run argv; resolve to { wall, user, sys, cpu (s), rssKiB, code, signal, stdout, stderr }. A run
+ * that was killed or whose figures are unreadable has NaN figures and `signal` set.
+ */
+export async function measure(argv, { env, cwd, timeoutMs = 120_000, stdin = 'ignore' } = {}) {
+  const cpuFile = join(scratch, `cpu-${++seq}`);
+  const rssFile = join(scratch, `rss-${seq}`);
+  const t0 = process.hrtime.bigint();
+  const { code, signal, stdout, stderr } = await run('/bin/bash', ['-c', WRAP, 'measure', cpuFile, rssFile, ...argv], {
+    env,
+    cwd,
+    stdin,
+    timeoutMs,
   });
+  const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+  let user = NaN;
+  let sys = NaN;
+  let rssKiB = NaN;
+  let report = '';
+  try {
+    [user, sys] = readFileSync(cpuFile, 'utf8').trim().split('\n').at(-1).split(' ').map(Number);
+    report = readFileSync(rssFile, 'utf8');
+    rssKiB = Number(report.trim().split('\n').at(-1));
+  } catch {
+    /* reported as NaN */
+  }
+  rmSync(cpuFile, { force: true });
+  rmSync(rssFile, { force: true });
+  // GNU time reports a command that died of a signal as "Command terminated by signal N".
+  const killedBy = /terminated by signal (\d+)/.exec(report)?.[1];
+  const bad = signal || killedBy || ![user, sys, rssKiB].every(Number.isFinite);
+  return {
+    wall,
+    user: bad ? NaN : user,
+    sys: bad ? NaN : sys,
+    cpu: bad ? NaN : user + sys,
+    rssKiB: bad ? NaN : rssKiB,
+    code: code ?? -1,
+    signal: signal ?? (killedBy ? `signal ${killedBy}` : bad ? 'no figures' : null),
+    stdout,
+    stderr,
+  };
+}
+
+/** Instructions argv executes (every thread), from callgrind; resolves to { ir, code, stdout, stderr }. */
+export async function instructions(argv, { env, cwd, timeoutMs = 600_000 } = {}) {
+  const out = join(scratch, `callgrind-${++seq}`);
+  const args = ['--tool=callgrind', `--callgrind-out-file=${out}`, `--log-file=${out}.log`, ...argv];
+  const { code, stdout, stderr } = await run('valgrind', args, { env, cwd, stdin: 'ignore', timeoutMs });
+  let ir = NaN;
+  try {
+    // One "Collected" line per process valgrind followed: the first is argv's own.
+    const m = /Collected : (\d+)/.exec(readFileSync(`${out}.log`, 'utf8'));
+    if (m) ir = Number(m[1]);
+  } catch {
+    /* NaN */
+  }
+  rmSync(out, { force: true });
+  rmSync(`${out}.log`, { force: true });
+  return { ir, code: code ?? -1, stdout, stderr };
 }
 
 // ---- statistics and tables -----------------------------------------------------------------
