@@ -53,6 +53,14 @@ const unmountable = (t: Trees) => (w: WrappedSpawn) => {
   return { ...w, args: [...w.args.slice(0, at), '--ro-bind', '/dev/null', join(t.outside, 'gone', 'x'), ...w.args.slice(at)] };
 };
 
+/** Trees with a listening socket outside them (closed after the test), and a sandbox over them. */
+async function withSocketOutside(t: { after(fn: () => unknown): void }) {
+  const trees = makeTrees();
+  const sock = await socketOutside(trees);
+  t.after(() => sock.server.close());
+  return { trees, sock, sb: sandboxIn(trees) };
+}
+
 function sandboxIn(t: Trees): Sandbox {
   process.chdir(t.ws);
   return new Sandbox({ settings: { mode: 'workspace-write' }, cwd: t.ws, env: t.env });
@@ -74,10 +82,7 @@ function socketGoneOnce(build: Build, socket: string) {
 
 describe('a sandbox that cannot be set up', bwrapOrSkip(), () => {
   test('a socket removed between the building and the setup: the command is started again, and runs', async (t) => {
-    const trees = makeTrees();
-    const sock = await socketOutside(trees);
-    t.after(() => sock.server.close());
-    const sb = sandboxIn(trees);
+    const { sock, sb } = await withSocketOutside(t);
     const build = socketGoneOnce((r) => Sandbox.prototype.confine.call(sb, r), sock.path);
     sb.confine = build;
     const r = await call(sandboxedShellExec(sb), { command: 'echo ran' }, { timeoutMs: 30_000 }).result;
@@ -105,10 +110,7 @@ describe('a sandbox that cannot be set up', bwrapOrSkip(), () => {
   });
 
   test('bg_exec: the job is started again and its result is its own; a setup that keeps failing is said', async (t) => {
-    const trees = makeTrees();
-    const sock = await socketOutside(trees);
-    t.after(() => sock.server.close());
-    const sb = sandboxIn(trees);
+    const { trees, sock, sb } = await withSocketOutside(t);
     const build = socketGoneOnce((r) => Sandbox.prototype.confine.call(sb, r), sock.path);
     sb.confine = build;
     const ok = call(sandboxedBgExec(sb), { command: 'echo ran' });
@@ -123,10 +125,7 @@ describe('a sandbox that cannot be set up', bwrapOrSkip(), () => {
   });
 
   test('an MCP server whose socket went away in between is started again and answers', async (t) => {
-    const trees = makeTrees();
-    const sock = await socketOutside(trees);
-    t.after(() => sock.server.close());
-    const sb = sandboxIn(trees);
+    const { sock, sb } = await withSocketOutside(t);
     const build = socketGoneOnce((r) => sb.confineServer(r), sock.path);
     const { m, report } = await mcpStart(build);
     try {
