@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 import type * as Wasmoon from 'wasmoon';
+import { compileWasm } from '../host/wasm-compile.js';
 
 const require = createRequire(import.meta.url);
 
@@ -107,23 +107,11 @@ export const upvalueIndex = (i: number) => LUA_REGISTRYINDEX - i;
 /** emscripten implements longjmp (lua_error, lua_yield) by throwing this value through JS frames. */
 export const isLongjmp = (e: unknown) => e === Infinity;
 
-/**
- * --wasm-tiering-budget (how much a function runs before V8 optimizes it) by V8 major version, as
- * `node --v8-options` gives it: what a compile without tier-up restores afterwards. Under a V8
- * not listed, flags are left alone and such a compile tiers up like any other.
- */
-const TIERING_BUDGETS: Record<string, number> = { '11': 1_800_000 };
-
 // One compiled WebAssembly.Module serves every instance of a thread: wasmoon reads glue.wasm and
 // calls WebAssembly.instantiate(bytes, imports) each time; we compile once and instantiate that.
 let compiled: Promise<WebAssembly.Module> | undefined;
 function compileOnce(bin: Uint8Array, tierUp = true): Promise<WebAssembly.Module> {
-  if (compiled) return compiled;
-  // V8 reads the budget while it compiles the module's functions: raised for this compile alone.
-  const budget = tierUp ? undefined : TIERING_BUDGETS[process.versions.v8.split('.')[0]];
-  if (budget) setFlagsFromString(`--wasm-tiering-budget=${2 ** 30}`);
-  compiled = WebAssembly.compile(smallerInitialMemory(bin) as BufferSource);
-  if (budget) void compiled.finally(() => setFlagsFromString(`--wasm-tiering-budget=${budget}`)).catch(() => {});
+  compiled ??= compileWasm(() => WebAssembly.compile(smallerInitialMemory(bin) as BufferSource), { tierUp });
   return compiled;
 }
 let patched = false;
