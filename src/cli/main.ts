@@ -6,6 +6,7 @@ import { installSignalHandlers, onUnhandledSignal, takeHeldSignals } from './sig
 import { hasConfigFile } from '../config/paths.js';
 import { forTerminal } from '../core/terminal-text.js';
 import { CLM_VERSION } from '../host/version.js';
+import { lazyBuiltin } from '../host/lazy-builtin.js';
 import { parseCommandLine, USAGE, UsageError, usageErrorText, type CliArgs } from './args.js';
 import { exitWithResult, signalSummary, Tally } from './run-summary.js';
 
@@ -86,7 +87,10 @@ async function main(argv: string[]): Promise<number> {
     if (args.oneshot !== undefined) {
       if (args.resume === '') throw new UsageError('-r without an id needs the REPL; give the session id with -o');
       const { runOneshot } = await import('./oneshot.js');
-      return await runOneshot(args, { stdout: process.stdout, stderr: process.stderr, color, stdin: process.stdin });
+      // stdin only where a person can answer on it: for a file or /dev/null, creating
+      // process.stdin builds a file stream, whose module pulls in fs/promises, readline and fs.watch.
+      const stdin = lazyBuiltin<typeof import('node:tty')>('node:tty')().isatty(0) ? process.stdin : undefined;
+      return await runOneshot(args, { stdout: process.stdout, stderr: process.stderr, color, stdin });
     }
     if (!args.headless && process.stdin.isTTY && process.stdout.isTTY) {
       const { runUi } = await import('./ui/app.js');

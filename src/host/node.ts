@@ -41,6 +41,15 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
 /** node:https on first use, so http-only runs (local llama.cpp, Ollama) never load TLS. */
 const https = lazyBuiltin<typeof httpsNs>('node:https');
 
+/**
+ * Monotonic milliseconds from process.hrtime: the `performance` global's first use loads Node's
+ * perf_hooks (a dozen modules, ~1.5 ms of a start), and the host needs only differences.
+ */
+function monotonicMs(): number {
+  const [s, ns] = process.hrtime();
+  return s * 1e3 + ns / 1e6;
+}
+
 export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
   const sink = opts.log === undefined ? createDebugLog() : (opts.log ?? undefined);
   const idleMs = opts.idleTimeoutMs ?? 300_000;
@@ -76,7 +85,7 @@ export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
   }
 
   function httpRequest(req: HttpRequest, handlers: HttpHandlers): Cancelable {
-    const t0 = performance.now();
+    const t0 = monotonicMs();
     const method = req.body === undefined ? 'GET' : 'POST';
     const body =
       req.body === undefined
@@ -111,7 +120,7 @@ export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
     };
     const fail = (err: HostError) => {
       if (!settle()) return;
-      log(`http ${method} ${where} failed after ${Math.round(performance.now() - t0)} ms: ${err.code} ${err.message}`);
+      log(`http ${method} ${where} failed after ${Math.round(monotonicMs() - t0)} ms: ${err.code} ${err.message}`);
       report('onError', () => handlers.onError(err));
     };
     const failFrom = (e: unknown, fallback = 'EIO', retryable?: false) => {
@@ -221,7 +230,7 @@ export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
           if (settled) return;
           const resBody = Buffer.concat(chunks);
           if (!settle(false)) return;
-          log(`http ${method} ${where} -> ${status} (${resBody.length} bytes, ${Math.round(performance.now() - t0)} ms)`);
+          log(`http ${method} ${where} -> ${status} (${resBody.length} bytes, ${Math.round(monotonicMs() - t0)} ms)`);
           report('onResponse', () => handlers.onResponse({ status, headers: flattenHeaders(res.headers), body: resBody }));
         });
         res.on('close', () => {
@@ -277,7 +286,7 @@ export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
         },
       };
     },
-    now: () => performance.now(),
+    now: () => monotonicMs(),
     close() {
       httpAgent.destroy();
       httpsAgent?.destroy();

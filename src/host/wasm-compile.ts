@@ -15,7 +15,10 @@
 // TurboFan is done. A timer keeps the loop running while the compile is awaited, so its
 // completion arrives as an ordinary loop event instead.
 
-import { setFlagsFromString } from 'node:v8';
+import { lazyBuiltin } from './lazy-builtin.js';
+
+// node:v8 costs ~4 ms to load: only a compile without tier-up needs it.
+const v8 = lazyBuiltin<typeof import('node:v8')>('node:v8');
 
 /**
  * --wasm-tiering-budget by V8 major version, as `node --v8-options` gives it: what a compile
@@ -38,7 +41,7 @@ export interface CompileOptions {
  */
 export function compileWasm<T>(compile: () => Promise<T>, opts: CompileOptions = {}): Promise<T> {
   const budget = opts.tierUp === false ? TIERING_BUDGETS[process.versions.v8.split('.')[0]] : undefined;
-  if (budget && quietCompiles++ === 0) setFlagsFromString(`--wasm-tiering-budget=${2 ** 30}`);
+  if (budget && quietCompiles++ === 0) v8().setFlagsFromString(`--wasm-tiering-budget=${2 ** 30}`);
   const hold = setInterval(() => {}, 2 ** 30);
   let running: Promise<T>;
   try {
@@ -48,6 +51,6 @@ export function compileWasm<T>(compile: () => Promise<T>, opts: CompileOptions =
   }
   return running.finally(() => {
     clearInterval(hold);
-    if (budget && --quietCompiles === 0) setFlagsFromString(`--wasm-tiering-budget=${budget}`);
+    if (budget && --quietCompiles === 0) v8().setFlagsFromString(`--wasm-tiering-budget=${budget}`);
   });
 }
