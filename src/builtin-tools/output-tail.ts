@@ -2,6 +2,8 @@
 // every PROGRESS_INTERVAL_MS, so a chatty command costs a few events a second and a bounded
 // buffer whatever it writes. What the model gets is the capped output (output-cap.ts), not this.
 
+import { monotonicMs } from '../host/monotonic.js';
+
 /** Bytes of the output's end kept for the live view. */
 export const TAIL_BYTES = 4096;
 /** Least time between two reports of one command. */
@@ -19,7 +21,7 @@ export class OutputTail {
 
   constructor(
     private readonly report: (text: string) => void,
-    private readonly now: () => number = () => performance.now(),
+    private readonly now: () => number = monotonicMs,
   ) {}
 
   push(chunk: Buffer): void {

@@ -5,10 +5,12 @@
 // outside clm since are then kept, and listed). Without a terminal and without -y it shows what
 // it would do and changes nothing.
 
-import { createInterface } from 'node:readline';
 import { forTerminal } from '../core/terminal-text.js';
 import { openSession, SessionError, sessionDir } from '../session/index.js';
 import type { CheckpointArgs } from './args.js';
+import { lazyBuiltin } from '../host/lazy-builtin.js';
+
+const readline = lazyBuiltin<typeof import('node:readline')>('node:readline');
 
 /** A refusal the command reports as `clm: <message>` with exit status 1 (as it does git's and the file system's failures). */
 class Refused extends Error {}
@@ -96,7 +98,7 @@ async function run(a: CheckpointArgs, io: CheckpointIo): Promise<number> {
 }
 
 async function ask(io: CheckpointIo, question: string): Promise<string> {
-  const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: true });
+  const rl = readline().createInterface({ input: io.stdin, output: io.stderr, terminal: true });
   try {
     return await new Promise<string>((resolve) => {
       rl.on('close', () => resolve(''));

@@ -19,7 +19,7 @@ installSignalHandlers();
 function resultOnSignal(args: CliArgs): void {
   onUnhandledSignal((signal, code) => {
     if (signal !== 'SIGINT') process.stderr.write(`clm: ended by ${signal}\n`);
-    const known = { model: args.model ?? '', provider: args.provider ?? '', durationMs: Math.round(performance.now()) };
+    const known = { model: args.model ?? '', provider: args.provider ?? '', durationMs: Math.round(process.uptime() * 1000) };
     exitWithResult(process.stdout, signalSummary(signal, code, new Tally(), known));
   });
 }

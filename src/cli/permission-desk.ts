@@ -26,6 +26,7 @@ import { parseRule, type Rule, ruleText } from '../permissions/rule.js';
 import { appendRule } from '../permissions/rules-file.js';
 import type { OutsideQuestion } from '../sandbox/sandbox.js';
 import { outsideText, questionText } from './permission-text.js';
+import { monotonicMs } from '../host/monotonic.js';
 
 export const TYPING_GAP_MS = 500;
 
@@ -221,7 +222,7 @@ export class PermissionDesk {
   };
 
   private enqueue(p: Pending): void {
-    if (!this.queue.length) this.shownAt = performance.now();
+    if (!this.queue.length) this.shownAt = monotonicMs();
     this.queue.push(p);
     p.signal.addEventListener('abort', () => this.withdraw(p), { once: true });
     this.front?.changed();

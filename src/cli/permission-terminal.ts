@@ -10,6 +10,7 @@
 
 import type { DeskFront, DeskKey, PermissionDesk } from './permission-desk.js';
 import { DESK_KEY_NAMES, editHead } from './permission-desk.js';
+import { monotonicMs } from '../host/monotonic.js';
 
 /** A keypress as node:readline's emitKeypressEvents reports it. */
 export interface Key {
@@ -73,7 +74,7 @@ export class TerminalAsker implements DeskFront {
       // from now, begun by what was typed and dropped, if anything.
       desk.endRun();
       const dropped = this.io.listen((k) => this.key(k));
-      if (dropped > 0) desk.press(performance.now());
+      if (dropped > 0) desk.press(monotonicMs());
     }
     if (this.shown !== q) {
       this.endEdit();
@@ -116,7 +117,7 @@ export class TerminalAsker implements DeskFront {
       this.io.interrupt();
       return;
     }
-    desk.press(performance.now());
+    desk.press(monotonicMs());
     const dk = deskKey(k);
     if (dk && desk.key(dk)) return;
     // A key that answers nothing makes its run typing: the keys after it do not answer either.

@@ -2,9 +2,11 @@
 // resume, asked again until the answer is one of them (as the original asks it, on the normal
 // screen: before the interactive screen starts, or in the line REPL).
 
-import { createInterface } from 'node:readline';
 import { formatSessionList, listSessions, type SessionListRow } from '../session/index.js';
 import { CliError } from './cli-error.js';
+import { lazyBuiltin } from '../host/lazy-builtin.js';
+
+const readline = lazyBuiltin<typeof import('node:readline')>('node:readline');
 
 /**
  * The list, then the question until it is answered with a row's number; `ask` resolves null
@@ -33,7 +35,7 @@ export async function pickSession(
   io: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream },
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<string> {
-  const rl = createInterface({ input: io.stdin, output: io.stdout, terminal: true });
+  const rl = readline().createInterface({ input: io.stdin, output: io.stdout, terminal: true });
   let ended = false;
   rl.on('close', () => {
     ended = true;

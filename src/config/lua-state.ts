@@ -30,6 +30,7 @@ import { newCappedState, openSafeLibraries, removeUnsafeGlobals, type MemoryAcco
 import { luaToJs } from './lua-value.js';
 import { ConvertError, NeedsWorker } from './errors.js';
 import { CONFIG_BUDGET_MS, type ChunkOutcome, type RunOptions } from './eval-protocol.js';
+import { monotonicMs } from '../host/monotonic.js';
 
 /** Default cap on Lua memory for the config state. */
 export const CONFIG_MEMORY_LIMIT = 64 * 1024 * 1024;
@@ -114,11 +115,11 @@ export class ConfigLua {
   }
 
   private giveUpAfterDeadline(): void {
-    if (this.quick && performance.now() > this.deadline) throw new NeedsWorker(`runs longer than ${this.quickMs} ms`);
+    if (this.quick && monotonicMs() > this.deadline) throw new NeedsWorker(`runs longer than ${this.quickMs} ms`);
   }
 
   private hook(L: LuaPtr): void {
-    if (performance.now() <= this.deadline) return;
+    if (monotonicMs() <= this.deadline) return;
     this.giveUpAfterDeadline();
     const m = this.m;
     if (!this.killed) {
@@ -129,7 +130,7 @@ export class ConfigLua {
     }
     if (m._lua_isyieldable(L)) {
       m._lua_yieldk(L, 0, 0, 0);
-    } else if (performance.now() > this.deadline + HARD_KILL_GRACE_MS) {
+    } else if (monotonicMs() > this.deadline + HARD_KILL_GRACE_MS) {
       // A pcall loop inside a sort comparator or gsub callback can catch every error below.
       // A JS exception unwinds all wasm frames instead (emscripten rethrows non-longjmp values).
       throw new HardKill();
@@ -164,7 +165,7 @@ export class ConfigLua {
     const budgetMs = opts.budgetMs ?? CONFIG_BUDGET_MS;
     this.quickMs = Math.min(budgetMs, QUICK_MS);
     // On the main thread parsing counts too (the heap it grows is watched; a hook is not yet set).
-    if (this.quick) this.deadline = performance.now() + this.quickMs;
+    if (this.quick) this.deadline = monotonicMs() + this.quickMs;
     try {
       const co = m._lua_newthread(L); // stays on L's stack until we settop: anchored against GC
       if (mem.loadText(L, source, chunkName) !== LUA_OK) return { ok: false, message: this.errorText(L, -1) };
@@ -172,7 +173,7 @@ export class ConfigLua {
       m._lua_sethook(co, this.hookPtr, LUA_MASKCOUNT, HOOK_COUNT);
       this.killed = false;
       this.killedAt = '';
-      if (!this.quick) this.deadline = performance.now() + budgetMs;
+      if (!this.quick) this.deadline = monotonicMs() + budgetMs;
       let status: number;
       try {
         status = m._lua_resume(co, L, 0, mem.scratch);

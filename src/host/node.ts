@@ -10,6 +10,7 @@ import { lazyBuiltin } from './lazy-builtin.js';
 import type { Cancelable, Host, HostError, HttpHandlers, HttpRequest } from '../core/host.js';
 import { CLM_VERSION } from './version.js';
 import { createDebugLog, isDebugLog } from './debug-log.js';
+import { monotonicMs } from './monotonic.js';
 
 export interface NodeHostOptions {
   /** Log sink; default createDebugLog() (CLM_DEBUG_LOG). null ⇒ no log. */
@@ -40,15 +41,6 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
 
 /** node:https on first use, so http-only runs (local llama.cpp, Ollama) never load TLS. */
 const https = lazyBuiltin<typeof httpsNs>('node:https');
-
-/**
- * Monotonic milliseconds from process.hrtime: the `performance` global's first use loads Node's
- * perf_hooks (a dozen modules, ~1.5 ms of a start), and the host needs only differences.
- */
-function monotonicMs(): number {
-  const [s, ns] = process.hrtime();
-  return s * 1e3 + ns / 1e6;
-}
 
 export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
   const sink = opts.log === undefined ? createDebugLog() : (opts.log ?? undefined);

@@ -2,11 +2,13 @@
 // name order, directories in the order given. A missing directory is fine; a file over the size
 // limit or unreadable is reported and skipped.
 
-import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readRegularFile } from '../host/regular-file.js';
 import { MAX_PLUGIN_BYTES } from './limits.js';
 import type { LoadError, PluginSource } from './protocol.js';
+import { lazyBuiltin } from '../host/lazy-builtin.js';
+
+const fsp = lazyBuiltin<typeof import('node:fs/promises')>('node:fs/promises');
 
 export interface Discovered {
   plugins: PluginSource[];
@@ -30,7 +32,7 @@ export async function discoverPlugins(dirs: string[]): Promise<Discovered> {
 async function scanDir(dir: string): Promise<Found[]> {
   let names: string[];
   try {
-    names = await readdir(dir);
+    names = await fsp().readdir(dir);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return [];

@@ -25,7 +25,8 @@ export interface Clock {
 }
 
 const realClock: Clock = {
-  now: () => performance.now(),
+  // process.hrtime, not the `performance` global: its first use loads Node's perf_hooks.
+  now: () => Number(process.hrtime.bigint()) / 1e6,
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
 };
@@ -311,9 +312,9 @@ export class Renderer {
     // A terminal restored behind the renderer's back (a signal, a crash) is not drawn on again.
     if (!this.running || this.resizePending || this.painter.busy || !this.terminal.isActive) return;
     this.cancelTimer();
-    const t0 = performance.now();
+    const t0 = this.clock.now();
     const out = this.painter.frame(final);
-    this.stats.renderMs += performance.now() - t0;
+    this.stats.renderMs += this.clock.now() - t0;
     this.lastFrameAt = this.clock.now();
     if (out) {
       this.emit(SYNC_BEGIN + out + SYNC_END);

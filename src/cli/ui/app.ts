@@ -51,6 +51,7 @@ import { modeBeforeConfig, modeOf } from './screen-mode.js';
 import { type ConnectionView, statusLine } from './status-bar.js';
 import type { TranscriptView } from './transcript-view.js';
 import { TranscriptSearch } from './transcript-search.js';
+import { monotonicMs } from '../../host/monotonic.js';
 
 const SPINNER_MS = 100;
 /** Streamed content is drawn at most this often (the original's repaint tick); keys at once. */
@@ -319,7 +320,7 @@ class UiApp {
     ]);
     this.screen = screen;
     this.started = screen.start().then(() => {
-      this.firstFrameMs ??= performance.now();
+      this.firstFrameMs ??= monotonicMs();
       // First-use costs (the lexer, the segmenter, the emoji table) after the first frame, not before it.
       setTimeout(() => {
         void import('../../tui/markdown.js').then(
@@ -675,7 +676,7 @@ class UiApp {
    */
   private permissionTakes(ev: InputEvent, id: string): boolean {
     const desk = this.rt?.desk;
-    desk?.press(performance.now());
+    desk?.press(monotonicMs());
     if (!desk?.active) return false;
     if (this.runBinding('permission', id)) return true;
     const text = ev.type === 'text' || (ev.type === 'paste' && desk.editing) ? ev.text.replace(/[\r\n]+/g, ' ') : '';

@@ -5,10 +5,12 @@
 // only the entries offered are stat'ed, to tell a directory behind a symlink: nothing is ever
 // opened, so a FIFO or a device cannot block, and a slow network directory cannot stall the UI.
 
-import { readdir, stat } from 'node:fs/promises';
+import { lazyBuiltin } from '../../host/lazy-builtin.js';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Completion } from './command-context.js';
 import { capped, commonPrefix, MAX_CANDIDATES } from './candidates.js';
+
+const fsp = lazyBuiltin<typeof import('node:fs/promises')>('node:fs/promises');
 
 /** How long a directory may take to list before TAB gives up on it. */
 const LIST_TIMEOUT_MS = 3000;
@@ -41,7 +43,7 @@ const withTimeout = <T>(p: Promise<T>, ms: number): Promise<T | null> =>
 
 async function isDir(path: string): Promise<boolean> {
   try {
-    return (await stat(path)).isDirectory();
+    return (await fsp().stat(path)).isDirectory();
   } catch {
     return false;
   }
@@ -68,7 +70,7 @@ export async function completePath(word: string, env: PathEnv): Promise<Completi
   } else {
     dir = isAbsolute(dirPart) ? dirPart : resolve(env.cwd, dirPart);
   }
-  const entries = await withTimeout(readdir(dir, { withFileTypes: true }), LIST_TIMEOUT_MS);
+  const entries = await withTimeout(fsp().readdir(dir, { withFileTypes: true }), LIST_TIMEOUT_MS);
   if (!entries) return null;
   const hidden = base.startsWith('.');
   const matches = entries
