@@ -5,8 +5,9 @@
 // that ran enough with TurboFan on background threads. For tree-sitter-bash one parse is enough,
 // and the recompile costs ~0.6 s of CPU and ~40 MiB — a one-shot run that judges ten commands
 // pays it for nothing. Raising --wasm-tiering-budget (how much a function runs before it is
-// optimized) while a module compiles keeps its code on Liftoff for a long while; V8 reads the
-// budget as it compiles, so it is raised for the compile alone and then restored.
+// optimized) while a module compiles keeps its code on Liftoff for a long while (the grammar: about
+// a hundred commands judged); V8 reads the budget as it compiles, so it is raised for the compile
+// alone and then restored.
 //
 // The event loop: V8 holds no event-loop handle while it compiles. When nothing else is pending
 // (a one-shot run waiting for the parser), Node finds the loop empty and blocks in its drain of
