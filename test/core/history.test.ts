@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { foldHistory, supersede, systemMessage, contextUpdateMessage, estimateTokens } from '../../src/core/history.js';
 import type { Message } from '../../src/core/types.js';
+import { rfc2822 } from '../../src/core/time-stamp.js';
 
 const u = (c: string): Message => ({ role: 'user', content: c });
 const a = (c: string): Message => ({ role: 'assistant', content: c });
@@ -111,8 +112,14 @@ test('the time stamp is RFC 2822 local time in every time zone (a half-hour or 4
         const zone = `${off < 0 ? '-' : '+'}${p2(Math.floor(Math.abs(off) / 60))}${p2(Math.abs(off) % 60)}`;
         const want = `${day}, ${p2(d.getDate())} ${month} ${d.getFullYear()} ${p2(d.getHours())}:${p2(d.getMinutes())}:${p2(d.getSeconds())} ${zone}`;
         assert.equal(contextUpdateMessage(d).content!.split('\n')[0], `[context update] current time: ${want}`, tz);
+        // Date's own text of the same fields (ECMAScript fixes its form), in RFC 2822's order.
+        assert.equal(rfc2822(d), d.toString().replace(/^(\w+) (\w+) (\d+) (-?\d+) (\S+) GMT(\S+).*/s, '$1, $3 $2 $4 $5 $6'), tz);
       }
     }
+    process.env.TZ = 'Asia/Kathmandu';
+    assert.equal(rfc2822(new Date(Date.UTC(2026, 10, 30, 3, 20, 7))), 'Mon, 30 Nov 2026 09:05:07 +0545');
+    process.env.TZ = 'America/St_Johns';
+    assert.equal(rfc2822(new Date(Date.UTC(2027, 0, 1, 3, 0, 0))), 'Thu, 31 Dec 2026 23:30:00 -0330');
   } finally {
     if (saved === undefined) delete process.env.TZ;
     else process.env.TZ = saved;
