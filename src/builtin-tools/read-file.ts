@@ -94,19 +94,24 @@ async function invokeReadFile(inv: ToolInvocation, guard: FileGuard | null): Pro
     const st = await fh.stat();
     if (st.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
     if (!st.isFile()) throw new Error('not a regular file');
-    const buf = Buffer.allocUnsafe(CHUNK);
+    let buf = Buffer.allocUnsafe(CHUNK);
     for (;;) {
       if (inv.signal.aborted) return inv.fail('cancelled');
       const { bytesRead } = await fh.read(buf, 0, CHUNK, null);
       if (bytesRead === 0) break;
+      let kept = false;
       let pos = 0;
       while (pos < bytesRead) {
         const nl = buf.indexOf(10, pos);
         const end = nl === -1 || nl >= bytesRead ? bytesRead : nl + 1;
         const wanted = line >= offset && line <= last && !capped;
         if (wanted) {
-          // Copy (buf is reused); stop collecting once the line cannot fit anyway, only count it.
-          if (lineLen <= budget) lineParts.push(Buffer.from(buf.subarray(pos, Math.min(end, pos + budget + 1 - lineLen))));
+          // A view of the chunk, which is then not reused; stop collecting once the line cannot
+          // fit anyway, only count it.
+          if (lineLen <= budget) {
+            lineParts.push(buf.subarray(pos, Math.min(end, pos + budget + 1 - lineLen)));
+            kept = true;
+          }
           lineLen += end - pos;
         }
         partial = true;
@@ -117,6 +122,7 @@ async function invokeReadFile(inv: ToolInvocation, guard: FileGuard | null): Pro
         }
         pos = end;
       }
+      if (kept) buf = Buffer.allocUnsafe(CHUNK);
     }
   } catch (e) {
     return inv.fail(`cannot read '${path}': ${errnoText(e)}`);

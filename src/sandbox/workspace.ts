@@ -3,7 +3,7 @@
 // each as a real path — a symbolic link anywhere on the way is resolved here, so every rule
 // compares paths the kernel would reach.
 
-import { lstatSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readFileSync, readlinkSync, realpathSync, type Stats, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { KEY_FILES, type NamedPath, type SandboxMode, type SandboxPolicy, within } from './policy.js';
 
@@ -32,21 +32,35 @@ export interface PolicyContext {
  */
 export function realPathOf(p: string, depth = 0): string {
   const abs = resolve(p);
-  try {
-    return realpathSync(abs);
-  } catch {
-    const parent = dirname(abs);
-    if (parent === abs) return abs;
-    const dir = realPathOf(parent, depth);
-    const here = join(dir, basename(abs));
-    if (depth < 40) {
-      try {
-        if (lstatSync(here).isSymbolicLink()) return realPathOf(resolve(dir, readlinkSync(here)), depth + 1);
-      } catch {
-        /* not there: the rest of the path is what a write would create */
-      }
+  // Most paths asked about (key files, git hooks) do not exist: lstat says so without throwing,
+  // where realpath's ENOENT costs an exception with its stack trace, dozens per start.
+  if (entryAt(abs)) {
+    try {
+      return realpathSync(abs);
+    } catch {
+      /* a dangling link, a loop, no permission: resolved below as far as it goes */
     }
-    return here;
+  }
+  const parent = dirname(abs);
+  if (parent === abs) return abs;
+  const dir = realPathOf(parent, depth);
+  const here = join(dir, basename(abs));
+  if (depth < 40 && entryAt(here)?.isSymbolicLink()) {
+    try {
+      return realPathOf(resolve(dir, readlinkSync(here)), depth + 1);
+    } catch {
+      /* gone meanwhile: the rest of the path is what a write would create */
+    }
+  }
+  return here;
+}
+
+/** lstat of `p`, or undefined when nothing is there (or it cannot be looked at). */
+function entryAt(p: string): Stats | undefined {
+  try {
+    return lstatSync(p, { throwIfNoEntry: false });
+  } catch {
+    return undefined; // ENOTDIR, EACCES: nothing to resolve there
   }
 }
 

@@ -71,6 +71,16 @@ test('read_file: default limit is 200 lines', async () => {
   assert.ok(!r.text.includes('line 201'));
 });
 
+test('read_file: lines across the file\'s 64 KiB reads arrive whole and in order, each its own bytes', async () => {
+  // Lines of differing lengths, so that many straddle a read's boundary; a window over four reads.
+  const p = join(dir, 'chunks.txt');
+  const all = Array.from({ length: 5000 }, (_, i) => `${i + 1} ${String.fromCharCode(97 + (i % 26)).repeat(i % 97)}\n`);
+  writeFileSync(p, all.join(''));
+  const r = await call(readFileTool, { path: p, offset: 700, limit: 3000 }, { outputCap: 1 << 20 }).result;
+  assert.ok(r.ok);
+  assert.equal(r.text, `${all.slice(699, 3699).join('')}\n[lines 700-3699 of 5000; raise offset to continue]`);
+});
+
 test('read_file: offset past the end is a success message', async () => {
   const p = join(dir, 'three.txt');
   writeFileSync(p, lines(3));
