@@ -9,8 +9,7 @@
 
 import type { ChildProcess } from 'node:child_process';
 import { lazyBuiltin } from '../host/lazy-builtin.js';
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { runnable } from '../host/on-path.js';
 import type { Writable } from 'node:stream';
 import type { SpawnRequest, WrappedSpawn } from '../sandbox/backend.js';
 import { forgetGroup, reapWithUs, startReaper } from './group-reaper.js';
@@ -107,21 +106,6 @@ export function toolEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv
  */
 const GATE = 'IFS= read -r _ <&3 || exit 125; printf . >&3; exec 3<&-; exec "$@"';
 const GATE_MERGED = `${GATE} 2>&1`;
-
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Whether `command` names a file that can run (a bare name: found on PATH, as exec would). */
-function runnable(command: string, env: NodeJS.ProcessEnv): boolean {
-  if (command.includes('/')) return executable(command);
-  return (env.PATH ?? '').split(delimiter).some((d) => d !== '' && executable(join(d, command)));
-}
 
 /** `$SHELL -c command` (fallback /bin/sh), inheriting the environment (less clm's key) and working directory. */
 export function spawnShellGroup(command: string, opts: SpawnOptions): GroupChild {

@@ -7,6 +7,7 @@
 import type { spawn as Spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { lazyBuiltin } from '../host/lazy-builtin.js';
+import { findOnPath } from '../host/on-path.js';
 
 /** Loaded at the first git command, not when a turn without tools records itself. */
 const childProcess = lazyBuiltin<typeof import('node:child_process')>('node:child_process');
@@ -155,16 +156,13 @@ export function runGit(place: Partial<GitPlace> & Pick<GitPlace, 'home'>, args: 
 
 let available: boolean | null = null;
 
-/** Whether a `git` program can be run (asked once per process). */
+/**
+ * Whether a `git` program is there to run (asked once per process). Found on PATH, not run: a
+ * spawn here would block the event loop (a fork of the whole process) while a reply streams;
+ * a git that is there but fails says so at its first command.
+ */
 export function gitAvailable(): boolean {
-  if (available === null) {
-    const r = childProcess().spawnSync('git', ['--version'], {
-      stdio: 'ignore',
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-      timeout: 10_000,
-    });
-    available = r.status === 0;
-  }
+  available ??= findOnPath('git', process.env.PATH ?? '/usr/bin:/bin') !== null;
   return available;
 }
 

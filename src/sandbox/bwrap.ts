@@ -17,10 +17,8 @@
 // mount points it makes behind in the user's tree.
 
 import {
-  accessSync,
   chmodSync,
   closeSync,
-  constants,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -32,11 +30,12 @@ import {
   statSync,
   unlinkSync,
 } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Availability, SandboxBackend, SpawnRequest, WrappedSpawn } from './backend.js';
 import { type NamedPath, type SandboxPolicy, within } from './policy.js';
 import { lazyBuiltin } from '../host/lazy-builtin.js';
 import { VerdictCache } from './verdict-cache.js';
+import { findOnPath } from '../host/on-path.js';
 
 // Needed once a process is spawned or the check runs, which a run does after its first request.
 const childProcess = lazyBuiltin<typeof import('node:child_process')>('node:child_process');
@@ -44,17 +43,7 @@ const os = lazyBuiltin<typeof import('node:os')>('node:os');
 
 /** Where bwrap is on PATH, or null. */
 export function findBwrap(env: NodeJS.ProcessEnv = process.env): string | null {
-  for (const dir of (env.PATH ?? '/usr/bin:/bin').split(delimiter)) {
-    if (!dir) continue;
-    const p = join(dir, 'bwrap');
-    try {
-      accessSync(p, constants.X_OK);
-      return p;
-    } catch {
-      /* not here */
-    }
-  }
-  return null;
+  return findOnPath('bwrap', env.PATH ?? '/usr/bin:/bin');
 }
 
 const isRoot = () => process.getuid?.() === 0;
