@@ -71,7 +71,7 @@ test('read_file: default limit is 200 lines', async () => {
   assert.ok(!r.text.includes('line 201'));
 });
 
-test('read_file: lines across the file\'s 64 KiB reads arrive whole and in order, each its own bytes', async () => {
+test("read_file: lines across the file's 64 KiB reads arrive whole and in order, each its own bytes", async () => {
   // Lines of differing lengths, so that many straddle a read's boundary; a window over four reads.
   const p = join(dir, 'chunks.txt');
   const all = Array.from({ length: 5000 }, (_, i) => `${i + 1} ${String.fromCharCode(97 + (i % 26)).repeat(i % 97)}\n`);
