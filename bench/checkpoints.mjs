@@ -304,10 +304,10 @@ async function ab(ws, state, size) {
     const order = r % 2 ? [...variants].reverse() : variants;
     for (const v of order) await run(v);
     let t = performance.now();
-    const scan = scanWorkspace(ws, scanOpts);
+    const scan = await scanWorkspace(ws, scanOpts);
     js['walk the workspace (watch broken)'].push(performance.now() - t);
     t = performance.now();
-    changedPaths(scan, rescan(ws, scan, new Set(['d0']), scanOpts));
+    changedPaths(scan, await rescan(ws, scan, new Set(['d0']), scanOpts));
     js['read one directory again + compare'].push(performance.now() - t);
     t = performance.now();
     encodeManifest(buildManifest(scan));

@@ -122,8 +122,11 @@ class Walker {
     return r;
   }
 
-  /** Read directory `rel`; enter each subdirectory `deeper` says to. */
-  visit(rel: string, deeper: (sub: string) => boolean): void {
+  /**
+   * Read directory `rel`; enter each subdirectory `deeper` says to. A step per directory read:
+   * the caller may give the event loop its turn between two (see `walk`).
+   */
+  *visit(rel: string, deeper: (sub: string) => boolean): Generator<void> {
     const abs = rel ? join(this.root, rel) : this.root;
     if (!rel) {
       try {
@@ -140,6 +143,7 @@ class Walker {
       this.left.set(rel || '.', `cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
       return;
     }
+    yield;
     const here = this.rules(rel);
     const o = this.o;
     for (const name of names) {
@@ -159,7 +163,7 @@ class Walker {
         if (this.skip.has(a)) continue;
         this.dirs.set(r, perm(st));
         this.dirIno.set(r, Number(st.ino));
-        if (deeper(r)) this.visit(r, deeper);
+        if (deeper(r)) yield* this.visit(r, deeper);
       } else if (st.isFile() || st.isSymbolicLink()) {
         const size = Number(st.size);
         if (st.isFile() && o.maxFileBytes > 0 && size > o.maxFileBytes) {
@@ -192,10 +196,26 @@ const nowNs = () => BigInt(Date.now() - 50) * 1_000_000n;
 const leftList = (left: Map<string, string>): LeftOut[] =>
   [...left].sort(([a], [b]) => (a < b ? -1 : 1)).map(([path, why]) => ({ path, why }));
 
-export function scanWorkspace(root: string, o: ScanOptions): Scan {
+/** How long a walk runs before it lets the event loop have a turn (keys, a streaming reply). */
+const SLICE_MS = 8;
+
+/**
+ * Run a walk's steps, letting the event loop have its turn every SLICE_MS: the first walk of a
+ * large workspace takes a while (~25 ms per 600 files here), and it starts while a reply streams.
+ */
+async function walk(steps: Iterable<void>): Promise<void> {
+  let since = Date.now();
+  for (const _ of steps) {
+    if (Date.now() - since < SLICE_MS) continue;
+    await new Promise((r) => setImmediate(r));
+    since = Date.now();
+  }
+}
+
+export async function scanWorkspace(root: string, o: ScanOptions): Promise<Scan> {
   const startedNs = nowNs();
   const w = new Walker(root, o, new Map(), new Map(), new Map(), new Map());
-  w.visit('', () => true);
+  await walk(w.visit('', () => true));
   return { files: w.files, dirs: w.dirs, dirIno: w.dirIno, leftOut: leftList(w.left), startedNs };
 }
 
@@ -203,7 +223,7 @@ export function scanWorkspace(root: string, o: ScanOptions): Scan {
  * `prev` brought up to date by reading again only the directories in `dirty` (those whose
  * entries changed: a watch saw it) and walking whole the directories that are new.
  */
-export function rescan(root: string, prev: Scan, dirty: ReadonlySet<string>, o: ScanOptions): Scan {
+export async function rescan(root: string, prev: Scan, dirty: ReadonlySet<string>, o: ScanOptions): Promise<Scan> {
   const startedNs = nowNs();
   const files = new Map(prev.files);
   const dirs = new Map(prev.dirs);
@@ -233,19 +253,21 @@ export function rescan(root: string, prev: Scan, dirty: ReadonlySet<string>, o: 
       continue;
     }
     // A subdirectory not seen before, or made again since (another inode), is walked whole.
-    w.visit(d, (sub) => {
-      const again = prev.dirs.has(sub) && prev.dirIno.get(sub) !== dirIno.get(sub);
-      if (!prev.dirs.has(sub) || again) {
-        if (again) {
-          const ino = dirIno.get(sub);
-          drop(sub);
-          dirs.set(sub, prev.dirs.get(sub)!);
-          dirIno.set(sub, ino!);
+    await walk(
+      w.visit(d, (sub) => {
+        const again = prev.dirs.has(sub) && prev.dirIno.get(sub) !== dirIno.get(sub);
+        if (!prev.dirs.has(sub) || again) {
+          if (again) {
+            const ino = dirIno.get(sub);
+            drop(sub);
+            dirs.set(sub, prev.dirs.get(sub)!);
+            dirIno.set(sub, ino!);
+          }
+          return true;
         }
-        return true;
-      }
-      return false;
-    });
+        return false;
+      }),
+    );
     for (const x of before) if (!dirs.has(x)) drop(x);
   }
   return { files, dirs, dirIno, leftOut: leftList(left), startedNs };

@@ -158,7 +158,7 @@ export class ShadowRepo {
     // A directory whose watch saw something gets a new one: it may have been removed and made again.
     const o = { ...opts, enter: (rel: string, ino: number) => watch.ensure(rel, ino, seen.lost || seen.dirs.has(rel)) };
     const partial = prev && !seen.lost && seen.dirs.size <= MAX_REREAD && !seen.dirs.has(RULES_CHANGED);
-    const scan = partial ? rescan(this.workspace, prev.scan, seen.dirs, o) : scanWorkspace(this.workspace, o);
+    const scan = await (partial ? rescan(this.workspace, prev.scan, seen.dirs, o) : scanWorkspace(this.workspace, o));
     watch.keepOnly(scan.dirs);
     const manifest = this.#storeManifest(buildManifest(scan));
     const changed = changedPaths(prev?.scan ?? null, scan);
