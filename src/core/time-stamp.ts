@@ -1,6 +1,7 @@
 // RFC 2822 local time ("%a, %d %b %Y %H:%M:%S %z"), from the Date's local fields and offset:
 // Date.prototype.toString has every field too, but its time-zone name makes ICU load its
-// display names (~1 MiB of memory and ~0.3 ms at the first system prompt of a run).
+// display names (~1 MiB of memory and ~0.3 ms at the first system prompt of a run), and
+// toUTCString of the fields shifted into UTC costs as much memory.
 
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
