@@ -104,3 +104,29 @@ test('any text in any pieces: what is shown is a prefix of the reply, all of it 
     return true;
   });
 });
+
+test('prose is shown as it streams: after each piece, all of it so far (however long the reply)', () => {
+  const arb = fc.record({
+    // No character a call can begin with; each piece ends a word, so nothing is held at its end.
+    words: fc.array(fc.stringMatching(/^[a-z.,!?]{1,12}$/), { minLength: 1, maxLength: 60 }),
+    cuts: fc.array(fc.nat(), { maxLength: 20 }),
+  });
+  check(300, arb, ({ words, cuts }) => {
+    const pieces = cutAt(words.join(' '), cuts);
+    let shown = '';
+    let sent = '';
+    const fix = repairToolCalls.reply(
+      TOOLS,
+      (t) => {
+        shown += t;
+      },
+      () => {},
+    );
+    for (const p of pieces) {
+      fix.text(p);
+      sent += p;
+      assert.equal(shown, sent);
+    }
+    return true;
+  });
+});

@@ -99,7 +99,9 @@ type Hold = MarkerHold | JsonHold;
 type Step = 'wait' | 'fail';
 
 export class TextCallScanner {
+  /** The text from #base on: what is scanned and ruled out, with no hold on it, is dropped. */
   #s = '';
+  #base = 0;
   #i = 0;
   #at: Place = { lineStart: true, inFence: false, ticks: 0, content: false };
   #hold: Hold | null = null;
@@ -108,9 +110,17 @@ export class TextCallScanner {
 
   /** Add streamed text; returns how much of the text so far is certainly not a call (may be shown). */
   push(text: string): number {
+    // Reading a concatenated string by index makes V8 copy it whole: a reply kept whole here
+    // would cost a copy of everything so far per streamed chunk. Holds keep positions in #s, so
+    // only text before #i with no hold is dropped.
+    if (!this.#hold && this.#i > 0) {
+      this.#base += this.#i;
+      this.#s = this.#s.slice(this.#i);
+      this.#i = 0;
+    }
     this.#s += text;
     this.#scan();
-    return this.#hold ? this.#hold.start : this.#i;
+    return this.#base + (this.#hold ? this.#hold.start : this.#i);
   }
 
   /** The whole text is in: the calls it ends with, or null when it is no call. */
@@ -127,10 +137,10 @@ export class TextCallScanner {
           .replace(/\s*```$/, ''),
       );
       const calls = v && jsonCalls(v.value, true);
-      return calls ? { start: h.start, format: 'a bare JSON call', calls } : null;
+      return calls ? { start: this.#base + h.start, format: 'a bare JSON call', calls } : null;
     }
     const got = markerCalls(s, h.start);
-    return got ? { start: h.start, ...got } : null;
+    return got ? { start: this.#base + h.start, ...got } : null;
   }
 
   #scan(): void {

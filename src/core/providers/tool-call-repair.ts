@@ -25,6 +25,8 @@ class Repair implements ReplyRepair {
   readonly #log: ((line: string) => void) | undefined;
   readonly #scanner = new TextCallScanner();
   #text = '';
+  /** #text from #shown on: what is not out yet. */
+  #unshown = '';
   #shown = 0;
   #streamed = false;
 
@@ -39,6 +41,7 @@ class Repair implements ReplyRepair {
   readonly text = (text: string): void => {
     this.#streamed = true;
     this.#text += text;
+    this.#unshown += text;
     this.#show(this.#tools.length ? this.#scanner.push(text) : this.#text.length);
   };
 
@@ -76,10 +79,17 @@ class Repair implements ReplyRepair {
     };
   }
 
-  /** Emit the streamed text up to `upTo` that is not out yet. */
+  /**
+   * Emit the streamed text up to `upTo` that is not out yet. Cut from what is not out, never from
+   * #text: a slice of the whole text copies it whole (V8 flattens the concatenation) and keeps that
+   * copy alive as long as the piece lives — per chunk, a reply's square in time and memory.
+   */
   #show(upTo: number): void {
     if (!this.#streamed || upTo <= this.#shown) return;
-    this.#showText(this.#text.slice(this.#shown, upTo));
+    const n = upTo - this.#shown;
+    const all = n >= this.#unshown.length;
+    this.#showText(all ? this.#unshown : this.#unshown.slice(0, n));
+    this.#unshown = all ? '' : this.#unshown.slice(n);
     this.#shown = upTo;
   }
 
