@@ -57,6 +57,18 @@ async function exited(s: PtyScreen): Promise<{ code: number; signal: number }> {
 
 const sessionLine = /session: (\S+) \(resume with clm -r \1\)/;
 
+test('the debug log says when the first frame came, counted from the process start', async (t) => {
+  const log = join(dirs.root, 'first-frame.log');
+  const t0 = Date.now();
+  const s = await ui.open(t, [], { env: { CLM_DEBUG_LOG: log } });
+  await ask(s, 'hello');
+  const waited = Date.now() - t0;
+  const m = /ui first frame: ([\d.]+) ms after the process started/.exec(readFileSync(log, 'utf8'));
+  assert.ok(m, 'no first-frame line in the debug log');
+  const ms = Number(m[1]);
+  assert.ok(ms > 0 && ms <= waited, `${ms} ms is not within the ${waited} ms the test waited`);
+});
+
 // ---- exit paths -----------------------------------------------------------------------------
 
 test('Ctrl-C on an idle empty input quits: terminal restored, then the session line', async (t) => {

@@ -320,7 +320,7 @@ class UiApp {
     ]);
     this.screen = screen;
     this.started = screen.start().then(() => {
-      this.firstFrameMs ??= monotonicMs();
+      this.firstFrameMs ??= process.uptime() * 1000;
       // First-use costs (the lexer, the segmenter, the emoji table) after the first frame, not before it.
       setTimeout(() => {
         void import('../../tui/markdown.js').then(
