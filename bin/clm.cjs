@@ -113,6 +113,9 @@ function cacheKey(file, source) {
 
 function writeCodeCache(script, cacheFile, key) {
   try {
+    // V8 checks a cache against its flags: one made while the program has a flag changed (the
+    // wasm tiering budget, during a compile) would be refused by every later start.
+    globalThis[Symbol.for('clm.before-code-cache')]?.();
     const data = script.createCachedData();
     const dir = cacheFile.slice(0, cacheFile.lastIndexOf('/'));
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });

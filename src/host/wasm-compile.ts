@@ -30,6 +30,24 @@ const TIERING_BUDGETS: Record<string, number> = { '11': 1_800_000 };
 
 /** Compiles under way that asked for no tier-up: the budget is restored when the last one ends. */
 let quietCompiles = 0;
+/**
+ * The launcher (bin/clm.cjs) calls this, when set, before it writes its V8 code cache, which V8
+ * checks against its flags: a cache made with the budget raised would be refused by every later
+ * start. A compile still under way then tiers up as usual.
+ */
+const BEFORE_CODE_CACHE = Symbol.for('clm.before-code-cache');
+const hooks = globalThis as Record<symbol, (() => void) | undefined>;
+
+function raise(budget: number): void {
+  v8().setFlagsFromString(`--wasm-tiering-budget=${2 ** 30}`);
+  hooks[BEFORE_CODE_CACHE] = () => restore(budget);
+}
+
+function restore(budget: number): void {
+  if (!hooks[BEFORE_CODE_CACHE]) return;
+  v8().setFlagsFromString(`--wasm-tiering-budget=${budget}`);
+  hooks[BEFORE_CODE_CACHE] = undefined;
+}
 
 export interface CompileOptions {
   /** Let V8 optimize hot functions as usual (default true). */
@@ -42,7 +60,7 @@ export interface CompileOptions {
  */
 export function compileWasm<T>(compile: () => Promise<T>, opts: CompileOptions = {}): Promise<T> {
   const budget = opts.tierUp === false ? TIERING_BUDGETS[process.versions.v8.split('.')[0]] : undefined;
-  if (budget && quietCompiles++ === 0) v8().setFlagsFromString(`--wasm-tiering-budget=${2 ** 30}`);
+  if (budget && quietCompiles++ === 0) raise(budget);
   const hold = setInterval(() => {}, 2 ** 30);
   let running: Promise<T>;
   try {
@@ -52,6 +70,6 @@ export function compileWasm<T>(compile: () => Promise<T>, opts: CompileOptions =
   }
   return running.finally(() => {
     clearInterval(hold);
-    if (budget && --quietCompiles === 0) v8().setFlagsFromString(`--wasm-tiering-budget=${budget}`);
+    if (budget && --quietCompiles === 0) restore(budget);
   });
 }

@@ -5,6 +5,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Script } from 'node:vm';
 import { fileURLToPath } from 'node:url';
 import { compileWasm } from '../../src/host/wasm-compile.js';
 
@@ -59,4 +63,41 @@ console.log('parsed');`;
     [] as number[],
     'a large grammar function was optimized',
   );
+});
+
+test('a code cache written while a compile keeps the budget raised is still accepted later', { timeout: 60_000 }, async (t) => {
+  if (!['11'].includes(process.versions.v8.split('.')[0])) return t.skip('this V8 leaves the budget alone');
+  const dir = mkdtempSync(join(tmpdir(), 'clm-flags-'));
+  const src = 'function f() { return 42; } f();';
+  // What a fresh Node says of a cache made here: whether V8 refused it.
+  const refusedLater = (cache: Buffer): boolean => {
+    const file = join(dir, 'cache.bin');
+    writeFileSync(file, cache);
+    const r = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        `const vm = require('node:vm'); const s = new vm.Script(${JSON.stringify(src)}, { filename: 'x.js', cachedData: require('node:fs').readFileSync(${JSON.stringify(file)}) }); console.log(s.cachedDataRejected);`,
+      ],
+      { encoding: 'utf8', timeout: 30_000 },
+    );
+    assert.equal(r.status, 0, r.stderr);
+    return r.stdout.trim() === 'true';
+  };
+  let release!: () => void;
+  const compiling = compileWasm(() => new Promise<void>((r) => (release = r)), { tierUp: false });
+  try {
+    const script = new Script(src, { filename: 'x.js' });
+    script.runInThisContext();
+    assert.equal(refusedLater(script.createCachedData()), true, 'made with the budget raised, V8 refuses it');
+    const hook = (globalThis as Record<symbol, (() => void) | undefined>)[Symbol.for('clm.before-code-cache')];
+    assert.equal(typeof hook, 'function', 'no hook for the launcher while the budget is raised');
+    hook!();
+    assert.equal(refusedLater(script.createCachedData()), false);
+  } finally {
+    release();
+    await compiling;
+    rmSync(dir, { recursive: true, force: true });
+  }
+  assert.equal((globalThis as Record<symbol, unknown>)[Symbol.for('clm.before-code-cache')], undefined);
 });
