@@ -10,8 +10,9 @@
 // A cache file belongs to one build, one Node and one kind of run: its first line is the bundle's
 // hash (written into the bundle by scripts/build.mjs), the bundle's size and mtime, Node's version
 // and the mode. Any difference, or V8 refusing the data (another V8 flag set), makes this run
-// compile from source and write a new cache when it exits. One-shot runs and interactive ones
-// compile different parts of the program, so each mode keeps its own file.
+// compile from source and write a new cache when it exits (an interactive run: once it is ready
+// for a prompt). One-shot runs and interactive ones compile different parts of the program, so
+// each mode keeps its own file.
 //
 // Signals come first. While the program loads, SIGINT, SIGTERM and SIGHUP are held, not obeyed:
 // Node's default action would end clm by the raw signal, without its exit status (130, 143, 129)
@@ -72,7 +73,18 @@ function run() {
     filename: file,
     cachedData,
   });
-  if (key && (!cachedData || script.cachedDataRejected)) process.once('exit', () => writeCodeCache(script, cacheFile, key));
+  if (key && (!cachedData || script.cachedDataRejected)) {
+    let written = false;
+    const write = () => {
+      if (written) return;
+      written = true;
+      writeCodeCache(script, cacheFile, key);
+    };
+    process.once('exit', write);
+    // An interactive run writes it as soon as it is ready for a prompt (src/cli/code-cache.ts):
+    // what a long first session compiles later would be read, unused, at every start after it.
+    globalThis[Symbol.for('clm.code-cache-now')] = write;
+  }
   const module = { exports: {} };
   const url = require('node:url').pathToFileURL(file).href;
   // The program's import() of an ES module package (the MCP SDK, when a server is configured)

@@ -20,6 +20,7 @@ import { createRuntime, sessionLine, type RunEvent, type Runtime } from './runti
 import { isRuntimeEvent } from './runtime-events.js';
 import { onInterrupt } from './signal-handlers.js';
 import { chooseSession } from './resume-picker.js';
+import { startIsDone } from './code-cache.js';
 
 export interface ReplIo {
   stdin: NodeJS.ReadableStream;
@@ -93,6 +94,7 @@ class Repl {
     this.rt = rt;
     await rt.ready;
     this.greet(rt, resumeId);
+    startIsDone();
     onInterrupt(() => this.interrupt(rt));
     // The reader of our output went away (`clm -H < prompts | head`), or the output cannot be
     // written at all: stop after the current turn instead of running every remaining line (and

@@ -10,7 +10,8 @@ import * as oa from '../fixtures/openai-replies.js';
 import { BIN, CLI, show } from '../fixtures/run-cli.js';
 import { cliSuite } from '../fixtures/cli-suite.js';
 
-const { mock, dirs, run } = await cliSuite({ dirs: 'each' });
+const suite = await cliSuite({ dirs: 'each' });
+const { mock, dirs, run } = suite;
 const cacheDir = () => join(dirs.state, 'clm', 'code-cache');
 const build = () => /^\/\/ clm-build ([0-9a-f]+)\n/.exec(readFileSync(join(CLI, '../cli.cjs'), 'utf8'))?.[1];
 
@@ -47,6 +48,22 @@ test('the REPL keeps its own cache file; help keeps none', async () => {
   assert.match(r.stdout, /from the repl/);
   assert.ok(existsSync(join(cacheDir(), 'cli-interactive.bin')));
   assert.ok(!existsSync(join(cacheDir(), 'cli-oneshot.bin')));
+});
+
+test('an interactive run writes its cache once ready for a prompt, not what its session compiles later', async () => {
+  const { spawn } = suite;
+  const file = join(cacheDir(), 'cli-interactive.bin');
+  const repl = spawn([], { entry: BIN, keepStdin: true });
+  const end = Date.now() + 30_000;
+  while (!existsSync(file) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(existsSync(file), 'no cache before the first prompt');
+  const atReady = readFileSync(file);
+  mock.push(oa.text('a reply after the cache'));
+  repl.child.stdin!.end('hello\n');
+  const r = await repl.result;
+  assert.equal(r.code, 0, show(r));
+  assert.match(r.stdout, /a reply after the cache/);
+  assert.deepEqual(readFileSync(file), atReady, 'the cache was written again at exit');
 });
 
 test('junk under the right key, and a cache of another build, are replaced after a normal run', async () => {

@@ -52,6 +52,7 @@ import { type ConnectionView, statusLine } from './status-bar.js';
 import type { TranscriptView } from './transcript-view.js';
 import { TranscriptSearch } from './transcript-search.js';
 import { monotonicMs } from '../../host/monotonic.js';
+import { startIsDone } from '../code-cache.js';
 
 const SPINNER_MS = 100;
 /** Streamed content is drawn at most this often (the original's repaint tick); keys at once. */
@@ -343,6 +344,8 @@ class UiApp {
     this.probe.start();
     if (this.forever && this.queue.isEmpty) this.startTurn(this.forever);
     this.drain();
+    // After the first frame's own first-use work (the markdown warm-up, a timer of its own).
+    setTimeout(startIsDone, 0).unref();
   }
 
   /** Leave: the terminal back, the runtime closed, the session line. */
