@@ -50,29 +50,53 @@ if (args.length === 1 && (args[0] === '-V' || args[0] === '--version')) {
   }
 }
 
-/** Load and run dist/cli.cjs through the code cache. */
+/**
+ * Load and run dist/cli.cjs through the code cache.
+ *
+ * Memory is what a start spends most on where a fresh page costs a fault in the hypervisor as well
+ * (~15 µs a page on a cloud VM, against ~0.2 µs on bare metal): so the program's text and then the
+ * cache are read into one buffer, the cache's data starts 8-byte aligned (V8 copies unaligned
+ * data) and the bundle is already the function V8 compiles (no wrapped copy of its text).
+ */
 function run() {
   const path = require('node:path');
   const vm = require('node:vm');
   const file = path.join(__dirname, '..', 'dist', 'cli.cjs');
-  // ASCII (scripts/build.mjs makes it so): read as one-byte text, no UTF-8 to decode.
-  const source = fs.readFileSync(file, 'latin1');
+  const fd = fs.openSync(file, 'r');
+  const st = fs.fstatSync(fd);
   const cacheFile = codeCacheFile();
-  const key = cacheFile && cacheKey(file, source);
-  let cachedData;
-  if (key) {
+  let cacheFd = -1;
+  let cacheSize = 0;
+  if (cacheFile) {
     try {
-      const bytes = fs.readFileSync(cacheFile);
-      const nl = bytes.indexOf(10);
-      if (nl > 0 && bytes.toString('latin1', 0, nl) === key) cachedData = bytes.subarray(nl + 1);
+      // Non-blocking: a FIFO in its place would otherwise hold the start until something wrote.
+      cacheFd = fs.openSync(cacheFile, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+      const cst = fs.fstatSync(cacheFd);
+      if (cst.isFile()) cacheSize = cst.size;
+      else {
+        fs.closeSync(cacheFd);
+        cacheFd = -1;
+      }
     } catch {
       /* no cache yet */
     }
   }
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname, __clm_url, __clm_import) {${source}\n})`, {
-    filename: file,
-    cachedData,
-  });
+  const buffer = Buffer.allocUnsafeSlow(Math.max(st.size, cacheSize));
+  readAll(fd, buffer, st.size);
+  // ASCII (scripts/build.mjs makes it so): read as one-byte text, no UTF-8 to decode.
+  const source = buffer.latin1Slice(0, st.size);
+  const key = cacheFile && cacheKey(st, source);
+  let cachedData;
+  if (cacheFd >= 0) {
+    try {
+      const bytes = buffer.subarray(0, readAll(cacheFd, buffer, cacheSize));
+      const nl = bytes.indexOf(10);
+      if (key && nl > 0 && bytes.latin1Slice(0, nl).trimEnd() === key) cachedData = bytes.subarray(nl + 1);
+    } catch {
+      /* an unreadable cache: compiled from source */
+    }
+  }
+  const script = new vm.Script(source, { filename: file, cachedData });
   if (key && (!cachedData || script.cachedDataRejected)) {
     let written = false;
     const write = () => {
@@ -91,6 +115,17 @@ function run() {
   // is this module's: a function V8 restores from a code cache has lost vm.Script's own callback.
   const load = (specifier) => import(specifier);
   script.runInThisContext()(module.exports, require, module, file, path.dirname(file), url, load);
+}
+
+/** Read up to `size` bytes of `fd` from its start into `buffer`; how many there were. Closes fd. */
+function readAll(fd, buffer, size) {
+  let n = 0;
+  try {
+    for (let r; n < size && (r = fs.readSync(fd, buffer, n, size - n, n)) > 0; ) n += r;
+  } finally {
+    fs.closeSync(fd);
+  }
+  return n;
 }
 
 /** The cache file for this kind of run, or null when there is no state directory to keep it in. */
@@ -116,11 +151,10 @@ function isDirectory(p) {
   }
 }
 
-function cacheKey(file, source) {
+function cacheKey(st, source) {
   const build = /^\/\/ clm-build ([0-9a-f]+)\n/.exec(source)?.[1];
   if (!build) return null;
-  const st = fs.statSync(file);
-  return `clm-code-cache 1 ${build} ${st.size} ${Math.trunc(st.mtimeMs)} ${process.version} ${process.arch}`;
+  return `clm-code-cache 2 ${build} ${st.size} ${Math.trunc(st.mtimeMs)} ${process.version} ${process.arch}`;
 }
 
 function writeCodeCache(script, cacheFile, key) {
@@ -134,7 +168,9 @@ function writeCodeCache(script, cacheFile, key) {
     // Written whole, then renamed: a concurrent start reads the old file or the new one.
     const tmp = `${cacheFile}.${process.pid}.tmp`;
     try {
-      fs.writeFileSync(tmp, Buffer.concat([Buffer.from(`${key}\n`, 'latin1'), data]), { mode: 0o600 });
+      // The key's line is padded so that the data after it starts at a multiple of 8.
+      const head = `${key}${' '.repeat(7 - (key.length % 8))}\n`;
+      fs.writeFileSync(tmp, Buffer.concat([Buffer.from(head, 'latin1'), data]), { mode: 0o600 });
       fs.renameSync(tmp, cacheFile);
     } finally {
       fs.rmSync(tmp, { force: true });

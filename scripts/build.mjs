@@ -4,7 +4,8 @@
 // V8 code cache (see there): one file to read, no ES module loader, and its parts that only one
 // mode needs (the UI, Lua, MCP, config evaluation) are imported lazily, so esbuild wraps them in
 // functions that run (and are compiled) only when imported. Its first line is the hash of the
-// rest, which the code cache is checked against. The worker threads' scripts (the Lua plugin
+// rest, which the code cache is checked against; the rest is one function expression the launcher
+// calls with CommonJS's arguments and its own two. The worker threads' scripts (the Lua plugin
 // runtime, config evaluation) are bundles of their own; dist/cli.js runs the launcher, for
 // scripts and tests that start `node dist/cli.js`.
 import { execFileSync } from 'node:child_process';
@@ -63,8 +64,11 @@ const code = strict
   .replace(/\bimport\((?=")/g, '__clm_import(')
   .replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 if (/\bimport\((?!\$\{)/.test(code)) throw new Error('build: dist/cli.cjs calls import() the launcher does not provide');
-const hash = createHash('sha256').update(code).digest('hex').slice(0, 32);
-writeFileSync(join(dist, 'cli.cjs'), `// clm-build ${hash}\n${code}`);
+// The launcher compiles the file as it is: the function around the program is written here, since
+// one the launcher put around the text it read would be a second copy V8 makes of it all.
+const wrapped = `(function (exports, require, module, __filename, __dirname, __clm_url, __clm_import) {${code}\n})`;
+const hash = createHash('sha256').update(wrapped).digest('hex').slice(0, 32);
+writeFileSync(join(dist, 'cli.cjs'), `// clm-build ${hash}\n${wrapped}`);
 writeFileSync(
   join(dist, 'cli.js'),
   "#!/usr/bin/env node\n// The clm command, for `node dist/cli.js`: see bin/clm.cjs.\nimport '../bin/clm.cjs';\n",

@@ -4,7 +4,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as oa from '../fixtures/openai-replies.js';
 import { BIN, CLI, show } from '../fixtures/run-cli.js';
@@ -81,4 +82,19 @@ test('junk under the right key, and a cache of another build, are replaced after
   );
   await turn('after another build');
   assert.ok(readFileSync(file).subarray(0, key.length).equals(key), 'the other build’s cache was kept');
+});
+
+test('the cached code starts 8-byte aligned in its file, so V8 takes it where it was read', async () => {
+  await turn('aligned');
+  const bytes = readFileSync(join(cacheDir(), 'cli-oneshot.bin'));
+  assert.equal((bytes.indexOf(10) + 1) % 8, 0, `the key line is ${bytes.indexOf(10) + 1} bytes`);
+});
+
+test('a FIFO where the cache belongs neither holds the start nor stays', async () => {
+  const file = join(cacheDir(), 'cli-oneshot.bin');
+  mkdirSync(cacheDir(), { recursive: true });
+  execFileSync('mkfifo', [file]);
+  await turn('past the fifo');
+  assert.ok(statSync(file).isFile(), 'the FIFO is still there');
+  await turn('from the cache');
 });
