@@ -58,7 +58,7 @@ async function invokeReadFile(inv: ToolInvocation, guard: FileGuard | null): Pro
     return inv.fail(`cannot open '${path}': ${errnoText(e)}`);
   }
 
-  const parts: Buffer[] = []; // lines shown
+  const parts = new Pieces(); // lines shown
   let used = 0; // their bytes
   let shown = 0;
   let capped = false; // a window line did not fit the budget
@@ -66,26 +66,37 @@ async function invokeReadFile(inv: ToolInvocation, guard: FileGuard | null): Pro
   let cutHead: Buffer | undefined;
   let cutLen = 0;
   let line = 1; // number of the line the next byte belongs to
-  let lineParts: Buffer[] = [];
+  const lineParts = new Pieces();
   let lineLen = 0;
   let partial = false; // bytes seen on `line` without its newline yet
+
+  // The run of whole lines shown from the current chunk, not yet in `parts`: a line adds to it
+  // without a call (a call per line had V8 optimize the callee within a few reads).
+  let runBuf: Buffer | undefined;
+  let runStart = 0;
+  let runEnd = 0;
+  const flushRun = () => {
+    if (runBuf) parts.add(runBuf, runStart, runEnd);
+    runBuf = undefined;
+  };
 
   const endLine = () => {
     if (line >= offset && line <= last && !capped) {
       if (used + lineLen <= budget) {
-        parts.push(...lineParts);
+        flushRun();
+        parts.addAll(lineParts);
         used += lineLen;
         shown++;
       } else {
         capped = true;
         if (shown === 0) {
-          const head = Buffer.concat(lineParts);
+          const head = lineParts.join('');
           cutHead = head.subarray(0, utf8Boundary(head, Math.min(budget, head.length)));
           cutLen = lineLen;
         }
       }
     }
-    lineParts = [];
+    lineParts.clear();
     lineLen = 0;
   };
 
@@ -101,15 +112,36 @@ async function invokeReadFile(inv: ToolInvocation, guard: FileGuard | null): Pro
       if (bytesRead === 0) break;
       let kept = false;
       let pos = 0;
+      // Newlines are looked for in the chunk as one-byte text (a byte per character): String's
+      // indexOf is V8's own, where Buffer's validates its arguments through a Node function that
+      // every line's call would make hot enough for V8 to optimize in a run of a few reads.
+      const text = buf.toString('latin1', 0, bytesRead);
       while (pos < bytesRead) {
-        const nl = buf.indexOf(10, pos);
-        const end = nl === -1 || nl >= bytesRead ? bytesRead : nl + 1;
+        const nl = text.indexOf('\n', pos);
+        const end = nl === -1 ? bytesRead : nl + 1;
         const wanted = line >= offset && line <= last && !capped;
+        if (wanted && lineLen === 0 && end === nl + 1 && used + (end - pos) <= budget) {
+          // A whole line of this chunk that fits.
+          if (runBuf === buf && runEnd === pos) runEnd = end;
+          else {
+            flushRun();
+            runBuf = buf;
+            runStart = pos;
+            runEnd = end;
+          }
+          kept = true;
+          used += end - pos;
+          shown++;
+          line++;
+          partial = false;
+          pos = end;
+          continue;
+        }
         if (wanted) {
-          // A view of the chunk, which is then not reused; stop collecting once the line cannot
+          // A piece of the chunk, which is then not reused; stop collecting once the line cannot
           // fit anyway, only count it.
           if (lineLen <= budget) {
-            lineParts.push(buf.subarray(pos, Math.min(end, pos + budget + 1 - lineLen)));
+            lineParts.add(buf, pos, Math.min(end, pos + budget + 1 - lineLen));
             kept = true;
           }
           lineLen += end - pos;
@@ -133,6 +165,7 @@ async function invokeReadFile(inv: ToolInvocation, guard: FileGuard | null): Pro
     endLine(); // a last line without newline still counts
     line++;
   }
+  flushRun();
   const total = line - 1;
 
   if (cutHead) {
@@ -148,5 +181,45 @@ async function invokeReadFile(inv: ToolInvocation, guard: FileGuard | null): Pro
       ? '; raise offset to continue'
       : '';
   // Bytes, not text: the core's binary detection sees the file as it is.
-  inv.complete(Buffer.concat([...parts, Buffer.from(`\n[lines ${offset}-${b} of ${total}${note}]`)]));
+  inv.complete(parts.join(`\n[lines ${offset}-${b} of ${total}${note}]`));
+}
+
+/**
+ * Pieces of the chunks read, as ranges copied once at the end; a line's range extends the one
+ * before it in the same chunk. (A Buffer view per line made V8 optimize Buffer's constructor, and
+ * start its optimizing compiler, ~4 MiB, in a run of a few reads.)
+ */
+class Pieces {
+  #bufs: Buffer[] = [];
+  #starts: number[] = [];
+  #ends: number[] = [];
+  #bytes = 0;
+
+  add(buf: Buffer, start: number, end: number): void {
+    const i = this.#bufs.length - 1;
+    if (i >= 0 && this.#bufs[i] === buf && this.#ends[i] === start) this.#ends[i] = end;
+    else {
+      this.#bufs.push(buf);
+      this.#starts.push(start);
+      this.#ends.push(end);
+    }
+    this.#bytes += end - start;
+  }
+
+  addAll(other: Pieces): void {
+    for (let i = 0; i < other.#bufs.length; i++) this.add(other.#bufs[i]!, other.#starts[i]!, other.#ends[i]!);
+  }
+
+  clear(): void {
+    this.#bufs.length = this.#starts.length = this.#ends.length = this.#bytes = 0;
+  }
+
+  /** The pieces in order, then `tail`, as one buffer. */
+  join(tail: string): Buffer {
+    const out = Buffer.allocUnsafe(this.#bytes + Buffer.byteLength(tail));
+    let at = 0;
+    for (let i = 0; i < this.#bufs.length; i++) at += this.#bufs[i]!.copy(out, at, this.#starts[i], this.#ends[i]);
+    out.write(tail, at);
+    return out;
+  }
 }

@@ -141,6 +141,8 @@ test('read_file: output cap is reached visibly, never silently', async () => {
   assert.ok(r.ok);
   assert.ok(Buffer.byteLength(r.text) <= 400, `${Buffer.byteLength(r.text)} bytes`);
   assert.match(r.text, /\n\[lines 1-\d+ of 100; output truncated at the 400-byte cap; raise offset to continue\]$/);
+  const shown = Number(/\[lines 1-(\d+)/.exec(r.text)![1]);
+  assert.equal(r.text.slice(0, r.text.indexOf('\n[')), lines(shown), 'the lines shown are not the file’s first ones');
 });
 
 test('read_file: a single line longer than the cap is cut on a character boundary and says so', async () => {
