@@ -9,7 +9,6 @@
 // (clm's own environment and memory are there).
 
 import { lstatSync, readlinkSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { readRefusal, readRefusalText, type SandboxPolicy, within, writeRefusal, writeRefusalText } from './policy.js';
 import { realPathOf } from './workspace.js';
 
@@ -54,7 +53,7 @@ export class FileGuard {
 
   /** Before opening `path` (relative to clm's working directory) for reading. Throws SandboxRefusal. */
   beforeRead(path: string): void {
-    this.refuseRead(realPathOf(resolve(path)));
+    this.refuseRead(realPathOf(path));
   }
 
   /** After opening it: what the descriptor really is. */
@@ -66,7 +65,7 @@ export class FileGuard {
   /** Before opening `path` for writing. */
   beforeWrite(path: string): void {
     if (!this.confining) return;
-    const p = realPathOf(resolve(path));
+    const p = realPathOf(path);
     this.refuseWrite(p);
     let links = 1;
     try {

@@ -4,7 +4,7 @@
 // compares paths the kernel would reach.
 
 import { lstatSync, readFileSync, readlinkSync, realpathSync, type Stats, statSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { KEY_FILES, type NamedPath, type SandboxMode, type SandboxPolicy, within } from './policy.js';
 
 /** What config.lua and the command line say (per profile). */
@@ -30,24 +30,34 @@ export interface PolicyContext {
  * The real path of `p`; for a path that does not exist, the real path of its nearest existing
  * ancestor and the rest — a dangling symbolic link followed to where a write would create its target.
  */
-export function realPathOf(p: string, depth = 0): string {
-  const abs = resolve(p);
+export function realPathOf(p: string): string {
+  return realPathOfAbsolute(resolve(p), 0);
+}
+
+/**
+ * realPathOf of a normalized absolute path (what resolve returns), which needs no normalizing
+ * again: path functions on every ancestor of every key file would be most of a start's calls of
+ * them, and enough for V8 to optimize path's normalizing within a short run.
+ */
+function realPathOfAbsolute(abs: string, depth: number): string {
   // Most paths asked about (key files, git hooks) do not exist: lstat says so without throwing,
-  // where realpath's ENOENT costs an exception with its stack trace, dozens per start.
+  // where realpath's ENOENT costs an exception with its stack trace, dozens per start. The C
+  // library's realpath walks the path in one call, Node's own in JavaScript.
   if (entryAt(abs)) {
     try {
-      return realpathSync(abs);
+      return realpathSync.native(abs);
     } catch {
       /* a dangling link, a loop, no permission: resolved below as far as it goes */
     }
   }
-  const parent = dirname(abs);
-  if (parent === abs) return abs;
-  const dir = realPathOf(parent, depth);
-  const here = join(dir, basename(abs));
+  // A normalized absolute path splits at its last slash (the root's parent is the root).
+  const cut = abs.lastIndexOf('/');
+  if (abs.length === 1) return abs;
+  const dir = realPathOfAbsolute(cut === 0 ? '/' : abs.slice(0, cut), depth);
+  const here = `${dir === '/' ? '' : dir}/${abs.slice(cut + 1)}`;
   if (depth < 40 && entryAt(here)?.isSymbolicLink()) {
     try {
-      return realPathOf(resolve(dir, readlinkSync(here)), depth + 1);
+      return realPathOfAbsolute(resolve(dir, readlinkSync(here)), depth + 1);
     } catch {
       /* gone meanwhile: the rest of the path is what a write would create */
     }
