@@ -6,7 +6,8 @@
 // reads them again, so an unchanged system prompt stays byte for byte what it was.
 
 import { statSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { childPath } from '../host/child-path.js';
 import { errnoText } from '../host/errno-text.js';
 import { readRegularFileHeadSync } from '../host/regular-file.js';
 import { wholeChars } from './text-head.js';
@@ -44,7 +45,7 @@ export function projectDirs(cwd: string): string[] {
   const chain: string[] = [];
   for (let d = resolve(cwd); ; d = dirname(d)) {
     chain.push(d);
-    if (exists(join(d, '.git'))) return chain.reverse();
+    if (exists(childPath(d, '.git'))) return chain.reverse();
     if (dirname(d) === d) return [resolve(cwd)];
   }
 }
@@ -89,7 +90,7 @@ export class ProjectInstructions {
 
   /** Look at the files again (a stat each); when one changed, read them all again. Whether anything changed. */
   refresh(): boolean {
-    const sig = this.dirs.map(({ dir }) => NAMES.map((n) => stamp(join(dir, n))).join(',')).join(';');
+    const sig = this.dirs.map(({ dir }) => NAMES.map((n) => stamp(childPath(dir, n))).join(',')).join(';');
     if (sig === this.signature) return false;
     this.signature = sig;
     this.load();
@@ -138,9 +139,9 @@ export class ProjectInstructions {
   private load(): void {
     const found: InstructionFile[] = [];
     for (const { dir, scope } of this.dirs) {
-      const name = NAMES.find((n) => exists(join(dir, n)));
+      const name = NAMES.find((n) => exists(childPath(dir, n)));
       if (!name) continue;
-      const path = join(dir, name);
+      const path = childPath(dir, name);
       found.push({ path, shown: this.shown(path), scope, size: 0, used: 0 });
     }
     // The nearest files are kept whole first: they are the most specific.

@@ -5,6 +5,7 @@
 
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { childPath } from './child-path.js';
 
 /** Whether `path` is a file this process may execute. */
 function executableFile(path: string): boolean {
@@ -21,8 +22,7 @@ function executableFile(path: string): boolean {
 export function findOnPath(name: string, path: string): string | null {
   for (const dir of path.split(delimiter)) {
     if (!dir) continue;
-    const p = join(dir, name);
-    if (executableFile(p)) return p;
+    if (executableFile(childPath(dir, name))) return join(dir, name);
   }
   return null;
 }

@@ -5,6 +5,7 @@
 
 import { lstatSync, readFileSync, readlinkSync, realpathSync, type Stats, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { childPath } from '../host/child-path.js';
 import { KEY_FILES, type NamedPath, type SandboxMode, type SandboxPolicy, within } from './policy.js';
 
 /** What config.lua and the command line say (per profile). */
@@ -31,8 +32,11 @@ export interface PolicyContext {
  * ancestor and the rest — a dangling symbolic link followed to where a write would create its target.
  */
 export function realPathOf(p: string): string {
-  return realPathOfAbsolute(resolve(p), 0);
+  return realPathOfAbsolute(NOT_NORMAL.test(p) ? resolve(p) : p, 0);
 }
+
+/** What resolve would change: a relative (or empty) path, an empty, `.` or `..` component, a trailing slash. */
+const NOT_NORMAL = /^(?!\/)|\/\/|\/\.\.?(?:\/|$)|.\/$/;
 
 /**
  * realPathOf of a normalized absolute path (what resolve returns), which needs no normalizing
@@ -84,7 +88,7 @@ export function workspace(dir: string): string {
   const start = realPathOf(dir);
   for (let d = start; ; ) {
     try {
-      lstatSync(join(d, '.git'));
+      lstatSync(childPath(d, '.git'));
       return d;
     } catch {
       /* not here */
@@ -110,8 +114,8 @@ function kindOf(p: string, fallback: 'dir' | 'file'): 'dir' | 'file' {
 
 /** The clm directories of `env`: configuration, and state (sessions and caches). */
 function clmDirs(env: NodeJS.ProcessEnv): { config?: string; state?: string } {
-  const config = env.XDG_CONFIG_HOME ? join(env.XDG_CONFIG_HOME, 'clm') : env.HOME ? join(env.HOME, '.config', 'clm') : undefined;
-  const state = env.XDG_STATE_HOME ? join(env.XDG_STATE_HOME, 'clm') : env.HOME ? join(env.HOME, '.local', 'state', 'clm') : undefined;
+  const config = env.XDG_CONFIG_HOME ? childPath(env.XDG_CONFIG_HOME, 'clm') : env.HOME ? childPath(env.HOME, '.config/clm') : undefined;
+  const state = env.XDG_STATE_HOME ? childPath(env.XDG_STATE_HOME, 'clm') : env.HOME ? childPath(env.HOME, '.local/state/clm') : undefined;
   return { config, state };
 }
 
@@ -127,7 +131,7 @@ export function resolvePolicy(mode: SandboxMode, s: SandboxSettings, ctx: Policy
   const named = (p: string, kind: 'dir' | 'file', what: string): NamedPath => ({ path: realPathOf(p), kind, what });
   const prot: NamedPath[] = [];
   for (const root of [...writable]) {
-    const git = join(root, '.git');
+    const git = childPath(root, '.git');
     let gitIsFile = false;
     try {
       gitIsFile = lstatSync(git).isFile();
@@ -140,9 +144,9 @@ export function resolvePolicy(mode: SandboxMode, s: SandboxSettings, ctx: Policy
       prot.push(named(git, 'file', 'git link'));
       for (const d of worktreeGitDirs(git)) {
         if (!writable.some((w) => within(d, w))) writable.push(d);
-        prot.push(named(join(d, 'hooks'), 'dir', 'git hooks'), named(join(d, 'config'), 'file', 'git config'));
+        prot.push(named(childPath(d, 'hooks'), 'dir', 'git hooks'), named(childPath(d, 'config'), 'file', 'git config'));
       }
-    } else prot.push(named(join(git, 'hooks'), 'dir', 'git hooks'), named(join(git, 'config'), 'file', 'git config'));
+    } else prot.push(named(childPath(git, 'hooks'), 'dir', 'git hooks'), named(childPath(git, 'config'), 'file', 'git config'));
   }
   const dirs = clmDirs(ctx.env);
   if (dirs.config) prot.push(named(dirs.config, 'dir', "clm's configuration"));
@@ -150,8 +154,8 @@ export function resolvePolicy(mode: SandboxMode, s: SandboxSettings, ctx: Policy
   for (const d of ctx.pluginDirs ?? []) prot.push(named(d, 'dir', 'plugins'));
 
   const unreadable: NamedPath[] = [];
-  if (dirs.config) unreadable.push(named(join(dirs.config, 'secrets.lua'), 'file', "clm's secrets"));
-  if (home) for (const k of KEY_FILES) unreadable.push(named(join(home, k.rel), k.kind, 'key file'));
+  if (dirs.config) unreadable.push(named(childPath(dirs.config, 'secrets.lua'), 'file', "clm's secrets"));
+  if (home) for (const k of KEY_FILES) unreadable.push(named(childPath(home, k.rel), k.kind, 'key file'));
   for (const u of s.unreadable ?? []) {
     const p = expand(u, home, ws);
     unreadable.push(named(p, kindOf(p, u.endsWith('/') ? 'dir' : 'file'), 'sandbox_unreadable'));

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { realPathOf } from '../../src/sandbox/workspace.js';
 
 test('realPathOf follows links for what exists and for what a write would create', { timeout: 10_000 }, () => {
@@ -34,6 +34,33 @@ test('realPathOf follows links for what exists and for what a write would create
     // A loop ends (at the link, as far as it goes); a path through a file is what it says.
     assert.match(realPathOf(join(root, 'loop-a')), /loop-[ab]$/);
     assert.equal(realPathOf(join(root, 'real/file/inside')), join(root, 'real/file/inside'));
+    assert.equal(realPathOf('/'), '/');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('realPathOf takes any spelling of a path as resolve would read it', { timeout: 10_000 }, () => {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'clm-realpath-')));
+  try {
+    mkdirSync(join(root, 'real/sub'), { recursive: true });
+    symlinkSync(join(root, 'real'), join(root, 'link'));
+    const spellings = [
+      'link/',
+      'link//sub',
+      'link/./sub/',
+      'missing/../link/sub',
+      'link/sub/..',
+      'link/sub/.',
+      '/link/x',
+      'link/no/./such//file/',
+    ];
+    for (const s of spellings) {
+      const p = s.startsWith('/') ? `${root}${s}` : `${root}/${s}`;
+      assert.equal(realPathOf(p), realPathOf(resolve(p)), p);
+    }
+    assert.equal(realPathOf(`${root}//link//sub//`), join(root, 'real/sub'));
+    assert.equal(realPathOf(''), realpathSync(process.cwd()), 'the empty path is the working directory');
     assert.equal(realPathOf('/'), '/');
   } finally {
     rmSync(root, { recursive: true, force: true });
