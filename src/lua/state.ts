@@ -3,7 +3,7 @@
 
 import {
   LuaMem,
-  newLuaModule,
+  leanLuaModule,
   isLongjmp,
   LUA_OK,
   LUA_REGISTRYINDEX,
@@ -62,7 +62,7 @@ export class Sandbox implements MemoryAccount {
   private gcRef = 0;
 
   static async create(limit = MEMORY_LIMIT): Promise<Sandbox> {
-    return new Sandbox(await newLuaModule(), limit);
+    return new Sandbox(await leanLuaModule(), limit);
   }
 
   private constructor(m: LuaModule, limit: number) {

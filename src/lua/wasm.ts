@@ -1,12 +1,11 @@
-// Raw bindings to the Lua 5.4 wasm build inside wasmoon@1.16.0. We use only the emscripten
-// module's direct C exports (never wasmoon's high-level engine: its timeout can abort the
-// instance and its strings stop at NUL). Reading a property the module does not export aborts
-// the instance (the build has ASSERTIONS on), so this file is the only place that touches it.
+// Raw bindings to the Lua 5.4 wasm build inside wasmoon@1.16.0: its glue.wasm, instantiated
+// here with the few imports it has (leanLuaModule), never wasmoon's JavaScript — neither its
+// high-level engine (its timeout can abort the instance and its strings stop at NUL) nor its
+// emscripten glue (150 KB to load in every worker, and a build with assertions on).
 
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type * as Wasmoon from 'wasmoon';
 import { compileWasm } from '../host/wasm-compile.js';
 
 const require = createRequire(import.meta.url);
@@ -114,19 +113,6 @@ function compileOnce(bin: Uint8Array, tierUp = true): Promise<WebAssembly.Module
   compiled ??= compileWasm(() => WebAssembly.compile(smallerInitialMemory(bin) as BufferSource), { tierUp });
   return compiled;
 }
-let patched = false;
-function shareCompiledModule(): void {
-  if (patched) return;
-  patched = true;
-  const original = WebAssembly.instantiate.bind(WebAssembly) as (src: unknown, imports?: WebAssembly.Imports) => Promise<unknown>;
-  (WebAssembly as { instantiate: unknown }).instantiate = async (src: unknown, imports?: WebAssembly.Imports) => {
-    if (src instanceof WebAssembly.Module) return original(src, imports);
-    const module = await compileOnce(new Uint8Array(src as ArrayBuffer));
-    const instance = await original(module, imports);
-    return { module, instance };
-  };
-}
-
 /**
  * The build asks for 16 MiB of initial linear memory per instance, though a plugin's Lua heap
  * is capped at 8 MiB and the heap grows on demand. Each instance's 16 MiB buffer also counts as
@@ -182,16 +168,6 @@ function smallerInitialMemory(bin: Uint8Array): Uint8Array {
   } catch {
     return bin;
   }
-}
-
-/** A fresh Lua wasm instance (its own linear memory and function table). */
-export async function newLuaModule(): Promise<LuaModule> {
-  shareCompiledModule();
-  // require, not import: importing this CommonJS file as ESM makes Node lex all 150 KB of it for
-  // named exports on every worker start (~17 ms).
-  const { LuaWasm } = require('wasmoon') as typeof Wasmoon;
-  const lw = await LuaWasm.initialize();
-  return lw.module as unknown as LuaModule;
 }
 
 /** A wasm function of signature `sig` (emscripten's letters: v, i, j, f, d) calling fn. */
