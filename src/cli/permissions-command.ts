@@ -13,8 +13,36 @@ import { fileRulesOf, newEngine, rulesFileOf } from './permission-setup.js';
 import { sandboxedMcpServers, toolRun } from './run-sandbox.js';
 import { Sandbox } from '../sandbox/sandbox.js';
 import { explainText } from './permission-text.js';
+import { pluginDirs } from './plugin-tools.js';
+import { MCP_TOOL_PREFIX } from '../mcp/tool-names.js';
 import type { Out } from './render.js';
 import { resolveRun } from './resolve-run.js';
+
+/**
+ * Whether `tool` runs unasked where no rule decides (registered with no_prompt): a builtin's flag,
+ * else what the run's plugins register, loaded here as a run loads them. MCP tools always ask.
+ */
+async function isNoPromptTool(
+  tool: string,
+  args: CliArgs,
+  agentName: string | undefined,
+  toolsConfig: Record<string, unknown> | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<boolean> {
+  const builtins = builtinTools();
+  const builtin = builtins.find((t) => t.name === tool);
+  if (builtin) return !!builtin.noPrompt;
+  if (tool.startsWith(MCP_TOOL_PREFIX)) return false;
+  const dirs = pluginDirs({ explicit: args.plugins, agentName, env, notice: () => {} });
+  if (!dirs.length) return false;
+  const { loadPlugins } = await import('../lua/index.js');
+  const host = await loadPlugins({ dirs, reservedNames: builtins.map((t) => t.name), toolsConfig });
+  try {
+    return !!host.tools.find((t) => t.name === tool)?.noPrompt;
+  } finally {
+    await host.close();
+  }
+}
 
 /** The call's arguments from the words after TOOL: a shell tool's command, a file tool's path, else JSON. */
 function callArgs(tool: string, word: string | undefined): string {
@@ -46,8 +74,9 @@ export async function runPermissionsCommand(args: CliArgs, env: NodeJS.ProcessEn
     return 0;
   }
   const [tool, word] = words as [string, string | undefined];
-  const gated = !builtinTools().some((t) => t.name === tool && t.noPrompt);
-  const ruling = await engine.judge({ tool, args: callArgs(tool, word), gated });
+  const callArgsText = callArgs(tool, word);
+  const gated = !(await isNoPromptTool(tool, args, run.agentName, run.toolsConfig, env));
+  const ruling = await engine.judge({ tool, args: callArgsText, gated });
   // How it would run: the sandbox this run would have (the profile's keys, --sandbox), checked here.
   const sandbox = new Sandbox({ settings: run.sandbox, env });
   await sandbox.check();

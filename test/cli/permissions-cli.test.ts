@@ -6,7 +6,7 @@
 import { bwrapBackend } from '../../src/sandbox/bwrap.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as oa from '../fixtures/openai-replies.js';
 import { cliSuite, jsonLines } from '../fixtures/cli-suite.js';
@@ -128,4 +128,25 @@ test('with nobody to ask: deny rules deny, an ask runs unless permissions.unatte
   assert.deepEqual(perm, { version: 1, type: 'permission', id: 'c4', name: 'shell_exec', decision: 'deny', by: 'default' });
   const t4 = mock.posts[1]!.json.messages.find((m: { tool_call_id?: string }) => m.tool_call_id === 'c4');
   assert.equal(t4.content, '[tool failed: denied: nobody to ask (permissions.unattended = "deny")]');
+});
+
+test('explain knows a plugin tool registered with no_prompt runs unasked, and one without asks', async () => {
+  const plugins = join(dirs.root, 'explain-plugins');
+  mkdirSync(plugins);
+  writeFileSync(
+    join(plugins, 'two.lua'),
+    `clm.tool_register("quiet_tool", { no_prompt = true, invoke = function(args, ctx) ctx:complete("q") end })
+clm.tool_register("loud_tool", { invoke = function(args, ctx) ctx:complete("l") end })
+`,
+  );
+  const quiet = await run(['permissions', 'explain', 'quiet_tool', '{}', '-p', plugins]);
+  assert.equal(quiet.code, 0, quiet.stderr);
+  assert.match(quiet.stdout, /^decision: allow \(default\)$/m);
+  const loud = await run(['permissions', 'explain', 'loud_tool', '{}', '-p', plugins]);
+  assert.equal(loud.code, 0, loud.stderr);
+  assert.match(loud.stdout, /^decision: ask \(default\)$/m);
+  // A rule still decides over the flag.
+  dirs.write('config.lua', 'return { permissions = { deny = { "quiet_tool" } } }\n');
+  const denied = await run(['permissions', 'explain', 'quiet_tool', '{}', '-p', plugins]);
+  assert.match(denied.stdout, /^decision: deny \(rule quiet_tool \(config\.lua:1\)\)$/m);
 });
