@@ -465,6 +465,9 @@ try {
   // One large SSE event (issues 21 and 27), from its own script.
   const sseOut = subScript('sse', 600_000);
 
+  // read_file over a 51 MB file (issue 27): the scan per line, from its own script.
+  const readOut = subScript('read-file', 300_000);
+
   // Tool processes (issue 23): a spawn bare, behind the gate, and in the sandbox.
   const spawnRaw = subScript('tool-spawn', 600_000);
   const spawnOut = spawnRaw ? `Tool processes (bench/tool-spawn.mjs):\n${spawnRaw}` : null;
@@ -472,7 +475,7 @@ try {
   // What checkpoints cost a turn (issue 25), from their own script.
   const cpOut = subScript('checkpoints', 900_000);
 
-  report(luaOut, b.stdout, [spawnOut, tuiOut, uiOut, sseOut, cpOut].filter(Boolean).join('\n') || null);
+  report(luaOut, b.stdout, [spawnOut, tuiOut, uiOut, sseOut, readOut, cpOut].filter(Boolean).join('\n') || null);
 
   // Soak: 1,000 turns in one REPL session (bench/soak.mjs prints its own table).
   process.stderr.write('bench: bench/soak.mjs\n');

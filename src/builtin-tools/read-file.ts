@@ -211,6 +211,9 @@ class Pieces {
   }
 
   clear(): void {
+    // Setting an array's length is a call into the runtime, even for an empty array: most lines
+    // never had a piece here (they went straight to `parts`, or were only counted).
+    if (this.#bufs.length === 0) return;
     this.#bufs.length = this.#starts.length = this.#ends.length = this.#bytes = 0;
   }
 
