@@ -3,8 +3,13 @@
 
 export interface HttpRequest {
   url: string;
-  /** No body ⇒ GET, else POST. Text is sent as UTF-8; bytes as they are. */
+  /** No body (nor bodyPieces) ⇒ GET, else POST. Text is sent as UTF-8; bytes as they are. */
   body?: string | Uint8Array;
+  /**
+   * The body as pieces sent one after another, instead of `body`: given only to a host whose
+   * `bodyPieces` is true (a request assembled from cached parts need not be copied into one).
+   */
+  bodyPieces?: readonly Uint8Array[];
   /** Extra headers (provider auth, content type). Names as given. */
   headers?: Record<string, string>;
   /** User-Agent tag, e.g. the tool name for plugin requests. */
@@ -59,4 +64,6 @@ export interface Host {
   now?(): number;
   /** Debug log sink (CLM_DEBUG_LOG); absent ⇒ logging is free. */
   log?(line: string): void;
+  /** The host sends a request's `bodyPieces`; without it the agent joins them into `body`. */
+  readonly bodyPieces?: boolean;
 }

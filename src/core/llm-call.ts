@@ -39,6 +39,21 @@ export interface LlmFailure {
 }
 
 /** How a request ended: the reply, or why there is none. */
+/** A request's body: text, bytes, or bytes in pieces sent in order (to a host that takes them). */
+export type RequestBody = string | Uint8Array | readonly Uint8Array[];
+
+/** The body's size: characters of text, else bytes. */
+export const bodySize = (b: RequestBody): number => (typeof b === 'string' ? b.length : [b].flat().reduce((n, p) => n + p.byteLength, 0));
+
+/** The body as text (the debug log). */
+export const bodyText = (b: RequestBody): string =>
+  typeof b === 'string'
+    ? b
+    : [b]
+        .flat()
+        .map((p) => utf8.decode(p))
+        .join('');
+
 export type LlmResult =
   | {
       ok: true;
@@ -57,7 +72,7 @@ export interface LlmCallOptions {
   /** The server and model answering (reasoningOrigin), for the reasoning parts the reply yields. */
   origin?: string;
   headers: Record<string, string>;
-  body: string | Uint8Array;
+  body: RequestBody;
   stream: boolean;
   /** Tries in all (1 = no retry). */
   maxTries: number;
@@ -256,7 +271,12 @@ export class LlmCall {
       `no reply within ${duration(firstMs)} (first_byte_timeout_ms)${o.stream ? '; the server accepted the request but sent no event' : ''}`,
     );
     this.#http = o.host.http(
-      { url: o.url, body: o.body, headers: o.headers, maxBytes: maxBytes > 0 ? maxBytes : undefined },
+      {
+        url: o.url,
+        ...(Array.isArray(o.body) ? { bodyPieces: o.body } : { body: o.body as string | Uint8Array }),
+        headers: o.headers,
+        maxBytes: maxBytes > 0 ? maxBytes : undefined,
+      },
       {
         onData: (chunk) => {
           if (this.#settled) return;

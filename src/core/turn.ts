@@ -19,10 +19,10 @@ import type { TurnOrigin } from './events.js';
 import { matchesAny } from './fnmatch.js';
 import { supersede } from './history.js';
 import type { Host } from './host.js';
-import { requestReply, type LlmResult } from './llm-call.js';
+import { bodySize, bodyText, requestReply, type LlmResult, type RequestBody } from './llm-call.js';
 import { ToolBatch } from './tool-batch.js';
+import type { BuildRequestOptions } from './providers/adapter.js';
 import type { TurnContext } from './turn-context.js';
-import { utf8 } from './utf8.js';
 import type { AssistantMessage, Message, ReasoningPart, ToolCall, TurnStatus } from './types.js';
 
 export const TOOLS_UNSUPPORTED_NOTICE = 'model does not support tool calls; continuing without tools';
@@ -152,8 +152,10 @@ async function modelReply(ctx: TurnContext, signal: AbortSignal, shown: (text: s
   for (;;) {
     signal.throwIfAborted();
     const tools = conn.toolsUnsupported ? null : ctx.registry.schema();
-    const build = adapter.buildRequestBytes ? adapter.buildRequestBytes.bind(adapter) : adapter.buildRequest.bind(adapter);
-    const body = build({
+    // Pieces where the host sends them: a long conversation's body is not copied into one each round.
+    const build: (o: BuildRequestOptions) => RequestBody =
+      (host.bodyPieces && adapter.buildRequestPieces) || adapter.buildRequestBytes || adapter.buildRequest;
+    const body: RequestBody = build.call(adapter, {
       model: conn.model,
       messages: ctx.history,
       tools: tools?.length ? tools : null,
@@ -165,7 +167,7 @@ async function modelReply(ctx: TurnContext, signal: AbortSignal, shown: (text: s
       foreignRoundsAsText: conn.foreignRoundsAsText,
     });
     if (conn.limiter) {
-      const cost = Math.max(1, Math.floor((typeof body === 'string' ? body.length : body.byteLength) / 4));
+      const cost = Math.max(1, Math.floor(bodySize(body) / 4));
       const wait = conn.limiter.delay(cost);
       if (wait > 0 && host.setTimer) {
         emit({ type: 'state', state: 'rate_limited' });
@@ -178,7 +180,7 @@ async function modelReply(ctx: TurnContext, signal: AbortSignal, shown: (text: s
       }
     }
     // Whole texts: the log masks secrets and then shortens (a cut before masking could leak one).
-    if (host.log) host.log(`posting body: ${typeof body === 'string' ? body : utf8.decode(body)}`);
+    if (host.log) host.log(`posting body: ${bodyText(body)}`);
     const show = (text: string) => {
       shown(text);
       emit({ type: 'text', text });

@@ -78,13 +78,16 @@ export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
 
   function httpRequest(req: HttpRequest, handlers: HttpHandlers): Cancelable {
     const t0 = monotonicMs();
-    const method = req.body === undefined ? 'GET' : 'POST';
-    const body =
-      req.body === undefined
+    const method = req.body === undefined && req.bodyPieces === undefined ? 'GET' : 'POST';
+    const view = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength); // a view, not a copy
+    // Pieces are written one after another (one writev): a conversation's body is not joined.
+    const body: Buffer[] | undefined = req.bodyPieces
+      ? req.bodyPieces.map(view)
+      : req.body === undefined
         ? undefined
-        : typeof req.body === 'string'
-          ? Buffer.from(req.body, 'utf8')
-          : Buffer.from(req.body.buffer, req.body.byteOffset, req.body.byteLength); // a view, not a copy
+        : [typeof req.body === 'string' ? Buffer.from(req.body, 'utf8') : view(req.body)];
+    let bodyLength = 0;
+    for (const p of body ?? []) bodyLength += p.length;
     let headers = buildHeaders(req, body !== undefined);
     let settled = false;
     let current: http.ClientRequest | undefined;
@@ -145,7 +148,7 @@ export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
         if (url.protocol !== 'http:' && url.protocol !== 'https:') {
           throw Object.assign(new Error(`unsupported URL protocol '${url.protocol}'`), { code: 'EINVAL' });
         }
-        const reqHeaders = body ? { ...headers, 'Content-Length': String(body.length) } : headers;
+        const reqHeaders = body ? { ...headers, 'Content-Length': String(bodyLength) } : headers;
         const mod = url.protocol === 'https:' ? https() : http;
         r = mod.request(url, { method, headers: reqHeaders, agent: agentFor(url) });
       } catch (e) {
@@ -232,7 +235,8 @@ export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
         });
       });
 
-      r.end(body);
+      if (body) for (const p of body) r.write(p);
+      r.end();
     }
 
     let url: URL | undefined;
@@ -263,6 +267,7 @@ export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
 
   const host: NodeHost = {
     http: httpRequest,
+    bodyPieces: true,
     setTimer(ms: number, cb: () => void): Cancelable {
       const delay = Number.isFinite(ms) ? Math.min(Math.max(0, ms), MAX_TIMER_MS) : 0;
       let t: NodeJS.Timeout | undefined = setTimeout(() => {

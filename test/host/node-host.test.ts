@@ -108,6 +108,35 @@ test('POST: full body, lower-cased headers, default Content-Type and User-Agent'
   assert.equal(rec.headers['content-length'], '7');
 });
 
+test('POST of body pieces: sent one after another as one body, Content-Length their sum, also after a redirect', async () => {
+  assert.equal(host.bodyPieces, true);
+  const enc = new TextEncoder();
+  const big = 'é'.repeat(300_000); // 600 KB: more than one socket write
+  const pieces = [enc.encode('{"a":"'), enc.encode(big), new Uint8Array(0), enc.encode('"}')];
+  mock.push({ status: 200, body: { ok: true } });
+  const o = await start(host, { url: `${mock.base}/chat/completions`, bodyPieces: pieces }, { stream: false }).settled;
+  assert.equal(o.response!.status, 200);
+  const rec = mock.posts.at(-1)!;
+  assert.equal(rec.method, 'POST');
+  assert.equal(rec.body, `{"a":"${big}"}`);
+  assert.equal(rec.headers['content-length'], String(Buffer.byteLength(`{"a":"${big}"}`)));
+  const srv = await startServer((req, res, body) => {
+    if (req.url === '/moved') {
+      res.writeHead(307, { location: '/here' });
+      res.end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ method: req.method, body }));
+  });
+  try {
+    const r = await start(host, { url: `${srv.url}/moved`, bodyPieces: [enc.encode('{"x":'), enc.encode('1}')] }).settled;
+    assert.deepEqual(JSON.parse(Buffer.from(r.response!.body).toString()), { method: 'POST', body: '{"x":1}' });
+  } finally {
+    await srv.close();
+  }
+});
+
 test('headers: caller overrides defaults case-insensitively; client suffix tags the User-Agent; GET has no body type', async () => {
   mock.push({ body: 'x' });
   await start(host, {

@@ -80,6 +80,8 @@ export interface ProviderAdapter {
    * Optional; the agent uses it when present.
    */
   buildRequestBytes?(opts: BuildRequestOptions): Uint8Array;
+  /** The same bytes as pieces to send in order (cached per message), for a host that takes them. */
+  buildRequestPieces?(opts: BuildRequestOptions): Uint8Array[];
   /** Auth and dialect headers (Content-Type included). */
   headers(apiKey: string): Record<string, string>;
   /**

@@ -340,7 +340,7 @@ function tail(o: BuildRequestOptions): string {
   return s + '}';
 }
 
-function buildRequestBytes(o: BuildRequestOptions): Uint8Array {
+function buildRequestPieces(o: BuildRequestOptions): Uint8Array[] {
   const msgs = wireMessages(o);
   const parts: Uint8Array[] = [enc.encode(head(o))];
   msgs.forEach((m, i) => {
@@ -348,6 +348,11 @@ function buildRequestBytes(o: BuildRequestOptions): Uint8Array {
     parts.push(wireBytes(m, o.origin));
   });
   parts.push(tailBytes(o));
+  return parts;
+}
+
+function buildRequestBytes(o: BuildRequestOptions): Uint8Array {
+  const parts = buildRequestPieces(o);
   let n = 0;
   for (const p of parts) n += p.length;
   const out = new Uint8Array(n);
@@ -367,6 +372,7 @@ const chatCompletions: Omit<ProviderAdapter, 'kind'> = {
   },
 
   buildRequestBytes,
+  buildRequestPieces,
 
   headers: bearerHeaders,
 
