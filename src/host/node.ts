@@ -25,6 +25,21 @@ export interface NodeHostOptions {
   version?: string;
 }
 
+/** A request's body as buffers to write in order (views, not copies), or undefined for a GET. */
+function requestBody(req: HttpRequest): Buffer[] | undefined {
+  const view = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  // Pieces are written one after another (one writev): a conversation's body is not joined.
+  if (req.bodyPieces) return req.bodyPieces.map(view);
+  if (req.body === undefined) return undefined;
+  return [typeof req.body === 'string' ? Buffer.from(req.body, 'utf8') : view(req.body)];
+}
+
+/** Write the body's buffers (one writev while the request is corked) and end the request. */
+function endWith(r: http.ClientRequest, body: Buffer[] | undefined): void {
+  for (const p of body ?? []) r.write(p);
+  r.end();
+}
+
 export interface NodeHost extends Host {
   setTimer(ms: number, cb: () => void): Cancelable;
   now(): number;
@@ -78,14 +93,8 @@ export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
 
   function httpRequest(req: HttpRequest, handlers: HttpHandlers): Cancelable {
     const t0 = monotonicMs();
-    const method = req.body === undefined && req.bodyPieces === undefined ? 'GET' : 'POST';
-    const view = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength); // a view, not a copy
-    // Pieces are written one after another (one writev): a conversation's body is not joined.
-    const body: Buffer[] | undefined = req.bodyPieces
-      ? req.bodyPieces.map(view)
-      : req.body === undefined
-        ? undefined
-        : [typeof req.body === 'string' ? Buffer.from(req.body, 'utf8') : view(req.body)];
+    const body = requestBody(req);
+    const method = body ? 'POST' : 'GET';
     let bodyLength = 0;
     for (const p of body ?? []) bodyLength += p.length;
     let headers = buildHeaders(req, body !== undefined);
@@ -235,8 +244,7 @@ export function createNodeHost(opts: NodeHostOptions = {}): NodeHost {
         });
       });
 
-      if (body) for (const p of body) r.write(p);
-      r.end();
+      endWith(r, body);
     }
 
     let url: URL | undefined;
