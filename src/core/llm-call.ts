@@ -38,7 +38,6 @@ export interface LlmFailure {
   cancelled?: boolean;
 }
 
-/** How a request ended: the reply, or why there is none. */
 /** A request's body: text, bytes, or bytes in pieces sent in order (to a host that takes them). */
 export type RequestBody = string | Uint8Array | readonly Uint8Array[];
 
@@ -54,6 +53,7 @@ export const bodyText = (b: RequestBody): string =>
         .map((p) => utf8.decode(p))
         .join('');
 
+/** How a request ended: the reply, or why there is none. */
 export type LlmResult =
   | {
       ok: true;

@@ -58,7 +58,7 @@ function realPathOfAbsolute(abs: string, depth: number): string {
   const cut = abs.lastIndexOf('/');
   if (abs.length === 1) return abs;
   const dir = realPathOfAbsolute(cut === 0 ? '/' : abs.slice(0, cut), depth);
-  const here = `${dir === '/' ? '' : dir}/${abs.slice(cut + 1)}`;
+  const here = childPath(dir, abs.slice(cut + 1));
   if (depth < 40 && entryAt(here)?.isSymbolicLink()) {
     try {
       return realPathOfAbsolute(resolve(dir, readlinkSync(here)), depth + 1);
