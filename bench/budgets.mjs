@@ -16,7 +16,7 @@
 // chunks/s.
 
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -132,11 +132,20 @@ function onPty(argv, env) {
 
 const clmEnv = (h) => envOf(h, { TERM: 'xterm-256color', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' });
 
-/** Spawn to the banner on screen (ms); the UI is then ended. */
+/**
+ * Spawn to the banner on screen (ms). The UI is ended once its start is done (the connection
+ * probe's answer on the status line comes after it): the code cache is written then, and a UI
+ * killed at its first frame would leave none, so every run would measure a first start.
+ */
 async function firstFrame(h) {
   const s = onPty([process.execPath, CLI, '-u', uiBase], clmEnv(h));
   try {
-    return (await s.until(() => s.raw.includes('type a prompt'), 'the first frame')) - s.t0;
+    const at = await s.until(() => s.raw.includes('type a prompt'), 'the first frame');
+    await s.until(() => s.screen().includes('[online]'), 'the start to finish');
+    const cache = join(h, 'state/clm/code-cache/cli-interactive.bin');
+    for (let i = 0; i < 100 && !existsSync(cache); i++) await sleep(20);
+    if (!existsSync(cache)) throw new Error(`the UI wrote no code cache (${cache})`);
+    return at - s.t0;
   } finally {
     await s.close();
   }
