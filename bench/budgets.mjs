@@ -13,10 +13,12 @@
 // @xterm/headless as the screen): the UI's first frame from spawn to the banner on screen, against
 // `node -e 0` spawned on the same kind of pty; and a key's echo, from the write to the pty until
 // the typed text is in the prompt's cells, with the UI idle and while a reply streams at 200
-// chunks/s.
+// chunks/s. The tool loop's marginal CPU per round (10, 50 and 250 read_file rounds in the same
+// round-robin). From the quick runs of bench/ui.mjs and bench/lua.mjs: bytes and render work per
+// streamed chunk, the UI's RSS slope per turn, and the time per plugin tool call.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,6 +78,8 @@ const envOf = (h, extra = {}) =>
 
 const text = (await startMock('text')).url;
 const rf10 = (await startMock('read_file:10', fixture)).url;
+const rf50 = (await startMock('read_file:50', fixture)).url;
+const rf250 = (await startMock('read_file:250', fixture)).url;
 /** The UI scenarios' mock: a short reply, or a stream of deltas at 200 chunks/s (plan()). */
 const ui = await startMock('plan');
 const uiBase = ui.url;
@@ -215,7 +219,15 @@ const procs = [
   { id: 'node', argv: [node, '-e', '0'] },
   { id: 'version', argv: [node, CLI, '-V'], check: (r) => (/^clm \S+\n$/.test(r.stdout) ? null : 'no version') },
   { id: 'text', argv: [node, CLI, '-u', text, '-o', 'hi', '-p', empty], check: reply },
-  { id: 'rf10', argv: [node, CLI, '-u', rf10, '-o', `read ${fixture} with read_file, 10 times`, '-p', empty], check: reply },
+  ...[
+    ['rf10', rf10],
+    ['rf50', rf50],
+    ['rf250', rf250],
+  ].map(([id, url]) => ({
+    id,
+    argv: [node, CLI, '-u', url, '-o', `read ${fixture} with read_file, again and again`, '-p', empty],
+    check: reply,
+  })),
 ].map((p) => ({ ...p, runs: [] }));
 const ptyRows = [
   { id: 'ptyNode', run: () => nodeOnPty(home('pty-node')) },
@@ -240,6 +252,17 @@ for (let i = 0; i <= RUNS; i++) {
     if (i > 0) p.runs.push(ms);
   }
 }
+// The figures bench/ui.mjs and bench/lua.mjs measure, from their quick runs.
+/** Run a bench script with --json; its figures. */
+function figuresOf(script, args) {
+  const out = join(tmp, `${script}.json`);
+  log(`${script} ${args.join(' ')}, load ${load()}`);
+  const r = spawnSync(node, [join(BENCH, script), ...args, '--json', out], { encoding: 'utf8', env: quietEnv() });
+  if (r.status !== 0) throw new Error(`${script} failed (${r.status}): ${r.stderr.slice(-500)}${r.stdout.slice(-500)}`);
+  return JSON.parse(readFileSync(out, 'utf8'));
+}
+const uiFigures = figuresOf('ui.mjs', ['--quick', '--only', 'streaming,soak']);
+const luaFigures = figuresOf('lua.mjs', ['--quick', '--only', 'calls']);
 log(`key echo, idle, load ${load()}`);
 const echoIdle = await echoes(false);
 log(`key echo, streaming, load ${load()}`);
@@ -262,7 +285,23 @@ const figures = [
   ['key echo, idle, p99', pct(echoIdle, 99), 1, 30, ms1, '1 ms'],
   ['key echo, streaming 200 chunks/s, median', median(echoStream), 1, 10, ms1, '1 ms'],
   ['key echo, streaming 200 chunks/s, p99', pct(echoStream, 99), 1, 30, ms1, '1 ms'],
+  ['bytes per streamed chunk (full screen, pty)', uiFigures.full.ptyPerChunk, 1, 43, (v) => `${v.toFixed(1)} B`, '1 B'],
+  ['render work per streamed chunk', uiFigures.full.renderMsPerChunk, 1, 1, (v) => `${v.toFixed(3)} ms`, '1 ms'],
+  [`UI RSS slope per turn (${uiFigures.soakTurns} turns)`, uiFigures.so.slope, 1, 20, (v) => `${v.toFixed(1)} KiB`, '1 KiB'],
+  ...marginal(),
+  ['plugin tool call (64 in flight), time per call', 1e6 / luaFigures.calls.rate, 1, 100, (v) => `${v.toFixed(1)} µs`, '1 µs'],
 ];
+/**
+ * The tool loop's marginal CPU per round from 50 to 250 rounds against that from 10 to 50: a
+ * loop whose rounds cost more as the conversation grows (a quadratic) shows here.
+ */
+function marginal() {
+  const cpu = (id) => median(by(id).runs.map((r) => r.cpu));
+  const low = (cpu('rf50') - cpu('rf10')) / 40;
+  const high = (cpu('rf250') - cpu('rf50')) / 200;
+  const ms = (v) => `${(v * 1000).toFixed(2)} ms`;
+  return [['tool loop, CPU per round at 50–250 rounds', high, low, 2, ms, 'at 10–50']];
+}
 let failed = 0;
 const rows = figures.map(([name, v, ref, budget, fmt, refName]) => {
   const ratio = v / ref;

@@ -5,7 +5,8 @@
 //   - RSS per extra loaded plugin                               (goal <= 1 MiB)
 //   - a runaway pattern: time to the culprit's failure past the
 //     watchdog limit, and the main event loop's worst stall     (goals <= 2 s, <= 50 ms)
-// Usage: node bench/lua.mjs [--quick]
+// Usage: node bench/lua.mjs [--quick] [--only calls] [--json FILE] (--json: the figures as one
+// object, for bench/budgets.mjs)
 
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
@@ -230,10 +231,17 @@ if (childMode) {
   await rssChild(await import(pathToFileURL(join(tmp, 'dist/lua.js')).href), Number(process.argv[3]));
 } else {
   const lua = await bundle();
-  const load = await benchLoad(lua);
+  const argAfter = (name) => {
+    const i = process.argv.indexOf(name);
+    return i > 0 ? process.argv[i + 1] : undefined;
+  };
+  const callsOnly = argAfter('--only') === 'calls';
+  const jsonFile = argAfter('--json');
+  const load = callsOnly ? NaN : await benchLoad(lua);
   const calls = await benchCalls(lua);
-  const rss = benchRss();
-  const run = await benchRunaway(lua);
+  const rss = callsOnly ? NaN : benchRss();
+  const run = callsOnly ? { detectMs: NaN, stallMs: NaN } : await benchRunaway(lua);
+  if (jsonFile) writeFileSync(jsonFile, JSON.stringify({ loadMs: load, calls, rssPerPlugin: rss, runaway: run }));
   const rows = [
     ['load 5 seed plugins incl. worker start', `${load.toFixed(1)} ms`, '<= 150 ms'],
     ['tool calls/s (JSON args -> string, 64 in flight)', `${Math.round(calls.rate)}/s`, '>= 10000/s'],

@@ -13,7 +13,12 @@
 //   - 1,000 turns in one UI session: RSS slope, and CPU while idle afterwards   goal ≤ 20 KiB/turn, ~0
 //
 // NODE_EXTRA_CA_CERTS is removed from clm's environment (Node 20 parses it at every start).
-// Measures only; exits 1 when a scenario could not be driven. Usage: node bench/ui.mjs [--quick]
+// Measures only; exits 1 when a scenario could not be driven.
+//
+//   node bench/ui.mjs [--quick] [--only ID,ID] [--json FILE]
+//
+// Scenarios (ids): first-frame, streaming (full screen), streaming-inline, pgup, soak. --json
+// writes each scenario's figures as one object (bench/budgets.mjs reads it).
 // (CLM_UI_BENCH_DUMP=PATH writes the bytes of each streamed reply to PATH.fullscreen / PATH.inline.)
 
 import { spawnSync } from 'node:child_process';
@@ -29,6 +34,13 @@ const BENCH = dirname(fileURLToPath(import.meta.url));
 const ROOT = dirname(BENCH);
 const CLI = process.env.CLM_BENCH_CLI || join(ROOT, 'bin/clm.cjs');
 const quick = process.argv.includes('--quick');
+const argAfter = (name) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const only = argAfter('--only')?.split(',');
+const jsonFile = argAfter('--json');
+const wanted = (id) => !only || only.includes(id);
 const FIRST_FRAME_RUNS = quick ? 3 : 9;
 const SOAK_TURNS = quick ? 200 : Number(process.env.CLM_UI_SOAK_TURNS) || 1000;
 const DELTAS = quick ? 250 : 750;
@@ -361,12 +373,13 @@ async function step(name, fn) {
   }
 }
 
-const ffSeeds = await step('first frame, packaged seed plugins', () => firstFrame(false));
-const ffSetup = await step('first frame, after clm setup', () => firstFrame(true));
-const full = await step('streaming, full screen', () => streaming('fullscreen'));
-const inline = await step('streaming, inline', () => streaming('inline'));
-const pg = await step('PgUp through 10,000 lines', () => pageUp());
-const so = await step(`${SOAK_TURNS} turns`, () => soak());
+const ffSeeds = wanted('first-frame') ? await step('first frame, packaged seed plugins', () => firstFrame(false)) : null;
+const ffSetup = wanted('first-frame') ? await step('first frame, after clm setup', () => firstFrame(true)) : null;
+const full = wanted('streaming') ? await step('streaming, full screen', () => streaming('fullscreen')) : null;
+const inline = wanted('streaming-inline') ? await step('streaming, inline', () => streaming('inline')) : null;
+const pg = wanted('pgup') ? await step('PgUp through 10,000 lines', () => pageUp()) : null;
+const so = wanted('soak') ? await step(`${SOAK_TURNS} turns`, () => soak()) : null;
+if (jsonFile) writeFileSync(jsonFile, JSON.stringify({ ffSeeds, ffSetup, full, inline, pg, so, soakTurns: SOAK_TURNS, failures }));
 
 for (const [name, r] of [
   ['seed plugins (packaged)', ffSeeds],
