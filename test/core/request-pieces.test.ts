@@ -1,17 +1,25 @@
-// A host that sends a body in pieces (Host.bodyPieces) gets the OpenAI dialect's request as the
-// cached per-message pieces, not joined into one buffer each round; a host without the flag
-// gets the same bytes joined. The pieces are the same bytes in the same order.
+// A host that sends a body in pieces (Host.bodyPieces) gets the OpenAI and Anthropic dialects'
+// requests as cached pieces (per message; per block), not serialised and joined into one buffer
+// each round; a host without the flag gets the same bytes whole. The pieces are the same bytes in
+// the same order, for every kind of block the Anthropic dialect writes.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createAgent } from '../../src/core/agent.js';
 import type { Host, HttpRequest } from '../../src/core/host.js';
+import type { Message, ProviderKind } from '../../src/core/types.js';
+import { DIALECTS } from '../../src/core/providers/index.js';
+import { anthropicAdapter } from '../../src/core/providers/anthropic.js';
+import type { BuildRequestOptions, ToolSchema } from '../../src/core/providers/adapter.js';
 import { scriptedHost } from '../fixtures/scripted-host.js';
 
-const REPLY = JSON.stringify({ choices: [{ message: { role: 'assistant', content: 'fine' }, finish_reason: 'stop' }] });
+const REPLY: Record<string, string> = {
+  openai: JSON.stringify({ choices: [{ message: { role: 'assistant', content: 'fine' }, finish_reason: 'stop' }] }),
+  anthropic: JSON.stringify({ type: 'message', role: 'assistant', content: [{ type: 'text', text: 'fine' }], stop_reason: 'end_turn' }),
+};
 
-async function twoTurns(pieces: boolean): Promise<HttpRequest[]> {
-  const base = scriptedHost([{ body: REPLY }, { body: REPLY }]);
+async function twoTurns(provider: ProviderKind, pieces: boolean): Promise<HttpRequest[]> {
+  const base = scriptedHost([{ body: REPLY[provider]! }, { body: REPLY[provider]! }]);
   const seen: HttpRequest[] = [];
   const host: Host = {
     ...base,
@@ -21,7 +29,7 @@ async function twoTurns(pieces: boolean): Promise<HttpRequest[]> {
       return base.http(req, handlers);
     },
   };
-  const agent = createAgent({ baseUrl: 'http://127.0.0.1:9/v1', stream: false, systemPrompt: 'be brief' }, host);
+  const agent = createAgent({ baseUrl: 'http://127.0.0.1:9/v1', provider, stream: false, systemPrompt: 'be brief' }, host);
   for (const prompt of ['first question', 'second question, é']) {
     const r = await agent.run(prompt);
     assert.equal(r.text, 'fine', r.error);
@@ -38,22 +46,103 @@ const timeless = (req: HttpRequest): string =>
     .toString()
     .replace(/\w{3}, \d{1,2} \w{3} \d{4} \d\d:\d\d:\d\d [+-]\d{4}/g, 'TIME');
 
-test('a host that takes body pieces gets the request unjoined; the bytes are those a joined body has', { timeout: 10_000 }, async () => {
-  const split = await twoTurns(true);
-  const whole = await twoTurns(false);
-  assert.equal(split.length, 2);
-  for (const [i, req] of split.entries()) {
-    assert.equal(req.body, undefined, 'both a body and pieces');
-    assert.ok(req.bodyPieces && req.bodyPieces.length > 3, `request ${i}: ${req.bodyPieces?.length} pieces`);
-    assert.ok(whole[i]!.body instanceof Uint8Array && whole[i]!.bodyPieces === undefined);
-    assert.equal(timeless(req), timeless(whole[i]!));
-    assert.match(timeless(req), /TIME/);
-    assert.match(joined(req).toString(), /"first question"/);
+for (const provider of ['openai', 'anthropic'] as const) {
+  test(`${provider}: a host that takes body pieces gets the request unjoined; the bytes are those of a whole body`, {
+    timeout: 10_000,
+  }, async () => {
+    const split = await twoTurns(provider, true);
+    const whole = await twoTurns(provider, false);
+    assert.equal(split.length, 2);
+    for (const [i, req] of split.entries()) {
+      assert.equal(req.body, undefined, 'both a body and pieces');
+      assert.ok(req.bodyPieces && req.bodyPieces.length > 3, `request ${i}: ${req.bodyPieces?.length} pieces`);
+      assert.ok(whole[i]!.bodyPieces === undefined && whole[i]!.body !== undefined);
+      assert.equal(timeless(req), timeless(whole[i]!));
+      assert.match(timeless(req), /TIME/);
+      assert.match(joined(req).toString(), /"first question"/);
+    }
+    // The second request reuses the first's cached pieces of the history (the same objects).
+    const [a, b] = split.map((r) => r.bodyPieces!);
+    assert.ok(
+      a!.slice(1, -1).some((p) => p.length > 10 && b!.includes(p)),
+      'no piece of the history was reused',
+    );
+  });
+}
+
+const TOOLS: ToolSchema[] = [
+  { name: 'read_file', description: 'Read a file', parameters: { type: 'object' }, parametersJson: '{"type":"object"}' },
+  { name: 'odd', description: '', parameters: { type: 'string' }, parametersJson: '{"type":"string"}' },
+];
+
+/** A history with every kind of block: thinking (signed and redacted), text with calls, results (empty, unanswered, after text), a leading assistant turn, non-ASCII text. */
+function everyBlock(): Message[] {
+  return [
+    { role: 'system', content: 'be brief' },
+    { role: 'assistant', content: 'I start, with "quotes" and \\ and é 🙂' },
+    { role: 'user', content: 'first question\n\twith a tab' },
+    {
+      role: 'assistant',
+      content: 'looking',
+      reasoning: [
+        { type: 'thinking', dialect: 'anthropic', thinking: 'hmm <think>', signature: 'sig1' },
+        { type: 'redacted_thinking', dialect: 'anthropic', data: 'opaque', beforeCall: 1 },
+      ],
+      toolCalls: [
+        { id: 'call_1', name: 'read_file', args: '{"path":"/a"}' },
+        { id: 'call 2', name: 'odd', args: 'not json' },
+        { id: 'call_3', name: 'read_file', args: '' },
+      ],
+    },
+    { role: 'tool', toolCallId: 'call_1', toolName: 'read_file', content: 'line one\nline two' },
+    { role: 'tool', toolCallId: 'call 2', toolName: 'odd', content: '' },
+    { role: 'user', content: 'and a remark among the results' },
+    { role: 'assistant', content: '' },
+    { role: 'user', content: '   ' },
+    { role: 'assistant', content: 'done' },
+  ];
+}
+
+const text = (pieces: Uint8Array[]): string => Buffer.concat(pieces.map((p) => Buffer.from(p))).toString();
+
+test('anthropic: the request pieces are byte for byte the request text, for every kind of block', { timeout: 10_000 }, () => {
+  const withPieces = DIALECTS.find((d) => d.kind === 'anthropic')!;
+  assert.ok(withPieces.buildRequestPieces, "clm's Anthropic dialect builds pieces");
+  const variants: Partial<BuildRequestOptions>[] = [
+    { tools: TOOLS, stream: true },
+    { tools: null, stream: false },
+    { tools: TOOLS, stream: true, reasoningEffort: 'high', maxTokens: 1000, disableParallelToolCalls: true },
+  ];
+  for (const v of variants) {
+    const o = { model: 'claude-x', messages: everyBlock(), maxTokens: 4096, stream: false, tools: null, ...v } as BuildRequestOptions;
+    const expected = anthropicAdapter.buildRequest(o);
+    assert.equal(text(withPieces.buildRequestPieces!(o)), expected, JSON.stringify(v));
+    // Twice: pieces made before (cached) give the same bytes.
+    assert.equal(text(withPieces.buildRequestPieces!(o)), expected, `${JSON.stringify(v)}, again`);
+    JSON.parse(expected);
   }
-  // The second request reuses the first's cached message pieces (the same objects).
-  const [a, b] = split.map((r) => r.bodyPieces!);
-  assert.ok(
-    a!.slice(1, -1).some((p) => b!.includes(p)),
-    'no piece of the history was reused',
-  );
+});
+
+test('anthropic: a longer conversation reuses the bytes made for the turns before it', { timeout: 10_000 }, () => {
+  const adapter = DIALECTS.find((d) => d.kind === 'anthropic')!;
+  const messages = everyBlock();
+  const o = (m: Message[]): BuildRequestOptions => ({
+    model: 'claude-x',
+    messages: m,
+    maxTokens: 4096,
+    stream: true,
+    tools: TOOLS,
+    disableParallelToolCalls: false,
+  });
+  const before = adapter.buildRequestPieces!(o(messages));
+  const after = adapter.buildRequestPieces!(o([...messages, { role: 'user', content: 'one more' }]));
+  const big = before.filter((p) => p.length > 30).slice(1, -1);
+  assert.ok(big.length >= 4, `${big.length} pieces of blocks`);
+  // The same memory (a lone text's piece is a view into its block's bytes).
+  const same = (p: Uint8Array, q: Uint8Array) => p.buffer === q.buffer && p.byteOffset === q.byteOffset && p.length === q.length;
+  for (const p of big)
+    assert.ok(
+      after.some((q) => same(p, q)),
+      `not reused: ${Buffer.from(p).toString().slice(0, 60)}`,
+    );
 });

@@ -69,65 +69,78 @@ export const anthropicPairing: PairingPolicy = {
 /** Thinking budget in tokens per effort (the API's minimum is 1024). */
 export const THINKING_BUDGET: Readonly<Record<ReasoningEffort, number>> = { low: 4000, medium: 10000, high: 24000 };
 
-type Block =
+export type Block =
   | { type: 'text'; text: string }
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'redacted_thinking'; data: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
   | { type: 'tool_result'; tool_use_id: string; content: string; is_error?: true };
 
-interface Turn {
+export interface Turn {
   role: 'user' | 'assistant';
   blocks: Block[];
 }
 
-/** Converts the canonical history into alternating Anthropic turns (see the rules above). */
-export function toAnthropicTurns(messages: readonly Message[], withTools: boolean): Turn[] {
-  const turns: Turn[] = [];
-  const push = (role: Turn['role'], block: Block) => {
-    const last = turns[turns.length - 1];
-    if (last && last.role === role) last.blocks.push(block);
-    else turns.push({ role, blocks: [block] });
-  };
+/** One message's blocks and the role of the turn they go in. */
+export interface MessageBlocks {
+  role: Turn['role'];
+  blocks: readonly Block[];
+}
 
+/** The blocks one message becomes (see the rules above). */
+export function blocksOf(m: Message, withTools: boolean): MessageBlocks {
+  const blocks: Block[] = [];
+  const push = (b: Block) => blocks.push(b);
+  if (m.role === 'tool') {
+    const content = hasText(m.content) ? m.content : EMPTY_RESULT;
+    if (!withTools) push({ type: 'text', text: resultAsText({ ...m, content }) });
+    else if (isStandIn(m)) push({ type: 'tool_result', tool_use_id: m.toolCallId ?? '', content, is_error: true });
+    else push({ type: 'tool_result', tool_use_id: m.toolCallId ?? '', content });
+    return { role: 'user', blocks };
+  }
+  if (m.role !== 'assistant') {
+    if (hasText(m.content)) push({ type: 'text', text: m.content });
+    return { role: 'user', blocks };
+  }
+  const calls = m.toolCalls ?? [];
+  // Thinking signed for tool_use blocks does not go with calls shown as text.
+  const thinking = withTools || calls.length === 0;
+  const think = (i: number) => {
+    if (!thinking) return;
+    for (const p of reasoningAt(m, 'anthropic', i, calls.length)) {
+      push(
+        p.type === 'thinking'
+          ? { type: 'thinking', thinking: p.thinking, signature: p.signature }
+          : { type: 'redacted_thinking', data: p.data },
+      );
+    }
+  };
+  think(0);
+  if (hasText(m.content)) push({ type: 'text', text: m.content });
+  calls.forEach((c, i) => {
+    if (i > 0) think(i);
+    // A request without tools may not carry tool_use blocks: the call is shown as text.
+    if (withTools) push({ type: 'tool_use', id: c.id, name: c.name, input: argsObject(c.args) });
+    else push({ type: 'text', text: `[tool call ${c.name} ${c.args || '{}'}]` });
+  });
+  if (calls.length) think(calls.length);
+  return { role: 'assistant', blocks };
+}
+
+/**
+ * Converts the canonical history into alternating Anthropic turns (see the rules above); each
+ * message's blocks come from `blocks` (the request pieces keep them made once per message).
+ */
+export function toAnthropicTurns(messages: readonly Message[], withTools: boolean, blocks = blocksOf): Turn[] {
+  const turns: Turn[] = [];
   // After pairing, every tool message answers a call of the assistant message before it.
   for (const m of pairToolCalls(messages, anthropicPairing)) {
     if (m.role === 'system') continue;
-    if (m.role === 'tool') {
-      const content = hasText(m.content) ? m.content : EMPTY_RESULT;
-      if (!withTools) push('user', { type: 'text', text: resultAsText({ ...m, content }) });
-      else if (isStandIn(m)) push('user', { type: 'tool_result', tool_use_id: m.toolCallId ?? '', content, is_error: true });
-      else push('user', { type: 'tool_result', tool_use_id: m.toolCallId ?? '', content });
-      continue;
-    }
-    if (m.role === 'user') {
-      if (hasText(m.content)) push('user', { type: 'text', text: m.content });
-      continue;
-    }
-    // assistant
-    const calls = m.toolCalls ?? [];
-    // Thinking signed for tool_use blocks does not go with calls shown as text.
-    const thinking = withTools || calls.length === 0;
-    const think = (i: number) => {
-      if (!thinking) return;
-      for (const p of reasoningAt(m, 'anthropic', i, calls.length)) {
-        push(
-          'assistant',
-          p.type === 'thinking'
-            ? { type: 'thinking', thinking: p.thinking, signature: p.signature }
-            : { type: 'redacted_thinking', data: p.data },
-        );
-      }
-    };
-    think(0);
-    if (hasText(m.content)) push('assistant', { type: 'text', text: m.content });
-    calls.forEach((c, i) => {
-      if (i > 0) think(i);
-      // A request without tools may not carry tool_use blocks: the call is shown as text.
-      if (withTools) push('assistant', { type: 'tool_use', id: c.id, name: c.name, input: argsObject(c.args) });
-      else push('assistant', { type: 'text', text: `[tool call ${c.name} ${c.args || '{}'}]` });
-    });
-    if (calls.length) think(calls.length);
+    const made = blocks(m, withTools);
+    const last = turns[turns.length - 1];
+    if (!made.blocks.length) continue;
+    if (last && last.role === made.role) last.blocks.push(...made.blocks);
+    else turns.push({ role: made.role, blocks: [...made.blocks] });
   }
 
   if (turns.length === 0 || turns[0]!.role !== 'user') turns.unshift({ role: 'user', blocks: [{ type: 'text', text: LEADING_USER }] });
@@ -162,38 +175,40 @@ function loopWithoutThinking(turns: readonly Turn[]): boolean {
   return false;
 }
 
-export function buildAnthropicRequest(opts: BuildRequestOptions): string {
+/** The request's text before its turns and after them, for `turns`. */
+export function requestFrame(opts: BuildRequestOptions, turns: readonly Turn[]): { head: string; tail: string } {
   const tools = opts.tools ?? [];
-  const withTools = tools.length > 0;
   const system = opts.messages
     .filter((m) => m.role === 'system' && hasText(m.content))
     .map((m) => m.content as string)
     .join('\n\n');
   let maxTokens = Number.isFinite(opts.maxTokens) && opts.maxTokens > 0 ? Math.floor(opts.maxTokens) : DEFAULT_MAX_TOKENS;
-  const turns = toAnthropicTurns(opts.messages, withTools);
   const budget = opts.reasoningEffort && !loopWithoutThinking(turns) ? THINKING_BUDGET[opts.reasoningEffort] : 0;
   // max_tokens covers thinking and answer: a budget that does not fit under it is added to it.
   if (budget && maxTokens <= budget) maxTokens += budget;
 
   // Assembled as text so the tool schemas reuse their pre-serialised, byte-stable JSON.
-  const parts: string[] = [`"model":${JSON.stringify(opts.model)}`];
-  if (system !== '') parts.push(`"system":${JSON.stringify(system)}`);
-  parts.push(`"messages":[${turns.map(turnJson).join(',')}]`);
-  parts.push(`"max_tokens":${maxTokens}`);
-  if (budget) parts.push(`"thinking":{"type":"enabled","budget_tokens":${budget}}`);
-  parts.push(`"stream":${opts.stream ? 'true' : 'false'}`);
+  const head = `{"model":${JSON.stringify(opts.model)}${system !== '' ? `,"system":${JSON.stringify(system)}` : ''},"messages":[`;
+  let tail = `],"max_tokens":${maxTokens}`;
+  if (budget) tail += `,"thinking":{"type":"enabled","budget_tokens":${budget}}`;
   // Automatic prompt caching: one top-level marker; the API places the breakpoint on the last
   // cacheable block and moves it forward as the conversation grows.
-  parts.push('"cache_control":{"type":"ephemeral"}');
-  if (withTools) {
+  tail += `,"stream":${!!opts.stream},"cache_control":{"type":"ephemeral"}`;
+  if (tools.length) {
     const defs = tools.map((t) => {
       const head = `"name":${JSON.stringify(t.name)}` + (t.description ? `,"description":${JSON.stringify(t.description)}` : '');
       return `{${head},"input_schema":${inputSchemaJson(t)}}`;
     });
-    parts.push(`"tools":[${defs.join(',')}]`);
-    if (opts.disableParallelToolCalls) parts.push('"tool_choice":{"type":"auto","disable_parallel_tool_use":true}');
+    tail += `,"tools":[${defs.join(',')}]`;
+    if (opts.disableParallelToolCalls) tail += ',"tool_choice":{"type":"auto","disable_parallel_tool_use":true}';
   }
-  return `{${parts.join(',')}}`;
+  return { head, tail: `${tail}}` };
+}
+
+export function buildAnthropicRequest(opts: BuildRequestOptions): string {
+  const turns = toAnthropicTurns(opts.messages, !!opts.tools?.length);
+  const { head, tail } = requestFrame(opts, turns);
+  return head + turns.map(turnJson).join(',') + tail;
 }
 
 export function anthropicHeaders(apiKey: string): Record<string, string> {

@@ -6,6 +6,7 @@ import type { ProviderKind } from '../types.js';
 import type { ProviderAdapter } from './adapter.js';
 import { openaiAdapter, ollamaAdapter } from './openai.js';
 import { anthropicAdapter } from './anthropic.js';
+import { anthropicRequestPieces } from './anthropic-pieces.js';
 import { responsesAdapter } from './responses.js';
 import { dialectFor, type DialectList } from './dialects.js';
 
@@ -13,8 +14,17 @@ export type { ProviderAdapter } from './adapter.js';
 export { providerFromStr } from './dialects.js';
 export { modelsUrl, propsUrl } from './endpoint-urls.js';
 
-/** Every dialect, one adapter per provider kind. */
-export const DIALECTS: DialectList = [openaiAdapter, ollamaAdapter, anthropicAdapter, responsesAdapter];
+/**
+ * Every dialect, one adapter per provider kind. Anthropic's builds its request in pieces here too
+ * (anthropic-pieces.ts), which a page that names anthropicAdapter alone does without.
+ */
+export const DIALECTS: DialectList = [
+  openaiAdapter,
+  ollamaAdapter,
+  // Pure: a bundle that never uses DIALECTS leaves every dialect out (a spread would be kept).
+  /* @__PURE__ */ Object.assign({}, anthropicAdapter, { buildRequestPieces: anthropicRequestPieces }),
+  responsesAdapter,
+];
 
 /** The adapter of a provider kind (unknown kinds: 'openai'). */
 export function adapterFor(kind: ProviderKind): ProviderAdapter {
