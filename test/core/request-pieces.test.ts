@@ -1,7 +1,7 @@
-// A host that sends a body in pieces (Host.bodyPieces) gets the OpenAI and Anthropic dialects'
-// requests as cached pieces (per message; per block), not serialised and joined into one buffer
+// A host that sends a body in pieces (Host.bodyPieces) gets the requests of every dialect as
+// cached pieces (per message; Anthropic's per block), not serialised and joined into one buffer
 // each round; a host without the flag gets the same bytes whole. The pieces are the same bytes in
-// the same order, for every kind of block the Anthropic dialect writes.
+// the same order, for every kind of block and item the Anthropic and Responses dialects write.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,12 +10,17 @@ import type { Host, HttpRequest } from '../../src/core/host.js';
 import type { Message, ProviderKind } from '../../src/core/types.js';
 import { DIALECTS } from '../../src/core/providers/index.js';
 import { anthropicAdapter } from '../../src/core/providers/anthropic.js';
+import { responsesAdapter } from '../../src/core/providers/responses.js';
 import type { BuildRequestOptions, ToolSchema } from '../../src/core/providers/adapter.js';
 import { scriptedHost } from '../fixtures/scripted-host.js';
 
 const REPLY: Record<string, string> = {
   openai: JSON.stringify({ choices: [{ message: { role: 'assistant', content: 'fine' }, finish_reason: 'stop' }] }),
   anthropic: JSON.stringify({ type: 'message', role: 'assistant', content: [{ type: 'text', text: 'fine' }], stop_reason: 'end_turn' }),
+  'openai-responses': JSON.stringify({
+    status: 'completed',
+    output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'fine' }] }],
+  }),
 };
 
 async function twoTurns(provider: ProviderKind, pieces: boolean): Promise<HttpRequest[]> {
@@ -46,7 +51,7 @@ const timeless = (req: HttpRequest): string =>
     .toString()
     .replace(/\w{3}, \d{1,2} \w{3} \d{4} \d\d:\d\d:\d\d [+-]\d{4}/g, 'TIME');
 
-for (const provider of ['openai', 'anthropic'] as const) {
+for (const provider of ['openai', 'anthropic', 'openai-responses'] as const) {
   test(`${provider}: a host that takes body pieces gets the request unjoined; the bytes are those of a whole body`, {
     timeout: 10_000,
   }, async () => {
@@ -145,4 +150,57 @@ test('anthropic: a longer conversation reuses the bytes made for the turns befor
       after.some((q) => same(p, q)),
       `not reused: ${Buffer.from(p).toString().slice(0, 60)}`,
     );
+});
+
+/** A Responses history: reasoning items carried back, calls with malformed arguments, an unanswered call, non-ASCII text. */
+function responsesHistory(): Message[] {
+  const item = (id: string) => ({ type: 'reasoning', id, summary: [], encrypted_content: `enc-${id}` });
+  return [
+    { role: 'system', content: 'be brief' },
+    { role: 'user', content: 'first question, é 🙂 "quoted"' },
+    {
+      role: 'assistant',
+      content: 'looking',
+      reasoning: [
+        { dialect: 'openai-responses', type: 'reasoning', item: item('rs_1') },
+        { dialect: 'openai-responses', type: 'reasoning', item: item('rs_2'), beforeCall: 1 },
+      ],
+      toolCalls: [
+        { id: 'call_1', name: 'read_file', args: '{"path":"/a"}' },
+        { id: 'call_2', name: 'read_file', args: 'not json' },
+      ],
+    },
+    { role: 'tool', toolCallId: 'call_1', toolName: 'read_file', content: 'line one\nline two' },
+    { role: 'assistant', content: '' },
+    { role: 'user', content: 'and then?' },
+  ];
+}
+
+test('openai-responses: the request pieces are byte for byte the request text; later requests reuse them', { timeout: 10_000 }, () => {
+  const withPieces = DIALECTS.find((d) => d.kind === 'openai-responses')!;
+  assert.ok(withPieces.buildRequestPieces, "clm's Responses dialect builds pieces");
+  const base = { model: 'gpt-x', maxTokens: 4096, disableParallelToolCalls: false };
+  for (const v of [
+    { tools: TOOLS, stream: true },
+    { tools: null, stream: false },
+    { tools: TOOLS, stream: true, reasoningEffort: 'low' as const, disableParallelToolCalls: true },
+  ]) {
+    const o: BuildRequestOptions = { ...base, messages: responsesHistory(), ...v };
+    const expected = responsesAdapter.buildRequest(o);
+    assert.equal(text(withPieces.buildRequestPieces!(o)), expected, JSON.stringify(v));
+    assert.match(expected, /"include":\["reasoning.encrypted_content"\]/);
+    JSON.parse(expected);
+  }
+  // Without reasoning items or effort, no include.
+  const plain: BuildRequestOptions = { ...base, messages: [{ role: 'user', content: 'hi' }], tools: null, stream: false };
+  assert.equal(text(withPieces.buildRequestPieces!(plain)), responsesAdapter.buildRequest(plain));
+  assert.doesNotMatch(responsesAdapter.buildRequest(plain), /include/);
+
+  const messages = responsesHistory();
+  const o = (m: Message[]): BuildRequestOptions => ({ ...base, messages: m, tools: TOOLS, stream: true });
+  const before = withPieces.buildRequestPieces!(o(messages)).slice(1, -1);
+  const after = withPieces.buildRequestPieces!(o([...messages, { role: 'user', content: 'one more' }]));
+  const big = before.filter((p) => p.length > 10);
+  assert.ok(big.length >= 4, `${big.length} pieces of messages`);
+  for (const p of big) assert.ok(after.includes(p), `not reused: ${Buffer.from(p).toString().slice(0, 60)}`);
 });

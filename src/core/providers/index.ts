@@ -7,6 +7,7 @@ import type { ProviderAdapter } from './adapter.js';
 import { openaiAdapter, ollamaAdapter } from './openai.js';
 import { anthropicAdapter } from './anthropic.js';
 import { anthropicRequestPieces } from './anthropic-pieces.js';
+import { responsesRequestPieces } from './responses-pieces.js';
 import { responsesAdapter } from './responses.js';
 import { dialectFor, type DialectList } from './dialects.js';
 
@@ -15,15 +16,16 @@ export { providerFromStr } from './dialects.js';
 export { modelsUrl, propsUrl } from './endpoint-urls.js';
 
 /**
- * Every dialect, one adapter per provider kind. Anthropic's builds its request in pieces here too
- * (anthropic-pieces.ts), which a page that names anthropicAdapter alone does without.
+ * Every dialect, one adapter per provider kind. Anthropic's and Responses' build their requests in
+ * pieces here too (anthropic-pieces.ts, responses-pieces.ts), which a page that names one adapter
+ * alone does without.
  */
 export const DIALECTS: DialectList = [
   openaiAdapter,
   ollamaAdapter,
   // Pure: a bundle that never uses DIALECTS leaves every dialect out (a spread would be kept).
   /* @__PURE__ */ Object.assign({}, anthropicAdapter, { buildRequestPieces: anthropicRequestPieces }),
-  responsesAdapter,
+  /* @__PURE__ */ Object.assign({}, responsesAdapter, { buildRequestPieces: responsesRequestPieces }),
 ];
 
 /** The adapter of a provider kind (unknown kinds: 'openai'). */

@@ -52,25 +52,19 @@ export const MISSING_OUTPUT = MISSING_RESULT;
 /** call_ids must be non-empty and unique within the request. */
 export const responsesPairing: PairingPolicy = { wireId: (id) => id, fallbackId: 'call_clm', uniqueInRequest: true };
 
-type InputItem =
+export type InputItem =
   | { role: 'system' | 'user' | 'assistant'; content: string }
   | { type: 'function_call'; call_id: string; name: string; arguments: string }
   | { type: 'function_call_output'; call_id: string; output: string }
   | Readonly<Record<string, unknown>>;
 
-/** Converts the canonical history into Responses input items (see the rules above). */
-export function toResponsesInput(messages: readonly Message[]): InputItem[] {
+/** The input items one message becomes (see the rules above). */
+export function itemsOf(m: Message): InputItem[] {
   const items: InputItem[] = [];
-  // After pairing, every tool message answers a call of the assistant message before it.
-  for (const m of pairToolCalls(messages, responsesPairing)) {
-    if (m.role === 'tool') {
-      items.push({ type: 'function_call_output', call_id: m.toolCallId ?? '', output: m.content ?? '' });
-      continue;
-    }
-    if (m.role !== 'assistant') {
-      if (hasText(m.content)) items.push({ role: m.role, content: m.content });
-      continue;
-    }
+  if (m.role === 'tool') items.push({ type: 'function_call_output', call_id: m.toolCallId ?? '', output: m.content ?? '' });
+  else if (m.role !== 'assistant') {
+    if (hasText(m.content)) items.push({ role: m.role, content: m.content });
+  } else {
     const calls = m.toolCalls ?? [];
     const reasoning = (i: number) => {
       for (const p of reasoningAt(m, 'openai-responses', i, calls.length)) items.push(p.item);
@@ -87,25 +81,29 @@ export function toResponsesInput(messages: readonly Message[]): InputItem[] {
   return items;
 }
 
+/** The messages the request carries, paired: after pairing, every tool message answers a call of the assistant message before it. */
+export const pairedForResponses = (messages: readonly Message[]) => pairToolCalls(messages, responsesPairing);
+
+/** Converts the canonical history into Responses input items (see the rules above). */
+export function toResponsesInput(messages: readonly Message[]): InputItem[] {
+  return pairedForResponses(messages).flatMap(itemsOf);
+}
+
+export const isReasoningItem = (i: InputItem) => 'type' in i && i.type === 'reasoning';
+
 /** A reasoning output item to carry back (see the rules above), placed before call `calls`. */
 function reasoningPart(item: Record<string, unknown>, calls: number): ReasoningPart | null {
   if (typeof item.encrypted_content !== 'string' || item.encrypted_content === '') return null;
   return placed({ dialect: 'openai-responses', type: 'reasoning', item }, calls);
 }
 
-export function buildResponsesRequest(opts: BuildRequestOptions): string {
+/** The request's text before its input items and after them; `reasoning`: an item is a reasoning item. */
+export function requestFrame(opts: BuildRequestOptions, reasoning: boolean): { head: string; tail: string } {
   const tools = opts.tools ?? [];
-  const input = toResponsesInput(opts.messages);
   // Assembled as text so the tool schemas reuse their pre-serialised, byte-stable JSON.
-  const parts: string[] = [
-    `"model":${JSON.stringify(opts.model)}`,
-    `"input":${JSON.stringify(input)}`,
-    `"stream":${opts.stream ? 'true' : 'false'}`,
-    '"store":false',
-  ];
+  const parts: string[] = [`"stream":${opts.stream ? 'true' : 'false'}`, '"store":false'];
   if (opts.reasoningEffort) parts.push(`"reasoning":{"effort":${JSON.stringify(opts.reasoningEffort)},"summary":"auto"}`);
-  if (opts.reasoningEffort || input.some((i) => 'type' in i && i.type === 'reasoning'))
-    parts.push('"include":["reasoning.encrypted_content"]');
+  if (opts.reasoningEffort || reasoning) parts.push('"include":["reasoning.encrypted_content"]');
   if (tools.length > 0) {
     const defs = tools.map((t) => {
       const head =
@@ -116,7 +114,13 @@ export function buildResponsesRequest(opts: BuildRequestOptions): string {
     if (opts.disableParallelToolCalls) parts.push('"parallel_tool_calls":false');
     parts.push('"tool_choice":"auto"');
   }
-  return `{${parts.join(',')}}`;
+  return { head: `{"model":${JSON.stringify(opts.model)},"input":[`, tail: `],${parts.join(',')}}` };
+}
+
+export function buildResponsesRequest(opts: BuildRequestOptions): string {
+  const input = toResponsesInput(opts.messages);
+  const { head, tail } = requestFrame(opts, input.some(isReasoningItem));
+  return head + input.map((i) => JSON.stringify(i)).join(',') + tail;
 }
 
 /** input_tokens already includes the cached ones (input_tokens_details.cached_tokens). */
