@@ -6,7 +6,8 @@
 //   node bench/mock-server.mjs read_file:N[:BYTES] FIXTURE_PATH
 //   node bench/mock-server.mjs plan
 //
-// (or BENCH_MOCK_MODE / BENCH_MOCK_FIXTURE in the environment). Listens on 127.0.0.1, port 0, and
+// (or BENCH_MOCK_MODE / BENCH_MOCK_FIXTURE in the environment). POST …/chat/completions answers in
+// the OpenAI chat dialect, POST …/messages in Anthropic's. Listens on 127.0.0.1, port 0, and
 // prints the port as the first line on stdout.
 //
 // Modes:
@@ -189,6 +190,52 @@ function handleChat(raw, res) {
   return send(res, 200, textReply(stream));
 }
 
+/** The Anthropic Messages dialect (POST …/messages): the same modes, tool results counted as tool_result blocks. */
+function handleMessages(raw, res) {
+  let req;
+  try {
+    req = JSON.parse(raw);
+  } catch {
+    return send(res, 400, {
+      json: { type: 'error', error: { type: 'invalid_request_error', message: 'bench mock: request body is not JSON' } },
+    });
+  }
+  stats.chat++;
+  const results = (Array.isArray(req.messages) ? req.messages : []).flatMap((m) =>
+    Array.isArray(m?.content) ? m.content.filter((b) => b?.type === 'tool_result') : [],
+  );
+  const tools = results.length;
+  if (tools > stats.maxToolResults) stats.maxToolResults = tools;
+  if (tools) stats.lastToolBytes = Buffer.byteLength(String(results.at(-1).content ?? ''));
+  const usage = { input_tokens: USAGE.prompt_tokens, output_tokens: USAGE.completion_tokens };
+  const call = mode.kind === 'read_file' && tools < mode.rounds;
+  const args = mode.tool === 'shell_exec' ? { command: 'seq 1 500' } : { path: fixture, limit: 200 };
+  const block = call
+    ? { type: 'tool_use', id: `toolu_${tools + 1}`, name: mode.tool, input: args }
+    : { type: 'text', text: TEXT_PARTS.join('') };
+  const stop = call ? 'tool_use' : 'end_turn';
+  if (req.stream !== true) {
+    return send(res, 200, {
+      json: { id: 'msg_bench', type: 'message', role: 'assistant', model: 'local-model', content: [block], stop_reason: stop, usage },
+    });
+  }
+  const ev = (type, o) => `event: ${type}\ndata: ${JSON.stringify({ type, ...o })}\n\n`;
+  let sse = ev('message_start', {
+    message: { id: 'msg_bench', type: 'message', role: 'assistant', model: 'local-model', content: [], usage },
+  });
+  if (call) {
+    sse += ev('content_block_start', { index: 0, content_block: { ...block, input: {} } });
+    sse += ev('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify(args) } });
+  } else {
+    sse += ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+    for (const t of TEXT_PARTS) sse += ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: t } });
+  }
+  sse += ev('content_block_stop', { index: 0 });
+  sse += ev('message_delta', { delta: { stop_reason: stop }, usage: { output_tokens: USAGE.completion_tokens } });
+  sse += ev('message_stop', {});
+  return send(res, 200, { sse });
+}
+
 const server = createServer((req, res) => {
   const parts = [];
   req.on('data', (c) => parts.push(c));
@@ -220,9 +267,10 @@ const server = createServer((req, res) => {
     stats.requests++;
     stats.requestBytes += raw.length;
     const chat = req.method === 'POST' && path.endsWith('/chat/completions');
+    const messages = req.method === 'POST' && path.endsWith('/messages');
     // Counted on arrival: a probe the client gives up on still shows.
-    if (!chat) stats.other++;
-    const answer = () => (chat ? handleChat(raw, res) : other(req, path, res));
+    if (!chat && !messages) stats.other++;
+    const answer = () => (chat ? handleChat(raw, res) : messages ? handleMessages(raw, res) : other(req, path, res));
     if (mode.delayMs) setTimeout(answer, mode.delayMs);
     else answer();
   });

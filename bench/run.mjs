@@ -80,6 +80,17 @@ function cleanEnv(stateDir) {
   };
 }
 
+/** A config directory whose config.lua names the provider `bench`, of kind anthropic, at `base`. */
+function anthropicConfig(base) {
+  const dir = join(tmp, `anthropic-config-${++runSeq}`);
+  mkdirSync(join(dir, 'clm'), { recursive: true });
+  writeFileSync(
+    join(dir, 'clm', 'config.lua'),
+    `return { providers = { bench = { kind = "anthropic", url = ${JSON.stringify(`${base}/v1`)}, api_key = "k-0000" } } }\n`,
+  );
+  return dir;
+}
+
 // ---- mock LLM servers (bench/mock.mjs) ----------------------------------------------------
 
 const mocks = [];
@@ -151,6 +162,20 @@ const scenarios = [
       return textCheck(r, s, true);
     },
   })),
+  {
+    // The same loop in the Anthropic dialect (the mock answers POST …/messages in it): each
+    // round's request is built from the blocks and bytes made for the rounds before.
+    id: 'rf250anthropic',
+    label: '250 read_file rounds, Anthropic dialect',
+    mock: 'read_file:250',
+    env: (m) => ({ XDG_CONFIG_HOME: anthropicConfig(m.base) }),
+    argv: () => clm('--provider', 'bench', '-o', `read ${fixture} with read_file, 250 times`, '-p', emptyPlugins),
+    check: (r, s) => {
+      if (s.chat !== 251) return `mock saw ${s.chat} requests, expected 251`;
+      if (s.maxToolResults !== 250) return `last request carried ${s.maxToolResults} tool results, expected 250`;
+      return textCheck(r, s, true);
+    },
+  },
   // W2, ten tool rounds that each start a process: in the sandbox (the default where bwrap
   // works) and unconfined (--sandbox full), so the sandbox's cost is their ratio.
   ...[
