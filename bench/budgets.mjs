@@ -288,7 +288,7 @@ const figures = [
   ['bytes per streamed chunk (full screen, pty)', uiFigures.full.ptyPerChunk, 1, 43, (v) => `${v.toFixed(1)} B`, '1 B'],
   ['render work per streamed chunk', uiFigures.full.renderMsPerChunk, 1, 1, (v) => `${v.toFixed(3)} ms`, '1 ms'],
   [`UI RSS slope per turn (${uiFigures.soakTurns} turns)`, uiFigures.so.slope, 1, 20, (v) => `${v.toFixed(1)} KiB`, '1 KiB'],
-  ...marginal(),
+  marginal(),
   ['plugin tool call (64 in flight), time per call', 1e6 / luaFigures.calls.rate, 1, 100, (v) => `${v.toFixed(1)} µs`, '1 µs'],
 ];
 /**
@@ -300,7 +300,7 @@ function marginal() {
   const low = (cpu('rf50') - cpu('rf10')) / 40;
   const high = (cpu('rf250') - cpu('rf50')) / 200;
   const ms = (v) => `${(v * 1000).toFixed(2)} ms`;
-  return [['tool loop, CPU per round at 50–250 rounds', high, low, 2, ms, 'at 10–50']];
+  return ['tool loop, CPU per round at 50–250 rounds', high, low, 2, ms, 'at 10–50'];
 }
 let failed = 0;
 const rows = figures.map(([name, v, ref, budget, fmt, refName]) => {

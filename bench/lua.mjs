@@ -13,16 +13,12 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { argAfter, median } from './measure.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tmp = join(root, '.bench-tmp', 'lua');
 const quick = process.argv.includes('--quick');
 const childMode = process.argv[2] === '--rss-child';
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 async function bundle() {
   const common = {
@@ -231,10 +227,6 @@ if (childMode) {
   await rssChild(await import(pathToFileURL(join(tmp, 'dist/lua.js')).href), Number(process.argv[3]));
 } else {
   const lua = await bundle();
-  const argAfter = (name) => {
-    const i = process.argv.indexOf(name);
-    return i > 0 ? process.argv[i + 1] : undefined;
-  };
   const callsOnly = argAfter('--only') === 'calls';
   const jsonFile = argAfter('--json');
   const load = callsOnly ? NaN : await benchLoad(lua);

@@ -123,6 +123,12 @@ export async function instructions(argv, { env, cwd, timeoutMs = 600_000 } = {})
 
 // ---- statistics and tables -----------------------------------------------------------------
 
+/** The value after `--name` on the command line (undefined when the flag is not there). */
+export function argAfter(name) {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : undefined;
+}
+
 export function median(xs) {
   const a = xs.filter(Number.isFinite).sort((x, y) => x - y);
   const n = a.length;

@@ -28,16 +28,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawn as ptySpawn } from '@lydell/node-pty';
 import xterm from '@xterm/headless';
+import { argAfter, median } from './measure.mjs';
 import { startMock } from './mock.mjs';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const ROOT = dirname(BENCH);
 const CLI = process.env.CLM_BENCH_CLI || join(ROOT, 'bin/clm.cjs');
 const quick = process.argv.includes('--quick');
-const argAfter = (name) => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? process.argv[i + 1] : undefined;
-};
 const only = argAfter('--only')?.split(',');
 const jsonFile = argAfter('--json');
 const wanted = (id) => !only || only.includes(id);
@@ -60,10 +57,6 @@ process.on('exit', () => {
 });
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const failures = [];
 
 // ---- the mock LLM (bench/mock-server.mjs in its own process) ------------------------------
