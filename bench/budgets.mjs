@@ -6,16 +6,17 @@
 //
 //   node bench/budgets.mjs [--runs N]      (or `npm run bench -- --budgets [--runs N]`)
 //
-// Whole processes (bench/measure.mjs: wall time around the spawn, peak RSS from GNU time), run
-// round-robin with `node -e 0` so a loaded machine's drift hits every row alike, one untimed
-// warm-up each. The state directory is kept between a scenario's runs, as it is between a user's
-// runs (the code cache and the plugin schema cache are warm). On the pseudo-terminal (node-pty,
-// @xterm/headless as the screen): the UI's first frame from spawn to the banner on screen, against
-// `node -e 0` spawned on the same kind of pty; and a key's echo, from the write to the pty until
-// the typed text is in the prompt's cells, with the UI idle and while a reply streams at 200
-// chunks/s. The tool loop's marginal CPU per round (10, 50 and 250 read_file rounds in the same
-// round-robin). From the quick runs of bench/ui.mjs and bench/lua.mjs: bytes and render work per
-// streamed chunk, the UI's RSS slope per turn, and the time per plugin tool call.
+// Whole processes (bench/measure.mjs: wall time around the spawn, peak RSS and page faults from GNU
+// time), run round-robin with `node -e 0` so a loaded machine's drift hits every row alike, one
+// untimed warm-up each; under the table, the one-shot's floor: the same request made with node:http
+// alone, and the page faults of each. The state directory is kept between a scenario's runs, as it
+// is between a user's runs (the code cache and the plugin schema cache are warm). On the
+// pseudo-terminal (node-pty, @xterm/headless as the screen): the UI's first frame from spawn to the
+// banner on screen, against `node -e 0` spawned on the same kind of pty; and a key's echo, from the
+// write to the pty until the typed text is in the prompt's cells, with the UI idle and while a
+// reply streams at 200 chunks/s. The tool loop's marginal CPU per round (10, 50 and 250 read_file
+// rounds in the same round-robin). From the quick runs of bench/ui.mjs and bench/lua.mjs: bytes and
+// render work per streamed chunk, the UI's RSS slope per turn, and the time per plugin tool call.
 
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -215,8 +216,20 @@ const started = Date.now();
 const loadAtStart = load();
 const node = process.execPath;
 const reply = (r) => (r.stdout.includes('This is the bench mock.') ? null : `no reply in ${JSON.stringify(r.stdout.slice(0, 200))}`);
+/**
+ * The one-shot's floor: one streamed POST to the same mock with node:http and nothing else, the
+ * reply's text printed. What is above it is clm's own (loading the program, the run).
+ */
+const POST_ALONE = `const u = new URL(${JSON.stringify(`${text}/chat/completions`)});
+require('node:http').request(u, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+  let s = '';
+  res.setEncoding('utf8').on('data', (d) => (s += d)).on('end', () => {
+    for (const m of s.matchAll(/"content":"([^"]*)"/g)) process.stdout.write(m[1]);
+  });
+}).end('{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]}');`;
 const procs = [
   { id: 'node', argv: [node, '-e', '0'] },
+  { id: 'post', argv: [node, '-e', POST_ALONE], check: reply },
   { id: 'version', argv: [node, CLI, '-V'], check: (r) => (/^clm \S+\n$/.test(r.stdout) ? null : 'no version') },
   { id: 'text', argv: [node, CLI, '-u', text, '-o', 'hi', '-p', empty], check: reply },
   ...[
@@ -318,10 +331,24 @@ const rows = figures.map(([name, v, ref, budget, fmt, refName]) => {
     status,
   ];
 });
+/** Where the one-shot's time goes, from the same runs: Node alone, one POST alone, then clm. */
+function oneShotFloor() {
+  const faults = (id) => median(by(id).runs.map((r) => r.faults));
+  const line = (what, id) =>
+    `  ${what}: ${s3(wall(id))} (${(wall(id) / wall('node')).toFixed(2)}× \`node -e 0\`), ${faults(id)} page faults`;
+  return [
+    "The one-shot's floor (same runs; a page fault is a fresh page of memory, costly on a virtual machine):",
+    line('`node -e 0`', 'node'),
+    line('one streamed POST with node:http alone', 'post'),
+    line('clm one-shot plain turn', 'text'),
+    `  clm's own: ${((wall('text') - wall('post')) * 1000).toFixed(1)} ms and ${faults('text') - faults('post')} page faults over the POST alone`,
+  ].join('\n');
+}
 process.stdout.write(
   `Budgets (issue 27): medians of ${RUNS} interleaved runs, ${KEYS} keystrokes per echo row; ${((Date.now() - started) / 1000).toFixed(0)} s, ` +
     `load ${loadAtStart} → ${load()}, node ${process.version}\n` +
     `${table(['figure', 'measured', 'reference (same run)', 'ratio', 'budget', '÷ budget', 'status'], rows)}\n` +
-    `(status: ok within budget, over above it, FAIL above ${FAIL_AT}× it: the CI step fails only then)\n`,
+    `(status: ok within budget, over above it, FAIL above ${FAIL_AT}× it: the CI step fails only then)\n\n` +
+    `${oneShotFloor()}\n`,
 );
 process.exit(failed ? 1 : 0);

@@ -3,7 +3,8 @@
 //
 //   measure(argv, opts)       wall time (around the spawn), user and sys CPU of the process and its
 //                             threads at 1 ms resolution (bash's `time`: getrusage of the children),
-//                             peak RSS (GNU time's %M), exit status and output.
+//                             peak RSS and minor page faults (GNU time's %M and %R), exit status
+//                             and output.
 //   instructions(argv, opts)  instructions executed, all threads (valgrind's callgrind): the same
 //                             figure however loaded the machine is, to within about 1 %.
 //
@@ -32,12 +33,8 @@ export const haveValgrind = () => ['/usr/bin/valgrind', '/usr/local/bin/valgrind
 
 // $1 = the file for bash's times, $2 = the file for GNU time's; then the command. The command's
 // own stderr goes to fd 3 (the real stderr); bash's report goes to its stderr, the file.
-const WRAP = 'f=$1; g=$2; shift 2; exec 3>&2 2>"$f"; TIMEFORMAT="%3U %3S"; time /usr/bin/time -f "%M" -o "$g" "$@" 2>&3';
+const WRAP = 'f=$1; g=$2; shift 2; exec 3>&2 2>"$f"; TIMEFORMAT="%3U %3S"; time /usr/bin/time -f "%M %R" -o "$g" "$@" 2>&3';
 
-/**
- * Run argv; resolve to { wall, user, sys, cpu (s), rssKiB, code, signal, stdout, stderr }. A run
- * that was killed or whose figures are unreadable has NaN figures and `signal` set.
- */
 /** Run `file args` to its end (SIGKILL after timeoutMs); resolves to { code, signal, stdout, stderr }. */
 function run(file, args, { env, cwd, stdin, timeoutMs }) {
   return new Promise((resolve, reject) => {
@@ -60,8 +57,9 @@ function run(file, args, { env, cwd, stdin, timeoutMs }) {
 }
 
 /**
- * Run argv; resolve to { wall, user, sys, cpu (s), rssKiB, code, signal, stdout, stderr }. A run
- * that was killed or whose figures are unreadable has NaN figures and `signal` set.
+ * Run argv; resolve to { wall, user, sys, cpu (s), rssKiB, faults, code, signal, stdout, stderr }
+ * (faults: minor page faults, each a fresh page the process touched). A run that was killed or
+ * whose figures are unreadable has NaN figures and `signal` set.
  */
 export async function measure(argv, { env, cwd, timeoutMs = 120_000, stdin = 'ignore' } = {}) {
   const cpuFile = join(scratch, `cpu-${++seq}`);
@@ -77,11 +75,12 @@ export async function measure(argv, { env, cwd, timeoutMs = 120_000, stdin = 'ig
   let user = NaN;
   let sys = NaN;
   let rssKiB = NaN;
+  let faults = NaN;
   let report = '';
   try {
     [user, sys] = readFileSync(cpuFile, 'utf8').trim().split('\n').at(-1).split(' ').map(Number);
     report = readFileSync(rssFile, 'utf8');
-    rssKiB = Number(report.trim().split('\n').at(-1));
+    [rssKiB, faults] = report.trim().split('\n').at(-1).split(' ').map(Number);
   } catch {
     /* reported as NaN */
   }
@@ -89,13 +88,14 @@ export async function measure(argv, { env, cwd, timeoutMs = 120_000, stdin = 'ig
   rmSync(rssFile, { force: true });
   // GNU time reports a command that died of a signal as "Command terminated by signal N".
   const killedBy = /terminated by signal (\d+)/.exec(report)?.[1];
-  const bad = signal || killedBy || ![user, sys, rssKiB].every(Number.isFinite);
+  const bad = signal || killedBy || ![user, sys, rssKiB, faults].every(Number.isFinite);
   return {
     wall,
     user: bad ? NaN : user,
     sys: bad ? NaN : sys,
     cpu: bad ? NaN : user + sys,
     rssKiB: bad ? NaN : rssKiB,
+    faults: bad ? NaN : faults,
     code: code ?? -1,
     signal: signal ?? (killedBy ? `signal ${killedBy}` : bad ? 'no figures' : null),
     stdout,
