@@ -3,7 +3,6 @@
 // from this module's first statement on, no signal ends clm by Node's default action.
 
 import { installSignalHandlers, onUnhandledSignal, takeHeldSignals } from './signal-handlers.js';
-import { hasConfigFile } from '../config/paths.js';
 import { forTerminal } from '../core/terminal-text.js';
 import { CLM_VERSION } from '../host/version.js';
 import { lazyBuiltin } from '../host/lazy-builtin.js';
@@ -56,8 +55,6 @@ async function main(argv: string[]): Promise<number> {
       env: process.env,
     });
   }
-  // The Lua state for config.lua: made now, so the wasm module compiles while the rest loads.
-  if (args.command === 'run' && hasConfigFile()) void prestartConfig();
   const color = !!process.stderr.isTTY && !process.env.NO_COLOR;
   const { CliError } = await import('./cli-error.js');
   const { ConfigProblem } = await import('./resolve-run.js');
@@ -127,14 +124,6 @@ async function main(argv: string[]): Promise<number> {
     }
     say((e as Error)?.stack ?? String(e));
     return 1;
-  }
-}
-
-async function prestartConfig(): Promise<void> {
-  try {
-    (await import('../config/lua-state.js')).prestartQuickLua();
-  } catch {
-    // loading the configuration reports its own problems
   }
 }
 

@@ -18,8 +18,9 @@
 // - A chunk running longer than 2 s ⇒ ConfigError (endless loop guard), also when it is stuck in
 //   one C-level call (the worker is stopped from outside then).
 // - Files are read with the regular-file reader: a FIFO or device is an error, never a hang.
-// - The CLI makes the quick state first thing (prestartQuickLua): the wasm module compiles
-//   while the rest of the program loads.
+// - The quick state is made when a load starts, not as clm starts: the UI draws its first frame
+//   before it reads the config, and the main thread's share of compiling the wasm module would
+//   come before that frame.
 
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -117,7 +118,7 @@ function secretsOf(r: ChunkOutcome, src: Uint8Array, path: string, log: (l: stri
 async function evaluate<T>(log: (line: string) => void, attempt: (run: RunChunk, note: (line: string) => void) => Promise<T>): Promise<T> {
   let quick: ConfigLua | null = null;
   try {
-    quick = await (await import('./lua-state.js')).quickLua();
+    quick = await (await import('./lua-state.js')).ConfigLua.create({ quick: true });
   } catch {
     // the worker reports why
   }

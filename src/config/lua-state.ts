@@ -222,22 +222,3 @@ export class ConfigLua {
     return this.mem.errorText(L, idx, 'error with no message (nil)');
   }
 }
-
-/** A quick state made before it is needed (prestartQuickLua), until a load takes it. */
-let prestarted: Promise<ConfigLua> | null = null;
-
-/**
- * Make a quick state now: the CLI calls this first thing when a config.lua exists, so the wasm
- * module compiles (on V8's background threads) while the rest of the program loads.
- */
-export function prestartQuickLua(): void {
-  prestarted ??= ConfigLua.create({ quick: true });
-  prestarted.catch(() => {}); // the load that takes it reports the failure
-}
-
-/** The prestarted quick state, else a new one. */
-export function quickLua(): Promise<ConfigLua> {
-  const p = prestarted ?? ConfigLua.create({ quick: true });
-  prestarted = null;
-  return p;
-}

@@ -1,7 +1,6 @@
 // Where clm keeps its configuration: $XDG_CONFIG_HOME/clm, else $HOME/.config/clm (src/xdg.c);
 // host/xdg-dirs.ts checks the variables.
 
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { clmDir } from '../host/xdg-dirs.js';
 
@@ -35,10 +34,4 @@ export function configPaths(dir: string): ConfigPaths {
     plugins: join(dir, 'plugins'),
     agents: join(dir, 'agents'),
   };
-}
-
-/** Whether a config.lua exists where loadConfig would look (a cheap check, nothing is read). */
-export function hasConfigFile(env: NodeJS.ProcessEnv = process.env): boolean {
-  const dir = configDir(env);
-  return dir !== null && existsSync(join(dir, 'config.lua'));
 }
