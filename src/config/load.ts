@@ -25,6 +25,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, NeedsWorker } from './errors.js';
+import { LiteralConfig, NotLiteral } from './literal-config.js';
 import type { ChunkOutcome, RunOptions } from './eval-protocol.js';
 import type { ConfigLua } from './lua-state.js';
 import { childPath } from './key-path.js';
@@ -111,11 +112,14 @@ function secretsOf(r: ChunkOutcome, src: Uint8Array, path: string, log: (l: stri
 }
 
 /**
- * Evaluate with `attempt` in a quick state on this thread; when it gives up (lua-state.ts), all
- * over again in the worker, so each file's outcome comes from one state. What the quick attempt
- * notes is held back until it has finished one way or the other.
+ * Evaluate with `attempt`: without Lua when every file is a table of literals (literal-config.ts),
+ * else in a quick state on this thread; when that gives up (lua-state.ts), all over again in the
+ * worker, so each file's outcome comes from one evaluator. What an attempt notes is held back
+ * until it has finished one way or the other.
  */
 async function evaluate<T>(log: (line: string) => void, attempt: (run: RunChunk, note: (line: string) => void) => Promise<T>): Promise<T> {
+  const literal = await withoutLua(log, attempt);
+  if (literal) return literal.value;
   let quick: ConfigLua | null = null;
   try {
     quick = await (await import('./lua-state.js')).ConfigLua.create({ quick: true });
@@ -143,6 +147,31 @@ async function evaluate<T>(log: (line: string) => void, attempt: (run: RunChunk,
     return await attempt((src, name, opts) => worker.run(src, name, opts), log);
   } finally {
     worker.close();
+  }
+}
+
+/** `attempt` with every file read as a table of literals; null when one is not (Lua evaluates them). */
+async function withoutLua<T>(
+  log: (line: string) => void,
+  attempt: (run: RunChunk, note: (line: string) => void) => Promise<T>,
+): Promise<{ value: T } | null> {
+  const literal = new LiteralConfig();
+  const held: string[] = [];
+  try {
+    const value = await attempt(
+      async (src, name, opts) => literal.run(src, name, opts),
+      (line) => held.push(line),
+    );
+    held.unshift('config: read without Lua (every file is a table of literals)');
+    return { value };
+  } catch (e) {
+    if (e instanceof NotLiteral) {
+      held.length = 0;
+      return null;
+    }
+    throw e;
+  } finally {
+    for (const line of held) log(line);
   }
 }
 

@@ -1,25 +1,27 @@
 // The strings a Lua chunk spells out, decoded as Lua decodes them (all of Lua 5.4's escapes,
 // long brackets with their newline rules, invalid UTF-8 as U+FFFD as lua-value.ts reads it):
 // secrets.lua's run-time errors can quote them (`error("bad key " .. k)`), so its warning masks
-// every one.
+// every one. Its lexer also reads the config files that are one table of literals
+// (literal-config.ts).
 
 const decoder = new TextDecoder();
 
 /** The source is not what Lua's lexer accepts: no answer. */
-class Unlexable extends Error {}
+export class Unlexable extends Error {}
 const decline = (): never => {
   throw new Unlexable();
 };
 
 const isSpace = (c: number) => c === 0x20 || (c >= 0x09 && c <= 0x0d);
-const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+export const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 const isHex = (c: number) => isDigit(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
-const isAlpha = (c: number) => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
-const isAlnum = (c: number) => isAlpha(c) || isDigit(c);
+export const isAlpha = (c: number) => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
+export const isAlnum = (c: number) => isAlpha(c) || isDigit(c);
 const isNewline = (c: number) => c === 0x0a || c === 0x0d;
 const hexValue = (c: number) => (isDigit(c) ? c - 0x30 : (c | 0x20) - 0x61 + 10);
 
-class Reader {
+/** Lua 5.4's lexer over a chunk's bytes, for the tokens clm reads itself. */
+export class Reader {
   pos = 0;
   constructor(private readonly s: Uint8Array) {}
 

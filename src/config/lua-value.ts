@@ -15,6 +15,7 @@
 import { LUA_TBOOLEAN, LUA_TNUMBER, LUA_TSTRING, LUA_TTABLE, TYPE_NAMES, type LuaMem, type LuaPtr } from '../lua/wasm.js';
 import { childPath } from './key-path.js';
 import { ConvertError } from './errors.js';
+import { tableValue } from './table-value.js';
 
 const MAX_DEPTH = 64;
 
@@ -86,16 +87,5 @@ function convert(mem: LuaMem, L: LuaPtr, idx: number, opts: ConvertOptions, path
     m._lua_settop(L, top - 1);
   }
 
-  if (intKeys && entries.length > 0 && maxInt === entries.length) {
-    const arr = new Array<unknown>(entries.length);
-    for (const [k, v] of entries) arr[(k as number) - 1] = v;
-    return arr;
-  }
-  const obj: Record<string, unknown> = {};
-  entries.sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : String(a[0]) > String(b[0]) ? 1 : 0));
-  for (const [k, v] of entries) {
-    // defineProperty: a key named "__proto__" must stay a plain key
-    Object.defineProperty(obj, String(k), { value: v, enumerable: true, writable: true, configurable: true });
-  }
-  return obj;
+  return tableValue(entries, intKeys && maxInt === entries.length);
 }
