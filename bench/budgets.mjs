@@ -232,6 +232,8 @@ const procs = [
   { id: 'post', argv: [node, '-e', POST_ALONE], check: reply },
   { id: 'version', argv: [node, CLI, '-V'], check: (r) => (/^clm \S+\n$/.test(r.stdout) ? null : 'no version') },
   { id: 'text', argv: [node, CLI, '-u', text, '-o', 'hi', '-p', empty], check: reply },
+  // What a user has after `clm setup`: its config.lua and secrets.lua, the seed plugins.
+  { id: 'textSetup', argv: [node, CLI, '-u', text, '-o', 'hi'], check: reply },
   ...[
     ['rf10', rf10],
     ['rf50', rf50],
@@ -247,8 +249,8 @@ const ptyRows = [
   { id: 'ffSeeds', run: () => firstFrame(home('ff-seeds')) },
   { id: 'ffSetup', run: () => firstFrame(home('ff-setup')) },
 ].map((p) => ({ ...p, runs: [] }));
-{
-  const r = spawnSync(node, [CLI, 'setup'], { env: envOf(home('ff-setup')), encoding: 'utf8' });
+for (const h of ['ff-setup', 'textSetup']) {
+  const r = spawnSync(node, [CLI, 'setup'], { env: envOf(home(h)), encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`clm setup failed: ${r.stderr}`);
 }
 
@@ -342,6 +344,7 @@ function oneShotFloor() {
     line('one streamed POST with node:http alone', 'post'),
     line('clm one-shot plain turn', 'text'),
     `  clm's own: ${((wall('text') - wall('post')) * 1000).toFixed(1)} ms and ${faults('text') - faults('post')} page faults over the POST alone`,
+    line('the same after `clm setup` (its config.lua and secrets.lua, the seed plugins)', 'textSetup'),
   ].join('\n');
 }
 process.stdout.write(
