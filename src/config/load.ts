@@ -117,9 +117,13 @@ function secretsOf(r: ChunkOutcome, src: Uint8Array, path: string, log: (l: stri
  * worker, so each file's outcome comes from one evaluator. What an attempt notes is held back
  * until it has finished one way or the other.
  */
-async function evaluate<T>(log: (line: string) => void, attempt: (run: RunChunk, note: (line: string) => void) => Promise<T>): Promise<T> {
-  const literal = await withoutLua(log, attempt);
-  if (literal) return literal.value;
+async function evaluate<T>(log: (line: string) => void, attempt: Attempt<T>): Promise<T> {
+  const literal = new LiteralConfig();
+  const plain = await heldAttempt(log, attempt, async (src, name, opts) => literal.run(src, name, opts), NotLiteral);
+  if ('value' in plain) {
+    log('config: read without Lua (every file is a table of literals)');
+    return plain.flush();
+  }
   let quick: ConfigLua | null = null;
   try {
     quick = await (await import('./lua-state.js')).ConfigLua.create({ quick: true });
@@ -127,19 +131,9 @@ async function evaluate<T>(log: (line: string) => void, attempt: (run: RunChunk,
     // the worker reports why
   }
   if (quick) {
-    const held: string[] = [];
-    try {
-      return await attempt(
-        async (src, name, opts) => quick.run(src, name, opts),
-        (line) => held.push(line),
-      );
-    } catch (e) {
-      if (!(e instanceof NeedsWorker)) throw e;
-      held.length = 0;
-      log(`config: ${e.message}; evaluating in the worker thread`);
-    } finally {
-      for (const line of held) log(line);
-    }
+    const q = await heldAttempt(log, attempt, async (src, name, opts) => quick.run(src, name, opts), NeedsWorker);
+    if ('value' in q) return q.flush();
+    log(`config: ${q.declined.message}; evaluating in the worker thread`);
   }
   const { ConfigEvaluator } = await import('./evaluator.js');
   const worker = new ConfigEvaluator(log);
@@ -150,28 +144,33 @@ async function evaluate<T>(log: (line: string) => void, attempt: (run: RunChunk,
   }
 }
 
-/** `attempt` with every file read as a table of literals; null when one is not (Lua evaluates them). */
-async function withoutLua<T>(
+type Attempt<T> = (run: RunChunk, note: (line: string) => void) => Promise<T>;
+
+/**
+ * `attempt` with one evaluator, its notes held back: on success they are logged by flush(), which
+ * gives the value; when the evaluator declines (an error of class `declines`) they are dropped,
+ * as the next evaluator notes them again. Any other failure logs them and is thrown.
+ */
+async function heldAttempt<T>(
   log: (line: string) => void,
-  attempt: (run: RunChunk, note: (line: string) => void) => Promise<T>,
-): Promise<{ value: T } | null> {
-  const literal = new LiteralConfig();
+  attempt: Attempt<T>,
+  run: RunChunk,
+  declines: new (...args: never[]) => Error,
+): Promise<{ value: T; flush(): T } | { declined: Error }> {
   const held: string[] = [];
   try {
-    const value = await attempt(
-      async (src, name, opts) => literal.run(src, name, opts),
-      (line) => held.push(line),
-    );
-    held.unshift('config: read without Lua (every file is a table of literals)');
-    return { value };
+    const value = await attempt(run, (line) => held.push(line));
+    return {
+      value,
+      flush: () => {
+        for (const line of held) log(line);
+        return value;
+      },
+    };
   } catch (e) {
-    if (e instanceof NotLiteral) {
-      held.length = 0;
-      return null;
-    }
-    throw e;
-  } finally {
+    if (e instanceof declines) return { declined: e };
     for (const line of held) log(line);
+    throw e;
   }
 }
 
