@@ -98,14 +98,14 @@ class Parser {
       this.r.pos++;
       key = this.key();
       this.expect(0x5d);
-      this.expectAssign();
+      this.expect(0x3d);
     } else if (isAlpha(c)) {
       const at = this.r.pos;
       const word = this.name();
       if (this.peek() === 0x3d && this.r.at(1) !== 0x3d) {
         if (RESERVED.has(word)) decline();
         key = word;
-        this.expectAssign();
+        this.expect(0x3d);
       } else this.r.pos = at;
     }
     const v = this.value(depth);
@@ -114,10 +114,6 @@ class Parser {
       items.push(v);
     } else if (v === NIL) named.delete(key);
     else named.set(key, v);
-  }
-
-  expectAssign(): void {
-    this.expect(0x3d);
   }
 
   /**
@@ -139,11 +135,11 @@ class Parser {
 
   value(depth: number): Value {
     const c = this.peek();
-    if (c === 0x22 || c === 0x27) return this.string(this.r.shortString());
+    if (c === 0x22 || c === 0x27) return text.decode(this.r.shortString());
     if (c === 0x5b) {
       const level = this.r.longBracket();
       if (level < 0) decline();
-      return this.string(this.r.longString(level));
+      return text.decode(this.r.longString(level));
     }
     if (c === 0x7b) return this.table(depth + 1).value;
     if (c === 0x2d) return this.negative();
@@ -195,10 +191,6 @@ class Parser {
     }
     if (!DECIMAL.test(t)) decline();
     return t;
-  }
-
-  string(bytes: Uint8Array): string {
-    return text.decode(bytes);
   }
 }
 
