@@ -14,7 +14,8 @@
 // pseudo-terminal (node-pty, @xterm/headless as the screen): the UI's first frame from spawn to the
 // banner on screen, against `node -e 0` spawned on the same kind of pty; and a key's echo, from the
 // write to the pty until the typed text is in the prompt's cells, with the UI idle and while a
-// reply streams at 200 chunks/s. The tool loop's marginal CPU per round (10, 50 and 250 read_file
+// reply streams at 200 chunks/s; a reply's first words, from the Enter to their cells, with the mock
+// answering at once. The tool loop's marginal CPU per round (10, 50 and 250 read_file
 // rounds in the same round-robin). From the quick runs of bench/ui.mjs and bench/lua.mjs: bytes and
 // render work per streamed chunk, the UI's RSS slope per turn, and the time per plugin tool call.
 
@@ -34,6 +35,7 @@ const argv = process.argv.slice(2);
 const runsAt = argv.indexOf('--runs');
 const RUNS = Math.max(1, Number(runsAt >= 0 ? argv[runsAt + 1] : process.env.CLM_BENCH_RUNS) || 7);
 const KEYS = 40; // keystrokes per echo scenario
+const REPLIES = 20; // prompts in the reply scenario
 const CHUNK_MS = 5; // 200 chunks/s
 const FAIL_AT = 2; // × budget
 
@@ -205,6 +207,34 @@ async function echoes(streaming) {
   return out;
 }
 
+/**
+ * Prompts sent one after another, the mock answering at once: each one's time from the Enter to
+ * the reply's first words on screen (the request, the answer and the frame that draws it).
+ */
+async function replies() {
+  const h = home('reply');
+  const s = onPty([process.execPath, CLI, '-u', uiBase, '-p', empty], clmEnv(h));
+  const out = [];
+  try {
+    await s.until(() => s.screen().includes('[online]'), 'the screen');
+    for (let i = 0; i < REPLIES + 2; i++) {
+      await ui.plan([`reply ${i} begins`, ' and goes on', ' to its end.'], 20);
+      s.pty.write(`question ${i}`);
+      await s.until(() => s.screen().includes(`> question ${i}`), `the prompt ${i}`);
+      await sleep(150);
+      const t = performance.now();
+      s.pty.write('\r');
+      const at = await s.until(() => s.screen().includes(`reply ${i} begins`), `reply ${i}`);
+      if (i >= 2) out.push(at - t); // the first two warm up
+      await s.until(() => s.screen().includes(`reply ${i} begins and goes on to its end.`), `the end of reply ${i}`);
+      await sleep(200);
+    }
+  } finally {
+    await s.close();
+  }
+  return out;
+}
+
 const pct = (xs, p) => {
   const a = [...xs].sort((x, y) => x - y);
   return a[Math.min(a.length - 1, Math.ceil((p / 100) * a.length) - 1)];
@@ -282,6 +312,8 @@ log(`key echo, idle, load ${load()}`);
 const echoIdle = await echoes(false);
 log(`key echo, streaming, load ${load()}`);
 const echoStream = await echoes(true);
+log(`a reply's first words, load ${load()}`);
+const replyShown = await replies();
 
 // ---- the table -----------------------------------------------------------------------------
 
@@ -300,6 +332,7 @@ const figures = [
   ['key echo, idle, p99', pct(echoIdle, 99), 1, 30, ms1, '1 ms'],
   ['key echo, streaming 200 chunks/s, median', median(echoStream), 1, 10, ms1, '1 ms'],
   ['key echo, streaming 200 chunks/s, p99', pct(echoStream, 99), 1, 30, ms1, '1 ms'],
+  ["a reply's first words on screen after Enter, median", median(replyShown), 1, 25, ms1, '1 ms'],
   ['bytes per streamed chunk (full screen, pty)', uiFigures.full.ptyPerChunk, 1, 43, (v) => `${v.toFixed(1)} B`, '1 B'],
   ['render work per streamed chunk', uiFigures.full.renderMsPerChunk, 1, 1, (v) => `${v.toFixed(3)} ms`, '1 ms'],
   [`UI RSS slope per turn (${uiFigures.soakTurns} turns)`, uiFigures.so.slope, 1, 20, (v) => `${v.toFixed(1)} KiB`, '1 KiB'],

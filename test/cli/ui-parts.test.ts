@@ -11,6 +11,7 @@ import type { AgentEvent } from '../../src/core/events.js';
 import { stripEscapes, Transcript } from '../../src/tui/index.js';
 import { ECHO_MAX_LINES, headLines, userEcho } from '../../src/cli/ui/blocks.js';
 import { ConnectionProbe } from '../../src/cli/ui/connection-probe.js';
+import { FramePacing } from '../../src/cli/ui/frame-pacing.js';
 import { deskKeyOf, ScreenAsker } from '../../src/cli/ui/permission-asker.js';
 import { PermissionRecord } from '../../src/cli/ui/permission-question.js';
 import { ANSWER_KEYS, PermissionDesk } from '../../src/cli/permission-desk.js';
@@ -352,6 +353,24 @@ test('the probe schedule: periodic, and a probe out of turn restarts the interva
   assert.equal(timers[1]!.live, true, 'restarted');
   p.stop();
   assert.equal(timers[1]!.live, false);
+});
+
+test("frame pacing: a reply's first delta and the turn's end drawn at once, the rest paced", () => {
+  const pacing = new FramePacing();
+  const drawn = (types: AgentEvent['type'][]) => types.map((t) => (pacing.atOnce(t) ? 'now' : 'paced')).join(' ');
+  // Enter, the request, the reply streamed: its first words at once, the rest paced.
+  assert.equal(drawn(['turn_start', 'state', 'reasoning', 'reasoning', 'text', 'text']), 'paced paced now paced paced paced');
+  // The reply's end and a batch of tools, paced; a running tool's first report at once.
+  assert.equal(
+    drawn(['finish', 'usage', 'message', 'tool_begin', 'tool_begin', 'tool_progress', 'tool_progress', 'tool_result']),
+    'paced paced paced paced paced now paced paced',
+  );
+  // After a tool's result, the next reply's first words are news again; a notice mid-stream too.
+  assert.equal(drawn(['state', 'text', 'text', 'notice', 'text', 'text']), 'paced now paced paced now paced');
+  assert.equal(drawn(['usage', 'turn_done']), 'paced now');
+  // A turn that ended on a delta (a cancel) does not hold back the next turn's first one.
+  assert.equal(drawn(['text', 'text', 'turn_done']), 'now paced now');
+  assert.equal(drawn(['turn_start', 'text']), 'paced now');
 });
 
 test('screen mode: --no-alt-screen, else a config that mentions ui waits for the config, else full screen', (t) => {

@@ -40,6 +40,7 @@ import { runCommand } from './commands.js';
 import { complete } from './completion.js';
 import { CompletionList } from './completion-list.js';
 import { ConnectionProbe } from './connection-probe.js';
+import { FramePacing } from './frame-pacing.js';
 import { InputBox } from './input-box.js';
 import { boundAction, type KeyAction, type KeyCondition, type KeyMode } from './key-bindings.js';
 import { deskKeyOf, ScreenAsker } from './permission-asker.js';
@@ -55,7 +56,7 @@ import { monotonicMs } from '../../host/monotonic.js';
 import { startIsDone } from '../code-cache.js';
 
 const SPINNER_MS = 100;
-/** Streamed content is drawn at most this often (the original's repaint tick); keys at once. */
+/** Streamed content is drawn at most this often (the original's repaint tick); keys and news at once (frame-pacing.ts). */
 const FRAME_MS = 80;
 const HINTS_FULLSCREEN = '^R reasoning  ^O output  ^L redraw  PgUp/PgDn/End scroll ';
 const HINTS_INLINE = '^R reasoning  ^O output  ^L redraw ';
@@ -117,6 +118,8 @@ class UiApp {
   private busy = false;
   private tick = 0;
   private spinner: NodeJS.Timeout | null = null;
+  /** Which events are drawn at once and which wait for the next paced frame. */
+  private readonly pacing = new FramePacing();
   private batch: { completed: number; total: number } | null = null;
   private tokensPerSec = 0;
   /** The sandbox mode in force, once the runtime knows it. */
@@ -478,7 +481,7 @@ class UiApp {
     }
     this.status(e);
     this.withView((v) => v.event(e));
-    this.render();
+    this.render(this.pacing.atOnce(e.type));
     // After the agent has decided what follows the turn (a compaction, a notification), the queue.
     if (e.type === 'turn_done') setImmediate(() => this.guard(() => this.drain()));
   }
