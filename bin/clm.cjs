@@ -10,9 +10,9 @@
 // A cache file belongs to one build, one Node and one kind of run: its first line is the bundle's
 // hash (written into the bundle by scripts/build.mjs), the bundle's size and mtime, Node's version
 // and the mode. Any difference, or V8 refusing the data (another V8 flag set), makes this run
-// compile from source and write a new cache when it exits (an interactive run: once it is ready
-// for a prompt). One-shot runs and interactive ones compile different parts of the program, so
-// each mode keeps its own file.
+// compile from source and write a new cache when it exits with success (an interactive run: once
+// it is ready for a prompt). One-shot runs and interactive ones compile different parts of the
+// program, so each mode keeps its own file.
 //
 // Signals come first. While the program loads, SIGINT, SIGTERM and SIGHUP are held, not obeyed:
 // Node's default action would end clm by the raw signal, without its exit status (130, 143, 129)
@@ -21,6 +21,8 @@
 
 const fs = require('node:fs');
 const args = process.argv.slice(2);
+/** The first arguments that name a command of their own (src/cli/args.ts). */
+const COMMANDS = new Set(['setup', 'models', 'permissions', 'diff', 'undo', 'sandbox', 'mcp']);
 
 if (args.length === 1 && (args[0] === '-V' || args[0] === '--version')) {
   // No require of package.json (the module loader's resolution costs more than reading it) and no
@@ -104,7 +106,12 @@ function run() {
       written = true;
       writeCodeCache(script, cacheFile, key);
     };
-    process.once('exit', write);
+    // Only a run that succeeded: one that failed early (a usage error, a bad config, a server
+    // that is down) compiled little of what its kind of run needs, and a cache it wrote would be
+    // accepted by every later start, leaving the rest to be compiled at each of them.
+    process.once('exit', (code) => {
+      if (code === 0) write();
+    });
     // An interactive run writes it as soon as it is ready for a prompt (src/cli/code-cache.ts):
     // what a long first session compiles later would be read, unused, at every start after it.
     globalThis[Symbol.for('clm.code-cache-now')] = write;
@@ -136,9 +143,9 @@ function codeCacheFile() {
   // A HOME that does not exist is not made for a cache (nothing else of clm makes it either).
   if (!env.XDG_STATE_HOME && !isDirectory(env.HOME)) return null;
   // Guesses from the arguments, which only pick the file: a wrong one costs time, never
-  // correctness. Help and setup compile little of the program; a cache they wrote would leave the
-  // rest to be compiled at every later start, so they keep none.
-  if (args.some((a) => a === '-h' || a === '--help') || args[0] === 'setup') return null;
+  // correctness. Help and the commands (setup, models, diff, …) compile little of the program; a
+  // cache they wrote would leave the rest to be compiled at every later start, so they keep none.
+  if (args.some((a) => a === '-h' || a === '--help') || COMMANDS.has(args[0])) return null;
   const oneshot = args.some((a) => a === '--oneshot' || a.startsWith('--oneshot=') || /^-[A-Za-z]*o/.test(a));
   return `${base}/clm/code-cache/cli-${oneshot ? 'oneshot' : 'interactive'}.bin`;
 }

@@ -5,10 +5,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as oa from '../fixtures/openai-replies.js';
-import { BIN, CLI, show } from '../fixtures/run-cli.js';
+import { BIN, CLI, runCli, show } from '../fixtures/run-cli.js';
 import { cliSuite } from '../fixtures/cli-suite.js';
 
 const suite = await cliSuite({ dirs: 'each' });
@@ -49,6 +49,27 @@ test('the REPL keeps its own cache file; help keeps none', async () => {
   assert.match(r.stdout, /from the repl/);
   assert.ok(existsSync(join(cacheDir(), 'cli-interactive.bin')));
   assert.ok(!existsSync(join(cacheDir(), 'cli-oneshot.bin')));
+});
+
+test('a run that fails, and the commands, leave no cache; the next run that succeeds writes the whole one', async () => {
+  // A usage error and a turn the server refuses: each compiled a little of the program; a cache
+  // of it would be taken by every later start.
+  const usage = await run(['-o', 'hi', '--no-such-flag'], { entry: BIN });
+  assert.equal(usage.code, 2, show(usage));
+  mock.push(oa.httpError(400, 'no such model'));
+  const refused = await run(['-o', 'hi'], { entry: BIN });
+  assert.notEqual(refused.code, 0, show(refused));
+  assert.match(refused.stderr, /no such model/);
+  // The commands, as a person types them (nothing before them): one that succeeds keeps none either.
+  const list = await runCli(['permissions', 'list'], { dirs, entry: BIN });
+  assert.equal(list.code, 0, show(list));
+  const diff = await runCli(['diff', '20260101-000000-00000000'], { dirs, entry: BIN });
+  assert.match(diff.stderr, /20260101-000000-00000000/, show(diff));
+  assert.deepEqual(existsSync(cacheDir()) ? readdirSync(cacheDir()) : [], [], 'a cache was kept');
+  await turn('at last');
+  const file = join(cacheDir(), 'cli-oneshot.bin');
+  assert.ok(existsSync(file), 'no cache after the run that succeeded');
+  assert.ok(statSync(file).size > 100_000, `a cache of ${statSync(file).size} bytes`);
 });
 
 test('an interactive run writes its cache once ready for a prompt, not what its session compiles later', async () => {
