@@ -12,11 +12,11 @@
 // alone, and the page faults of each. The state directory is kept between a scenario's runs, as it
 // is between a user's runs (the code cache and the plugin schema cache are warm). On the
 // pseudo-terminal (node-pty, @xterm/headless as the screen): the UI's first frame from spawn to the
-// banner on screen, against `node -e 0` spawned on the same kind of pty; and a key's echo, from the
-// write to the pty until the typed text is in the prompt's cells, with the UI idle and while a
-// reply streams at 200 chunks/s; a reply's first words, from the Enter to their cells, with the mock
-// answering at once. The tool loop's marginal CPU per round (10, 50 and 250 read_file
-// rounds in the same round-robin). From the quick runs of bench/ui.mjs and bench/lua.mjs: bytes and
+// banner on screen, against `node -e 0` spawned on the same kind of pty; a key's echo, from the
+// write to the pty until the typed text is in the prompt's cells, with the UI idle, while a reply
+// streams at 200 chunks/s, and typed as soon as the first frame is on screen (the start goes on);
+// a reply's first words, from the Enter to their cells, with the mock answering at once. The tool
+// loop's marginal CPU per round (10, 50 and 250 read_file rounds in the same round-robin). From the quick runs of bench/ui.mjs and bench/lua.mjs: bytes and
 // render work per streamed chunk, the UI's RSS slope per turn, and the time per plugin tool call.
 
 import { spawnSync } from 'node:child_process';
@@ -158,6 +158,27 @@ async function firstFrame(h) {
   }
 }
 
+/**
+ * A key typed as soon as the first frame is on screen (ms from the write to its echo): what the
+ * start still does then (loading the rest, the markdown warm-up) must not hold it back. The UI
+ * runs on until its start is done, as in firstFrame().
+ */
+async function echoAtStart(h) {
+  const s = onPty([process.execPath, CLI, '-u', uiBase], clmEnv(h));
+  try {
+    await s.until(() => s.raw.includes('type a prompt'), 'the first frame');
+    const t = performance.now();
+    s.pty.write('k');
+    const at = await s.until(() => s.screen(false).includes('> k'), 'the echo of a key typed at the first frame');
+    await s.until(() => s.screen().includes('[online]'), 'the start to finish');
+    const cache = join(h, 'state/clm/code-cache/cli-interactive.bin');
+    for (let i = 0; i < 100 && !existsSync(cache); i++) await sleep(20);
+    return at - t;
+  } finally {
+    await s.close();
+  }
+}
+
 /** `node -e 0` on a pty, spawn to exit (ms): the first frame's reference. */
 async function nodeOnPty(h) {
   const s = onPty([process.execPath, '-e', '0'], clmEnv(h));
@@ -278,6 +299,7 @@ const ptyRows = [
   { id: 'ptyNode', run: () => nodeOnPty(home('pty-node')) },
   { id: 'ffSeeds', run: () => firstFrame(home('ff-seeds')) },
   { id: 'ffSetup', run: () => firstFrame(home('ff-setup')) },
+  { id: 'echoAtStart', run: () => echoAtStart(home('echo-start')) },
 ].map((p) => ({ ...p, runs: [] }));
 for (const h of ['ff-setup', 'textSetup']) {
   const r = spawnSync(node, [CLI, 'setup'], { env: envOf(home(h)), encoding: 'utf8' });
@@ -332,6 +354,7 @@ const figures = [
   ['key echo, idle, p99', pct(echoIdle, 99), 1, 30, ms1, '1 ms'],
   ['key echo, streaming 200 chunks/s, median', median(echoStream), 1, 10, ms1, '1 ms'],
   ['key echo, streaming 200 chunks/s, p99', pct(echoStream, 99), 1, 30, ms1, '1 ms'],
+  ['key echo, typed at the first frame, median', median(by('echoAtStart').runs), 1, 40, ms1, '1 ms'],
   ["a reply's first words on screen after Enter, median", median(replyShown), 1, 25, ms1, '1 ms'],
   ['bytes per streamed chunk (full screen, pty)', uiFigures.full.ptyPerChunk, 1, 43, (v) => `${v.toFixed(1)} B`, '1 B'],
   ['render work per streamed chunk', uiFigures.full.renderMsPerChunk, 1, 1, (v) => `${v.toFixed(3)} ms`, '1 ms'],

@@ -41,6 +41,7 @@ import { complete } from './completion.js';
 import { CompletionList } from './completion-list.js';
 import { ConnectionProbe } from './connection-probe.js';
 import { FramePacing } from './frame-pacing.js';
+import { QuietTask } from './quiet-task.js';
 import { InputBox } from './input-box.js';
 import { boundAction, type KeyAction, type KeyCondition, type KeyMode } from './key-bindings.js';
 import { deskKeyOf, ScreenAsker } from './permission-asker.js';
@@ -58,6 +59,8 @@ import { startIsDone } from '../code-cache.js';
 const SPINNER_MS = 100;
 /** Streamed content is drawn at most this often (the original's repaint tick); keys and news at once (frame-pacing.ts). */
 const FRAME_MS = 80;
+/** How long no key comes before the markdown warm-up runs. */
+const WARM_UP_QUIET_MS = 150;
 const HINTS_FULLSCREEN = '^R reasoning  ^O output  ^L redraw  PgUp/PgDn/End scroll ';
 const HINTS_INLINE = '^R reasoning  ^O output  ^L redraw ';
 const WHEEL_ROWS = 3;
@@ -118,6 +121,8 @@ class UiApp {
   private busy = false;
   private tick = 0;
   private spinner: NodeJS.Timeout | null = null;
+  /** The markdown warm-up, once the first frame is on screen and keys stop coming. */
+  private warmUp: QuietTask | null = null;
   /** Which events are drawn at once and which wait for the next paced frame. */
   private readonly pacing = new FramePacing();
   private batch: { completed: number; total: number } | null = null;
@@ -325,14 +330,16 @@ class UiApp {
     this.screen = screen;
     this.started = screen.start().then(() => {
       this.firstFrameMs ??= process.uptime() * 1000;
-      // First-use costs (the lexer, the segmenter, the emoji table) after the first frame, not before it.
-      setTimeout(() => {
-        void import('../../tui/markdown.js').then(
+      // First-use costs after the first frame, not before it: the emoji table at once (a
+      // :shortcode: typed now needs it); the lexer and the segmenter (~45 ms in one piece) not
+      // while keys come, since a key typed during them would be drawn only after them.
+      setTimeout(() => void loadEmoji().catch(() => {}), 0).unref();
+      this.warmUp = new QuietTask(WARM_UP_QUIET_MS, () =>
+        import('../../tui/markdown.js').then(
           (m) => m.warmUpMarkdown(),
           () => {},
-        );
-        void loadEmoji().catch(() => {});
-      }, 0).unref();
+        ),
+      );
       onHighlighterReady(() => {
         this.transcript.changedAll();
         this.render();
@@ -347,8 +354,8 @@ class UiApp {
     this.probe.start();
     if (this.forever && this.queue.isEmpty) this.startTurn(this.forever);
     this.drain();
-    // After the first frame's own first-use work (the markdown warm-up, a timer of its own).
-    setTimeout(startIsDone, 0).unref();
+    // After the first frame's own first-use work (the markdown warm-up), so the cache holds it.
+    void (this.warmUp?.done ?? Promise.resolve()).then(() => setTimeout(startIsDone, 0).unref());
   }
 
   /** Leave: the terminal back, the runtime closed, the session line. */
@@ -621,6 +628,7 @@ class UiApp {
 
   private onInput(ev: InputEvent): void {
     if (this.quitting || ev.type === 'focus' || ev.type === 'cursor') return;
+    this.warmUp?.poke();
     if (this.searchTakes(ev)) return;
     if (ev.type !== 'key' || ev.key.name !== 'tab') this.closeCompletions();
     if (ev.type === 'wheel') {
