@@ -215,6 +215,15 @@ export class Renderer {
     }
   }
 
+  /**
+   * Lay out what the transcript gained since the last frame, without drawing it: the work the next
+   * frame would do, done where it suits the caller (between the slices of a long replay, so that a
+   * key's frame finds it done). Full screen only: inline, finished blocks are not laid out again.
+   */
+  layOut(): void {
+    if (this.full && this.running) this.transcript.lineCount(Math.max(1, this.terminal.columns));
+  }
+
   /** Forget what is on screen and draw everything again (Ctrl-L). */
   redraw(): void {
     this.painter.redraw();

@@ -69,6 +69,34 @@ test('the debug log says when the first frame came, counted from the process sta
   assert.ok(ms > 0 && ms <= waited, `${ms} ms is not within the ${waited} ms the test waited`);
 });
 
+test('a long resumed conversation goes on screen between keys: one typed meanwhile is drawn before it is all there', {
+  timeout: 120_000,
+}, async (t) => {
+  // 1,500 exchanges of 30 lines of markdown: a second or more to lay out, in slices.
+  const id = '20250303-000000-cccccccc';
+  const reply = (i: number) =>
+    Array.from({ length: 30 }, (_, j) => `line ${j} of reply ${i}: **bold** and \`code\` and more words`).join('\n');
+  writeSession(
+    dirs,
+    id,
+    Array.from({ length: 1500 }, (_, i) => [
+      { role: 'user' as const, content: `question ${i}` },
+      { role: 'assistant' as const, content: reply(i) },
+    ]).flat(),
+  );
+  const log = join(dirs.root, 'replay.log');
+  const s = await ui.open(t, ['-r', id], { env: { CLM_DEBUG_LOG: log } });
+  const started = () => existsSync(log) && readFileSync(log, 'utf8').includes(`ui: replaying 3000 messages of session ${id}`);
+  await s.waitFor(started, 'the replay to start', 60_000);
+  s.type('Z'); // the transcript, the banner and the status bar have no Z
+  const notice = `[resumed session ${id}]`;
+  await s.waitFor(notice, 'the end of the replay', 90_000);
+  const raw = s.raw();
+  assert.ok(raw.slice(0, raw.indexOf(notice)).includes('Z'), 'the key was drawn only once the whole conversation was');
+  await s.waitFor(() => inputRow(s).endsWith('> Z'), 'the key in the input box');
+  assert.ok(s.text().includes('line 29 of reply 1499'), s.text());
+});
+
 // ---- exit paths -----------------------------------------------------------------------------
 
 test('Ctrl-C on an idle empty input quits: terminal restored, then the session line', async (t) => {

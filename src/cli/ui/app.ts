@@ -13,7 +13,7 @@
 import { writeSync } from 'node:fs';
 import { ClmError, EAGAIN, ECANCELED, statusName } from '../../core/errors.js';
 import type { AgentEvent, TurnOrigin } from '../../core/events.js';
-import type { AgentState } from '../../core/types.js';
+import type { AgentState, Message } from '../../core/types.js';
 import type { UiMode } from '../../config/types.js';
 import { Secrets } from '../../host/redact.js';
 // What the first frame needs is imported here; the transcript's blocks (markdown with its
@@ -59,6 +59,8 @@ import { startIsDone } from '../code-cache.js';
 const SPINNER_MS = 100;
 /** Streamed content is drawn at most this often (the original's repaint tick); keys and news at once (frame-pacing.ts). */
 const FRAME_MS = 80;
+/** How long a slice of a resumed conversation's replay runs before keys are read again. */
+const REPLAY_SLICE_MS = 8;
 /** How long no key comes before the markdown warm-up runs. */
 const WARM_UP_QUIET_MS = 150;
 const HINTS_FULLSCREEN = '^R reasoning  ^O output  ^L redraw  PgUp/PgDn/End scroll ';
@@ -93,6 +95,8 @@ class UiApp {
   /** The transcript's view, once its module has loaded (after the first frame); until then what is for it waits. */
   private view: TranscriptView | null = null;
   private readonly forView: ((v: TranscriptView) => void)[] = [];
+  /** A resumed conversation is being put on screen: what the run says waits in forView. */
+  private replaying = false;
   private viewLoaded: Promise<void> | null = null;
   private readonly input: InputBox;
   private readonly completions: CompletionList;
@@ -221,8 +225,32 @@ class UiApp {
   }
 
   private withView(fn: (v: TranscriptView) => void): void {
-    if (this.view) fn(this.view);
+    if (this.view && !this.replaying) fn(this.view);
     else this.forView.push(fn);
+  }
+
+  /**
+   * A resumed conversation into the transcript, a slice at a time: thousands of lines of markdown
+   * take a second to lay out, and keys typed meanwhile are drawn between the slices. What the run
+   * says in the meantime is shown after it.
+   */
+  private async replay(view: TranscriptView, resumed: { id: string; transcript: readonly Message[] }): Promise<void> {
+    this.replaying = true;
+    this.rt?.host.log?.(`ui: replaying ${resumed.transcript.length} messages of session ${resumed.id}`);
+    try {
+      const steps = view.replaySteps(resumed.transcript);
+      for (;;) {
+        const done = slice(steps, REPLAY_SLICE_MS);
+        this.screen?.layOut();
+        if (done || this.quitting) break;
+        await new Promise((r) => setTimeout(r, 0));
+      }
+      view.print(`[resumed session ${resumed.id}]`, 'notice');
+    } finally {
+      this.replaying = false;
+      for (const fn of this.forView.splice(0)) this.guard(() => fn(view));
+      this.render(true);
+    }
   }
 
   // ---- life cycle --------------------------------------------------------------------------
@@ -273,15 +301,10 @@ class UiApp {
     }
     const instructions = rt.instructions?.summary();
     if (instructions) this.withView((v) => v.print(`[instructions: ${instructions}]`, 'notice'));
-    if (rt.resumed) {
-      const resumed = rt.resumed;
-      this.withView((v) => {
-        v.replay(resumed.transcript);
-        v.print(`[resumed session ${resumed.id}]`, 'notice');
-      });
-    }
+    const replayed = rt.resumed && this.view ? this.replay(this.view, rt.resumed) : Promise.resolve();
     this.render(true);
-    void rt.ready.then(
+    // Prompts typed meanwhile are sent once the resumed conversation is on screen.
+    void Promise.all([rt.ready, replayed]).then(
       () => this.onReady(),
       (e: unknown) =>
         this.withView((v) => v.print(`error: start-up failed: ${this.secrets.mask((e as Error)?.message ?? String(e))}`, 'error')),
@@ -873,4 +896,12 @@ interface TurnEnd {
 function foreverStop(end: TurnEnd): string | null {
   if (end.status === 0 || end.status === ECANCELED || end.status === EAGAIN || end.origin === 'autocompact') return null;
   return turnError(end.status, end.error ?? `status ${statusName(end.status)}`);
+}
+
+/** Steps of `steps` for up to `ms`; whether they are all done. */
+function slice(steps: Generator<void, void, void>, ms: number): boolean {
+  const until = monotonicMs() + ms;
+  do if (steps.next().done) return true;
+  while (monotonicMs() < until);
+  return false;
 }

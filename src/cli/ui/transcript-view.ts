@@ -368,6 +368,11 @@ export class TranscriptView implements ToolView {
 
   /** The whole logged conversation, shown as it went (tool outputs collapsed like live ones). */
   replay(messages: readonly Message[]): void {
+    for (const step of this.replaySteps(messages)) void step;
+  }
+
+  /** replay(), a message at each step: a long conversation is shown between keys, not in one piece. */
+  *replaySteps(messages: readonly Message[]): Generator<void, void, void> {
     // What the session file holds is shown as the runtime shows live events.
     const event = (e: AgentEvent) => this.event(viewOf(maskEvent(e, this.secrets), 'screen'));
     let pending = 0;
@@ -414,6 +419,7 @@ export class TranscriptView implements ToolView {
         });
         if (pending && --pending === 0) this.closeBatch(true);
       }
+      yield;
     }
     if (pending) this.closeBatch(true);
     this.closeSegments();
