@@ -246,6 +246,9 @@ class UiApp {
         await new Promise((r) => setTimeout(r, 0));
       }
       view.print(`[resumed session ${resumed.id}]`, 'notice');
+    } catch (e) {
+      // A fault in the screen's own code, as guard() shows one: the session goes on.
+      view.print(`internal error: ${(e as Error)?.message ?? String(e)}`, 'error');
     } finally {
       this.replaying = false;
       for (const fn of this.forView.splice(0)) this.guard(() => fn(view));
