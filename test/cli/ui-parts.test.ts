@@ -12,7 +12,6 @@ import { stripEscapes, Transcript } from '../../src/tui/index.js';
 import { ECHO_MAX_LINES, headLines, userEcho } from '../../src/cli/ui/blocks.js';
 import { ConnectionProbe } from '../../src/cli/ui/connection-probe.js';
 import { FramePacing } from '../../src/cli/ui/frame-pacing.js';
-import { QuietTask } from '../../src/cli/ui/quiet-task.js';
 import { deskKeyOf, ScreenAsker } from '../../src/cli/ui/permission-asker.js';
 import { PermissionRecord } from '../../src/cli/ui/permission-question.js';
 import { ANSWER_KEYS, PermissionDesk } from '../../src/cli/permission-desk.js';
@@ -372,46 +371,6 @@ test("frame pacing: a reply's first delta and the turn's end drawn at once, the 
   // A turn that ended on a delta (a cancel) does not hold back the next turn's first one.
   assert.equal(drawn(['text', 'text', 'turn_done']), 'now paced now');
   assert.equal(drawn(['turn_start', 'text']), 'paced now');
-});
-
-test('a quiet task runs once no key has come for its time; every key before then moves it on', async () => {
-  let now = 0;
-  const timers = new Map<number, { at: number; fn: () => void }>();
-  let seq = 0;
-  const fake = {
-    setTimeout: (fn: () => void, ms: number) => {
-      timers.set(++seq, { at: now + ms, fn });
-      return seq;
-    },
-    clearTimeout: (h: unknown) => void timers.delete(h as number),
-  };
-  const advance = (ms: number) => {
-    now += ms;
-    for (const [h, t] of [...timers]) {
-      if (t.at > now) continue;
-      timers.delete(h);
-      t.fn();
-    }
-  };
-  let runs = 0;
-  const task = new QuietTask(150, async () => void runs++, fake);
-  let done = false;
-  void task.done.then(() => (done = true));
-  for (let i = 0; i < 10; i++) {
-    advance(100);
-    task.poke(); // typing: a key every 100 ms
-  }
-  assert.equal(runs, 0, 'ran while keys came');
-  advance(149);
-  assert.equal(runs, 0);
-  advance(1);
-  assert.equal(runs, 1);
-  await task.done;
-  assert.ok(done);
-  task.poke();
-  advance(1000);
-  assert.equal(runs, 1, 'ran again');
-  assert.equal(timers.size, 0);
 });
 
 test('screen mode: --no-alt-screen, else a config that mentions ui waits for the config, else full screen', (t) => {

@@ -41,7 +41,6 @@ import { complete } from './completion.js';
 import { CompletionList } from './completion-list.js';
 import { ConnectionProbe } from './connection-probe.js';
 import { FramePacing } from './frame-pacing.js';
-import { QuietTask } from './quiet-task.js';
 import { InputBox } from './input-box.js';
 import { boundAction, type KeyAction, type KeyCondition, type KeyMode } from './key-bindings.js';
 import { deskKeyOf, ScreenAsker } from './permission-asker.js';
@@ -61,8 +60,6 @@ const SPINNER_MS = 100;
 const FRAME_MS = 80;
 /** How long a slice of a resumed conversation's replay runs before keys are read again. */
 const REPLAY_SLICE_MS = 8;
-/** How long no key comes before the markdown warm-up runs. */
-const WARM_UP_QUIET_MS = 150;
 const HINTS_FULLSCREEN = '^R reasoning  ^O output  ^L redraw  PgUp/PgDn/End scroll ';
 const HINTS_INLINE = '^R reasoning  ^O output  ^L redraw ';
 const WHEEL_ROWS = 3;
@@ -125,8 +122,8 @@ class UiApp {
   private busy = false;
   private tick = 0;
   private spinner: NodeJS.Timeout | null = null;
-  /** The markdown warm-up, once the first frame is on screen and keys stop coming. */
-  private warmUp: QuietTask | null = null;
+  /** The markdown warm-up after the first frame, once done. */
+  private warmedUp: Promise<void> = Promise.resolve();
   /** Which events are drawn at once and which wait for the next paced frame. */
   private readonly pacing = new FramePacing();
   private batch: { completed: number; total: number } | null = null;
@@ -356,15 +353,13 @@ class UiApp {
     this.screen = screen;
     this.started = screen.start().then(() => {
       this.firstFrameMs ??= process.uptime() * 1000;
-      // First-use costs after the first frame, not before it: the emoji table at once (a
-      // :shortcode: typed now needs it); the lexer and the segmenter (~45 ms in one piece) not
-      // while keys come, since a key typed during them would be drawn only after them.
+      // First-use costs after the first frame, not before it: the emoji table, then markdown's
+      // (~45 ms in all) a step of a few milliseconds at a time, so a key typed meanwhile waits
+      // for one step, not for all of them.
       setTimeout(() => void loadEmoji().catch(() => {}), 0).unref();
-      this.warmUp = new QuietTask(WARM_UP_QUIET_MS, () =>
-        import('../../tui/markdown.js').then(
-          (m) => m.warmUpMarkdown(),
-          () => {},
-        ),
+      this.warmedUp = import('../../tui/markdown.js').then(
+        (m) => stepByStep(m.markdownWarmUpSteps()),
+        () => {},
       );
       onHighlighterReady(() => {
         this.transcript.changedAll();
@@ -381,7 +376,7 @@ class UiApp {
     if (this.forever && this.queue.isEmpty) this.startTurn(this.forever);
     this.drain();
     // After the first frame's own first-use work (the markdown warm-up), so the cache holds it.
-    void (this.warmUp?.done ?? Promise.resolve()).then(() => setTimeout(startIsDone, 0).unref());
+    void this.warmedUp.then(() => setTimeout(startIsDone, 0).unref());
   }
 
   /** Leave: the terminal back, the runtime closed, the session line. */
@@ -654,7 +649,6 @@ class UiApp {
 
   private onInput(ev: InputEvent): void {
     if (this.quitting || ev.type === 'focus' || ev.type === 'cursor') return;
-    this.warmUp?.poke();
     if (this.searchTakes(ev)) return;
     if (ev.type !== 'key' || ev.key.name !== 'tab') this.closeCompletions();
     if (ev.type === 'wheel') {
@@ -907,4 +901,12 @@ function slice(steps: Generator<void, void, void>, ms: number): boolean {
   do if (steps.next().done) return true;
   while (monotonicMs() < until);
   return false;
+}
+
+/** Each of `steps` in a task of its own: keys typed meanwhile are read and drawn between them. */
+async function stepByStep(steps: readonly (() => void)[]): Promise<void> {
+  for (const step of steps) {
+    await new Promise((r) => setTimeout(r, 0));
+    step();
+  }
 }
