@@ -59,7 +59,7 @@ const SPINNER_MS = 100;
 /** Streamed content is drawn at most this often (the original's repaint tick); keys and news at once (frame-pacing.ts). */
 const FRAME_MS = 80;
 /** How long a slice of a resumed conversation's replay runs before keys are read again. */
-const REPLAY_SLICE_MS = 8;
+const REPLAY_SLICE_MS = 4;
 const HINTS_FULLSCREEN = '^R reasoning  ^O output  ^L redraw  PgUp/PgDn/End scroll ';
 const HINTS_INLINE = '^R reasoning  ^O output  ^L redraw ';
 const WHEEL_ROWS = 3;
