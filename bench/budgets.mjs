@@ -148,14 +148,19 @@ async function firstFrame(h) {
   const s = onPty([process.execPath, CLI, '-u', uiBase], clmEnv(h));
   try {
     const at = await s.until(() => s.raw.includes('type a prompt'), 'the first frame');
-    await s.until(() => s.screen().includes('[online]'), 'the start to finish');
-    const cache = join(h, 'state/clm/code-cache/cli-interactive.bin');
-    for (let i = 0; i < 100 && !existsSync(cache); i++) await sleep(20);
-    if (!existsSync(cache)) throw new Error(`the UI wrote no code cache (${cache})`);
+    await startDone(s, h);
     return at - s.t0;
   } finally {
     await s.close();
   }
+}
+
+/** The UI's start is done (the probe's answer on the status line) and its code cache written. */
+async function startDone(s, h) {
+  await s.until(() => s.screen().includes('[online]'), 'the start to finish');
+  const cache = join(h, 'state/clm/code-cache/cli-interactive.bin');
+  for (let i = 0; i < 100 && !existsSync(cache); i++) await sleep(20);
+  if (!existsSync(cache)) throw new Error(`the UI wrote no code cache (${cache})`);
 }
 
 /**
@@ -170,9 +175,7 @@ async function echoAtStart(h) {
     const t = performance.now();
     s.pty.write('k');
     const at = await s.until(() => s.screen(false).includes('> k'), 'the echo of a key typed at the first frame');
-    await s.until(() => s.screen().includes('[online]'), 'the start to finish');
-    const cache = join(h, 'state/clm/code-cache/cli-interactive.bin');
-    for (let i = 0; i < 100 && !existsSync(cache); i++) await sleep(20);
+    await startDone(s, h);
     return at - t;
   } finally {
     await s.close();

@@ -510,8 +510,3 @@ export function markdownWarmUpSteps(): (() => void)[] {
   for (const text of WARM_UP_TEXTS) steps.push(() => renderMarkdown(text, 40));
   return steps;
 }
-
-/** Every step of markdownWarmUpSteps() at once (tests, and where nothing waits for keys). */
-export function warmUpMarkdown(): void {
-  for (const step of markdownWarmUpSteps()) step();
-}

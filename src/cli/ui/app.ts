@@ -240,7 +240,7 @@ class UiApp {
         const done = slice(steps, REPLAY_SLICE_MS);
         this.screen?.layOut();
         if (done || this.quitting) break;
-        await new Promise((r) => setTimeout(r, 0));
+        await nextTask();
       }
       view.print(`[resumed session ${resumed.id}]`, 'notice');
     } catch (e) {
@@ -906,7 +906,10 @@ function slice(steps: Generator<void, void, void>, ms: number): boolean {
 /** Each of `steps` in a task of its own: keys typed meanwhile are read and drawn between them. */
 async function stepByStep(steps: readonly (() => void)[]): Promise<void> {
   for (const step of steps) {
-    await new Promise((r) => setTimeout(r, 0));
+    await nextTask();
     step();
   }
 }
+
+/** Resolves in a task of its own, after keys that came meanwhile have been read and drawn. */
+const nextTask = (): Promise<void> => new Promise((r) => setTimeout(r, 0));
