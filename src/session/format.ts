@@ -129,46 +129,64 @@ export function parseSessionLine(line: string): ParsedLine {
   return { kind: 'skip' };
 }
 
-/**
- * Parse a whole file's text: the first meta line and the conversation with its compactions
- * replayed; `transcript` is every message as it was logged (for replay on screen), `firstUser`
- * its first prompt (a compaction may have folded it away).
- */
-export function parseSessionText(text: string): {
+/** What a session file's lines make: its meta and the conversation (see SessionReader). */
+export interface SessionContent {
   meta: SessionMeta | null;
   messages: Message[];
   transcript: Message[];
   firstUser: Message | null;
   skipped: number;
-} {
-  let meta: SessionMeta | null = null;
-  let skipped = 0;
+}
+
+/**
+ * A session file's lines, read one at a time (so a long file can be read in steps): the first
+ * meta line and the conversation with its compactions replayed; `transcript` is every message as
+ * it was logged (for replay on screen), `firstUser` its first prompt (a compaction may have folded
+ * it away).
+ */
+export class SessionReader {
+  #meta: SessionMeta | null = null;
+  #skipped = 0;
   // The lines that make the conversation as it stands: a rewind cuts them back.
-  let lines: (ParsedLine & { kind: 'msg' | 'compact' })[] = [];
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
+  #lines: (ParsedLine & { kind: 'msg' | 'compact' })[] = [];
+
+  /** One line of the file (without its newline). Throws only for a newer format (EPROTONOSUPPORT). */
+  add(line: string): void {
+    if (!line.trim()) return;
     const p = parseSessionLine(line);
     if (p.kind === 'skip') {
-      if (p.damaged) skipped++;
-    } else if (p.kind === 'meta') meta ??= p.meta;
-    else if (p.kind === 'rewind') lines = cutAt(lines, p.messages);
-    else lines.push(p);
+      if (p.damaged) this.#skipped++;
+    } else if (p.kind === 'meta') this.#meta ??= p.meta;
+    else if (p.kind === 'rewind') this.#lines = cutAt(this.#lines, p.messages);
+    else this.#lines.push(p);
   }
-  const messages: Message[] = [];
-  const transcript: Message[] = [];
-  let firstUser: Message | null = null;
-  for (const p of lines) {
-    if (p.kind === 'msg') {
-      messages.push(p.message);
-      transcript.push(p.message);
-      if (!firstUser && p.message.role === 'user' && !p.message.content?.startsWith('[context update]')) firstUser = p.message;
-    } else if (p.index + p.count <= messages.length) {
-      applyFold(messages, { at: p.index, count: p.count }, p.summary);
-    } else {
-      skipped++; // a fold of messages that are not there (lines before it were lost)
+
+  /** The conversation the lines added so far make. */
+  content(): SessionContent {
+    let skipped = this.#skipped;
+    const messages: Message[] = [];
+    const transcript: Message[] = [];
+    let firstUser: Message | null = null;
+    for (const p of this.#lines) {
+      if (p.kind === 'msg') {
+        messages.push(p.message);
+        transcript.push(p.message);
+        if (!firstUser && p.message.role === 'user' && !p.message.content?.startsWith('[context update]')) firstUser = p.message;
+      } else if (p.index + p.count <= messages.length) {
+        applyFold(messages, { at: p.index, count: p.count }, p.summary);
+      } else {
+        skipped++; // a fold of messages that are not there (lines before it were lost)
+      }
     }
+    return { meta: this.#meta, messages, transcript, firstUser, skipped };
   }
-  return { meta, messages, transcript, firstUser, skipped };
+}
+
+/** Parse a whole file's text (SessionReader in one piece). */
+export function parseSessionText(text: string): SessionContent {
+  const reader = new SessionReader();
+  for (const line of text.split('\n')) reader.add(line);
+  return reader.content();
 }
 
 /** The lines up to (not including) the message after the first `n`. */

@@ -20,6 +20,7 @@ export {
   createSession,
   openSession,
   loadSession,
+  loadSessionInSteps,
   deleteSession,
   forkSession,
   sessionLockHolder,

@@ -34,7 +34,7 @@ import {
   encodeMessageLine,
   encodeMetaLine,
   encodeRewindLine,
-  parseSessionText,
+  SessionReader,
   SESSION_FORMAT_VERSION,
   type SessionMeta,
 } from './format.js';
@@ -453,19 +453,58 @@ function endsWithNewline(fd: number, size: number): boolean {
   return b[0] === 0x0a;
 }
 
-/** Read a session: its meta and every readable message. ENOENT if missing, EPROTONOSUPPORT if newer. */
-export function loadSession(id: string, opts: SessionDirOptions = {}): LoadedSession {
+/** A session file's bytes; ENOENT if missing, EIO naming the problem otherwise. */
+function readSessionFile(id: string, opts: SessionDirOptions): Buffer {
   assertValidSessionId(id);
   const path = sessionPath(id, opts);
-  let text: string;
   try {
-    text = readRegularFileSync(path, MAX_SESSION_BYTES, { noFollow: true }).toString('utf8');
+    return readRegularFileSync(path, MAX_SESSION_BYTES, { noFollow: true });
   } catch (e) {
     if (errnoCode(e) === 'ENOENT') throw new SessionError('ENOENT', `no such session: ${id}`, { cause: e });
     throw new SessionError('EIO', openProblem(id, e) || `reading session ${id}: ${(e as Error).message}`, { cause: e });
   }
-  const { meta, messages, transcript, firstUser, skipped } = parseSessionText(text);
+}
+
+function loaded(id: string, reader: SessionReader): LoadedSession {
+  const { meta, messages, transcript, firstUser, skipped } = reader.content();
   return { meta: meta ?? { type: 'meta', v: SESSION_FORMAT_VERSION, id, created: 0 }, messages, transcript, firstUser, skipped };
+}
+
+/** Read a session: its meta and every readable message. ENOENT if missing, EPROTONOSUPPORT if newer. */
+export function loadSession(id: string, opts: SessionDirOptions = {}): LoadedSession {
+  const reader = new SessionReader();
+  for (const line of readSessionFile(id, opts).toString('utf8').split('\n')) reader.add(line);
+  return loaded(id, reader);
+}
+
+/** Bytes decoded and read at a time between looks at the clock. */
+const STEP_BYTES = 64 * 1024;
+
+/**
+ * loadSession in steps of about `stepMs` of work each, awaiting `pause()` after each: a front end
+ * that reads a long session (megabytes: tens of milliseconds of JSON) keeps answering keys
+ * meanwhile. The file is read at once; its lines are decoded and parsed step by step (a piece
+ * always ends at a newline, which no UTF-8 sequence contains, so the text is the same).
+ */
+export async function loadSessionInSteps(
+  id: string,
+  opts: SessionDirOptions & { pause: () => Promise<void>; stepMs?: number },
+): Promise<LoadedSession> {
+  const bytes = readSessionFile(id, opts);
+  const reader = new SessionReader();
+  const stepMs = opts.stepMs ?? 4;
+  let since = performance.now();
+  for (let at = 0; at < bytes.length; ) {
+    const nl = bytes.indexOf(0x0a, Math.min(at + STEP_BYTES, bytes.length) - 1);
+    const end = nl < 0 ? bytes.length : nl + 1;
+    for (const line of bytes.toString('utf8', at, end).split('\n')) reader.add(line);
+    at = end;
+    if (at < bytes.length && performance.now() - since >= stepMs) {
+      await opts.pause();
+      since = performance.now();
+    }
+  }
+  return loaded(id, reader);
 }
 
 /**

@@ -25,6 +25,7 @@ import {
   deleteSession,
   forkSession,
   loadSession,
+  loadSessionInSteps,
   openSession,
   sessionDir,
   ensureSessionDir,
@@ -311,6 +312,46 @@ test('a rewind line takes the conversation back to where it stood; compactions b
     'the compaction logged before the cut is kept',
   );
   assert.equal(r.skipped, 0);
+});
+
+test('loadSessionInSteps reads what loadSession reads, pausing between pieces; its errors are the same', async () => {
+  const { encodeMessageLine, encodeCompactLine, encodeMetaLine, encodeRewindLine } = await import('../../src/session/index.js');
+  const dir = tmp();
+  try {
+    const id = '20240101-000000-0000f00d';
+    // ~1.5 MB: multi-byte text (so pieces of 64 KiB end anywhere in a character but at a newline),
+    // a line longer than a piece, garbage, invalid UTF-8, compactions, a rewind, a truncated end.
+    const parts: (string | Buffer)[] = [encodeMetaLine({ id, created: 1700000000, model: 'm' })];
+    for (let i = 0; i < 3000; i++) {
+      parts.push(encodeMessageLine({ role: 'user', content: `q${i} ${'é🦴ß'.repeat(i % 97)}` }));
+      parts.push(encodeMessageLine({ role: 'assistant', content: `a${i} ${'word '.repeat(i % 131)}` }));
+      if (i % 500 === 7) parts.push('not json at all\n', Buffer.from([0x7b, 0xff, 0xfe, 0x0a]));
+      if (i === 1000) parts.push(encodeCompactLine({ index: 0, count: 1500, summary: 'S' }));
+      if (i === 2000) parts.push(encodeMessageLine({ role: 'assistant', content: 'λ'.repeat(100_000) }));
+      if (i === 2500) parts.push(encodeRewindLine(4000));
+    }
+    parts.push('{"role":"user","content":"cut sh');
+    writeFileSync(join(dir, `${id}.jsonl`), Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : p))));
+    let pauses = 0;
+    const pause = async () => {
+      pauses++;
+      await new Promise((r) => setImmediate(r));
+    };
+    const whole = loadSession(id, { dir });
+    assert.equal(whole.skipped, 13, 'the garbage, the invalid bytes and the cut end');
+    assert.ok(whole.transcript.length > 4000);
+    assert.deepEqual(await loadSessionInSteps(id, { dir, pause, stepMs: 0 }), whole);
+    assert.ok(pauses >= 20, `${pauses} pauses`);
+    pauses = 0;
+    assert.deepEqual(await loadSessionInSteps(id, { dir, pause, stepMs: 60_000 }), whole);
+    assert.equal(pauses, 0, 'no pause before a step of 60 s is over');
+
+    await assert.rejects(loadSessionInSteps('20240101-000000-0000beef', { dir, pause }), isErr('ENOENT'));
+    appendFileSync(join(dir, `${id}.jsonl`), '\n{"type":"meta","v":99,"id":"x","created":1}\n');
+    await assert.rejects(loadSessionInSteps(id, { dir, pause }), isErr('EPROTONOSUPPORT'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('Session.appendRewind writes a line loadSession honours', () => {
