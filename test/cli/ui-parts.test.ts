@@ -12,6 +12,7 @@ import { stripEscapes, Transcript } from '../../src/tui/index.js';
 import { ECHO_MAX_LINES, headLines, userEcho } from '../../src/cli/ui/blocks.js';
 import { ConnectionProbe } from '../../src/cli/ui/connection-probe.js';
 import { FramePacing } from '../../src/cli/ui/frame-pacing.js';
+import { nextTask } from '../../src/cli/ui/next-task.js';
 import { deskKeyOf, ScreenAsker } from '../../src/cli/ui/permission-asker.js';
 import { PermissionRecord } from '../../src/cli/ui/permission-question.js';
 import { ANSWER_KEYS, PermissionDesk } from '../../src/cli/permission-desk.js';
@@ -601,4 +602,21 @@ test('-f and --no-alt-screen: parsed; -f with -o or -H, or without a terminal, i
   const r = await runCli(['-u', 'http://127.0.0.1:1/v1', '-p', dirs.empty, '-f', 'x'], { dirs, input: '' });
   assert.equal(r.code, 2);
   assert.match(r.stderr, /^clm: -f\/--forever needs the interactive UI \(stdin and stdout a terminal\)$/m);
+});
+
+test('nextTask: background jobs take turns, one step per task, and what came meanwhile runs between the steps', {
+  timeout: 10_000,
+}, async () => {
+  const order: string[] = [];
+  // An I/O callback stands for a key: queued by each step, it must run before the next step.
+  const job = async (name: string) => {
+    for (let i = 0; i < 3; i++) {
+      await nextTask();
+      order.push(`${name}${i}`);
+      setImmediate(() => order.push('io'));
+    }
+  };
+  await Promise.all([job('a'), job('b'), job('c')]);
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(order, ['a0', 'io', 'b0', 'io', 'c0', 'io', 'a1', 'io', 'b1', 'io', 'c1', 'io', 'a2', 'io', 'b2', 'io', 'c2', 'io']);
 });
