@@ -20,7 +20,7 @@ import type { ProviderKind, ToolDef } from '../core/types.js';
 import { resolveConnection, type ConnectionSettings, type ConnectionFlags } from '../config/index.js';
 import { configDir, configDirWarning } from '../config/paths.js';
 import { createNodeHost, type NodeHost } from '../host/node.js';
-import { createDebugLog } from '../host/debug-log.js';
+import { createDebugLog, type DebugLog } from '../host/debug-log.js';
 import { Secrets } from '../host/redact.js';
 import { builtinTools, stopBackgroundJobs } from '../builtin-tools/index.js';
 import { sessionDir, type Session } from '../session/index.js';
@@ -43,7 +43,7 @@ import { priceOf, UsageLedger } from './usage-ledger.js';
 import { RunCheckpoints } from './run-checkpoints.js';
 import type { Located } from './local-servers.js';
 import type { LocalServer, Place } from './local-server.js';
-import { SessionLog, type ResumedSession, type SessionOutcome } from './session-log.js';
+import { SessionLog, type SessionLogOptions, type ResumedSession, type SessionOutcome } from './session-log.js';
 import { startToolSources, type McpServerView, type ToolSources } from './tool-sources.js';
 import { pluginDirs } from './plugin-tools.js';
 import { Sandbox } from '../sandbox/sandbox.js';
@@ -190,6 +190,8 @@ export interface RuntimeOptions {
   autocompactAtTurnEnd?: boolean;
   /** The workspace (default: the working directory): where the project instructions are looked for. */
   cwd?: string;
+  /** Awaited between steps of long start-up work (a resumed session's reading, the deferred work's starts): the front end answers keys meanwhile. */
+  pause?: () => Promise<void>;
   /** The front end calls startDeferred() after its first frame; the runtime does not start that work when `ready` resolves. */
   startsDeferred?: boolean;
 }
@@ -236,7 +238,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   if (noConfig) notice(noConfig);
   for (const w of firstRun.warnings) notice(w);
   const host = createNodeHost({ log: log ?? null });
-  const { later, start: startDeferred, startAfter, checkpointsMayStart, openCheckpoints, agentHost } = deferredWork(host);
+  const { later, start: startDeferred, startAfter, checkpointsMayStart, openCheckpoints, agentHost } = deferredWork(host, o.pause);
   // How a call would run: the current profile's sandbox says (set as each agent starts).
   let runsOf = (_name: string): string | null => null;
   const policy: ToolPolicy = { allow: args.allowTools, deny: args.denyTools };
@@ -278,7 +280,10 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   // The session meta names the profile asked for (-a, switchAgent), not the configured default.
   let profile = args.agent;
   const meta = (run: ResolvedRun) => ({ model: run.model, provider: run.providerName ?? run.provider, agent: profile });
-  const sessions = new SessionLog({ resumeId: o.resumeId, fork: args.fork, secrets, env, notice, meta: meta(firstRun) });
+  const sessions = await startSessionLog(
+    { resumeId: o.resumeId, fork: args.fork, secrets, env, notice, meta: meta(firstRun), pause: o.pause },
+    log,
+  );
   let gen: Generation;
   const checkpoints = new RunCheckpoints({
     stateDir: stateDirOrNull(env),
@@ -567,7 +572,15 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
 }
 
 /** The work that can wait (see the top of this file), started once; `agentHost` starts it beside the first model request. */
-function deferredWork(host: Host) {
+/** The run's session log; the debug log says when a resumed session's reading starts and ends. */
+async function startSessionLog(o: SessionLogOptions, log: DebugLog | undefined): Promise<SessionLog> {
+  if (o.resumeId !== undefined) log?.(`session: reading ${o.resumeId}`);
+  const sessions = await SessionLog.start(o);
+  if (sessions.resumed) log?.(`session: ${sessions.resumed.id} read: ${sessions.resumed.transcript.length} messages`);
+  return sessions;
+}
+
+function deferredWork(host: Host, pause: (() => Promise<void>) | undefined) {
   const waiting: (() => void)[] = [];
   let started = false;
   let openCheckpoints!: () => void;
@@ -578,7 +591,16 @@ function deferredWork(host: Host) {
     if (started) return;
     started = true;
     openCheckpoints();
-    for (const f of waiting.splice(0)) f();
+    const jobs = waiting.splice(0);
+    // Each job's start (a child process spawned, a request made) in a turn of its own for a front end that draws keys meanwhile.
+    if (pause)
+      void (async () => {
+        for (const f of jobs) {
+          await pause();
+          f();
+        }
+      })();
+    else for (const f of jobs) f();
   };
   // After this turn of the event loop, so the request goes out first.
   const agentHost: Host = {

@@ -9,7 +9,15 @@
 import type { Agent } from '../core/agent.js';
 import type { Message } from '../core/types.js';
 import type { Secrets } from '../host/redact.js';
-import { createSession, forkSession, loadSession, openSession, type Session } from '../session/index.js';
+import {
+  createSession,
+  forkSession,
+  type LoadedSession,
+  loadSession,
+  loadSessionInSteps,
+  openSession,
+  type Session,
+} from '../session/index.js';
 import { maskMessage, maskRecord } from './guard.js';
 
 /** What a resumed session brought back. */
@@ -37,6 +45,8 @@ export interface SessionLogOptions {
   secrets: Secrets;
   env: NodeJS.ProcessEnv;
   notice(text: string): void;
+  /** Awaited between steps of reading a long session (a front end answers keys meanwhile); absent: read in one piece. */
+  pause?: () => Promise<void>;
 }
 
 /** How the session file ended up: kept or not, and what it lacks when writing it failed. */
@@ -70,15 +80,25 @@ export class SessionLog {
   /** Messages of the conversation the file holds now (a rewind line counts it back). */
   private count = 0;
 
-  constructor(private readonly o: SessionLogOptions) {
+  /** A log that resumes `o.resumeId` (read and reopened), or that creates a fresh file when open() is called. */
+  static async start(o: SessionLogOptions): Promise<SessionLog> {
+    if (o.resumeId === undefined) return new SessionLog(o, null);
+    let id = o.resumeId;
+    if (o.fork) {
+      id = forkSession(o.resumeId, { env: o.env });
+      o.notice(`forked session ${o.resumeId} as ${id}; ${o.resumeId} stays as it was`);
+    }
+    const pause = o.pause;
+    return new SessionLog(o, { id, loaded: pause ? await loadSessionInSteps(id, { env: o.env, pause }) : loadSession(id, { env: o.env }) });
+  }
+
+  constructor(
+    private readonly o: SessionLogOptions,
+    resume: { id: string; loaded: LoadedSession } | null = null,
+  ) {
     this.meta = o.meta;
-    if (o.resumeId !== undefined) {
-      let id = o.resumeId;
-      if (o.fork) {
-        id = forkSession(o.resumeId, { env: o.env });
-        o.notice(`forked session ${o.resumeId} as ${id}; ${o.resumeId} stays as it was`);
-      }
-      const loaded = loadSession(id, { env: o.env });
+    if (resume) {
+      const { id, loaded } = resume;
       this.resumed = { id, messages: loaded.messages, transcript: loaded.transcript };
       const n = loaded.skipped;
       if (n)

@@ -68,6 +68,42 @@ test('a front end that draws: no spawn and no probe until its first frame is up'
   assert.equal(readFileSync(fake.marker, 'utf8'), 'started\n', 'the check ran more than once');
 });
 
+test('a front end that draws keys meanwhile: each deferred start in a turn of its own, after its pause', { timeout: 30_000 }, async () => {
+  const fake = countingBwrap();
+  const turns: (() => void)[] = [];
+  const rt = await createRuntime({
+    args: parseCommandLine(['-u', mock.base, '-p', dirs.empty]),
+    onEvent: () => {},
+    env: {
+      ...process.env,
+      PATH: fake.path,
+      XDG_CONFIG_HOME: dirs.config,
+      XDG_STATE_HOME: dirs.state,
+      HOME: dirs.home,
+      CLM_DEBUG_LOG: '',
+      CLM_API_KEY: '',
+    },
+    startsDeferred: true,
+    pause: () => new Promise<void>((r) => turns.push(r)),
+  });
+  open.push(rt);
+  await rt.ready;
+  const probed = () => mock.requests.some((r) => r.method === 'GET' && r.path.endsWith('/models'));
+  rt.startDeferred();
+  await sleep(300);
+  assert.equal(turns.length, 1, 'one pause before the first start');
+  assert.ok(!existsSync(fake.marker) && !probed(), 'a start before its pause was over');
+  turns.shift()!();
+  await until('the first start', () => existsSync(fake.marker) || probed());
+  await sleep(300);
+  assert.equal(turns.length, 1, 'the second start waits for its pause');
+  assert.ok(!(existsSync(fake.marker) && probed()), 'both started after one pause');
+  turns.shift()!();
+  await until('the sandbox check', () => existsSync(fake.marker));
+  await until('the probe', probed);
+  assert.equal(turns.length, 0);
+});
+
 test('a one-shot run sends its model request before it probes the server', { timeout: 30_000 }, async () => {
   mock.push(oa.text('hello'));
   const r = await run(['-o', 'hi']);

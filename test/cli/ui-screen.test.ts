@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TYPING_GAP_MS } from '../../src/cli/permission-desk.js';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KEYS, type PtyScreen } from '../fixtures/pty-screen.js';
 import { writeSession } from '../fixtures/cli-suite.js';
@@ -95,6 +95,30 @@ test('a long resumed conversation goes on screen between keys: one typed meanwhi
   assert.ok(raw.slice(0, raw.indexOf(notice)).includes('Z'), 'the key was drawn only once the whole conversation was');
   await s.waitFor(() => inputRow(s).endsWith('> Z'), 'the key in the input box');
   assert.ok(s.text().includes('line 29 of reply 1499'), s.text());
+});
+
+test('a long session file is read between keys: one typed while it is read is drawn before the reading ends', {
+  timeout: 120_000,
+}, async (t) => {
+  // 20 MB of records the reading parses and skips (how tool calls ran): a tenth of a second or
+  // more of JSON, and next to nothing to lay out afterwards.
+  const id = '20250303-000000-dddddddd';
+  const file = writeSession(dirs, id, [
+    { role: 'user', content: 'question' },
+    { role: 'assistant', content: 'answer' },
+  ]);
+  const record = (i: number) =>
+    JSON.stringify({ type: 'tool_run', id: `call_${i}_${'x'.repeat(160)}`, tool: 'bash', sandbox: 'workspace-write' });
+  appendFileSync(file, `${Array.from({ length: 100_000 }, (_, i) => record(i)).join('\n')}\n`);
+  const log = join(dirs.root, 'reading.log');
+  const s = await ui.open(t, ['-r', id], { env: { CLM_DEBUG_LOG: log } });
+  const logged = (line: string) => existsSync(log) && readFileSync(log, 'utf8').includes(line);
+  await s.waitFor(() => logged(`session: reading ${id}`), 'the reading to start', 60_000);
+  s.type('Z');
+  await s.waitFor(() => inputRow(s).endsWith('> Z'), 'the key in the input box', 60_000);
+  assert.ok(!logged(`session: ${id} read`), 'the key was drawn only once the whole file was read');
+  await s.waitFor(`[resumed session ${id}]`, 'the end of the replay', 60_000);
+  assert.ok(logged(`session: ${id} read: 2 messages`), readFileSync(log, 'utf8'));
 });
 
 // ---- exit paths -----------------------------------------------------------------------------

@@ -52,6 +52,7 @@ import { modeBeforeConfig, modeOf } from './screen-mode.js';
 import { type ConnectionView, statusLine } from './status-bar.js';
 import type { TranscriptView } from './transcript-view.js';
 import { TranscriptSearch } from './transcript-search.js';
+import { nextTask } from './next-task.js';
 import { monotonicMs } from '../../host/monotonic.js';
 import { startIsDone } from '../code-cache.js';
 
@@ -237,10 +238,10 @@ class UiApp {
     try {
       const steps = view.replaySteps(resumed.transcript);
       for (;;) {
+        await nextTask();
         const done = slice(steps, REPLAY_SLICE_MS);
         this.screen?.layOut();
         if (done || this.quitting) break;
-        await nextTask();
       }
       view.print(`[resumed session ${resumed.id}]`, 'notice');
     } catch (e) {
@@ -278,6 +279,7 @@ class UiApp {
           asker: this.perms,
           onResolved: (r) => this.resolved(r, early),
           startsDeferred: true,
+          pause: nextTask,
         }),
       );
       this.rt = await this.creating;
@@ -910,6 +912,3 @@ async function stepByStep(steps: readonly (() => void)[]): Promise<void> {
     step();
   }
 }
-
-/** Resolves in a task of its own, after keys that came meanwhile have been read and drawn. */
-const nextTask = (): Promise<void> => new Promise((r) => setTimeout(r, 0));
