@@ -755,6 +755,15 @@ test('probes: at start, after a failed turn', async (t) => {
   assert.ok(n >= 1);
 });
 
+test('a reply shows the server online, whatever the last probe said', async (t) => {
+  mock.onGet('/models', { status: 503, body: { error: { message: 'warming up' } } });
+  const s = await ui.open(t);
+  await s.waitFor('[offline', 'the failed probe');
+  await ask(s, 'hello');
+  await s.waitFor(() => statusRow(s).includes('[online]'), 'the server online after its reply');
+  assert.doesNotMatch(statusRow(s), /offline/);
+});
+
 /** A model with a context of 100 tokens: a turn of 70 is over the compaction threshold. */
 function smallContext() {
   dirs.write(

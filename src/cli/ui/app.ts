@@ -559,6 +559,11 @@ class UiApp {
     this.rt?.desk.turnEnded();
     this.lastEnd = { status, error, origin: this.turnOrigin };
     this.cancelled = status === ECANCELED;
+    // A reply came: the server is there, whatever the last probe said (or before the first answered).
+    if (status === 0) {
+      this.connection = 'online';
+      this.connDetail = null;
+    }
     if (status !== 0 && status !== ECANCELED) this.probe.now();
     this.logStats('turn end');
   }
