@@ -41,9 +41,12 @@ export async function compactHistory(ctx: TurnContext, kind: CompactionKind, sig
   const { cfg, adapter } = ctx.conn;
   // The summary request asks for no reasoning and carries none: its calls go as text, and a
   // signature without the tool_use it was made for does not verify.
+  const ctxMax = cfg.contextSize && cfg.contextSize > 0 ? cfg.contextSize : ctx.conn.ctxLearned;
+  const input = summaryInput(ctx.history, ctxMax);
+  if (input.omitted) ctx.host.log?.(`compaction: the ${input.omitted} oldest messages left out of the summary request (context ${ctxMax})`);
   const body = adapter.buildRequest({
     model: ctx.conn.model,
-    messages: withoutReasoning([...ctx.history, { role: 'user', content: SUMMARY_PROMPT }]),
+    messages: withoutReasoning(input.messages),
     tools: null,
     stream: false,
     disableParallelToolCalls: false,
@@ -86,6 +89,43 @@ export async function compactHistory(ctx: TurnContext, kind: CompactionKind, sig
     text: `compacted ${folded.count} messages into a summary: ${before.messages} → ${after.messages} messages, ~${before.tokens} → ~${after.tokens} tokens`,
   });
   return { ok: true };
+}
+
+/** A conversation over this share of the context window leaves no room for its summary: it is cut. */
+const SUMMARY_FITS_SHARE = 0.9;
+/** The share a cut conversation fills at most, with room for the summary and for the estimate's error (characters / 4). */
+const SUMMARY_INPUT_SHARE = 0.6;
+
+/**
+ * What the summary request carries: the whole conversation and the summary prompt, or, when that
+ * leaves no room in the context window for the summary (a session resumed with a model of a smaller window, one
+ * huge tool output), the system messages, the conversation's first message (the task, or the
+ * summary of an earlier compaction) and the newest messages that fit, from a user or assistant
+ * message on (no tool result without its call), with the prompt saying how many were left out.
+ * Without a known window everything goes. The fold itself is the same either way.
+ */
+export function summaryInput(history: readonly Message[], ctxMax: number): { messages: Message[]; omitted: number } {
+  if (ctxMax <= 0 || estimateTokens(history) <= ctxMax * SUMMARY_FITS_SHARE)
+    return { messages: [...history, summaryPrompt(0)], omitted: 0 };
+  const budget = Math.floor(ctxMax * SUMMARY_INPUT_SHARE);
+  let first = 0;
+  while (first < history.length && history[first]!.role === 'system') first++;
+  let room = budget - estimateTokens(history.slice(0, first + 1));
+  // The newest message that can start what is sent always goes, even alone over the budget: the server then says so.
+  let from = history.length;
+  for (let i = history.length - 1; i > first; i--) {
+    room -= estimateTokens([history[i]!]);
+    if (history[i]!.role === 'tool') continue;
+    if (room < 0 && from < history.length) break;
+    from = i;
+  }
+  const omitted = Math.max(0, from - first - 1);
+  return { messages: [...history.slice(0, first + 1), ...history.slice(from), summaryPrompt(omitted)], omitted };
+}
+
+function summaryPrompt(omitted: number): Message {
+  const note = omitted ? `(${omitted} earlier messages of the conversation are left out here: they did not fit the context window.) ` : '';
+  return { role: 'user', content: note + SUMMARY_PROMPT };
 }
 
 /** Fold the history into the reply's summary (its text, else its reasoning); canCompact said there is something to fold. */

@@ -10,6 +10,7 @@ import { MAX_RETRY_WAIT_MS } from '../../src/core/llm-call.js';
 import { ClmError, ECANCELED, EIO, E2BIG, EAGAIN } from '../../src/core/errors.js';
 import { NOTHING_TO_COMPACT } from '../../src/core/compaction.js';
 import { createNodeHost } from '../../src/host/node.js';
+import type { Message } from '../../src/core/types.js';
 
 const mock = await mockLlmPerFile();
 
@@ -134,6 +135,26 @@ test('explicit compact falls back to reasoning when content is empty (test_compa
   assert.ok(msgs.some((m) => m.content === 'the summary'));
   assert.ok(!msgs.some((m) => m.content === 'one'));
   assert.ok(r.notices.some((n) => /compacted \d+ messages/.test(n)));
+});
+
+test('compacting a conversation larger than the context window sends what fits, and folds it all', async () => {
+  const r = harness(mock, { cfg: { contextSize: 8000 } });
+  const history: Message[] = [{ role: 'user', content: 'the task' }];
+  for (let i = 0; i < 100; i++)
+    history.push({ role: 'assistant', content: `answer ${i} ${'word '.repeat(400)}` }, { role: 'user', content: `question ${i + 1}` });
+  r.agent.restoreHistory(history);
+  mock.push(oa.text('the summary'));
+  const d = r.turnDone();
+  r.agent.compact();
+  assert.equal(await d, 0);
+  const sent = mock.posts[0]!.json.messages as { role: string; content: string }[];
+  assert.ok(JSON.stringify(sent).length < 8000 * 4, `${JSON.stringify(sent).length} characters sent for a window of 8,000 tokens`);
+  assert.equal(sent[1]!.content, 'the task');
+  assert.match(sent.at(-1)!.content, /^\(\d+ earlier messages of the conversation are left out here/);
+  assert.equal(sent.at(-2)!.content, 'question 100', 'the newest message');
+  const after = r.agent.messages.filter((m) => m.role !== 'system');
+  assert.ok(after.length <= 5, `${after.length} messages after the compaction`);
+  assert.ok(after.some((m) => m.content === 'the summary'));
 });
 
 test('compact with nothing to fold ends with EAGAIN', async () => {
