@@ -571,7 +571,6 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   };
 }
 
-/** The work that can wait (see the top of this file), started once; `agentHost` starts it beside the first model request. */
 /** The run's session log; the debug log says when a resumed session's reading starts and ends. */
 async function startSessionLog(o: SessionLogOptions, log: DebugLog | undefined): Promise<SessionLog> {
   if (o.resumeId !== undefined) log?.(`session: reading ${o.resumeId}`);
@@ -580,6 +579,7 @@ async function startSessionLog(o: SessionLogOptions, log: DebugLog | undefined):
   return sessions;
 }
 
+/** The work that can wait (see the top of this file), started once; `agentHost` starts it beside the first model request. */
 function deferredWork(host: Host, pause: (() => Promise<void>) | undefined) {
   const waiting: (() => void)[] = [];
   let started = false;

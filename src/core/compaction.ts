@@ -39,11 +39,11 @@ export async function compactHistory(ctx: TurnContext, kind: CompactionKind, sig
   emit({ type: 'compaction', kind, phase: 'started' });
   emit({ type: 'state', state: 'thinking' });
   const { cfg, adapter } = ctx.conn;
-  // The summary request asks for no reasoning and carries none: its calls go as text, and a
-  // signature without the tool_use it was made for does not verify.
   const ctxMax = cfg.contextSize && cfg.contextSize > 0 ? cfg.contextSize : ctx.conn.ctxLearned;
   const input = summaryInput(ctx.history, ctxMax);
   if (input.omitted) ctx.host.log?.(`compaction: the ${input.omitted} oldest messages left out of the summary request (context ${ctxMax})`);
+  // The summary request asks for no reasoning and carries none: its calls go as text, and a
+  // signature without the tool_use it was made for does not verify.
   const body = adapter.buildRequest({
     model: ctx.conn.model,
     messages: withoutReasoning(input.messages),
@@ -98,11 +98,11 @@ const SUMMARY_INPUT_SHARE = 0.6;
 
 /**
  * What the summary request carries: the whole conversation and the summary prompt, or, when that
- * leaves no room in the context window for the summary (a session resumed with a model of a smaller window, one
- * huge tool output), the system messages, the conversation's first message (the task, or the
- * summary of an earlier compaction) and the newest messages that fit, from a user or assistant
- * message on (no tool result without its call), with the prompt saying how many were left out.
- * Without a known window everything goes. The fold itself is the same either way.
+ * leaves no room in the context window for the summary (a session resumed with a model of a
+ * smaller window, one huge tool output), the system messages, the conversation's first message
+ * (the task, or the summary of an earlier compaction) and the newest messages that fit, from a
+ * user or assistant message on (no tool result without its call), with the prompt saying how
+ * many were left out. Without a known window everything goes. The fold is the same either way.
  */
 export function summaryInput(history: readonly Message[], ctxMax: number): { messages: Message[]; omitted: number } {
   if (ctxMax <= 0 || estimateTokens(history) <= ctxMax * SUMMARY_FITS_SHARE)
