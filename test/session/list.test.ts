@@ -88,3 +88,34 @@ test('formatSessionList prints the picker rows like the C program', () => {
   assert.equal(out, '  1) 20240309-070500-0a0b0c0d  2024-04-10 08:06  llama\n     hello there\n' + '  2) legacy  ?  ?\n     (empty)\n');
   assert.equal(formatSessionTime(0), '?');
 });
+
+test('listing reads the head of a long session; a rewind anywhere (even across two reads) is honoured; the count is exact', async () => {
+  const { encodeMessageLine, encodeMetaLine, encodeRewindLine } = await import('../../src/session/index.js');
+  const dir = mkdtempSync(join(tmpdir(), 'clm-list-'));
+  try {
+    const file = (id: string) => join(dir, `${id}.jsonl`);
+    const long = `${'é🦴'.repeat(60_000)} the end`; // ~360 KB: the first prompt spans more than one read of 256 KiB
+    const body = Array.from({ length: 200 }, (_, i) =>
+      encodeMessageLine({ role: 'assistant', content: `answer ${i} ${'x'.repeat(2000)}` }),
+    ).join('');
+    // A: a long first prompt, then 400 KB of answers.
+    const a = '20240101-000000-0000000a';
+    writeFileSync(file(a), encodeMetaLine({ id: a, created: 1, model: 'm' }) + encodeMessageLine({ role: 'user', content: long }) + body);
+    // B: the first prompt taken back by a rewind line that starts a few bytes before the second read.
+    const b = '20240101-000000-0000000b';
+    const before = encodeMetaLine({ id: b, created: 2 }) + encodeMessageLine({ role: 'user', content: 'taken back' });
+    const empty = Buffer.byteLength(encodeMessageLine({ role: 'assistant', content: '' }));
+    const filler = encodeMessageLine({ role: 'assistant', content: 'y'.repeat(256 * 1024 - 7 - Buffer.byteLength(before) - empty) });
+    const bText = before + filler + encodeRewindLine(0) + encodeMessageLine({ role: 'user', content: 'asked again' }) + body;
+    assert.equal(bText.indexOf('{"type":"rewind"'), 256 * 1024 - 7, 'the rewind line straddles the first read');
+    writeFileSync(file(b), bText);
+    const rows = new Map(listSessions({ dir }).map((r) => [r.id, r]));
+    assert.equal(rows.get(a)!.firstUser, firstUserSnippet([{ role: 'user', content: long }]));
+    assert.equal(rows.get(a)!.model, 'm');
+    assert.equal(rows.get(a)!.messageCount, 201);
+    assert.equal(rows.get(b)!.firstUser, 'asked again', 'the prompt after the rewind');
+    assert.equal(rows.get(b)!.messageCount, 201);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
