@@ -39,14 +39,11 @@ export async function compactHistory(ctx: TurnContext, kind: CompactionKind, sig
   emit({ type: 'compaction', kind, phase: 'started' });
   emit({ type: 'state', state: 'thinking' });
   const { cfg, adapter } = ctx.conn;
-  const ctxMax = cfg.contextSize && cfg.contextSize > 0 ? cfg.contextSize : ctx.conn.ctxLearned;
-  const input = summaryInput(ctx.history, ctxMax);
-  if (input.omitted) ctx.host.log?.(`compaction: the ${input.omitted} oldest messages left out of the summary request (context ${ctxMax})`);
   // The summary request asks for no reasoning and carries none: its calls go as text, and a
   // signature without the tool_use it was made for does not verify.
   const body = adapter.buildRequest({
     model: ctx.conn.model,
-    messages: withoutReasoning(input.messages),
+    messages: withoutReasoning(summaryInput(ctx.history, cfg.contextSize || ctx.conn.ctxLearned)),
     tools: null,
     stream: false,
     disableParallelToolCalls: false,
@@ -91,41 +88,32 @@ export async function compactHistory(ctx: TurnContext, kind: CompactionKind, sig
   return { ok: true };
 }
 
-/** A conversation over this share of the context window leaves no room for its summary: it is cut. */
-const SUMMARY_FITS_SHARE = 0.9;
-/** The share a cut conversation fills at most, with room for the summary and for the estimate's error (characters / 4). */
-const SUMMARY_INPUT_SHARE = 0.6;
-
 /**
- * What the summary request carries: the whole conversation and the summary prompt, or, when that
- * leaves no room in the context window for the summary (a session resumed with a model of a
- * smaller window, one huge tool output), the system messages, the conversation's first message
- * (the task, or the summary of an earlier compaction) and the newest messages that fit, from a
- * user or assistant message on (no tool result without its call), with the prompt saying how
- * many were left out. Without a known window everything goes. The fold is the same either way.
+ * What the summary request carries: the whole conversation and the summary prompt, or, when it
+ * fills more than 90 % of a known context window and leaves no room for the summary (a session
+ * resumed with a model of a smaller window, one huge tool output), the system messages, the
+ * conversation's first message (the task, or the summary of an earlier compaction) and the
+ * newest messages that fill up to 60 % of it (the estimate is rough), from a user or assistant
+ * message on (no tool result without its call), the prompt saying how many were left out. The
+ * fold is the same either way.
  */
-export function summaryInput(history: readonly Message[], ctxMax: number): { messages: Message[]; omitted: number } {
-  if (ctxMax <= 0 || estimateTokens(history) <= ctxMax * SUMMARY_FITS_SHARE)
-    return { messages: [...history, summaryPrompt(0)], omitted: 0 };
-  const budget = Math.floor(ctxMax * SUMMARY_INPUT_SHARE);
+export function summaryInput(history: readonly Message[], ctxMax: number): Message[] {
   let first = 0;
-  while (first < history.length && history[first]!.role === 'system') first++;
-  let room = budget - estimateTokens(history.slice(0, first + 1));
-  // The newest message that can start what is sent always goes, even alone over the budget: the server then says so.
-  let from = history.length;
-  for (let i = history.length - 1; i > first; i--) {
-    room -= estimateTokens([history[i]!]);
-    if (history[i]!.role === 'tool') continue;
-    if (room < 0 && from < history.length) break;
-    from = i;
+  while (history[first]?.role === 'system') first++;
+  let from = first + 1;
+  if (ctxMax > 0 && estimateTokens(history) > ctxMax * 0.9) {
+    let room = ctxMax * 0.6 - estimateTokens(history.slice(0, from));
+    // The newest message that can start what is sent always goes, even alone over: the server then says so.
+    for (let i = history.length - 1, last = history.length; i > first; i--)
+      if ((room -= estimateTokens([history[i]!])) < 0 && last < history.length) break;
+      else if (history[i]!.role !== 'tool') from = last = i;
   }
-  const omitted = Math.max(0, from - first - 1);
-  return { messages: [...history.slice(0, first + 1), ...history.slice(from), summaryPrompt(omitted)], omitted };
-}
-
-function summaryPrompt(omitted: number): Message {
-  const note = omitted ? `(${omitted} earlier messages of the conversation are left out here: they did not fit the context window.) ` : '';
-  return { role: 'user', content: note + SUMMARY_PROMPT };
+  const left = from - first - 1;
+  return [
+    ...history.slice(0, first + 1),
+    ...history.slice(from),
+    { role: 'user', content: (left ? `(${left} older messages left out: they did not fit the context window.) ` : '') + SUMMARY_PROMPT },
+  ];
 }
 
 /** Fold the history into the reply's summary (its text, else its reasoning); canCompact said there is something to fold. */

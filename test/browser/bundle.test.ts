@@ -1,6 +1,6 @@
 // `clm/browser` bundled as a browser project's bundler does it (esbuild, through the package's
 // exports): no Node module, no Lua runtime, no MCP client; a page holds only the wire dialects it
-// names. Its minified+gzip sizes printed; the one-dialect page's checked against the 21 KiB goal
+// names. Its minified+gzip sizes printed; the one-dialect page's checked against the 21.25 KiB goal
 // (deterministic for the pinned esbuild).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,9 +10,10 @@ import { gzipSync } from 'node:zlib';
 import { bundle, REPO } from '../fixtures/chromium.js';
 
 // The page carries the whole agent of clm_agent(3): the permission gate in both its forms, the
-// checkpoint hook, cancelled replies kept, the body deadline and malformed-stream errors. 21 KiB
-// holds that with room for a little more; what a page can do without stays behind hooks it names.
-const GOAL = 21 * 1024;
+// checkpoint hook, cancelled replies kept, the body deadline and malformed-stream errors, and a
+// compaction that fits a conversation over the context window. 21.25 KiB holds that with room for
+// a little more; what a page can do without stays behind hooks it names.
+const GOAL = 21.25 * 1024;
 const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
 const figure = (js: string) => {
   const gz = gzipSync(js, { level: 9 }).length;
@@ -47,7 +48,7 @@ test('a bundle of all of clm/browser holds only the core and the fetch host', as
   t.diagnostic(`clm/browser, every export: ${figure(js).text}`);
 });
 
-test('a page of clm/browser that names one dialect bundles that one alone, within 21 KiB gzip', async (t) => {
+test('a page of clm/browser that names one dialect bundles that one alone, within 21.25 KiB gzip', async (t) => {
   for (const [name, mine] of Object.entries(ADAPTERS)) {
     const { js, used } = await bundle(page(name), { minify: true });
     assert.deepEqual(
@@ -64,8 +65,8 @@ test('a page of clm/browser that names one dialect bundles that one alone, withi
       }
     }
     const f = figure(js);
-    t.diagnostic(`clm/browser page naming ${name}: ${f.text} (goal ≤ 21 KiB: ${GOAL - f.gz} B to spare)`);
-    assert.ok(f.gz <= GOAL, `${name}: ${kib(f.gz)} minified+gzip, over the 21 KiB goal`);
+    t.diagnostic(`clm/browser page naming ${name}: ${f.text} (goal ≤ 21.25 KiB: ${GOAL - f.gz} B to spare)`);
+    assert.ok(f.gz <= GOAL, `${name}: ${kib(f.gz)} minified+gzip, over the 21.25 KiB goal`);
   }
 });
 

@@ -150,7 +150,7 @@ test('compacting a conversation larger than the context window sends what fits, 
   const sent = mock.posts[0]!.json.messages as { role: string; content: string }[];
   assert.ok(JSON.stringify(sent).length < 8000 * 4, `${JSON.stringify(sent).length} characters sent for a window of 8,000 tokens`);
   assert.equal(sent[1]!.content, 'the task');
-  assert.match(sent.at(-1)!.content, /^\(\d+ earlier messages of the conversation are left out here/);
+  assert.match(sent.at(-1)!.content, /^\(\d+ older messages left out: they did not fit the context window\.\) Summarize/);
   assert.equal(sent.at(-2)!.content, 'question 100', 'the newest message');
   const after = r.agent.messages.filter((m) => m.role !== 'system');
   assert.ok(after.length <= 5, `${after.length} messages after the compaction`);
