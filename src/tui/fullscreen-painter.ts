@@ -14,6 +14,14 @@ import { EMPTY_ROW, type Row } from './row.js';
 import { highlightMatches } from './search.js';
 import { DEFAULT_STYLE } from './style.js';
 
+/**
+ * Following the end, a frame that finds more blocks than this to lay out (after a resize, a
+ * change to every block, a long replay) draws the view from the last blocks alone and leaves the
+ * rest to the background: a long transcript takes a second to lay out again, and keys wait for
+ * the frame.
+ */
+const TAIL_AFTER_BLOCKS = 32;
+
 export class FullscreenPainter implements Painter {
   readonly busy = false;
   private readonly cursor: CursorTracker;
@@ -111,9 +119,13 @@ export class FullscreenPainter implements Painter {
     const H = Math.max(1, this.scene.terminal.rows);
     const foot = this.scene.footerLines(W, Math.max(0, H - 1));
     const vh = H - foot.length;
-    const top = this.viewTop(W, vh);
+    const t = this.scene.transcript;
+    // The end of a transcript not laid out yet: its last lines, at a place not known (no scroll in place).
+    const tail = this.following && t.notLaidOut(W) > TAIL_AFTER_BLOCKS;
+    if (tail) this.scene.layOutLater();
+    const top = tail ? Number.NaN : this.viewTop(W, vh);
     const q = this.scene.highlight;
-    const lines = this.scene.transcript.lines(W, top, top + vh).map((l) => (q ? highlightMatches(l, q) : l));
+    const lines = (tail ? t.tail(W, vh) : t.lines(W, top, top + vh)).map((l) => (q ? highlightMatches(l, q) : l));
     while (lines.length < vh) lines.push('');
     for (const l of foot) lines.push(l);
     let out: string;
@@ -156,7 +168,8 @@ export class FullscreenPainter implements Painter {
   private scrollTo(top: number, vh: number, lines: readonly string[], width: number): string {
     const d = top - this.prevTop;
     const region = Math.min(vh, this.prevVh);
-    if (d === 0 || Math.abs(d) >= region) return '';
+    // NaN: a frame drawn from the transcript's tail, whose place was not known.
+    if (Number.isNaN(d) || d === 0 || Math.abs(d) >= region) return '';
     let out = '';
     if (this.margins !== region) {
       out += this.cursor.plain() + setMargins(0, region - 1);

@@ -1,5 +1,6 @@
-// The UI's background work (reading a resumed session, its replay, the markdown warm-up) runs a
-// step at a time, each in a task of its own, so that keys are read and drawn between the steps.
+// A screen's background work (laying a long transcript out again after a resize; clm's reading of
+// a resumed session, its replay, the markdown warm-up) runs a step at a time, each in a task of
+// its own, so that keys are read and drawn between the steps.
 // The callers take turns: one of them goes on per task. Each with a timer of its own would have
 // all their steps run back to back in one turn of the event loop, and a key would wait for the
 // sum of them.

@@ -34,6 +34,8 @@ export interface Scene {
   readonly highlight: string;
   /** Write bytes outside a frame. */
   emit(bytes: string): void;
+  /** Lay the transcript out in the background, a step per task (a frame found too much of it to do). */
+  layOutLater(): void;
 }
 
 export interface Painter {

@@ -12,6 +12,7 @@ import { InlinePainter } from './inline-painter.js';
 import type { Painter, RenderStats, Scene } from './painter.js';
 import { parseRow, rowWithoutColor } from './row.js';
 import type { Terminal } from './terminal.js';
+import { nextTask } from './next-task.js';
 import { type Component, Transcript } from './transcript.js';
 
 export type { RenderStats } from './painter.js';
@@ -48,6 +49,8 @@ export interface RendererOptions {
   transcript?: Transcript;
 }
 
+/** Full screen: blocks are laid out again in the background for this long a task. */
+const LAY_OUT_SLICE_MS = 4;
 /** Full screen: a resize reflows every block, so the frame waits for a storm (a dragged window) to pass. */
 const RESIZE_SETTLE_MS = 30;
 /** Inline, a resize is drawn once the size has held this long (a key repeats every ~35 ms). */
@@ -73,6 +76,8 @@ export class Renderer {
   private resizeTimer: unknown = null;
   /** Inline: a resize is waiting for the size to hold (no frame meanwhile). */
   private resizePending = false;
+  /** Full screen: the transcript is being laid out in the background. */
+  private layingOut = false;
 
   constructor(
     private readonly terminal: Terminal,
@@ -113,6 +118,7 @@ export class Renderer {
         return this.opts.color ? r : rowWithoutColor(r);
       },
       emit: (bytes) => this.emit(bytes),
+      layOutLater: () => void this.layOutInBackground(),
     };
   }
 
@@ -221,7 +227,27 @@ export class Renderer {
    * key's frame finds it done). Full screen only: inline, finished blocks are not laid out again.
    */
   layOut(): void {
-    if (this.full && this.running) this.transcript.lineCount(Math.max(1, this.terminal.columns));
+    if (this.full && this.running && !this.layingOut) this.transcript.lineCount(Math.max(1, this.terminal.columns));
+  }
+
+  /**
+   * Full screen: lay the transcript out a few milliseconds a task until it is done (at whatever
+   * width the terminal then has), keys drawn between the tasks; then a frame, which finds its place.
+   */
+  private async layOutInBackground(): Promise<void> {
+    if (this.layingOut) return;
+    this.layingOut = true;
+    try {
+      for (;;) {
+        await nextTask();
+        if (!this.running) return;
+        const until = this.clock.now() + LAY_OUT_SLICE_MS;
+        if (this.transcript.layOutSome(Math.max(1, this.terminal.columns), () => this.clock.now() >= until)) break;
+      }
+    } finally {
+      this.layingOut = false;
+    }
+    this.requestRender();
   }
 
   /** Forget what is on screen and draw everything again (Ctrl-L). */

@@ -120,6 +120,31 @@ export class Transcript {
     }
   }
 
+  /** Blocks whose lines and place at `width` are not known yet (after a resize: all of them, until laid out again). */
+  notLaidOut(width: number): number {
+    return this.width === width ? this.entries.length - this.validTo : this.entries.length;
+  }
+
+  /** Lay the blocks out at `width`, from where it stopped, until done or `enough()`; whether it is done. */
+  layOutSome(width: number, enough: () => boolean): boolean {
+    this.setWidth(width);
+    while (this.validTo < this.entries.length) {
+      if (enough()) return false;
+      this.ensureStarts(this.validTo + 1, width);
+    }
+    return true;
+  }
+
+  /** The last `n` lines at `width` (fewer when the transcript has fewer), with only the last blocks rendered. */
+  tail(width: number, n: number): string[] {
+    const out: string[] = [];
+    for (let i = this.entries.length - 1; i >= 0 && out.length < n; i--) {
+      const ls = this.blockLines(i, width);
+      out.unshift(...ls.slice(Math.max(0, ls.length - (n - out.length))));
+    }
+    return out;
+  }
+
   /** Total lines at `width`. */
   lineCount(width: number): number {
     this.ensureStarts(this.entries.length, width);

@@ -12,7 +12,7 @@ import { stripEscapes, Transcript } from '../../src/tui/index.js';
 import { ECHO_MAX_LINES, headLines, userEcho } from '../../src/cli/ui/blocks.js';
 import { ConnectionProbe } from '../../src/cli/ui/connection-probe.js';
 import { FramePacing } from '../../src/cli/ui/frame-pacing.js';
-import { nextTask } from '../../src/cli/ui/next-task.js';
+import { nextTask } from '../../src/tui/next-task.js';
 import { deskKeyOf, ScreenAsker } from '../../src/cli/ui/permission-asker.js';
 import { PermissionRecord } from '../../src/cli/ui/permission-question.js';
 import { ANSWER_KEYS, PermissionDesk } from '../../src/cli/permission-desk.js';

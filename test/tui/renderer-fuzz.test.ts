@@ -162,6 +162,61 @@ for (const seed of [11, 13]) {
   });
 }
 
+test('full screen, a long transcript: a resize draws the end from its last blocks; the rest is laid out in the background', async () => {
+  let renders = 0;
+  class Counted extends Text {
+    override render(w: number) {
+      renders++;
+      return super.render(w);
+    }
+  }
+  const [rows, footer] = [20, { render: (w: number) => [`> ${CURSOR_MARKER}`.slice(0, w + CURSOR_MARKER.length)] }];
+  let cols = 60;
+  const vt = new VirtualTerminal(cols, rows);
+  const r = new Renderer(vt, { mode: 'fullscreen' });
+  r.setFooter([footer]);
+  await r.start();
+  const blocks = Array.from({ length: 400 }, (_, i) => new Counted(`block ${i}: ${'some words that wrap '.repeat(1 + (i % 7))}`));
+  for (const b of blocks) r.transcript.add(b);
+  const laidOut = async () => {
+    for (let i = 0; i < 2000 && r.transcript.notLaidOut(cols) > 0; i++) await new Promise((res) => setTimeout(res, 2));
+    assert.equal(r.transcript.notLaidOut(cols), 0, 'the background lay-out did not finish');
+  };
+  const same = async (what: string) => {
+    await vt.flush();
+    assert.deepEqual(vt.viewport(), (await freshScreen(blocks, footer, cols, rows, 'fullscreen')).screen, what);
+  };
+  r.renderNow();
+  await same('the first frame');
+  await laidOut();
+  for (const w of [45, 80, 33]) {
+    renders = 0;
+    cols = w;
+    vt.resize(cols, rows);
+    r.renderNow();
+    assert.ok(renders <= 20, `${renders} blocks rendered for the frame after the resize to ${w} columns`);
+    await same(`after the resize to ${w}`);
+    // Streaming meanwhile: the end grows while the rest is laid out.
+    for (let k = 0; k < 5; k++) {
+      blocks.at(-1)!.text += ' more streamed words';
+      r.transcript.changed(blocks.at(-1)!);
+      r.renderNow();
+      await same(`streaming at ${w}, chunk ${k}`);
+    }
+    await laidOut();
+    r.renderNow();
+    await same(`laid out at ${w}`);
+  }
+  // Laid out, streaming scrolls the region in place again.
+  const scrolls = r.stats.scrolls;
+  blocks.at(-1)!.text += ' and the last line that makes a new row of the transcript at the end';
+  r.transcript.changed(blocks.at(-1)!);
+  r.renderNow();
+  await same('the last chunk');
+  assert.ok(r.stats.scrolls > scrolls, 'no scroll in place after the lay-out');
+  r.stop();
+});
+
 test('tiny terminals: 1×1 to 10×3 in both modes draw without error and keep the cursor on screen', async () => {
   for (const mode of ['fullscreen', 'inline'] as const) {
     for (const [c, h] of [

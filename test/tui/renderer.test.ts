@@ -172,6 +172,10 @@ test('full screen: streaming into a 2,000-line transcript scrolls the region in 
   blocks.push(reply);
   r.transcript.add(reply);
   r.renderNow();
+  // The first frame drew the end from the last blocks; the rest is laid out in the background.
+  for (let i = 0; i < 1000 && r.transcript.notLaidOut(110) > 0; i++) await new Promise((res) => setTimeout(res, 5));
+  assert.equal(r.transcript.notLaidOut(110), 0);
+  r.renderNow();
   await vt.flush();
   vt.takeWritten();
   const repaints = r.stats.fullRepaints;

@@ -52,7 +52,7 @@ import { modeBeforeConfig, modeOf } from './screen-mode.js';
 import { type ConnectionView, statusLine } from './status-bar.js';
 import type { TranscriptView } from './transcript-view.js';
 import { TranscriptSearch } from './transcript-search.js';
-import { nextTask } from './next-task.js';
+import { nextTask } from '../../tui/next-task.js';
 import { monotonicMs } from '../../host/monotonic.js';
 import { startIsDone } from '../code-cache.js';
 
