@@ -38,20 +38,23 @@ function countingBwrap(seconds = 0): { path: string; marker: string } {
   return { path: `${bin}:${process.env.PATH}`, marker };
 }
 
+/** The environment of a runtime with `path` as PATH (a counting bwrap first) and this test's directories. */
+const envWith = (path: string): NodeJS.ProcessEnv => ({
+  ...process.env,
+  PATH: path,
+  XDG_CONFIG_HOME: dirs.config,
+  XDG_STATE_HOME: dirs.state,
+  HOME: dirs.home,
+  CLM_DEBUG_LOG: '',
+  CLM_API_KEY: '',
+});
+
 test('a front end that draws: no spawn and no probe until its first frame is up', { timeout: 30_000 }, async () => {
   const fake = countingBwrap();
   const rt = await createRuntime({
     args: parseCommandLine(['-u', mock.base, '-p', dirs.empty]),
     onEvent: () => {},
-    env: {
-      ...process.env,
-      PATH: fake.path,
-      XDG_CONFIG_HOME: dirs.config,
-      XDG_STATE_HOME: dirs.state,
-      HOME: dirs.home,
-      CLM_DEBUG_LOG: '',
-      CLM_API_KEY: '',
-    },
+    env: envWith(fake.path),
     startsDeferred: true,
   });
   open.push(rt);
@@ -74,15 +77,7 @@ test('a front end that draws keys meanwhile: each deferred start in a turn of it
   const rt = await createRuntime({
     args: parseCommandLine(['-u', mock.base, '-p', dirs.empty]),
     onEvent: () => {},
-    env: {
-      ...process.env,
-      PATH: fake.path,
-      XDG_CONFIG_HOME: dirs.config,
-      XDG_STATE_HOME: dirs.state,
-      HOME: dirs.home,
-      CLM_DEBUG_LOG: '',
-      CLM_API_KEY: '',
-    },
+    env: envWith(fake.path),
     startsDeferred: true,
     pause: () => new Promise<void>((r) => turns.push(r)),
   });
