@@ -11,6 +11,7 @@ import { lineFeeds } from './cursor-move.js';
 import { ERASE_LINE_RIGHT, insertLines, RESET_MARGINS, REVERSE_INDEX, SGR_RESET, setMargins } from './escapes.js';
 import type { Painter, Scene } from './painter.js';
 import { EMPTY_ROW, type Row } from './row.js';
+import type { Block } from './transcript.js';
 import { highlightMatches } from './search.js';
 import { DEFAULT_STYLE } from './style.js';
 
@@ -34,6 +35,11 @@ export class FullscreenPainter implements Painter {
   private following = true;
   /** Transcript line at the top of the viewport while scrolled up. */
   private anchorTop = 0;
+  /**
+   * The same place as a block and how far down it (a share of its lines), which a resize keeps:
+   * the line numbers before it mean other text after it.
+   */
+  private anchor: { block: Block; share: number } | null = null;
   private prevTop = 0;
   private prevVh = 0;
   /** Rows in the scroll margins (from the top); 0: the whole screen; -1: not known. */
@@ -83,7 +89,26 @@ export class FullscreenPainter implements Painter {
     const top = this.following ? maxTop : Math.min(this.anchorTop, maxTop);
     const next = Math.max(0, Math.min(maxTop, top + n));
     this.following = next >= maxTop;
-    this.anchorTop = next;
+    this.anchorAt(next);
+  }
+
+  /** Scrolled up to line `top`: noted as a line and as a place in a block. */
+  private anchorAt(top: number): void {
+    this.anchorTop = top;
+    const t = this.scene.transcript;
+    if (t.length === 0) return;
+    const width = this.width || this.scene.terminal.columns;
+    const { index, offset } = t.blockAtLine(width, top);
+    this.anchor = { block: t.blockAt(index), share: offset / Math.max(1, t.blockLines(index, width).length) };
+  }
+
+  /** The width changed while scrolled up: the top line is found again where its block now starts. */
+  private reanchor(width: number): void {
+    const t = this.scene.transcript;
+    const i = this.anchor ? t.indexOf(this.anchor.block) : -1;
+    if (i < 0) return;
+    const n = t.blockLines(i, width).length;
+    this.anchorTop = t.blockStart(i, width) + Math.min(Math.max(0, n - 1), Math.floor(this.anchor!.share * n));
   }
 
   /** Rows a page moves (the window height − 1). */
@@ -99,13 +124,13 @@ export class FullscreenPainter implements Painter {
   showLine(n: number): void {
     const vh = Math.max(1, this.prevVh || this.height - 1);
     const maxTop = Math.max(0, this.lineCount() - vh);
-    this.anchorTop = Math.max(0, Math.min(maxTop, n - Math.floor(vh / 3)));
+    this.anchorAt(Math.max(0, Math.min(maxTop, n - Math.floor(vh / 3))));
     this.following = this.anchorTop >= maxTop;
   }
 
   scrollToTop(): void {
     this.following = this.lineCount() <= (this.prevVh || this.height);
-    this.anchorTop = 0;
+    this.anchorAt(0);
   }
 
   private lineCount(): number {
@@ -120,6 +145,7 @@ export class FullscreenPainter implements Painter {
     const foot = this.scene.footerLines(W, Math.max(0, H - 1));
     const vh = H - foot.length;
     const t = this.scene.transcript;
+    if (!this.following && W !== this.width) this.reanchor(W);
     // The end of a transcript not laid out yet: its last lines, at a place not known (no scroll in place).
     const tail = this.following && t.notLaidOut(W) > TAIL_AFTER_BLOCKS;
     if (tail) this.scene.layOutLater();

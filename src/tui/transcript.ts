@@ -157,21 +157,32 @@ export class Transcript {
     return this.starts[i]!;
   }
 
+  /** The block holding line `line` at `width` (the last one past the end), and the line's place in it. */
+  blockAtLine(width: number, line: number): { index: number; offset: number } {
+    this.lineCount(width);
+    const index = this.findBlock(line);
+    return { index, offset: line - this.starts[index]! };
+  }
+
+  /** Binary search for the block holding line `line` (starts laid out). */
+  private findBlock(line: number): number {
+    let lo = 0,
+      hi = this.entries.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! <= line) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
   /** Lines [from, to) of the whole transcript. */
   lines(width: number, from: number, to: number): string[] {
     const total = this.lineCount(width);
     to = Math.min(to, total);
     const out: string[] = [];
     if (from >= to) return out;
-    // Binary search for the block holding line `from`.
-    let lo = 0,
-      hi = this.entries.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.starts[mid]! <= from) lo = mid;
-      else hi = mid - 1;
-    }
-    for (let b = lo; b < this.entries.length && out.length < to - from; b++) {
+    for (let b = this.findBlock(from); b < this.entries.length && out.length < to - from; b++) {
       const ls = this.blockLines(b, width);
       const s = this.starts[b]!;
       for (let k = Math.max(0, from - s); k < ls.length && s + k < to; k++) out.push(ls[k]!);

@@ -217,6 +217,32 @@ test('full screen, a long transcript: a resize draws the end from its last block
   r.stop();
 });
 
+test('full screen, scrolled up: a resize keeps the same text at the top of the view', async () => {
+  const vt = new VirtualTerminal(60, 20);
+  const r = new Renderer(vt, { mode: 'fullscreen' });
+  r.setFooter([{ render: () => [`> ${CURSOR_MARKER}`] }]);
+  await r.start();
+  // Every line names its block: b17w0 b17w1 …
+  for (let i = 0; i < 200; i++) r.transcript.add(new Text(Array.from({ length: 12 + (i % 9) * 4 }, (_, k) => `b${i}w${k}`).join(' ')));
+  r.layOut();
+  r.renderNow();
+  const topBlock = async () => {
+    await vt.flush();
+    return /b(\d+)w/.exec(vt.viewport()[0]!)?.[1];
+  };
+  for (let k = 0; k < 12; k++) r.pageUp();
+  r.renderNow();
+  const before = await topBlock();
+  assert.ok(before && Number(before) > 20 && Number(before) < 180, `scrolled to block ${before}`);
+  for (const cols of [100, 35, 60]) {
+    vt.resize(cols, 20);
+    r.renderNow();
+    assert.equal(await topBlock(), before, `after the resize to ${cols} columns`);
+    assert.ok(!r.isFollowing);
+  }
+  r.stop();
+});
+
 test('tiny terminals: 1×1 to 10×3 in both modes draw without error and keep the cursor on screen', async () => {
   for (const mode of ['fullscreen', 'inline'] as const) {
     for (const [c, h] of [
