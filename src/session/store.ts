@@ -34,6 +34,7 @@ import {
   encodeMessageLine,
   encodeMetaLine,
   encodeRewindLine,
+  parseSessionLine,
   SessionReader,
   SESSION_FORMAT_VERSION,
   type SessionMeta,
@@ -513,10 +514,17 @@ export async function loadSessionInSteps(
  * session in use can be forked. Returns the new id; the copy is not opened.
  */
 export function forkSession(id: string, opts: SessionDirOptions & { now?: Date } = {}): string {
-  const { meta } = loadSession(id, opts); // ENOENT, a link, a newer format: refused before anything is written
-  const text = readRegularFileSync(sessionPath(id, opts), MAX_SESSION_BYTES, { noFollow: true }).toString('utf8');
-  const body = text
-    .split('\n')
+  // ENOENT, a link, a newer format: refused before anything is written. Only the meta lines are
+  // parsed (a long conversation is copied, not read).
+  const lines = readSessionFile(id, opts).toString('utf8').split('\n');
+  let meta: SessionMeta = { type: 'meta', v: SESSION_FORMAT_VERSION, id, created: 0 };
+  let metaSeen = false;
+  for (const l of lines) {
+    if (!/"type"\s*:\s*"meta"/.test(l)) continue;
+    const p = parseSessionLine(l);
+    if (p.kind === 'meta' && !metaSeen) [meta, metaSeen] = [p.meta, true];
+  }
+  const body = lines
     .filter((l) => l.trim() && !/^\{\s*"type"\s*:\s*"meta"/.test(l))
     .map((l) => `${l}\n`)
     .join('');

@@ -396,6 +396,26 @@ test('session locks: a live pid that does not hold the lock is stale; without /p
   }
 });
 
+test('forkSession: a file of a newer format anywhere in it is refused before anything is written; damaged lines are copied as they are', () => {
+  const dir = tmp();
+  try {
+    const id = '20240101-000000-0000cafe';
+    const path = join(dir, `${id}.jsonl`);
+    const text = `{"type":"meta","v":1,"id":"${id}","created":5,"model":"m1"}\nnot json\n{"role":"user","content":"hi","type":"msg"}\n`;
+    writeFileSync(path, text);
+    const to = forkSession(id, { dir });
+    const copy = readFileSync(join(dir, `${to}.jsonl`), 'utf8').split('\n');
+    assert.match(copy[0]!, new RegExp(`"model":"m1","forked_from":"${id}"`));
+    assert.deepEqual(copy.slice(1), ['not json', '{"role":"user","content":"hi","type":"msg"}', '']);
+    appendFileSync(path, '{"v":99,"type":"meta","id":"x","created":1}\n');
+    const files = readdirSync(dir).length;
+    assert.throws(() => forkSession(id, { dir }), isErr('EPROTONOSUPPORT'));
+    assert.equal(readdirSync(dir).length, files, 'nothing written');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('forkSession: a copy under a new id with its compactions, the meta naming the original; the original as it was', () => {
   const dir = tmp();
   try {
