@@ -33,8 +33,9 @@ export class FullscreenPainter implements Painter {
   private height = 0;
   private repaint = true;
   private following = true;
-  /** Transcript line at the top of the viewport while scrolled up. */
+  /** Transcript line at the top of the viewport while scrolled up, counted at `anchorWidth`. */
   private anchorTop = 0;
+  private anchorWidth = 0;
   /**
    * The same place as a block and how far down it (a share of its lines), which a resize keeps:
    * the line numbers before it mean other text after it.
@@ -75,40 +76,64 @@ export class FullscreenPainter implements Painter {
     return this.prevVh;
   }
 
-  /** Scrolled up: transcript lines below the view (0 while following the end). */
+  /** Scrolled up: transcript lines below the view (0 while following the end; Infinity while not known yet). */
   get linesBelow(): number {
     if (this.following) return 0;
+    const w = this.columns;
+    if (this.anchorLine(w)) return Number.POSITIVE_INFINITY;
     const vh = this.prevVh || Math.max(1, this.scene.terminal.rows - 1);
-    return Math.max(0, this.lineCount() - this.anchorTop - vh);
+    return Math.max(0, this.scene.transcript.lineCount(w) - this.topAt(w) - vh);
   }
 
   /** Move the viewport by n lines (negative: up, towards the start). */
   scrollBy(n: number): void {
+    const w = this.columns;
     const vh = Math.max(1, this.prevVh || this.height - 1);
-    const maxTop = Math.max(0, this.lineCount() - vh);
-    const top = this.following ? maxTop : Math.min(this.anchorTop, maxTop);
+    const maxTop = Math.max(0, this.scene.transcript.lineCount(w) - vh);
+    const top = this.following ? maxTop : Math.min(this.topAt(w), maxTop);
     const next = Math.max(0, Math.min(maxTop, top + n));
     this.following = next >= maxTop;
-    this.anchorAt(next);
+    this.anchorAt(next, w);
   }
 
-  /** Scrolled up to line `top`: noted as a line and as a place in a block. */
-  private anchorAt(top: number): void {
+  private get columns(): number {
+    return Math.max(1, this.scene.terminal.columns);
+  }
+
+  /** Scrolled up to line `top` at `width`: noted as a line and as a place in a block. */
+  private anchorAt(top: number, width: number): void {
     this.anchorTop = top;
+    this.anchorWidth = width;
     const t = this.scene.transcript;
     if (t.length === 0) return;
-    const width = this.width || this.scene.terminal.columns;
     const { index, offset } = t.blockAtLine(width, top);
     this.anchor = { block: t.blockAt(index), share: offset / Math.max(1, t.blockLines(index, width).length) };
   }
 
-  /** The width changed while scrolled up: the top line is found again where its block now starts. */
-  private reanchor(width: number): void {
+  /** The line at the top of the view scrolled up, at `width`: found again where its block starts after a width change. */
+  private topAt(width: number): number {
+    if (this.anchorWidth === width) return this.anchorTop;
     const t = this.scene.transcript;
-    const i = this.anchor ? t.indexOf(this.anchor.block) : -1;
-    if (i < 0) return;
-    const n = t.blockLines(i, width).length;
-    this.anchorTop = t.blockStart(i, width) + Math.min(Math.max(0, n - 1), Math.floor(this.anchor!.share * n));
+    const at = this.anchor ? t.indexOf(this.anchor.block) : -1;
+    if (at >= 0) {
+      const n = t.blockLines(at, width).length;
+      this.anchorTop = t.blockStart(at, width) + Math.min(Math.max(0, n - 1), Math.floor(this.anchor!.share * n));
+    }
+    this.anchorWidth = width;
+    return this.anchorTop;
+  }
+
+  /**
+   * Scrolled up over a transcript not laid out at `width` yet (after a resize): the block and line
+   * the view starts at, drawn from there without the lines above; null when laid out (or no block).
+   */
+  private anchorLine(width: number): { index: number; offset: number } | null {
+    const t = this.scene.transcript;
+    if (this.following || !this.anchor || t.notLaidOut(width) <= TAIL_AFTER_BLOCKS) return null;
+    const index = t.indexOf(this.anchor.block);
+    if (index < 0) return null;
+    const n = t.blockLines(index, width).length;
+    return { index, offset: Math.min(Math.max(0, n - 1), Math.floor(this.anchor.share * n)) };
   }
 
   /** Rows a page moves (the window height − 1). */
@@ -123,18 +148,14 @@ export class FullscreenPainter implements Painter {
   /** Bring transcript line n into the viewport, a third of the way down (or as far as the ends allow). */
   showLine(n: number): void {
     const vh = Math.max(1, this.prevVh || this.height - 1);
-    const maxTop = Math.max(0, this.lineCount() - vh);
-    this.anchorAt(Math.max(0, Math.min(maxTop, n - Math.floor(vh / 3))));
+    const maxTop = Math.max(0, this.scene.transcript.lineCount(this.columns) - vh);
+    this.anchorAt(Math.max(0, Math.min(maxTop, n - Math.floor(vh / 3))), this.columns);
     this.following = this.anchorTop >= maxTop;
   }
 
   scrollToTop(): void {
-    this.following = this.lineCount() <= (this.prevVh || this.height);
-    this.anchorAt(0);
-  }
-
-  private lineCount(): number {
-    return this.scene.transcript.lineCount(this.width || this.scene.terminal.columns);
+    this.following = this.scene.transcript.lineCount(this.columns) <= (this.prevVh || this.height);
+    this.anchorAt(0, this.columns);
   }
 
   // ---- frames --------------------------------------------------------------------------------
@@ -145,13 +166,15 @@ export class FullscreenPainter implements Painter {
     const foot = this.scene.footerLines(W, Math.max(0, H - 1));
     const vh = H - foot.length;
     const t = this.scene.transcript;
-    if (!this.following && W !== this.width) this.reanchor(W);
-    // The end of a transcript not laid out yet: its last lines, at a place not known (no scroll in place).
+    // A transcript not laid out yet: the view drawn from the blocks it shows (following, the last
+    // ones; scrolled up, from the block at its top on), at a place not known (no scroll in place).
     const tail = this.following && t.notLaidOut(W) > TAIL_AFTER_BLOCKS;
-    if (tail) this.scene.layOutLater();
-    const top = tail ? Number.NaN : this.viewTop(W, vh);
+    const from = this.anchorLine(W);
+    if (tail || from) this.scene.layOutLater();
+    const top = tail || from ? Number.NaN : this.viewTop(W, vh);
     const q = this.scene.highlight;
-    const lines = (tail ? t.tail(W, vh) : t.lines(W, top, top + vh)).map((l) => (q ? highlightMatches(l, q) : l));
+    const view = tail ? t.tail(W, vh) : from ? t.linesFrom(W, from.index, from.offset, vh) : t.lines(W, top, top + vh);
+    const lines = view.map((l) => (q ? highlightMatches(l, q) : l));
     while (lines.length < vh) lines.push('');
     for (const l of foot) lines.push(l);
     let out: string;
@@ -168,7 +191,7 @@ export class FullscreenPainter implements Painter {
   /** The transcript line at the top of the viewport. */
   private viewTop(width: number, vh: number): number {
     const maxTop = Math.max(0, this.scene.transcript.lineCount(width) - vh);
-    if (!this.following && this.anchorTop >= maxTop) this.following = true;
+    if (!this.following && this.topAt(width) >= maxTop) this.following = true;
     return this.following ? maxTop : this.anchorTop;
   }
 

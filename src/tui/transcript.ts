@@ -145,6 +145,16 @@ export class Transcript {
     return out;
   }
 
+  /** Up to `n` lines at `width` from line `offset` of block `index` on, with only those blocks rendered. */
+  linesFrom(width: number, index: number, offset: number, n: number): string[] {
+    const out: string[] = [];
+    for (let i = index; i < this.entries.length && out.length < n; i++) {
+      const ls = this.blockLines(i, width);
+      for (let k = i === index ? offset : 0; k < ls.length && out.length < n; k++) out.push(ls[k]!);
+    }
+    return out;
+  }
+
   /** Total lines at `width`. */
   lineCount(width: number): number {
     this.ensureStarts(this.entries.length, width);

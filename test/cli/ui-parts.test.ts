@@ -136,6 +136,10 @@ test('status bar: identity, connection, spinner, info priority, gauge, hints whe
   assert.equal(narrow.length, 30);
   assert.ok(narrow.endsWith(' 12 below ') && narrow.includes('…'), narrow);
   assert.ok(!statusText(status({ linesBelow: 0 }), 30).includes('below'));
+  // Not counted yet (a long transcript laid out again after a resize): said without a number.
+  assert.ok(statusText(status({ linesBelow: Number.POSITIVE_INFINITY }), 100).endsWith(' more below: End '));
+  assert.ok(statusText(status({ linesBelow: Number.POSITIVE_INFINITY }), 64).endsWith(' more below '));
+  assert.doesNotMatch(statusText(status({ linesBelow: Number.POSITIVE_INFINITY }), 100), /Infinity/);
 });
 
 test('prompt queue: in order, one turn each, drawn as you> … (queued), secrets masked', () => {

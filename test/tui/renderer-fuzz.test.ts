@@ -217,13 +217,20 @@ test('full screen, a long transcript: a resize draws the end from its last block
   r.stop();
 });
 
-test('full screen, scrolled up: a resize keeps the same text at the top of the view', async () => {
+test('full screen, scrolled up: a resize keeps the same text at the top of the view, drawn before the rest is laid out', async () => {
+  let renders = 0;
+  class Counted extends Text {
+    override render(w: number) {
+      renders++;
+      return super.render(w);
+    }
+  }
   const vt = new VirtualTerminal(60, 20);
   const r = new Renderer(vt, { mode: 'fullscreen' });
   r.setFooter([{ render: () => [`> ${CURSOR_MARKER}`] }]);
   await r.start();
   // Every line names its block: b17w0 b17w1 …
-  for (let i = 0; i < 200; i++) r.transcript.add(new Text(Array.from({ length: 12 + (i % 9) * 4 }, (_, k) => `b${i}w${k}`).join(' ')));
+  for (let i = 0; i < 200; i++) r.transcript.add(new Counted(Array.from({ length: 12 + (i % 9) * 4 }, (_, k) => `b${i}w${k}`).join(' ')));
   r.layOut();
   r.renderNow();
   const topBlock = async () => {
@@ -235,11 +242,23 @@ test('full screen, scrolled up: a resize keeps the same text at the top of the v
   const before = await topBlock();
   assert.ok(before && Number(before) > 20 && Number(before) < 180, `scrolled to block ${before}`);
   for (const cols of [100, 35, 60]) {
+    renders = 0;
     vt.resize(cols, 20);
     r.renderNow();
+    // Before anything is awaited: the rest is laid out in tasks of its own.
+    assert.ok(renders <= 20, `${renders} blocks rendered for the frame after the resize to ${cols} columns`);
+    assert.equal(r.linesBelow, Number.POSITIVE_INFINITY, 'the lines below are not counted yet');
     assert.equal(await topBlock(), before, `after the resize to ${cols} columns`);
+    for (let i = 0; i < 2000 && r.transcript.notLaidOut(cols) > 0; i++) await new Promise((res) => setTimeout(res, 2));
+    r.renderNow();
+    assert.equal(await topBlock(), before, `laid out at ${cols} columns`);
+    assert.ok(Number.isFinite(r.linesBelow) && r.linesBelow > 0, `${r.linesBelow} lines below`);
     assert.ok(!r.isFollowing);
   }
+  // Scrolling from there goes from the same place.
+  r.scrollBy(1);
+  r.renderNow();
+  assert.ok(Number((await topBlock()) ?? 0) >= Number(before));
   r.stop();
 });
 

@@ -106,7 +106,9 @@ export function statusText(s: StatusState, width: number): string {
   if (s.linesBelow > 0) {
     // Scrolled up: that there is more below matters more than the end of the left side, so a
     // narrow bar says it shorter, and then cuts the left side for it.
-    const forms = [`${s.linesBelow} more below: End `, `${s.linesBelow} below `];
+    // Infinity: not counted yet (a long transcript being laid out again after a resize).
+    const n = Number.isFinite(s.linesBelow) ? `${s.linesBelow} ` : '';
+    const forms = [`${n}more below: End `, `${n || 'more '}below `];
     for (const r of forms) if (lw + 2 + textWidth(r) <= width) return beside(r);
     const r = forms[1]!;
     if (textWidth(r) + 4 <= width) return padEnd(truncate(left, width - textWidth(r) - 1), width - textWidth(r)) + r;
