@@ -45,6 +45,15 @@ class Text implements Block {
   }
 }
 
+/** Blocks rendered so far by Counted blocks (a test sets it to 0 first). */
+let renders = 0;
+class Counted extends Text {
+  override render(w: number) {
+    renders++;
+    return super.render(w);
+  }
+}
+
 async function freshScreen(
   blocks: Block[],
   footer: { render(w: number): string[] },
@@ -163,13 +172,7 @@ for (const seed of [11, 13]) {
 }
 
 test('full screen, a long transcript: a resize draws the end from its last blocks; the rest is laid out in the background', async () => {
-  let renders = 0;
-  class Counted extends Text {
-    override render(w: number) {
-      renders++;
-      return super.render(w);
-    }
-  }
+  renders = 0;
   const [rows, footer] = [20, { render: (w: number) => [`> ${CURSOR_MARKER}`.slice(0, w + CURSOR_MARKER.length)] }];
   let cols = 60;
   const vt = new VirtualTerminal(cols, rows);
@@ -218,13 +221,7 @@ test('full screen, a long transcript: a resize draws the end from its last block
 });
 
 test('full screen, scrolled up: a resize keeps the same text at the top of the view, drawn before the rest is laid out', async () => {
-  let renders = 0;
-  class Counted extends Text {
-    override render(w: number) {
-      renders++;
-      return super.render(w);
-    }
-  }
+  renders = 0;
   const vt = new VirtualTerminal(60, 20);
   const r = new Renderer(vt, { mode: 'fullscreen' });
   r.setFooter([{ render: () => [`> ${CURSOR_MARKER}`] }]);
