@@ -115,10 +115,7 @@ export class FullscreenPainter implements Painter {
     if (this.anchorWidth === width) return this.anchorTop;
     const t = this.scene.transcript;
     const at = this.anchor ? t.indexOf(this.anchor.block) : -1;
-    if (at >= 0) {
-      const n = t.blockLines(at, width).length;
-      this.anchorTop = t.blockStart(at, width) + Math.min(Math.max(0, n - 1), Math.floor(this.anchor!.share * n));
-    }
+    if (at >= 0) this.anchorTop = t.blockStart(at, width) + this.lineInAnchor(at, width);
     this.anchorWidth = width;
     return this.anchorTop;
   }
@@ -131,9 +128,13 @@ export class FullscreenPainter implements Painter {
     const t = this.scene.transcript;
     if (this.following || !this.anchor || t.notLaidOut(width) <= TAIL_AFTER_BLOCKS) return null;
     const index = t.indexOf(this.anchor.block);
-    if (index < 0) return null;
-    const n = t.blockLines(index, width).length;
-    return { index, offset: Math.min(Math.max(0, n - 1), Math.floor(this.anchor.share * n)) };
+    return index < 0 ? null : { index, offset: this.lineInAnchor(index, width) };
+  }
+
+  /** The line of the anchor's block (at `index`) at `width` that is as far down it as the anchor. */
+  private lineInAnchor(index: number, width: number): number {
+    const n = this.scene.transcript.blockLines(index, width).length;
+    return Math.min(Math.max(0, n - 1), Math.floor((this.anchor?.share ?? 0) * n));
   }
 
   /** Rows a page moves (the window height − 1). */
