@@ -37,10 +37,10 @@ export class FullscreenPainter implements Painter {
   private anchorTop = 0;
   private anchorWidth = 0;
   /**
-   * The same place as a block and how far down it (a share of its lines), which a resize keeps:
-   * the line numbers before it mean other text after it.
+   * The same place as a block and a line in it (of its `lines` at `width`), which a resize keeps
+   * (as a share of the block's lines): the line numbers before it mean other text after it.
    */
-  private anchor: { block: Block; share: number } | null = null;
+  private anchor: { block: Block; offset: number; lines: number; width: number } | null = null;
   private prevTop = 0;
   private prevVh = 0;
   /** Rows in the scroll margins (from the top); 0: the whole screen; -1: not known. */
@@ -89,6 +89,7 @@ export class FullscreenPainter implements Painter {
   scrollBy(n: number): void {
     const w = this.columns;
     const vh = Math.max(1, this.prevVh || this.height - 1);
+    if (this.scene.transcript.notLaidOut(w) > TAIL_AFTER_BLOCKS) return this.scrollInBlocks(n, w, vh);
     const maxTop = Math.max(0, this.scene.transcript.lineCount(w) - vh);
     const top = this.following ? maxTop : Math.min(this.topAt(w), maxTop);
     const next = Math.max(0, Math.min(maxTop, top + n));
@@ -100,14 +101,35 @@ export class FullscreenPainter implements Painter {
     return Math.max(1, this.scene.terminal.columns);
   }
 
+  /**
+   * scrollBy over a transcript not laid out at `width` (after a resize): from the view's block,
+   * through the blocks passed alone, so that a key does not wait for the whole lay-out.
+   */
+  private scrollInBlocks(n: number, width: number, vh: number): void {
+    const t = this.scene.transcript;
+    const last = t.length - 1;
+    const from = (!this.following && this.anchorLine(width)) || t.moveLines(width, last, t.blockLines(last, width).length, -vh);
+    const to = t.moveLines(width, from.index, from.offset, n);
+    this.following = t.linesFrom(width, to.index, to.offset, vh + 1).length <= vh;
+    this.anchorIn(to.index, to.offset, width);
+  }
+
   /** Scrolled up to line `top` at `width`: noted as a line and as a place in a block. */
   private anchorAt(top: number, width: number): void {
+    const t = this.scene.transcript;
+    if (t.length > 0) {
+      const { index, offset } = t.blockAtLine(width, top);
+      this.anchorIn(index, offset, width);
+    }
     this.anchorTop = top;
     this.anchorWidth = width;
+  }
+
+  /** Scrolled up to line `offset` of block `index` at `width`; its line number is counted when needed. */
+  private anchorIn(index: number, offset: number, width: number): void {
     const t = this.scene.transcript;
-    if (t.length === 0) return;
-    const { index, offset } = t.blockAtLine(width, top);
-    this.anchor = { block: t.blockAt(index), share: offset / Math.max(1, t.blockLines(index, width).length) };
+    this.anchor = { block: t.blockAt(index), offset, lines: t.blockLines(index, width).length, width };
+    this.anchorWidth = -1;
   }
 
   /** The line at the top of the view scrolled up, at `width`: found again where its block starts after a width change. */
@@ -134,7 +156,10 @@ export class FullscreenPainter implements Painter {
   /** The line of the anchor's block (at `index`) at `width` that is as far down it as the anchor. */
   private lineInAnchor(index: number, width: number): number {
     const n = this.scene.transcript.blockLines(index, width).length;
-    return Math.min(Math.max(0, n - 1), Math.floor((this.anchor?.share ?? 0) * n));
+    const a = this.anchor;
+    if (!a) return 0;
+    const line = a.width === width ? a.offset : Math.floor((a.offset / Math.max(1, a.lines)) * n);
+    return Math.min(Math.max(0, n - 1), line);
   }
 
   /** Rows a page moves (the window height − 1). */
@@ -155,8 +180,10 @@ export class FullscreenPainter implements Painter {
   }
 
   scrollToTop(): void {
-    this.following = this.scene.transcript.lineCount(this.columns) <= (this.prevVh || this.height);
-    this.anchorAt(0, this.columns);
+    const t = this.scene.transcript;
+    const vh = this.prevVh || this.height;
+    this.following = t.linesFrom(this.columns, 0, 0, vh + 1).length <= vh;
+    if (t.length > 0) this.anchorIn(0, 0, this.columns);
   }
 
   // ---- frames --------------------------------------------------------------------------------

@@ -155,6 +155,25 @@ export class Transcript {
     return out;
   }
 
+  /**
+   * The line `n` lines from line `offset` of block `index` (negative: up; `offset` may be the
+   * block's length, the place after it), with only the blocks passed rendered: no line numbers
+   * needed. Held at the first line and at the last.
+   */
+  moveLines(width: number, index: number, offset: number, n: number): { index: number; offset: number } {
+    let i = index;
+    let k = offset + n;
+    while (k < 0 && i > 0) k += this.blockLines(--i, width).length;
+    if (k < 0) return { index: 0, offset: 0 };
+    for (;;) {
+      const len = this.blockLines(i, width).length;
+      if (k < len) return { index: i, offset: k };
+      if (i >= this.entries.length - 1) return { index: i, offset: Math.max(0, len - 1) };
+      k -= len;
+      i++;
+    }
+  }
+
   /** Total lines at `width`. */
   lineCount(width: number): number {
     this.ensureStarts(this.entries.length, width);

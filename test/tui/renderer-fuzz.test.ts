@@ -259,6 +259,72 @@ test('full screen, scrolled up: a resize keeps the same text at the top of the v
   r.stop();
 });
 
+test('full screen: scrolling right after a resize, before the rest is laid out, renders only the blocks passed and lands where it would laid out', async () => {
+  const rows = 20;
+  const footer = { render: () => [`> ${CURSOR_MARKER}`] };
+  const text = (i: number) => Array.from({ length: 40 + (i % 9) * 6 }, (_, k) => `b${i}w${k}`).join(' ');
+  // Each renderer's bytes go to a screen parsed as they are written: the steps run without an
+  // await, so the background lay-out has no task to go on in.
+  const start = async (cols: number) => {
+    const vt = new VirtualTerminal(cols, rows);
+    const screen = new Vt100Screen(90, rows);
+    const r = new Renderer(vt, { mode: 'fullscreen' });
+    r.setFooter([footer]);
+    await r.start();
+    for (let i = 0; i < 300; i++) r.transcript.add(new Counted(text(i)));
+    r.layOut();
+    r.renderNow();
+    const shows = () => {
+      screen.feed(vt.takeWritten());
+      return screen.viewport();
+    };
+    return { vt, r, shows };
+  };
+  const a = await start(60);
+  a.vt.resize(90, rows);
+  a.vt.takeWritten();
+  a.r.renderNow();
+  // The same transcript laid out at the new width from the start: where each scroll should land.
+  const ref = await start(90);
+  const steps: [string, (x: Renderer) => void][] = [
+    ['PgUp', (x) => x.pageUp()],
+    ['PgUp', (x) => x.pageUp()],
+    ['a line up', (x) => x.scrollBy(-1)],
+    ['five lines down', (x) => x.scrollBy(5)],
+    ['PgUp ×4', (x) => [1, 2, 3, 4].forEach(() => x.pageUp())],
+    ['PgDn ×9', (x) => Array.from({ length: 9 }, () => x.pageDown())],
+    ['PgUp', (x) => x.pageUp()],
+    ['Home', (x) => x.scrollToTop()],
+    ['PgDn', (x) => x.pageDown()],
+    ['forty lines up, past the top', (x) => x.scrollBy(-40)],
+    ['End', (x) => x.scrollToBottom()],
+    ['a line down at the end', (x) => x.scrollBy(1)],
+    ['a line up from the end', (x) => x.scrollBy(-1)],
+    ['a line down, back at the end', (x) => x.scrollBy(1)],
+    ['PgUp', (x) => x.pageUp()],
+  ];
+  for (const [what, step] of steps) {
+    renders = 0;
+    step(a.r);
+    a.r.renderNow();
+    assert.ok(renders <= 40, `${what}: ${renders} blocks rendered`);
+    assert.ok(a.r.transcript.notLaidOut(90) > 200, `${what}: laid out meanwhile`);
+    step(ref.r);
+    ref.r.renderNow();
+    assert.deepEqual(a.shows(), ref.shows(), what);
+    assert.equal(a.r.isFollowing, ref.r.isFollowing, `${what}: following`);
+  }
+  // Scrolled up, the rest laid out: the view stays on its text.
+  const shown = a.shows();
+  for (let i = 0; i < 2000 && a.r.transcript.notLaidOut(90) > 0; i++) await new Promise((res) => setTimeout(res, 2));
+  a.r.renderNow();
+  await a.vt.flush();
+  assert.deepEqual(a.vt.viewport(), shown, 'laid out');
+  assert.ok(Number.isFinite(a.r.linesBelow) && a.r.linesBelow > 0, `${a.r.linesBelow} lines below`);
+  a.r.stop();
+  ref.r.stop();
+});
+
 test('tiny terminals: 1×1 to 10×3 in both modes draw without error and keep the cursor on screen', async () => {
   for (const mode of ['fullscreen', 'inline'] as const) {
     for (const [c, h] of [
