@@ -88,15 +88,23 @@ export class MarkdownStream {
   /** Lex the open text and move the blocks that became final out of it. */
   private settle(): void {
     if (this.openTokens) return;
-    this.stats.lexCalls++;
-    this.stats.lexedChars += this.open.length;
-    const tokens = lexMarkdown(this.open);
-    const { k, consumed } = this.finalPrefix(tokens);
+    const all = this.lex(this.open);
+    let tokens = all;
+    let { k, consumed } = this.finalPrefix(all, false);
+    // Two blocks after it make a block final too, read from the complete lines alone: a line still
+    // coming in can make marked read the lines before it another way for a moment (`2. two\n- `
+    // is a list until its `a` comes). Lexed again only when that settles more.
+    if (!this.finished && this.finalPrefix(all, true).k > k) {
+      const lines = this.open.slice(0, this.open.lastIndexOf('\n') + 1);
+      const complete = lines.length === this.open.length ? all : this.lex(lines);
+      const more = this.finalPrefix(complete, true);
+      if (more.k > k) ({ tokens, k, consumed } = { tokens: complete, ...more });
+    }
     // Only move blocks whose text is exactly what was lexed (so nothing is dropped or doubled).
     const taken = tokens.slice(0, k);
     const raw = taken.map((t) => t.raw).join('');
     if (k === 0 || raw.length !== consumed || !this.open.startsWith(raw)) {
-      this.openTokens = tokens;
+      this.openTokens = all;
       return;
     }
     let at = this.source.length - this.open.length;
@@ -105,23 +113,33 @@ export class MarkdownStream {
       at += t.raw.length;
     }
     this.open = this.open.slice(raw.length);
-    this.openTokens = tokens.slice(k);
+    this.openTokens = tokens === all ? all.slice(k) : this.lex(this.open);
+  }
+
+  private lex(text: string): Token[] {
+    this.stats.lexCalls++;
+    this.stats.lexedChars += text.length;
+    return lexMarkdown(text);
   }
 
   /**
    * How many of the tokens are final, and the characters they span. A block is final once
    * something follows it and it cannot be continued: after a blank line (lists, tables and
-   * paragraphs go on until one), or right away for headings, rules and closed fences. Everything
-   * of a finished stream is final.
+   * paragraphs go on until one), right away for headings, rules and closed fences, and once two
+   * blocks follow it (text still coming can turn the last block into more of the one before it,
+   * `***` becoming `***x`, but not reach past that one, whose lines are complete), when
+   * `byFollowing`. Everything of a finished stream is final.
    */
-  private finalPrefix(tokens: readonly Token[]): { k: number; consumed: number } {
+  private finalPrefix(tokens: readonly Token[], byFollowing: boolean): { k: number; consumed: number } {
     let k = 0;
     let consumed = 0;
     const lastContent = findLastContent(tokens);
+    const beforeLast = byFollowing ? findLastContent(tokens, lastContent) : -1;
     for (let i = 0; i < tokens.length; i++) {
       const t = tokens[i]!;
       const space = t.type === 'space';
-      if (!space && !this.finished && !(i < lastContent && isClosed(t, tokens[i + 1]))) break;
+      const closed = i < beforeLast || (i < lastContent && isClosed(t, tokens[i + 1]));
+      if (!space && !this.finished && !closed) break;
       consumed += t.raw.length;
       if (!space || i < lastContent || this.finished) k = i + 1;
     }
@@ -188,7 +206,8 @@ function appendBlock(out: string[], lines: readonly string[]): void {
   for (const l of lines) out.push(l);
 }
 
-function findLastContent(tokens: readonly Token[]): number {
-  for (let i = tokens.length - 1; i >= 0; i--) if (tokens[i]!.type !== 'space') return i;
+/** The last token before `end` that is not blank lines; -1 when none. */
+function findLastContent(tokens: readonly Token[], end = tokens.length): number {
+  for (let i = end - 1; i >= 0; i--) if (tokens[i]!.type !== 'space') return i;
   return -1;
 }
