@@ -6,7 +6,8 @@
 //   - render work per chunk (composing, diffing and drawing the frames + markdown)    goal ≤ 1 ms
 //   - PgUp through a 10,000-line transcript, per step                                  goal ≤ 2 ms
 //   - markdown streaming: a 28 KB answer in 40-character deltas, total and per delta, and the
-//     characters lexed (against re-lexing the whole text on every delta)
+//     characters lexed (against re-lexing the whole text on every delta); the same answer with
+//     no blank line between its blocks
 //   - cost of the toolkit: bundle sizes, import time and first frame in a fresh process
 //   - resize of the 10,000-line transcript; a 1 MB paste into the line editor
 // Timing figures are medians; bytes are exact. Usage: node bench/tui.mjs [--quick]
@@ -263,8 +264,7 @@ async function pgupRun(T) {
   return { lines, msPerStep: median(steps), maxStep: Math.max(...steps), resizeMs: median(resize) };
 }
 
-function markdownRun(T) {
-  const text = answer(28_000);
+function markdownRun(T, text) {
   const runs = [];
   let lexed = 0,
     perDelta = [];
@@ -412,7 +412,8 @@ const fullProse = await streamRun(T, 'fullscreen', { prose: true });
 const inlineProse = await streamRun(T, 'inline', { prose: true });
 const full16 = await streamRun(T, 'fullscreen', { prose: true, frameMs: 16 });
 const pg = await pgupRun(T);
-const md = markdownRun(T);
+const md = markdownRun(T, answer(28_000));
+const mdTight = markdownRun(T, answer(28_000).replace(/\n\n+/g, '\n'));
 const ed = editorRun(T);
 const hl = await highlightCost(T);
 
@@ -457,6 +458,11 @@ const rows = [
     '',
   ],
   ['markdown: the whole answer rendered at once', `${f(md.wholeMs, 1)} ms`, ''],
+  [
+    'markdown: the same answer without blank lines, per delta / characters lexed',
+    `${f(mdTight.perDeltaMs, 3)} ms (max ${f(mdTight.maxDeltaMs, 1)}) / ${mdTight.lexed.toLocaleString('en')}`,
+    '',
+  ],
   ['highlight.js: load / 200 lines of TS first / warm', `${f(hl.loadMs, 1)} / ${f(hl.firstMs, 1)} / ${f(hl.warmMs, 1)} ms`, ''],
   [`line editor: paste of ${kb(ed.bytes)}, then a keystroke (insert + render)`, `${f(ed.pasteMs, 1)} ms, ${f(ed.keyMs, 3)} ms`, ''],
   [
