@@ -5,10 +5,27 @@
 // What a block keeps is its place in the source and its lines at the last width: a token tree is
 // let go once the block is drawn (at another width the block's text is lexed again), and a
 // finished stream keeps one copy of its lines, not one per block as well.
+//
+// A list goes on until a blank line and something else, so a long one would be the open block
+// for all of its items: once it has LIST_SPLIT_AT items, all but its last LIST_KEEP become a part
+// drawn once, as the whole list draws them (their numbers, its widest marker, its looseness), and
+// the open text goes on with the rest. When the rest cannot be drawn that way any more (a wider
+// number, a blank line making the list loose), the parts go back into the open text.
 
-import type { Token } from 'marked';
+import type { Token, Tokens } from 'marked';
 import { highlightGeneration } from './highlight.js';
-import { lexMarkdown, makeContext, type MarkdownOptions, renderBlocks } from './markdown.js';
+import { type ListPart, lexMarkdown, listMarkerWidth, makeContext, type MarkdownOptions, renderBlocks } from './markdown.js';
+
+const LIST_SPLIT_AT = 64;
+const LIST_KEEP = 16;
+
+/** How a part of a list is drawn as in the whole list. */
+interface ListCont {
+  /** The number of its first item; '' for a bullet list. */
+  start: number | '';
+  loose: boolean;
+  markerWidth: number;
+}
 
 interface Done {
   /** The block's text is source.slice(start, end). */
@@ -18,6 +35,10 @@ interface Done {
   token: Token | null;
   width: number;
   lines: string[] | null;
+  /** A part of a list drawn in pieces; null: a block of its own. */
+  cont: ListCont | null;
+  /** A tight list's part: the next part follows with no blank line. */
+  joinsNext: boolean;
 }
 
 export interface MarkdownStreamStats {
@@ -37,6 +58,8 @@ export class MarkdownStream {
   /** A finished stream's lines (the blocks keep none of their own). */
   private finalLines: { width: number; lines: string[] } | null = null;
   private gen = highlightGeneration();
+  /** A list drawn in pieces: its parts are done[from…]; the open text goes on with its items, drawn as `cont`. */
+  private list: { from: number; cont: ListCont } | null = null;
   readonly stats: MarkdownStreamStats = { lexCalls: 0, lexedChars: 0 };
   private readonly ctxDone;
   private readonly ctxOpen;
@@ -88,7 +111,17 @@ export class MarkdownStream {
   /** Lex the open text and move the blocks that became final out of it. */
   private settle(): void {
     if (this.openTokens) return;
-    const all = this.lex(this.open);
+    let all = this.lex(this.open);
+    if (this.list && !this.goesOn(all, this.list.cont)) {
+      this.openList();
+      all = this.lex(this.open);
+    }
+    this.moveFinal(all);
+    if (!this.finished) this.splitList();
+  }
+
+  /** Move the blocks that became final out of the open text (lexed as `all`). */
+  private moveFinal(all: Token[]): void {
     let tokens = all;
     let { k, consumed } = this.finalPrefix(all, false);
     // Two blocks after it make a block final too, read from the complete lines alone: a line still
@@ -109,11 +142,49 @@ export class MarkdownStream {
     }
     let at = this.source.length - this.open.length;
     for (const t of taken) {
-      if (t.type !== 'space') this.done.push({ start: at, end: at + t.raw.length, token: t, width: -1, lines: null });
+      if (t.type !== 'space') {
+        // The first is the rest of a list drawn in pieces, if there is one.
+        const cont = this.list?.cont ?? null;
+        this.list = null;
+        this.done.push({ start: at, end: at + t.raw.length, token: t, width: -1, lines: null, cont, joinsNext: false });
+      }
       at += t.raw.length;
     }
     this.open = this.open.slice(raw.length);
     this.openTokens = tokens === all ? all.slice(k) : this.lex(this.open);
+  }
+
+  /** Whether `tokens` (the open text) go on with the list drawn in pieces as `cont` says it is drawn. */
+  private goesOn(tokens: readonly Token[], cont: ListCont): boolean {
+    const l = tokens[0] as Tokens.List | undefined;
+    if (l?.type !== 'list' || l.ordered !== (cont.start !== '') || (l.loose && !cont.loose)) return false;
+    return listMarkerWidth({ ...l, start: cont.start }) <= cont.markerWidth;
+  }
+
+  /** The list's parts back into the open text, to be lexed as one list again. */
+  private openList(): void {
+    const from = this.list!.from;
+    this.open = this.source.slice(this.done[from]!.start);
+    this.done.length = from;
+    this.list = null;
+  }
+
+  /** A long list at the start of the open text: all but its last items become a part drawn once. */
+  private splitList(): void {
+    const tokens = this.openTokens!;
+    const l = tokens[0] as Tokens.List | undefined;
+    if (l?.type !== 'list' || findLastContent(tokens) !== 0 || l.items.length < LIST_SPLIT_AT) return;
+    const items = l.items.slice(0, l.items.length - LIST_KEEP);
+    const raw = items.map((i) => i.raw).join('');
+    if (!this.open.startsWith(raw)) return;
+    const cont = this.list?.cont ?? { start: l.start, loose: l.loose, markerWidth: listMarkerWidth(l) };
+    const at = this.source.length - this.open.length;
+    const part: Tokens.List = { ...l, raw, items };
+    this.done.push({ start: at, end: at + raw.length, token: part, width: -1, lines: null, cont, joinsNext: !cont.loose });
+    const next = { ...cont, start: cont.start === '' ? cont.start : cont.start + items.length };
+    this.list = { from: this.list?.from ?? this.done.length - 1, cont: next };
+    this.open = this.open.slice(raw.length);
+    this.openTokens = [{ ...l, raw: l.raw.slice(raw.length), items: l.items.slice(items.length) }, ...tokens.slice(1)];
   }
 
   private lex(text: string): Token[] {
@@ -155,11 +226,16 @@ export class MarkdownStream {
     }
     if (this.finished && this.finalLines?.width === width) return this.finalLines.lines;
     const out: string[] = [];
-    for (const d of this.done) appendBlock(out, this.linesOf(d, width));
-    if (!this.openLines || this.openLines.width !== width) {
-      this.openLines = { width, lines: renderBlocks(this.openTokens!, width, this.ctxOpen) };
+    let joined = false;
+    for (const d of this.done) {
+      appendBlock(out, this.linesOf(d, width), joined);
+      joined = d.joinsNext;
     }
-    appendBlock(out, this.openLines.lines);
+    if (!this.openLines || this.openLines.width !== width) {
+      const tokens = this.list ? continued(this.openTokens!, this.list.cont) : this.openTokens!;
+      this.openLines = { width, lines: renderBlocks(tokens, width, this.ctxOpen) };
+    }
+    appendBlock(out, this.openLines.lines, joined);
     if (this.finished) {
       this.finalLines = { width, lines: out };
       for (const d of this.done) d.lines = null;
@@ -179,7 +255,7 @@ export class MarkdownStream {
       this.stats.lexedChars += raw.length;
       tokens = lexMarkdown(raw);
     }
-    d.lines = renderBlocks(tokens, width, this.ctxDone);
+    d.lines = renderBlocks(d.cont ? continued(tokens, d.cont) : tokens, width, this.ctxDone);
     d.width = width;
     d.token = null;
     return d.lines;
@@ -199,10 +275,29 @@ function isClosed(t: Token, next: Token | undefined): boolean {
   return t.type === 'code' && (t as { codeBlockStyle?: string }).codeBlockStyle !== 'indented';
 }
 
-/** Lines of a block after those before it, a blank line between. */
-function appendBlock(out: string[], lines: readonly string[]): void {
+/**
+ * `tokens` with the first, a part of a list, drawn as in the whole list: its numbers, its widest
+ * marker, and loose when the whole list is (as marked makes the items of a loose list paragraphs).
+ */
+function continued(tokens: readonly Token[], c: ListCont): Token[] {
+  const l = tokens[0] as Tokens.List | undefined;
+  if (l?.type !== 'list') return [...tokens];
+  const part: ListPart = { ...l, start: c.start, markerWidth: c.markerWidth };
+  if (c.loose && !l.loose) {
+    part.loose = true;
+    part.items = l.items.map((it) => ({
+      ...it,
+      loose: true,
+      tokens: it.tokens.map((t) => (t.type === 'text' ? ({ ...t, type: 'paragraph' } as Token) : t)),
+    }));
+  }
+  return [part, ...tokens.slice(1)];
+}
+
+/** Lines of a block after those before it, a blank line between unless `joined` (a tight list's parts). */
+function appendBlock(out: string[], lines: readonly string[], joined = false): void {
   if (!lines.length) return;
-  if (out.length) out.push('');
+  if (out.length && !joined) out.push('');
   for (const l of lines) out.push(l);
 }
 

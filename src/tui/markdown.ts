@@ -279,10 +279,23 @@ function renderCode(c: Tokens.Code, width: number, ctx: MarkdownContext): string
   return text.split('\n').flatMap((l) => wrapSpans([{ text: l, style: ctx.theme.code }], width, { hard: true }));
 }
 
-function renderList(list: Tokens.List, width: number, ctx: MarkdownContext, depth: number): string[] {
+/**
+ * A part of a list drawn on its own (a streamed list's items, some at a time): its markers as
+ * wide as `markerWidth`, the widest of the whole list's.
+ */
+export interface ListPart extends Tokens.List {
+  markerWidth?: number;
+}
+
+/** The width of a top-level list's widest marker (`  10. `). */
+export function listMarkerWidth(list: Tokens.List): number {
+  return Math.max(0, ...listMarkers(list, 0).map((m) => textWidth(m)));
+}
+
+function renderList(list: ListPart, width: number, ctx: MarkdownContext, depth: number): string[] {
   const out: string[] = [];
   const markers = listMarkers(list, depth);
-  const mw = Math.max(...markers.map((m) => textWidth(m)));
+  const mw = Math.max(list.markerWidth ?? 0, ...markers.map((m) => textWidth(m)));
   const avail = Math.max(1, width - mw);
   const pad = ' '.repeat(mw);
   list.items.forEach((item, i) => {

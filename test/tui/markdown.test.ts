@@ -352,6 +352,45 @@ test('streaming (fast-check): random blocks in random pieces draw as the whole t
   check(400, fc.tuple(doc, pieces), same);
 });
 
+test('streaming: a long list is drawn in parts, as the whole list draws it, and lexed a few items at a time', () => {
+  const kinds: Record<string, (i: number) => string> = {
+    bullets: (i) => `- item ${i} with **bold** and words enough to wrap at forty columns\n`,
+    numbers: (i) => `${i + 1}. item ${i}\n`,
+    'lazy numbers': (i) => `1. item ${i}${i % 10 === 3 ? '\n   - nested' : ''}\n`,
+    tasks: (i) => `- [${i % 2 ? 'x' : ' '}] task ${i}\n`,
+    loose: (i) => `- item ${i}\n\n`,
+    'loose from item 150': (i) => `- item ${i}\n${i >= 150 ? '\n' : ''}`,
+    'a task at item 200': (i) => (i === 200 ? `- [ ] task ${i}\n` : `- item ${i}\n`),
+  };
+  for (const [name, item] of Object.entries(kinds)) {
+    const text = `Intro\n\n${Array.from({ length: 300 }, (_, i) => item(i)).join('')}\nAfter the list.\n`;
+    for (const step of [40, 9]) {
+      const s = new MarkdownStream();
+      // Steps that lexed much of the list: where it is lexed whole again (a number one digit wider).
+      let whole = 0;
+      for (let i = 0; i < text.length; i += step) {
+        const before = s.stats.lexedChars;
+        s.append(text.slice(i, i + step));
+        const lines = s.render(40);
+        if (s.stats.lexedChars - before > text.length / 4) whole++;
+        if (i % (step * 97) === 0)
+          assert.deepEqual(
+            lines,
+            renderMarkdown(s.text, 40)
+              .slice(0, lines.length - 3)
+              .concat(lines.slice(-3)),
+            `${name}: at ${i}`,
+          );
+      }
+      assert.deepEqual(s.render(40), renderMarkdown(text, 40), `${name}, ${step} characters a piece`);
+      s.finish();
+      assert.deepEqual(s.render(40), renderMarkdown(text, 40), `${name}, finished`);
+      assert.deepEqual(s.render(33), renderMarkdown(text, 33), `${name}, at another width`);
+      assert.ok(whole <= 3, `${name}: ${whole} steps lexed over a quarter of the text`);
+    }
+  }
+});
+
 test('streaming: a finished stream keeps no token trees and one copy of its lines; other widths still draw right', () => {
   const text = answer(6_000);
   const s = new MarkdownStream();
