@@ -7,7 +7,7 @@
 //   - PgUp through a 10,000-line transcript, per step                                  goal ≤ 2 ms
 //   - markdown streaming: a 28 KB answer in 40-character deltas, total and per delta, and the
 //     characters lexed (against re-lexing the whole text on every delta); the same answer with
-//     no blank line between its blocks
+//     no blank line between its blocks; a list of 2,000 items
 //   - cost of the toolkit: bundle sizes, import time and first frame in a fresh process
 //   - resize of the 10,000-line transcript; a 1 MB paste into the line editor
 // Timing figures are medians; bytes are exact. Usage: node bench/tui.mjs [--quick]
@@ -414,6 +414,7 @@ const full16 = await streamRun(T, 'fullscreen', { prose: true, frameMs: 16 });
 const pg = await pgupRun(T);
 const md = markdownRun(T, answer(28_000));
 const mdTight = markdownRun(T, answer(28_000).replace(/\n\n+/g, '\n'));
+const mdList = markdownRun(T, Array.from({ length: 2000 }, (_, i) => `${i + 1}. point ${i} with **bold** and \`code\`\n`).join(''));
 const ed = editorRun(T);
 const hl = await highlightCost(T);
 
@@ -461,6 +462,11 @@ const rows = [
   [
     'markdown: the same answer without blank lines, per delta / characters lexed',
     `${f(mdTight.perDeltaMs, 3)} ms (max ${f(mdTight.maxDeltaMs, 1)}) / ${mdTight.lexed.toLocaleString('en')}`,
+    '',
+  ],
+  [
+    `markdown: a list of 2,000 items (${kb(mdList.bytes)}), per delta / characters lexed`,
+    `${f(mdList.perDeltaMs, 3)} ms (max ${f(mdList.maxDeltaMs, 1)}) / ${mdList.lexed.toLocaleString('en')} (re-lexing: ${mdList.naive.toLocaleString('en')})`,
     '',
   ],
   ['highlight.js: load / 200 lines of TS first / warm', `${f(hl.loadMs, 1)} / ${f(hl.firstMs, 1)} / ${f(hl.warmMs, 1)} ms`, ''],
