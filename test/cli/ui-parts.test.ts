@@ -9,7 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentEvent } from '../../src/core/events.js';
 import { stripEscapes, Transcript } from '../../src/tui/index.js';
-import { ECHO_MAX_LINES, headLines, userEcho } from '../../src/cli/ui/blocks.js';
+import { ECHO_MAX_LINES, headLines, ReasoningBlock, userEcho } from '../../src/cli/ui/blocks.js';
+import { THEME } from '../../src/cli/ui/theme.js';
+import { paint, sanitize, wrapText } from '../../src/tui/index.js';
+import { check, fc } from '../fixtures/fuzz.js';
 import { ConnectionProbe } from '../../src/cli/ui/connection-probe.js';
 import { FramePacing } from '../../src/cli/ui/frame-pacing.js';
 import { nextTask } from '../../src/tui/next-task.js';
@@ -88,6 +91,51 @@ const status = (o: Partial<StatusState> = {}): StatusState => ({
   linesBelow: 0,
   unicode: true,
   ...o,
+});
+
+test('reasoning (fast-check): drawn as it streams, it is the whole text wrapped at once, and a line wraps once', () => {
+  const piece = fc.constantFrom('\n', '\n\n', 'word ', 'a longer stretch of thinking that wraps ', '\x1b[31mred\x1b[0m ', '日本語 ', '');
+  const doc = fc.array(fc.tuple(fc.array(piece, { maxLength: 12 }), fc.boolean()), { minLength: 1, maxLength: 30 });
+  check(300, fc.tuple(doc, fc.constantFrom(20, 37, 80)), ([steps, width]) => {
+    const b = new ReasoningBlock({ showReasoning: true, expandOutput: false });
+    let text = '';
+    for (const [parts, draw] of steps) {
+      for (const p of parts) {
+        b.append(p);
+        text += p;
+      }
+      if (draw) b.render(width);
+    }
+    // The whole text at once: newlines before any text and one at the end show nothing.
+    const nl = text.lastIndexOf('\n');
+    const done = text.slice(0, nl + 1);
+    const tail = text.slice(nl + 1);
+    const d = done.replace(/^\n+/, '').replace(/\n$/, '');
+    const wrap = (t: string) => wrapText(paint(sanitize(t), THEME.reasoning), width);
+    const want = [''].concat(d || done.trim() ? wrap(d) : []);
+    if (tail) want.push(...wrap(want.length > 1 ? tail : tail.replace(/^\n+/, '')));
+    assert.deepEqual(b.hasText ? b.render(width) : [], b.hasText ? want : [], JSON.stringify(text));
+    return true;
+  });
+  // 2,000 lines, drawn after each: each complete line is wrapped once, the growing one again.
+  const b = new ReasoningBlock({ showReasoning: true, expandOutput: false });
+  const spy = b as unknown as { wrap(t: string, w: number): string[] };
+  const wrap = spy.wrap.bind(b);
+  let wrapped = 0;
+  spy.wrap = (t, w) => {
+    wrapped += t.length;
+    return wrap(t, w);
+  };
+  let total = 0;
+  for (let i = 0; i < 2000; i++) {
+    const line = `step ${i}: weighing the options once more\n`;
+    b.append(line.slice(0, 9));
+    b.render(60);
+    b.append(line.slice(9));
+    b.render(60);
+    total += line.length;
+  }
+  assert.ok(wrapped < 2 * total, `${wrapped} characters wrapped for ${total}`);
 });
 
 test('status bar: identity, connection, spinner, info priority, gauge, hints when they fit', () => {

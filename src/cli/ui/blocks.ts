@@ -120,8 +120,11 @@ export class ReasoningBlock implements Block {
   final = false;
   private done = '';
   private tail = '';
-  /** Wrapped lines of the complete lines of `done`, per width. */
-  private doneCache: { width: number; lines: string[] } | null = null;
+  /**
+   * Wrapped lines of the complete lines of `done` up to `upTo`, at `width`: lines that came later
+   * are wrapped and added, so that a long reasoning is not wrapped whole again at every line.
+   */
+  private doneCache: { width: number; lines: string[]; upTo: number } | null = null;
 
   constructor(private readonly settings: ViewSettings) {}
 
@@ -142,11 +145,24 @@ export class ReasoningBlock implements Block {
     }
     this.done += t.slice(0, nl + 1);
     this.tail = t.slice(nl + 1);
-    this.doneCache = null;
   }
 
   finish(): void {
     this.final = true;
+  }
+
+  /** The complete lines wrapped at `width`, those that came since the last time added. */
+  private wrapDone(width: number): { lines: string[] } {
+    if (this.doneCache?.width !== width) this.doneCache = { width, lines: [], upTo: 0 };
+    const c = this.doneCache;
+    if (c.upTo < this.done.length) {
+      // Newlines before the first text show nothing.
+      const more = this.done.slice(c.upTo, -1);
+      const text = c.lines.length ? more : more.replace(/^\n+/, '');
+      if (text || c.lines.length) for (const l of this.wrap(text, width)) c.lines.push(l);
+      c.upTo = this.done.length;
+    }
+    return c;
   }
 
   private wrap(text: string, width: number): string[] {
@@ -156,12 +172,9 @@ export class ReasoningBlock implements Block {
   render(width: number): string[] {
     if (!this.settings.showReasoning || !this.hasText) return [];
     // The complete lines are wrapped once; only the line still growing is wrapped again.
-    if (this.doneCache?.width !== width) {
-      const d = this.done.replace(/^\n+/, '').replace(/\n$/, '');
-      this.doneCache = { width, lines: d || this.done.trim() ? this.wrap(d, width) : [] };
-    }
-    const lines = [''].concat(this.doneCache.lines);
-    if (this.tail) for (const l of this.wrap(this.doneCache.lines.length ? this.tail : this.tail.replace(/^\n+/, ''), width)) lines.push(l);
+    const c = this.wrapDone(width);
+    const lines = [''].concat(c.lines);
+    if (this.tail) for (const l of this.wrap(c.lines.length ? this.tail : this.tail.replace(/^\n+/, ''), width)) lines.push(l);
     return lines;
   }
 }
