@@ -266,6 +266,20 @@ test('streaming: the result equals rendering the whole text; the finished prefix
   assert.ok(s.finishedBlocks > 50);
 });
 
+/** `text` streamed in `step` characters a piece, drawn at `width` after each (`each` sees it); the characters each piece lexed. */
+function streamed(text: string, step: number, width: number, each?: (s: MarkdownStream, lines: string[], at: number) => void) {
+  const s = new MarkdownStream();
+  const lexed: number[] = [];
+  for (let i = 0; i < text.length; i += step) {
+    const before = s.stats.lexedChars;
+    s.append(text.slice(i, i + step));
+    const lines = s.render(width);
+    lexed.push(s.stats.lexedChars - before);
+    each?.(s, lines, i);
+  }
+  return { s, lexed };
+}
+
 test('streaming: blocks with no blank line between them (a heading or a fence right after a list, a list after a paragraph) settle too', () => {
   const parts: string[] = [];
   for (let i = 0; parts.join('').length < 30_000; i++) {
@@ -285,14 +299,8 @@ test('streaming: blocks with no blank line between them (a heading or a fence ri
   // Ends with a paragraph: an open code block is drawn plain until the stream is finished.
   const text = `${parts.join('')}the end\n`;
   for (const step of [40, 7]) {
-    const s = new MarkdownStream();
-    let maxLex = 0;
-    for (let i = 0; i < text.length; i += step) {
-      const before = s.stats.lexedChars;
-      s.append(text.slice(i, i + step));
-      s.render(40);
-      maxLex = Math.max(maxLex, s.stats.lexedChars - before);
-    }
+    const { s, lexed } = streamed(text, step, 40);
+    const maxLex = Math.max(...lexed);
     assert.deepEqual(s.render(40), renderMarkdown(text, 40), `streamed = whole, ${step} characters a piece`);
     s.finish();
     assert.deepEqual(s.render(40), renderMarkdown(text, 40), `finished, ${step} characters a piece`);
@@ -365,14 +373,7 @@ test('streaming: a long list is drawn in parts, as the whole list draws it, and 
   for (const [name, item] of Object.entries(kinds)) {
     const text = `Intro\n\n${Array.from({ length: 300 }, (_, i) => item(i)).join('')}\nAfter the list.\n`;
     for (const step of [40, 9]) {
-      const s = new MarkdownStream();
-      // Steps that lexed much of the list: where it is lexed whole again (a number one digit wider).
-      let whole = 0;
-      for (let i = 0; i < text.length; i += step) {
-        const before = s.stats.lexedChars;
-        s.append(text.slice(i, i + step));
-        const lines = s.render(40);
-        if (s.stats.lexedChars - before > text.length / 4) whole++;
+      const { s, lexed } = streamed(text, step, 40, (s, lines, i) => {
         if (i % (step * 97) === 0)
           assert.deepEqual(
             lines,
@@ -381,11 +382,13 @@ test('streaming: a long list is drawn in parts, as the whole list draws it, and 
               .concat(lines.slice(-3)),
             `${name}: at ${i}`,
           );
-      }
+      });
       assert.deepEqual(s.render(40), renderMarkdown(text, 40), `${name}, ${step} characters a piece`);
       s.finish();
       assert.deepEqual(s.render(40), renderMarkdown(text, 40), `${name}, finished`);
       assert.deepEqual(s.render(33), renderMarkdown(text, 33), `${name}, at another width`);
+      // Steps that lexed much of the list: where it is lexed whole again (a number one digit wider).
+      const whole = lexed.filter((n) => n > text.length / 4).length;
       assert.ok(whole <= 3, `${name}: ${whole} steps lexed over a quarter of the text`);
     }
   }
