@@ -206,15 +206,30 @@ export class MarkdownStream {
     let consumed = 0;
     const lastContent = findLastContent(tokens);
     const beforeLast = byFollowing ? findLastContent(tokens, lastContent) : -1;
+    const lastWhole = this.lastWholeContent(tokens);
     for (let i = 0; i < tokens.length; i++) {
       const t = tokens[i]!;
       const space = t.type === 'space';
-      const closed = i < beforeLast || (i < lastContent && isClosed(t, tokens[i + 1]));
+      // After a blank line, only a block that starts on a complete line ends one: the `2` of
+      // `1. a\n\n2` is a paragraph until its `. b` comes and the list goes on.
+      const closed = i < beforeLast || (i < lastContent && selfClosed(t)) || (i < lastWhole && tokens[i + 1]?.type === 'space');
       if (!space && !this.finished && !closed) break;
       consumed += t.raw.length;
       if (!space || i < lastContent || this.finished) k = i + 1;
     }
     return { k, consumed };
+  }
+
+  /** The last token of the open text that is not blank lines and starts on a complete line (any, finished). */
+  private lastWholeContent(tokens: readonly Token[]): number {
+    const end = this.finished ? Number.POSITIVE_INFINITY : this.open.lastIndexOf('\n') + 1;
+    let at = 0;
+    let last = -1;
+    for (let i = 0; i < tokens.length && at < end; i++) {
+      if (tokens[i]!.type !== 'space') last = i;
+      at += tokens[i]!.raw.length;
+    }
+    return last;
   }
 
   /** Lines for `width`: the finished blocks from their cache, the open block rendered now. */
@@ -270,8 +285,9 @@ export class MarkdownStream {
 }
 
 /** A block that nothing after it can continue: followed by a blank line, or a heading, a rule, a closed fence. */
-function isClosed(t: Token, next: Token | undefined): boolean {
-  if (next?.type === 'space' || t.type === 'heading' || t.type === 'hr') return true;
+/** A block that nothing after it can continue once a line follows it: a heading, a rule, a closed fence. */
+function selfClosed(t: Token): boolean {
+  if (t.type === 'heading' || t.type === 'hr') return true;
   return t.type === 'code' && (t as { codeBlockStyle?: string }).codeBlockStyle !== 'indented';
 }
 
