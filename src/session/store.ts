@@ -514,20 +514,17 @@ export async function loadSessionInSteps(
  * session in use can be forked. Returns the new id; the copy is not opened.
  */
 export function forkSession(id: string, opts: SessionDirOptions & { now?: Date } = {}): string {
-  // ENOENT, a link, a newer format: refused before anything is written. Only the meta lines are
-  // parsed (a long conversation is copied, not read).
-  const lines = readSessionFile(id, opts).toString('utf8').split('\n');
-  let meta: SessionMeta = { type: 'meta', v: SESSION_FORMAT_VERSION, id, created: 0 };
-  let metaSeen = false;
-  for (const l of lines) {
-    if (!/"type"\s*:\s*"meta"/.test(l)) continue;
-    const p = parseSessionLine(l);
-    if (p.kind === 'meta' && !metaSeen) [meta, metaSeen] = [p.meta, true];
+  // ENOENT, a link, a newer format: refused before anything is written. Only lines that may be
+  // meta lines are parsed (a long conversation is copied, not read); the meta lines are left out.
+  let meta: SessionMeta | null = null;
+  let body = '';
+  for (const l of readSessionFile(id, opts).toString('utf8').split('\n')) {
+    if (!l.trim()) continue;
+    const p = /"type"\s*:\s*"meta"/.test(l) ? parseSessionLine(l) : null;
+    if (p?.kind === 'meta') meta ??= p.meta;
+    else body += `${l}\n`;
   }
-  const body = lines
-    .filter((l) => l.trim() && !/^\{\s*"type"\s*:\s*"meta"/.test(l))
-    .map((l) => `${l}\n`)
-    .join('');
+  meta ??= { type: 'meta', v: SESSION_FORMAT_VERSION, id, created: 0 };
   const now = opts.now ?? new Date();
   const created = Math.floor(now.getTime() / 1000);
   const fresh = createFresh(ensureSessionDir(opts), now, (to) => encodeMetaLine({ ...meta, id: to, created, forkedFrom: id }) + body);

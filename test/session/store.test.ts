@@ -401,7 +401,8 @@ test('forkSession: a file of a newer format anywhere in it is refused before any
   try {
     const id = '20240101-000000-0000cafe';
     const path = join(dir, `${id}.jsonl`);
-    const text = `{"type":"meta","v":1,"id":"${id}","created":5,"model":"m1"}\nnot json\n{"role":"user","content":"hi","type":"msg"}\n`;
+    // A meta line in other key order is a meta line too: not copied into the body.
+    const text = `{"type":"meta","v":1,"id":"${id}","created":5,"model":"m1"}\nnot json\n{"v":1,"type":"meta","id":"${id}","created":6}\n{"role":"user","content":"hi","type":"msg"}\n`;
     writeFileSync(path, text);
     const to = forkSession(id, { dir });
     const copy = readFileSync(join(dir, `${to}.jsonl`), 'utf8').split('\n');
