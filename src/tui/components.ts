@@ -76,6 +76,11 @@ export class MarkdownBlock implements Block {
     this.cache = null;
   }
 
+  /** Code was drawn plain until the highlighter is ready for it: draw the block again then. */
+  awaitsHighlighter(): boolean {
+    return this.stream.drawsCodePlain;
+  }
+
   /** Cached per width, and drawn again once code highlighting has loaded. */
   render(width: number): string[] {
     const gen = highlightGeneration();

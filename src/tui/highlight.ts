@@ -1,8 +1,15 @@
 // Syntax highlighting of fenced code blocks with highlight.js core and a short list of languages,
-// imported on first use (the import costs tens of milliseconds; most answers have no code).
-// Until it has loaded, code is drawn plain; listeners hear when it is ready, to draw again.
+// loaded on first use (most answers have no code) and drawn plain until then; listeners hear when
+// more can be highlighted, to draw again.
+//
+// The load and each grammar's compilation (tens of milliseconds for TypeScript's) run a step at
+// a time, each in a task of its own (next-task.ts), never inside a frame: a key typed as the
+// first code block of a session is drawn waits for one step, not for all of them. A streamed
+// fence starts them as soon as it opens, so a block of code is usually ready to be highlighted
+// by the time it closes.
 
-import type { HLJSApi, LanguageFn } from 'highlight.js';
+import type { HLJSApi } from 'highlight.js';
+import { nextTask } from './next-task.js';
 import type { Span } from './spans.js';
 import { DEFAULT_STYLE, mergeStyles, type Style, style } from './style.js';
 
@@ -10,72 +17,84 @@ let hljs: HLJSApi | null = null;
 let loading: Promise<void> | null = null;
 let failed = false;
 let generation = 0;
+/** Grammars being compiled (in tasks of their own), by highlight.js's name for them. */
+const compiling = new Map<string, Promise<void>>();
+/** Grammars that failed to compile: their code stays plain (and is not compiled again). */
+const broken = new Set<string>();
+/** Code drawn plain that will be highlighted later: blocks compare it around a render. */
+let plainDraws = 0;
 
-/** Bumped when highlighting becomes available: caches of drawn code compare it. */
+/** Bumped when more can be highlighted: caches of drawn code compare it. */
 export function highlightGeneration(): number {
   return generation;
 }
+
+/** Counts code drawn plain only because the highlighter or its grammar is not ready yet. */
+export function plainCodeDraws(): number {
+  return plainDraws;
+}
 const listeners = new Set<() => void>();
 
-/** Languages registered, with the aliases highlight.js knows them by. */
-export const HIGHLIGHT_LANGUAGES = [
-  'bash',
-  'c',
-  'cpp',
-  'css',
-  'diff',
-  'go',
-  'java',
-  'javascript',
-  'json',
-  'lua',
-  'markdown',
-  'python',
-  'rust',
-  'sql',
-  'typescript',
-  'xml',
-  'yaml',
-] as const;
-
+/** Whether highlight.js and its languages are loaded (grammars compile on first use). */
 export function highlighterReady(): boolean {
   return hljs !== null;
 }
 
-/** Load highlight.js (once); resolves when it can be used (or could not be loaded). */
-export function loadHighlighter(): Promise<void> {
-  loading ??= (async () => {
-    try {
-      const core = (await import('highlight.js/lib/core')).default;
-      const langs: [string, Promise<{ default: LanguageFn }>][] = [
-        ['bash', import('highlight.js/lib/languages/bash')],
-        ['c', import('highlight.js/lib/languages/c')],
-        ['cpp', import('highlight.js/lib/languages/cpp')],
-        ['css', import('highlight.js/lib/languages/css')],
-        ['diff', import('highlight.js/lib/languages/diff')],
-        ['go', import('highlight.js/lib/languages/go')],
-        ['java', import('highlight.js/lib/languages/java')],
-        ['javascript', import('highlight.js/lib/languages/javascript')],
-        ['json', import('highlight.js/lib/languages/json')],
-        ['lua', import('highlight.js/lib/languages/lua')],
-        ['markdown', import('highlight.js/lib/languages/markdown')],
-        ['python', import('highlight.js/lib/languages/python')],
-        ['rust', import('highlight.js/lib/languages/rust')],
-        ['sql', import('highlight.js/lib/languages/sql')],
-        ['typescript', import('highlight.js/lib/languages/typescript')],
-        ['xml', import('highlight.js/lib/languages/xml')],
-        ['yaml', import('highlight.js/lib/languages/yaml')],
-      ];
-      for (const [name, mod] of langs) core.registerLanguage(name, (await mod).default);
-      core.registerAliases(['sh', 'shell', 'zsh', 'console'], { languageName: 'bash' });
-      hljs = core;
-      generation++;
-    } catch {
-      failed = true;
+/**
+ * Load highlight.js (once), a module a task, and compile the grammar of `lang` when given;
+ * resolves when code in `lang` can be highlighted (or nothing could be loaded).
+ */
+export function loadHighlighter(lang?: string): Promise<void> {
+  loading ??= load();
+  return lang ? loading.then(() => compile(lang)) : loading;
+}
+
+async function load(): Promise<void> {
+  try {
+    await nextTask();
+    const core = (await import('highlight.js/lib/core')).default;
+    const { LANGUAGES } = await import('./highlight-languages.js');
+    for (const [name, language] of LANGUAGES) {
+      await nextTask();
+      core.registerLanguage(name, language);
     }
-    for (const l of [...listeners]) l();
-  })();
-  return loading;
+    core.registerAliases(['sh', 'shell', 'zsh', 'console'], { languageName: 'bash' });
+    hljs = core;
+  } catch {
+    failed = true;
+  }
+  // Nothing more can be highlighted until a grammar is compiled, which tells the listeners.
+}
+
+/** Compile the grammar of `lang` in a task of its own, once; then tell the listeners. */
+function compile(lang: string): Promise<void> {
+  const language = hljs?.getLanguage(lang);
+  if (!hljs || !language || compiled(language)) return Promise.resolve();
+  const name = language.name ?? lang;
+  let done = compiling.get(name);
+  if (!done) {
+    const api = hljs;
+    done = nextTask().then(() => {
+      try {
+        // Highlighting nothing compiles the whole grammar (its modes and their regular expressions).
+        api.highlight('', { language: lang, ignoreIllegals: true });
+      } catch {
+        broken.add(name);
+      }
+      compiling.delete(name);
+      ready();
+    });
+    compiling.set(name, done);
+  }
+  return done;
+}
+
+/** highlight.js marks a grammar compiled on the language object itself. */
+const compiled = (language: object): boolean => (language as { isCompiled?: boolean }).isCompiled === true;
+
+function ready(): void {
+  generation++;
+  for (const l of [...listeners]) l();
 }
 
 /** Called once highlighting becomes available (to redraw code drawn plain meanwhile). */
@@ -87,8 +106,9 @@ export function onHighlighterReady(fn: () => void): () => void {
 /** Whether code in `lang` can be highlighted once the highlighter is loaded. */
 export function canHighlight(lang: string): boolean {
   if (failed || !lang) return false;
-  if (hljs) return !!hljs.getLanguage(lang);
-  return true;
+  if (!hljs) return true;
+  const language = hljs.getLanguage(lang);
+  return !!language && !broken.has(language.name ?? lang);
 }
 
 const CLASS_STYLES: Record<string, Style> = {
@@ -132,7 +152,13 @@ const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"'
  * the language (the caller draws the code plain).
  */
 export function highlightCode(code: string, lang: string, base: Style = DEFAULT_STYLE): Span[][] | null {
-  if (!hljs || !lang || !hljs.getLanguage(lang)) return null;
+  if (!lang || !canHighlight(lang)) return null;
+  const language = hljs?.getLanguage(lang);
+  if (!hljs || !language || !compiled(language)) {
+    plainDraws++;
+    void loadHighlighter(lang);
+    return null;
+  }
   let html: string;
   try {
     html = hljs.highlight(code, { language: lang, ignoreIllegals: true }).value;

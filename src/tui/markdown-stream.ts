@@ -13,7 +13,7 @@
 // number, a blank line making the list loose), the parts go back into the open text.
 
 import type { Token, Tokens } from 'marked';
-import { highlightGeneration } from './highlight.js';
+import { highlightGeneration, plainCodeDraws } from './highlight.js';
 import { type ListPart, lexMarkdown, listMarkerWidth, makeContext, type MarkdownOptions, renderBlocks } from './markdown.js';
 
 const LIST_SPLIT_AT = 64;
@@ -58,6 +58,8 @@ export class MarkdownStream {
   /** A finished stream's lines (the blocks keep none of their own). */
   private finalLines: { width: number; lines: string[] } | null = null;
   private gen = highlightGeneration();
+  /** Code was drawn plain that can be highlighted once its grammar is ready. */
+  private plainCode = false;
   /** A list drawn in pieces: its parts are done[from…]; the open text goes on with its items, drawn as `cont`. */
   private list: { from: number; cont: ListCont } | null = null;
   readonly stats: MarkdownStreamStats = { lexCalls: 0, lexedChars: 0 };
@@ -232,14 +234,20 @@ export class MarkdownStream {
     return last;
   }
 
+  /** Whether some code was drawn plain only because the highlighter is not ready for it yet. */
+  get drawsCodePlain(): boolean {
+    return this.plainCode;
+  }
+
   /** Lines for `width`: the finished blocks from their cache, the open block rendered now. */
   render(width: number): string[] {
     this.settle();
     if (this.gen !== highlightGeneration()) {
       this.gen = highlightGeneration();
-      this.invalidate();
+      if (this.plainCode) this.invalidate();
     }
     if (this.finished && this.finalLines?.width === width) return this.finalLines.lines;
+    const plainBefore = plainCodeDraws();
     const out: string[] = [];
     let joined = false;
     for (const d of this.done) {
@@ -251,6 +259,7 @@ export class MarkdownStream {
       this.openLines = { width, lines: renderBlocks(tokens, width, this.ctxOpen) };
     }
     appendBlock(out, this.openLines.lines, joined);
+    if (plainCodeDraws() !== plainBefore) this.plainCode = true;
     if (this.finished) {
       this.finalLines = { width, lines: out };
       for (const d of this.done) d.lines = null;
@@ -278,6 +287,7 @@ export class MarkdownStream {
 
   /** Draw finished blocks again (the highlighter became available, the theme changed). */
   invalidate(): void {
+    this.plainCode = false;
     for (const d of this.done) d.lines = null;
     this.openLines = null;
     this.finalLines = null;

@@ -271,10 +271,11 @@ function renderCode(c: Tokens.Code, width: number, ctx: MarkdownContext): string
   const lang = (c.lang ?? '').trim().split(/\s+/)[0]!.toLowerCase();
   const fenced = c.codeBlockStyle !== 'indented';
   // highlight.js takes about a millisecond a line on some grammars: very long blocks stay plain.
-  if (ctx.highlight && fenced && lang && !ctx.open && text.length <= MAX_HIGHLIGHT && canHighlight(lang)) {
-    const lines = highlightCode(text, lang, ctx.theme.codeHighlighted);
+  if (ctx.highlight && fenced && lang && text.length <= MAX_HIGHLIGHT && canHighlight(lang)) {
+    // A block still streaming is drawn plain; the highlighter gets ready meanwhile.
+    const lines = ctx.open ? null : highlightCode(text, lang, ctx.theme.codeHighlighted);
     if (lines) return lines.flatMap((spans) => wrapSpans(spans, width, { hard: true }));
-    void loadHighlighter();
+    if (ctx.open) void loadHighlighter(lang);
   }
   return text.split('\n').flatMap((l) => wrapSpans([{ text: l, style: ctx.theme.code }], width, { hard: true }));
 }

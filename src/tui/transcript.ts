@@ -10,6 +10,8 @@ export interface Component {
 /** A transcript block. `final` blocks no longer change (inline mode writes them into the scrollback). */
 export interface Block extends Component {
   final?: boolean;
+  /** Drew code plain that the highlighter, once ready for it, colours (a reply's markdown). */
+  awaitsHighlighter?(): boolean;
 }
 
 interface Entry {
@@ -78,6 +80,17 @@ export class Transcript {
   changedAll(): void {
     for (const e of this.entries) e.lines = null;
     this.invalidateFrom(0);
+  }
+
+  /** The blocks `which` picks changed: render them again when next needed. */
+  changedWhere(which: (block: Block) => boolean): void {
+    let first = -1;
+    this.entries.forEach((e, i) => {
+      if (!which(e.block)) return;
+      e.lines = null;
+      if (first < 0) first = i;
+    });
+    if (first >= 0) this.invalidateFrom(first);
   }
 
   /** Forget the rendered lines of blocks [0, n) (inline mode never draws them again). */

@@ -639,6 +639,44 @@ test('Shift+Enter and Alt+Enter make new lines; :tada: becomes the emoji; ^L red
   assert.equal(mock.posts[0]!.json.messages.at(-1).content, 'one\ntwo\nthree 🎉');
 });
 
+test('fenced code in a reply is highlighted once its grammar is ready; a second language too', async (t) => {
+  const s = await ui.open(t);
+  await s.waitFor('[online]');
+  const code = (lang: string, line: string, end: string) =>
+    oa.streamText(['Here is **code**:\n\n', `\`\`\`${lang}\n`, `${line}\n`, '```\n', `\n${end}`], { chunkDelayMs: 40 });
+  mock.push(code('ts', 'const greeting = "hello";', 'first done'), code('python', 'def shout(): return "hi"', 'second done'));
+  const fg = (text: string) => {
+    const at = s.find(text);
+    return at ? s.cell(at.row, at.col).fg : -2;
+  };
+  s.type('show code\r');
+  await s.waitFor('first done');
+  await s.waitFor(() => fg('const') === 5, 'the TypeScript keyword in magenta');
+  assert.equal(fg('"hello"'), 2, 'its string in green');
+  const prose = s.find('code:')!;
+  assert.ok(s.cell(prose.row, prose.col).bold, 'the prose around it as it was');
+  s.type('more\r');
+  await s.waitFor('second done');
+  await s.waitFor(() => fg('def') === 5, 'the Python keyword in magenta');
+  assert.equal(fg('const'), 5, 'the first block still highlighted');
+});
+
+test('code in a resumed conversation, drawn before the highlighter was there, is drawn again highlighted', async (t) => {
+  const id = '20250303-000000-c0dec0de';
+  writeSession(dirs, id, [
+    { role: 'user', content: 'show rust' },
+    { role: 'assistant', content: 'Some **rust**:\n\n```rust\nfn main() { let s = "x"; }\n```\n\nthat was it' },
+  ]);
+  const s = await ui.open(t, ['-r', id]);
+  await s.waitFor(`[resumed session ${id}]`);
+  await s.waitFor(() => {
+    const at = s.find('fn main');
+    return !!at && s.cell(at.row, at.col).fg === 5;
+  }, 'the keyword fn in magenta');
+  const prose = s.find('rust:')!;
+  assert.ok(s.cell(prose.row, prose.col).bold);
+});
+
 test('a prompt typed before the screen is up, Enter included, is sent (the cooked terminal made Enter a line feed)', async (t) => {
   const s = await ui.open(t, [], { waitFor: false });
   // At once: clm has not even started, the terminal is still in its cooked mode (ICRNL).

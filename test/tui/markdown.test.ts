@@ -199,7 +199,7 @@ test('text from the model cannot smuggle control sequences through markdown', ()
 });
 
 test('fenced code is highlighted once highlight.js has loaded; an open (streaming) block is drawn plain', async () => {
-  await loadHighlighter();
+  await loadHighlighter('js');
   assert.ok(highlighterReady());
   const lines = renderMarkdown('```js\nconst x = "s"; // note\n```', 80);
   assert.equal(stripEscapes(lines[0]!), 'const x = "s"; // note');

@@ -364,7 +364,7 @@ class UiApp {
         () => {},
       );
       onHighlighterReady(() => {
-        this.transcript.changedAll();
+        this.transcript.changedWhere((b) => b.awaitsHighlighter?.() === true);
         this.render();
       });
     });

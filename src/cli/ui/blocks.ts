@@ -106,6 +106,10 @@ export class ReplyBlock implements Block {
     this.final = true;
   }
 
+  awaitsHighlighter(): boolean {
+    return this.md.awaitsHighlighter();
+  }
+
   render(width: number): string[] {
     const body = this.md.render(width);
     if (this.cache?.width === width && this.cache.body === body) return this.cache.lines;
