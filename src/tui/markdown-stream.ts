@@ -18,6 +18,9 @@ import { type ListPart, lexMarkdown, listMarkerWidth, makeContext, type Markdown
 
 const LIST_SPLIT_AT = 64;
 const LIST_KEEP = 16;
+/** A table at the start of the open text with this many rows keeps all but its last TABLE_KEEP lexed. */
+const TABLE_KEEP_AT = 64;
+const TABLE_KEEP = 16;
 
 /** How a part of a list is drawn as in the whole list. */
 interface ListCont {
@@ -60,6 +63,11 @@ export class MarkdownStream {
   private gen = highlightGeneration();
   /** Code was drawn plain that can be highlighted once its grammar is ready. */
   private plainCode = false;
+  /**
+   * The rows of a long table at the start of the open text, lexed: `raw` is the text they take
+   * (from the table's header on), `head` its header and delimiter lines.
+   */
+  private table: { raw: string; head: string; rows: Tokens.TableCell[][] } | null = null;
   /** A list drawn in pieces: its parts are done[from…]; the open text goes on with its items, drawn as `cont`. */
   private list: { from: number; cont: ListCont } | null = null;
   readonly stats: MarkdownStreamStats = { lexCalls: 0, lexedChars: 0 };
@@ -113,10 +121,10 @@ export class MarkdownStream {
   /** Lex the open text and move the blocks that became final out of it. */
   private settle(): void {
     if (this.openTokens) return;
-    let all = this.lex(this.open);
+    let all = this.lexOpen();
     if (this.list && !this.goesOn(all, this.list.cont)) {
       this.openList();
-      all = this.lex(this.open);
+      all = this.lexOpen();
     }
     this.moveFinal(all);
     if (!this.finished) this.splitList();
@@ -187,6 +195,44 @@ export class MarkdownStream {
     this.list = { from: this.list?.from ?? this.done.length - 1, cont: next };
     this.open = this.open.slice(raw.length);
     this.openTokens = [{ ...l, raw: l.raw.slice(raw.length), items: l.items.slice(items.length) }, ...tokens.slice(1)];
+  }
+
+  /**
+   * The open text lexed. A table's rows are each one line, read on their own (a line is a row
+   * unless it is blank or starts another block), so the rows of a long table at its start are
+   * lexed once: what follows them is lexed after the table's header, and joined to them. A table
+   * of thousands of rows is otherwise lexed whole at every frame until it ends.
+   */
+  private lexOpen(): Token[] {
+    const t = this.table;
+    if (t && this.open.startsWith(t.raw)) {
+      const rest = this.lex(t.head + this.open.slice(t.raw.length));
+      const first = rest[0];
+      if (first?.type === 'table' && first.raw.startsWith(t.head)) {
+        const table: Tokens.Table = {
+          ...(first as Tokens.Table),
+          raw: t.raw + first.raw.slice(t.head.length),
+          rows: t.rows.concat((first as Tokens.Table).rows),
+        };
+        return this.keepTableRows([table, ...rest.slice(1)]);
+      }
+    }
+    return this.keepTableRows(this.lex(this.open));
+  }
+
+  /** Keep the rows of a long table at the start of `tokens` (all but its last ones) lexed. */
+  private keepTableRows(tokens: Token[]): Token[] {
+    this.table = null;
+    const table = tokens[0] as Tokens.Table | undefined;
+    if (this.finished || table?.type !== 'table' || table.rows.length < TABLE_KEEP_AT) return tokens;
+    const lines = table.raw.split('\n');
+    const kept = table.rows.length - TABLE_KEEP;
+    // The header, the delimiter and one line a row, each ended by a line feed.
+    if (lines.length < kept + 3) return tokens;
+    const head = `${lines.slice(0, 2).join('\n')}\n`;
+    const raw = `${lines.slice(0, kept + 2).join('\n')}\n`;
+    if (this.open.startsWith(raw)) this.table = { raw, head, rows: table.rows.slice(0, kept) };
+    return tokens;
   }
 
   private lex(text: string): Token[] {

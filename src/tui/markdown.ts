@@ -416,11 +416,18 @@ function widestWhere(w: number[], nat: number[], ok: (i: number) => boolean): nu
 function renderTable(t: Tokens.Table, width: number, ctx: MarkdownContext): string[] {
   const g = ctx.unicode ? UNICODE_BOX : ASCII_BOX;
   const cols = t.header.length;
-  const head = t.header.map((c) => inline(c.tokens, ctx.theme.tableHeader, ctx));
-  const body = t.rows.map((r) => r.map((c) => inline(c.tokens, DEFAULT_STYLE, ctx)));
+  const head = tableRowOf(t.header, ctx.theme.tableHeader, ctx);
+  const body = t.rows.map((r) => tableRowOf(r, DEFAULT_STYLE, ctx));
   const { natural, longest } = measureColumns([head, ...body], cols);
   const widths = fitColumns(natural, width - (3 * cols + 1), longest);
-  if (!widths) return renderStacked(t, head, body, width, ctx);
+  if (!widths)
+    return renderStacked(
+      t,
+      head.cells,
+      body.map((r) => r.cells),
+      width,
+      ctx,
+    );
   const border = (s: string) => wrapSpans([{ text: s, style: ctx.theme.tableBorder }], Infinity)[0]!;
   const rule = (l: string, m: string, r: string) => border(l + widths.map((w) => g.h.repeat(w + 2)).join(m) + r);
   const v = border(g.v);
@@ -431,17 +438,57 @@ function renderTable(t: Tokens.Table, width: number, ctx: MarkdownContext): stri
   return out;
 }
 
+/**
+ * A table row's cells as spans, their measures, and its lines at the last column layout drawn.
+ * A streamed table is drawn whole at every frame until it ends, so its rows are kept, by their
+ * text, for the next frame (thousands of rows would otherwise be wrapped again each time).
+ */
+interface TableRow {
+  cells: Span[][];
+  /** Each cell's widest line and longest word. */
+  natural: number[];
+  longest: number[];
+  drawn: { layout: string; lines: string[] } | null;
+}
+
+/** Rows kept per context (a context's theme and switches make the spans); emptied when full. */
+const keptRows = new WeakMap<MarkdownContext, Map<string, TableRow>>();
+const ROWS_KEPT = 20_000;
+
+function tableRowOf(cells: readonly Tokens.TableCell[], st: Style, ctx: MarkdownContext): TableRow {
+  // A row is one line of the source: a line feed cannot be in a cell's text.
+  const key = `${st.key}\n${cells.map((c) => c.text).join('\n')}`;
+  let kept = keptRows.get(ctx);
+  if (!kept) keptRows.set(ctx, (kept = new Map()));
+  let row = kept.get(key);
+  if (!row) {
+    const spans = cells.map((c) => inline(c.tokens, st, ctx));
+    row = { cells: spans, natural: [], longest: [], drawn: null };
+    for (const cell of spans) {
+      let natural = 1;
+      let longest = 0;
+      for (const line of spansText(cell).split('\n')) {
+        natural = Math.max(natural, textWidth(line));
+        for (const word of line.split(/\s+/)) longest = Math.max(longest, textWidth(word));
+      }
+      row.natural.push(natural);
+      row.longest.push(longest);
+    }
+    if (kept.size >= ROWS_KEPT) kept.clear();
+    kept.set(key, row);
+  }
+  return row;
+}
+
 /** Each column's natural width (its widest line) and its longest word. */
-function measureColumns(rows: readonly Span[][][], cols: number): { natural: number[]; longest: number[] } {
+function measureColumns(rows: readonly TableRow[], cols: number): { natural: number[]; longest: number[] } {
   const natural = new Array<number>(cols).fill(1);
   const longest = new Array<number>(cols).fill(0);
   for (const row of rows) {
-    row.forEach((cell, i) => {
-      for (const line of spansText(cell).split('\n')) {
-        natural[i] = Math.max(natural[i]!, textWidth(line));
-        for (const word of line.split(/\s+/)) longest[i] = Math.max(longest[i]!, textWidth(word));
-      }
-    });
+    for (let i = 0; i < cols && i < row.natural.length; i++) {
+      natural[i] = Math.max(natural[i]!, row.natural[i]!);
+      longest[i] = Math.max(longest[i]!, row.longest[i]!);
+    }
   }
   return { natural, longest };
 }
@@ -449,8 +496,10 @@ function measureColumns(rows: readonly Span[][][], cols: number): { natural: num
 type Align = 'left' | 'right' | 'center' | null | undefined;
 
 /** One table row: its cells wrapped to their columns, side by side, aligned, between bars `v`. */
-function tableRow(cells: readonly Span[][], widths: readonly number[], align: readonly Align[], v: string): string[] {
-  const wrapped = cells.map((cell, i) => wrapSpans(cell, widths[i]!));
+function tableRow(row: TableRow, widths: readonly number[], align: readonly Align[], v: string): string[] {
+  const layout = `${widths.join(',')}|${align.join(',')}|${v}`;
+  if (row.drawn?.layout === layout) return row.drawn.lines;
+  const wrapped = row.cells.map((cell, i) => wrapSpans(cell, widths[i]!));
   const h = Math.max(1, ...wrapped.map((w) => w.length));
   const out: string[] = [];
   for (let k = 0; k < h; k++) {
@@ -458,6 +507,7 @@ function tableRow(cells: readonly Span[][], widths: readonly number[], align: re
     for (let i = 0; i < widths.length; i++) line += ` ${aligned(wrapped[i]?.[k] ?? '', widths[i]!, align[i])} ${v}`;
     out.push(line);
   }
+  row.drawn = { layout, lines: out };
   return out;
 }
 

@@ -391,6 +391,51 @@ test('streaming: a long list is drawn in parts, as the whole list draws it, and 
   }
 });
 
+test('streaming: a long table is lexed a few rows at a time and drawn as the whole table draws it', () => {
+  const kinds: Record<string, (i: number) => string> = {
+    plain: (i) => `| item ${i} | ${i * 7} | some words here |\n`,
+    // Inline markup, an escaped pipe, rows short of a cell or with one too many.
+    styled: (i) => `| **b ${i}** | \`c|${i}\` \\| x | ${i % 9 === 0 ? '' : `[l](https://e/${i}) |`}${i % 13 === 0 ? ' extra |' : ''}\n`,
+    // A cell that grows the column late, so the layout of every row changes.
+    'wide at row 150': (i) => `| ${i === 150 ? 'w'.repeat(30) : `r${i}`} | ${i} |\n`,
+  };
+  const ends = ['\nAfter the table.\n', '- a list ends it\n', 'a lazy line is a row\n\nthen a paragraph\n'];
+  for (const [name, row] of Object.entries(kinds)) {
+    const head = name === 'wide at row 150' ? '| a | b |\n|---|--:|\n' : '| name | value | note |\n|:--|--:|:-:|\n';
+    for (const end of ends) {
+      const text = `Intro\n\n${head}${Array.from({ length: 300 }, (_, i) => row(i)).join('')}${end}`;
+      for (const step of [37, 8]) {
+        const { s, lexed } = streamed(text, step, 60);
+        assert.deepEqual(s.render(60), renderMarkdown(text, 60), `${name} ${JSON.stringify(end)}, ${step} characters a piece`);
+        s.finish();
+        assert.deepEqual(s.render(60), renderMarkdown(text, 60), `${name}, finished`);
+        assert.deepEqual(s.render(35), renderMarkdown(text, 35), `${name}, at another width`);
+        const most = Math.max(...lexed.slice(0, -40));
+        assert.ok(most < text.length / 4, `${name}: a step lexed ${most} of ${text.length} characters`);
+      }
+    }
+  }
+});
+
+test('streaming (fast-check): long tables of random rows, ended any way, in random pieces draw as the whole text does', () => {
+  const rows = ['| a | b |', '| **x** | `y` |', '| 1 \\| 2 | 3 |', '| one |', 'lazy row', '|---|---|', '| [l](https://e) | *i* |'];
+  const others = ['', '# h', '- li', '```', '> q', '<div>', '    code', '***'];
+  const line = fc.oneof({ weight: 12, arbitrary: fc.constantFrom(...rows) }, { weight: 1, arbitrary: fc.constantFrom(...others) });
+  const doc = fc.array(line, { minLength: 70, maxLength: 160 }).map((ls) => `Intro\n\n| h1 | h2 |\n|:--|--:|\n${ls.join('\n')}\nend\n`);
+  const pieces = fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 8 });
+  check(60, fc.tuple(doc, pieces), ([text, steps]) => {
+    const s = new MarkdownStream();
+    for (let i = 0, j = 0; i < text.length; i += steps[j++ % steps.length]!) {
+      s.append(text.slice(i, i + steps[j % steps.length]!));
+      s.render(50);
+    }
+    assert.deepEqual(plain(s.render(50)), plain(renderMarkdown(text, 50)), JSON.stringify(text));
+    s.finish();
+    assert.deepEqual(plain(s.render(50)), plain(renderMarkdown(text, 50)), JSON.stringify(text));
+    return true;
+  });
+});
+
 test('streaming: a finished stream keeps no token trees and one copy of its lines; other widths still draw right', () => {
   const text = answer(6_000);
   const s = new MarkdownStream();
