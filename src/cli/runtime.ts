@@ -190,7 +190,10 @@ export interface RuntimeOptions {
   autocompactAtTurnEnd?: boolean;
   /** The workspace (default: the working directory): where the project instructions are looked for. */
   cwd?: string;
-  /** Awaited between steps of long start-up work (a resumed session's reading, the deferred work's starts): the front end answers keys meanwhile. */
+  /**
+   * Awaited between steps of long start-up work (a resumed session's reading, before the tools'
+   * start, the deferred work's starts): the front end answers keys meanwhile.
+   */
   pause?: () => Promise<void>;
   /** The front end calls startDeferred() after its first frame; the runtime does not start that work when `ready` resolves. */
   startsDeferred?: boolean;
@@ -407,6 +410,8 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
       }),
     );
 
+  // A front end that draws keys gets a turn of the event loop before the tools' start.
+  await o.pause?.();
   gen = start(firstRun);
   let local: Located | null = null;
   // Before any request (every mode waits for `ready`), so the agent is idle; then the connection

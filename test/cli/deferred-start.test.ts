@@ -74,15 +74,20 @@ test('a front end that draws: no spawn and no probe until its first frame is up'
 test('a front end that draws keys meanwhile: each deferred start in a turn of its own, after its pause', { timeout: 30_000 }, async () => {
   const fake = countingBwrap();
   const turns: (() => void)[] = [];
+  // Start-up's own pauses (before the tools' start) pass at once; the deferred work's are held.
+  let held = false;
+  let early = 0;
   const rt = await createRuntime({
     args: parseCommandLine(['-u', mock.base, '-p', dirs.empty]),
     onEvent: () => {},
     env: envWith(fake.path),
     startsDeferred: true,
-    pause: () => new Promise<void>((r) => turns.push(r)),
+    pause: () => (held ? new Promise<void>((r) => turns.push(r)) : Promise.resolve(void early++)),
   });
   open.push(rt);
   await rt.ready;
+  assert.equal(early, 1, 'start-up gave the front end a turn before the tools started');
+  held = true;
   const probed = () => mock.requests.some((r) => r.method === 'GET' && r.path.endsWith('/models'));
   rt.startDeferred();
   await sleep(300);

@@ -202,7 +202,8 @@ class UiApp {
 
   /** Load the transcript's view; what waited for it happens then. */
   private loadView(): Promise<void> {
-    this.viewLoaded ??= import('./transcript-view.js').then(({ TranscriptView }) => {
+    this.viewLoaded ??= nextTask().then(async () => {
+      const { TranscriptView } = await import('./transcript-view.js');
       const host = { transcript: this.transcript, changed: () => this.render() };
       const md = { unicode: isUnicodeLocale(this.env), hyperlinks: supportsHyperlinks(this.env) };
       const view = new TranscriptView(host, this.settings, md, this.secrets, () => this.mode === 'fullscreen');
@@ -219,6 +220,7 @@ class UiApp {
    */
   private async runtimeModule(): Promise<typeof import('../runtime.js')> {
     await this.started;
+    await nextTask();
     return import('../runtime.js');
   }
 
