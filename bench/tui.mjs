@@ -7,7 +7,8 @@
 //   - PgUp through a 10,000-line transcript, per step                                  goal ≤ 2 ms
 //   - markdown streaming: a 28 KB answer in 40-character deltas, total and per delta, and the
 //     characters lexed (against re-lexing the whole text on every delta); the same answer with
-//     no blank line between its blocks; a list of 2,000 items; a table of 2,000 rows
+//     no blank line between its blocks; a list of 2,000 items; a table of 2,000 rows; a paragraph
+//     of 2,000 lines (plain lines, no blank line between them)
 //   - cost of the toolkit: bundle sizes, import time and first frame in a fresh process
 //   - resize of the 10,000-line transcript; a 1 MB paste into the line editor
 // Timing figures are medians; bytes are exact. Usage: node bench/tui.mjs [--quick]
@@ -422,6 +423,10 @@ const mdTable = markdownRun(
   T,
   `| name | value | note |\n|:--|--:|---|\n${Array.from({ length: 2000 }, (_, i) => `| item ${i} | ${i * 7} | some **words** here |\n`).join('')}`,
 );
+const mdLines = markdownRun(
+  T,
+  Array.from({ length: 2000 }, (_, i) => `Line ${i} of the output: some words and more words here\n`).join(''),
+);
 const ed = editorRun(T);
 const hl = await highlightCost(T);
 
@@ -479,6 +484,11 @@ const rows = [
   [
     'highlight.js: load (a module a task, wall) / TS grammar (a task) / 200 lines of TS first / warm',
     `${f(hl.loadMs, 1)} / ${f(hl.compileMs, 1)} / ${f(hl.firstMs, 1)} / ${f(hl.warmMs, 1)} ms`,
+    '',
+  ],
+  [
+    `markdown: a paragraph of 2,000 lines (${kb(mdLines.bytes)}), per delta / characters lexed`,
+    `${f(mdLines.perDeltaMs, 3)} ms (max ${f(mdLines.maxDeltaMs, 1)}) / ${mdLines.lexed.toLocaleString('en')}`,
     '',
   ],
   [

@@ -9,7 +9,7 @@ import { canHighlight, highlightCode, loadHighlighter } from './highlight.js';
 import { safeLinkUrl, sanitize } from './sanitize.js';
 import { type Span, spansText } from './spans.js';
 import { DEFAULT_STYLE, mergeStyles, paint, type Style, style, type StyleSpec, withLink } from './style.js';
-import { padEnd, wrapSpans } from './wrap.js';
+import { padEnd, wrapSpans, wrapSpansKept } from './wrap.js';
 import { textWidth, visibleWidth } from './width.js';
 
 export interface MarkdownTheme {
@@ -225,7 +225,7 @@ function renderBlock(t: Token, width: number, ctx: MarkdownContext): string[] {
     case 'paragraph':
     case 'text': {
       const p = t as Tokens.Paragraph;
-      return wrapSpans(inline(p.tokens ?? [{ type: 'text', raw: p.text, text: p.text } as Token], DEFAULT_STYLE, ctx), width);
+      return wrapSpansKept(inline(p.tokens ?? [{ type: 'text', raw: p.text, text: p.text } as Token], DEFAULT_STYLE, ctx), width);
     }
     case 'heading': {
       const h = t as Tokens.Heading;

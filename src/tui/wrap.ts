@@ -37,6 +37,39 @@ export function wrapSpans(spans: readonly Span[], width: number, opts: WrapOptio
   return w.finish();
 }
 
+/**
+ * Logical lines wrapped before, by width and content: an open paragraph is drawn again at every
+ * frame while it streams, and one of thousands of lines (a program's output pasted as plain text)
+ * would otherwise be wrapped whole each time. Emptied when full.
+ */
+const keptLines = new Map<string, string[]>();
+const LINES_KEPT = 20_000;
+/** Below this many lines a paragraph is wrapped as it is. */
+const MANY_LINES = 64;
+
+/**
+ * `wrapSpans(spans, width)` (no options), its lines of many kept: each logical line wraps on its
+ * own when nothing is put before the rows.
+ */
+export function wrapSpansKept(spans: readonly Span[], width: number): string[] {
+  let breaks = 0;
+  for (const sp of spans) for (let i = sp.text.indexOf('\n'); i >= 0 && breaks < MANY_LINES; i = sp.text.indexOf('\n', i + 1)) breaks++;
+  if (breaks < MANY_LINES) return wrapSpans(spans, width);
+  const out: string[] = [];
+  for (const line of splitLines(spans)) {
+    let key = `${width}`;
+    for (const sp of line) key += `\n${sp.style.key}\n${sp.text}`;
+    let rows = keptLines.get(key);
+    if (!rows) {
+      rows = wrapSpans(line, width);
+      if (keptLines.size >= LINES_KEPT) keptLines.clear();
+      keptLines.set(key, rows);
+    }
+    for (const r of rows) out.push(r);
+  }
+  return out;
+}
+
 /** The spans of each logical line (split at newlines). */
 function splitLines(spans: readonly Span[]): Span[][] {
   const lines: Span[][] = [[]];

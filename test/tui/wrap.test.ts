@@ -1,9 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { padEnd, sliceColumns, truncate, wrapText } from '../../src/tui/wrap.js';
+import { padEnd, sliceColumns, truncate, wrapSpans, wrapSpansKept, wrapText } from '../../src/tui/wrap.js';
 import { stripEscapes } from '../../src/tui/escapes.js';
 import { parseAnsi } from '../../src/tui/spans.js';
-import { BOLD, ITALIC } from '../../src/tui/style.js';
+import { BOLD, DEFAULT_STYLE, ITALIC, style } from '../../src/tui/style.js';
+import type { Span } from '../../src/tui/spans.js';
+import { check, fc } from '../fixtures/fuzz.js';
 import { visibleWidth } from '../../src/tui/width.js';
 
 const plain = (ls: string[]) => ls.map(stripEscapes);
@@ -69,4 +71,22 @@ test('sliceColumns keeps styles and blanks half of a wide character', () => {
 
 test('padEnd pads by display width', () => {
   assert.equal(padEnd('日本', 6), '日本  ');
+});
+
+test('wrapSpansKept (fast-check): the lines of a long paragraph, kept, wrap as wrapSpans wraps the whole', () => {
+  const styles = [DEFAULT_STYLE, style({ bold: true }), style({ fg: 'cyan' }), style({ italic: true, fg: 'red' })];
+  const words = ['a', 'word', 'longerwordthanthat', '日本語', '👍🏽', '\t', ' ', '  ', '\n', '\n\n', 'x'.repeat(30), 'é'];
+  const span = fc.record({
+    text: fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 8 }).map((ws) => ws.join('')),
+    style: fc.constantFrom(...styles),
+  });
+  // Repeated, as a streamed paragraph's lines are drawn again frame after frame.
+  const spans = fc.array(span, { minLength: 1, maxLength: 30 }).map((ss): Span[] => [...ss, { text: '\n', style: DEFAULT_STYLE }, ...ss]);
+  check(300, fc.tuple(spans, fc.integer({ min: 1, max: 40 }), fc.integer({ min: 0, max: 80 })), ([ss, width, extra]) => {
+    // Enough line breaks, or not, for the kept path.
+    const all: Span[] = [...ss, { text: '\nline\n'.repeat(extra), style: DEFAULT_STYLE }];
+    assert.deepEqual(wrapSpansKept(all, width), wrapSpans(all, width));
+    assert.deepEqual(wrapSpansKept(all, width), wrapSpans(all, width), 'again, from what was kept');
+    return true;
+  });
 });
