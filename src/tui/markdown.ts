@@ -416,8 +416,9 @@ function widestWhere(w: number[], nat: number[], ok: (i: number) => boolean): nu
 function renderTable(t: Tokens.Table, width: number, ctx: MarkdownContext): string[] {
   const g = ctx.unicode ? UNICODE_BOX : ASCII_BOX;
   const cols = t.header.length;
-  const head = tableRowOf(t.header, ctx.theme.tableHeader, ctx);
-  const body = t.rows.map((r) => tableRowOf(r, DEFAULT_STYLE, ctx));
+  const keep = t.rows.length >= MANY_ROWS;
+  const head = tableRowOf(t.header, ctx.theme.tableHeader, ctx, keep);
+  const body = t.rows.map((r) => tableRowOf(r, DEFAULT_STYLE, ctx, keep));
   const { natural, longest } = measureColumns([head, ...body], cols);
   const widths = fitColumns(natural, width - (3 * cols + 1), longest);
   if (!widths)
@@ -440,8 +441,9 @@ function renderTable(t: Tokens.Table, width: number, ctx: MarkdownContext): stri
 
 /**
  * A table row's cells as spans, their measures, and its lines at the last column layout drawn.
- * A streamed table is drawn whole at every frame until it ends, so its rows are kept, by their
- * text, for the next frame (thousands of rows would otherwise be wrapped again each time).
+ * A streamed table is drawn whole at every frame until it ends, so the rows of a long one are
+ * kept, by their text, for the next frame (thousands of rows would otherwise be wrapped again
+ * each time).
  */
 interface TableRow {
   cells: Span[][];
@@ -451,31 +453,39 @@ interface TableRow {
   drawn: { layout: string; lines: string[] } | null;
 }
 
-/** Rows kept per context (a context's theme and switches make the spans); emptied when full. */
+/** Rows of long tables kept per context (its theme and switches make the spans); emptied when full. */
 const keptRows = new WeakMap<MarkdownContext, Map<string, TableRow>>();
-const ROWS_KEPT = 20_000;
+const ROWS_KEPT = 10_000;
+/** A table of fewer rows is drawn afresh each time (it is quick, and keeps nothing). */
+const MANY_ROWS = 64;
 
-function tableRowOf(cells: readonly Tokens.TableCell[], st: Style, ctx: MarkdownContext): TableRow {
+function tableRowOf(cells: readonly Tokens.TableCell[], st: Style, ctx: MarkdownContext, keep: boolean): TableRow {
+  if (!keep) return measuredRow(cells.map((c) => inline(c.tokens, st, ctx)));
   // A row is one line of the source: a line feed cannot be in a cell's text.
   const key = `${st.key}\n${cells.map((c) => c.text).join('\n')}`;
   let kept = keptRows.get(ctx);
   if (!kept) keptRows.set(ctx, (kept = new Map()));
   let row = kept.get(key);
   if (!row) {
-    const spans = cells.map((c) => inline(c.tokens, st, ctx));
-    row = { cells: spans, natural: [], longest: [], drawn: null };
-    for (const cell of spans) {
-      let natural = 1;
-      let longest = 0;
-      for (const line of spansText(cell).split('\n')) {
-        natural = Math.max(natural, textWidth(line));
-        for (const word of line.split(/\s+/)) longest = Math.max(longest, textWidth(word));
-      }
-      row.natural.push(natural);
-      row.longest.push(longest);
-    }
+    row = measuredRow(cells.map((c) => inline(c.tokens, st, ctx)));
     if (kept.size >= ROWS_KEPT) kept.clear();
     kept.set(key, row);
+  }
+  return row;
+}
+
+/** A row of these cells, each measured: its widest line and its longest word. */
+function measuredRow(cells: Span[][]): TableRow {
+  const row: TableRow = { cells, natural: [], longest: [], drawn: null };
+  for (const cell of cells) {
+    let natural = 1;
+    let longest = 0;
+    for (const line of spansText(cell).split('\n')) {
+      natural = Math.max(natural, textWidth(line));
+      for (const word of line.split(/\s+/)) longest = Math.max(longest, textWidth(word));
+    }
+    row.natural.push(natural);
+    row.longest.push(longest);
   }
   return row;
 }

@@ -43,7 +43,7 @@ export function wrapSpans(spans: readonly Span[], width: number, opts: WrapOptio
  * would otherwise be wrapped whole each time. Emptied when full.
  */
 const keptLines = new Map<string, string[]>();
-const LINES_KEPT = 20_000;
+const LINES_KEPT = 10_000;
 /** Below this many lines a paragraph is wrapped as it is. */
 const MANY_LINES = 64;
 
