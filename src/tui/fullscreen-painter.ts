@@ -179,6 +179,21 @@ export class FullscreenPainter implements Painter {
     this.following = this.anchorTop >= maxTop;
   }
 
+  /**
+   * Bring line `offset` of block `index` into the viewport, a third of the way down (or as far as
+   * the ends allow), through the blocks passed alone: no line numbers needed (a transcript being
+   * laid out again after a resize shows a search's match at once).
+   */
+  showAt(index: number, offset: number): void {
+    const t = this.scene.transcript;
+    const w = this.columns;
+    const vh = Math.max(1, this.prevVh || this.height - 1);
+    const at = Math.min(offset, Math.max(0, t.blockLines(index, w).length - 1));
+    const top = t.moveLines(w, index, at, -Math.floor(vh / 3));
+    this.following = t.linesFrom(w, top.index, top.offset, vh + 1).length <= vh;
+    this.anchorIn(top.index, top.offset, w);
+  }
+
   scrollToTop(): void {
     const t = this.scene.transcript;
     const vh = this.prevVh || this.height;

@@ -13,7 +13,7 @@ import type { Painter, RenderStats, Scene } from './painter.js';
 import { parseRow, rowWithoutColor } from './row.js';
 import type { Terminal } from './terminal.js';
 import { nextTask } from './next-task.js';
-import { type Component, Transcript } from './transcript.js';
+import { type Block, type Component, Transcript } from './transcript.js';
 
 export type { RenderStats } from './painter.js';
 
@@ -295,6 +295,14 @@ export class Renderer {
   showLine(n: number): void {
     if (!this.full) return;
     this.full.showLine(n);
+    this.requestRender(true);
+  }
+
+  /** Full screen: bring line `offset` of `block` into view, with only the blocks passed laid out. */
+  showAt(block: Block, offset: number): void {
+    const index = this.transcript.indexOf(block);
+    if (!this.full || index < 0) return;
+    this.full.showAt(index, offset);
     this.requestRender(true);
   }
 

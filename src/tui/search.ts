@@ -18,6 +18,19 @@ export function matchingLines(transcript: Transcript, width: number, query: stri
   return out;
 }
 
+/**
+ * The lines of block `index` at `width` that hold `query` (their places in the block, in order):
+ * a search can go a block at a time, rendering only the blocks it passes.
+ */
+export function matchesInBlock(transcript: Transcript, index: number, width: number, query: string): number[] {
+  const q = query.toLowerCase();
+  const out: number[] = [];
+  if (!q) return out;
+  const lines = transcript.blockLines(index, width);
+  for (let k = 0; k < lines.length; k++) if (stripEscapes(lines[k]!).toLowerCase().includes(q)) out.push(k);
+  return out;
+}
+
 /** The text of `line` as shown, and where each of its characters is in the line. */
 function shownText(line: string): { text: string; at: number[] } {
   let text = '';

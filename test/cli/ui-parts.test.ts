@@ -26,6 +26,10 @@ import { modeBeforeConfig, modeOf, withoutLuaComments } from '../../src/cli/ui/s
 import { gauge, infoText, statusText, type StatusState } from '../../src/cli/ui/status-bar.js';
 import { clampLine, countCall, emptyRoundCounts, tallyText, toolSummary } from '../../src/cli/ui/tool-summary.js';
 import { TranscriptView } from '../../src/cli/ui/transcript-view.js';
+import { TranscriptSearch } from '../../src/cli/ui/transcript-search.js';
+import { Renderer } from '../../src/tui/renderer.js';
+import { TextBlock } from '../../src/tui/components.js';
+import { VirtualTerminal } from '../fixtures/virtual-terminal.js';
 import { parseCommandLine, UsageError } from '../../src/cli/args.js';
 import { EventGuard, viewOf } from '../../src/cli/guard.js';
 import { Secrets } from '../../src/host/redact.js';
@@ -671,4 +675,66 @@ test('nextTask: background jobs take turns, one step per task, and what came mea
   await Promise.all([job('a'), job('b'), job('c')]);
   await new Promise((r) => setImmediate(r));
   assert.deepEqual(order, ['a0', 'io', 'b0', 'io', 'c0', 'io', 'a1', 'io', 'b1', 'io', 'c1', 'io', 'a2', 'io', 'b2', 'io', 'c2', 'io']);
+});
+
+test('search goes through the blocks from the end up, a block a task here: the nearest match is shown first, then the count is completed', async () => {
+  const vt = new VirtualTerminal(60, 12);
+  const r = new Renderer(vt, { mode: 'fullscreen' });
+  await r.start();
+  for (let i = 0; i < 200; i++)
+    r.transcript.add(Object.assign(new TextBlock(i % 50 === 7 ? `a needle ${i}` : `hay ${i}`), { final: true }));
+  r.layOut();
+  r.renderNow();
+  // A resize: nothing is laid out at the new width.
+  vt.resize(50, 12);
+  r.renderNow();
+  const statuses: string[] = [];
+  const search = new TranscriptSearch(
+    () => r,
+    () => 50,
+    () => {
+      const line = stripEscapes(search.render(50)[0] ?? '');
+      statuses.push(line);
+    },
+    0,
+  );
+  const key = (name: string) => ({ type: 'key' as const, key: { name, ctrl: false, alt: false, shift: false, meta: false, sequence: '' } });
+  search.start();
+  search.key({ type: 'text', text: 'needle' });
+  search.key(key('enter'));
+  assert.match(stripEscapes(search.render(50)[0]!), /searching… \(Esc close\)/, 'the first block searched holds none');
+  for (let i = 0; i < 500 && !statuses.at(-1)?.includes('4/4 (n up'); i++) await nextTask();
+  const counted = statuses.filter((l) => /\d\//.test(l));
+  assert.match(counted[0]!, /search: needle {2}1\/1… \(n up/, 'the nearest match first, the count still going');
+  assert.match(counted.at(-1)!, /4\/4 \(n up/, statuses.join('\n'));
+  assert.ok(
+    counted.some((l) => l.includes('3/3…')),
+    'the count grows as the search goes up',
+  );
+  r.renderNow();
+  await vt.flush();
+  assert.ok(
+    vt.viewport().some((l) => l.includes('a needle 157')),
+    vt.viewport().join('\n'),
+  );
+  // n goes up to the next older one.
+  search.key({ type: 'text', text: 'n' });
+  r.renderNow();
+  await vt.flush();
+  assert.ok(
+    vt.viewport().some((l) => l.includes('a needle 107')),
+    vt.viewport().join('\n'),
+  );
+  assert.match(stripEscapes(search.render(50)[0]!), /3\/4 \(n up/);
+  // A new search stops the one going on: its matches are not mixed in.
+  search.start();
+  search.key({ type: 'text', text: 'hay 19' });
+  search.key(key('enter'));
+  search.start();
+  search.key({ type: 'text', text: 'needle 7' });
+  search.key(key('enter'));
+  for (let i = 0; i < 500 && !/\/\d+ \(n up/.test(stripEscapes(search.render(50)[0]!)); i++) await nextTask();
+  for (let i = 0; i < 300; i++) await nextTask();
+  assert.match(stripEscapes(search.render(50)[0]!), /search: needle 7 {2}1\/1 \(n up/);
+  r.stop();
 });

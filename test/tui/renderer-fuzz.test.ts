@@ -302,6 +302,12 @@ test('full screen: scrolling right after a resize, before the rest is laid out, 
     ['a line up from the end', (x) => x.scrollBy(-1)],
     ['a line down, back at the end', (x) => x.scrollBy(1)],
     ['PgUp', (x) => x.pageUp()],
+    // A search's matches, shown by their block and place in it.
+    ['a match in block 150', (x) => x.showAt(x.transcript.blockAt(150), 7)],
+    ['a match in the last block', (x) => x.showAt(x.transcript.blockAt(299), 2)],
+    ['a match in block 297', (x) => x.showAt(x.transcript.blockAt(297), 0)],
+    ['a match in the first block', (x) => x.showAt(x.transcript.blockAt(0), 1)],
+    ['a line past the end of block 10', (x) => x.showAt(x.transcript.blockAt(10), 1000)],
   ];
   for (const [what, step] of steps) {
     renders = 0;
@@ -313,6 +319,23 @@ test('full screen: scrolling right after a resize, before the rest is laid out, 
     ref.r.renderNow();
     assert.deepEqual(a.shows(), ref.shows(), what);
     assert.equal(a.r.isFollowing, ref.r.isFollowing, `${what}: following`);
+  }
+  // Laid out, a match shown by its block lands where its line number would.
+  for (const [b, k] of [
+    [150, 5],
+    [299, 2],
+    [0, 1],
+    [40, 3],
+    [298, 0],
+  ] as const) {
+    ref.r.showAt(ref.r.transcript.blockAt(b), k);
+    ref.r.renderNow();
+    const byBlock = ref.shows();
+    ref.r.scrollToBottom();
+    ref.r.renderNow();
+    ref.r.showLine(ref.r.transcript.blockStart(b, 90) + k);
+    ref.r.renderNow();
+    assert.deepEqual(ref.shows(), byBlock, `block ${b}, line ${k}`);
   }
   // Scrolled up, the rest laid out: the view stays on its text.
   const shown = a.shows();

@@ -157,6 +157,7 @@ class UiApp {
     this.search = new TranscriptSearch(
       () => this.screen,
       () => this.term.columns,
+      () => this.render(true),
     );
     this.perms = new ScreenAsker(() => this.rt?.desk ?? null, {
       answered: (q, echo) => this.withView((v) => v.permissionAnswered(q, echo)),
