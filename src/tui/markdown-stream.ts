@@ -222,15 +222,23 @@ export class MarkdownStream {
 
   /** Keep the rows of a long table at the start of `tokens` (all but its last ones) lexed. */
   private keepTableRows(tokens: Token[]): Token[] {
+    const before = this.table;
     this.table = null;
     const table = tokens[0] as Tokens.Table | undefined;
     if (this.finished || table?.type !== 'table' || table.rows.length < TABLE_KEEP_AT) return tokens;
-    const lines = table.raw.split('\n');
     const kept = table.rows.length - TABLE_KEEP;
-    // The header, the delimiter and one line a row, each ended by a line feed.
-    if (lines.length < kept + 3) return tokens;
-    const head = `${lines.slice(0, 2).join('\n')}\n`;
-    const raw = `${lines.slice(0, kept + 2).join('\n')}\n`;
+    // The header, the delimiter and one line a row, each ended by a line feed: the end of the
+    // kept rows is after kept + 2 of them, counted on from those kept before.
+    const known = before && table.raw.startsWith(before.raw) && before.rows.length <= kept;
+    let at = known ? before.raw.length : 0;
+    let head = known ? before.head : '';
+    for (let n = known ? before.rows.length + 2 : 0; n < kept + 2; n++) {
+      const nl = table.raw.indexOf('\n', at);
+      if (nl < 0) return tokens;
+      at = nl + 1;
+      if (n === 1) head = table.raw.slice(0, at);
+    }
+    const raw = table.raw.slice(0, at);
     if (this.open.startsWith(raw)) this.table = { raw, head, rows: table.rows.slice(0, kept) };
     return tokens;
   }
