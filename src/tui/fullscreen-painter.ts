@@ -171,14 +171,6 @@ export class FullscreenPainter implements Painter {
     this.following = true;
   }
 
-  /** Bring transcript line n into the viewport, a third of the way down (or as far as the ends allow). */
-  showLine(n: number): void {
-    const vh = Math.max(1, this.prevVh || this.height - 1);
-    const maxTop = Math.max(0, this.scene.transcript.lineCount(this.columns) - vh);
-    this.anchorAt(Math.max(0, Math.min(maxTop, n - Math.floor(vh / 3))), this.columns);
-    this.following = this.anchorTop >= maxTop;
-  }
-
   /**
    * Bring line `offset` of block `index` into the viewport, a third of the way down (or as far as
    * the ends allow), through the blocks passed alone: no line numbers needed (a transcript being

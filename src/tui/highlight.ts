@@ -66,6 +66,16 @@ async function load(): Promise<void> {
   // Nothing more can be highlighted until a grammar is compiled, which tells the listeners.
 }
 
+/**
+ * Start what highlighting code in `lang` needs (the load, the grammar) in the background, unless
+ * it is done or under way: an open fence asks at every frame.
+ */
+export function prepareHighlighter(lang: string): void {
+  const language = hljs?.getLanguage(lang);
+  if (language && (compiled(language) || compiling.has(language.name ?? lang))) return;
+  void loadHighlighter(lang);
+}
+
 /** Compile the grammar of `lang` in a task of its own, once; then tell the listeners. */
 function compile(lang: string): Promise<void> {
   const language = hljs?.getLanguage(lang);
@@ -156,7 +166,7 @@ export function highlightCode(code: string, lang: string, base: Style = DEFAULT_
   const language = hljs?.getLanguage(lang);
   if (!hljs || !language || !compiled(language)) {
     plainDraws++;
-    void loadHighlighter(lang);
+    prepareHighlighter(lang);
     return null;
   }
   let html: string;

@@ -5,7 +5,7 @@
 // word-wrapped cells, alignment, and box drawing (ASCII when the terminal is not UTF-8).
 
 import { Lexer, lexer, type Token, type Tokens } from 'marked';
-import { canHighlight, highlightCode, loadHighlighter } from './highlight.js';
+import { canHighlight, highlightCode, prepareHighlighter } from './highlight.js';
 import { safeLinkUrl, sanitize } from './sanitize.js';
 import { type Span, spansText } from './spans.js';
 import { DEFAULT_STYLE, mergeStyles, paint, type Style, style, type StyleSpec, withLink } from './style.js';
@@ -275,7 +275,7 @@ function renderCode(c: Tokens.Code, width: number, ctx: MarkdownContext): string
     // A block still streaming is drawn plain; the highlighter gets ready meanwhile.
     const lines = ctx.open ? null : highlightCode(text, lang, ctx.theme.codeHighlighted);
     if (lines) return lines.flatMap((spans) => wrapSpans(spans, width, { hard: true }));
-    if (ctx.open) void loadHighlighter(lang);
+    if (ctx.open) prepareHighlighter(lang);
   }
   return text.split('\n').flatMap((l) => wrapSpans([{ text: l, style: ctx.theme.code }], width, { hard: true }));
 }

@@ -291,13 +291,6 @@ export class Renderer {
     this.requestRender(true);
   }
 
-  /** Full screen: bring transcript line n into view (a search's match). */
-  showLine(n: number): void {
-    if (!this.full) return;
-    this.full.showLine(n);
-    this.requestRender(true);
-  }
-
   /** Full screen: bring line `offset` of `block` into view, with only the blocks passed laid out. */
   showAt(block: Block, offset: number): void {
     const index = this.transcript.indexOf(block);

@@ -14,9 +14,12 @@ export function matchingLines(transcript: Transcript, width: number, query: stri
   if (!q) return [];
   const lines = transcript.lines(width, 0, transcript.lineCount(width));
   const out: number[] = [];
-  for (let i = 0; i < lines.length; i++) if (stripEscapes(lines[i]!).toLowerCase().includes(q)) out.push(i);
+  for (let i = 0; i < lines.length; i++) if (holds(lines[i]!, q)) out.push(i);
   return out;
 }
+
+/** Whether `line`, as shown, holds `q` (lower case). */
+const holds = (line: string, q: string): boolean => stripEscapes(line).toLowerCase().includes(q);
 
 /**
  * The lines of block `index` at `width` that hold `query` (their places in the block, in order):
@@ -27,7 +30,7 @@ export function matchesInBlock(transcript: Transcript, index: number, width: num
   const out: number[] = [];
   if (!q) return out;
   const lines = transcript.blockLines(index, width);
-  for (let k = 0; k < lines.length; k++) if (stripEscapes(lines[k]!).toLowerCase().includes(q)) out.push(k);
+  for (let k = 0; k < lines.length; k++) if (holds(lines[k]!, q)) out.push(k);
   return out;
 }
 

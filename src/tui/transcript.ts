@@ -78,8 +78,7 @@ export class Transcript {
 
   /** Everything changed (a theme or a setting that every block reads). */
   changedAll(): void {
-    for (const e of this.entries) e.lines = null;
-    this.invalidateFrom(0);
+    this.changedWhere(() => true);
   }
 
   /** The blocks `which` picks changed: render them again when next needed. */

@@ -677,7 +677,9 @@ test('nextTask: background jobs take turns, one step per task, and what came mea
   assert.deepEqual(order, ['a0', 'io', 'b0', 'io', 'c0', 'io', 'a1', 'io', 'b1', 'io', 'c1', 'io', 'a2', 'io', 'b2', 'io', 'c2', 'io']);
 });
 
-test('search goes through the blocks from the end up, a block a task here: the nearest match is shown first, then the count is completed', async () => {
+test('search goes through the blocks from the end up, a block a task here: the nearest match is shown first, then the count is completed', {
+  timeout: 60_000,
+}, async () => {
   const vt = new VirtualTerminal(60, 12);
   const r = new Renderer(vt, { mode: 'fullscreen' });
   await r.start();

@@ -639,7 +639,7 @@ test('Shift+Enter and Alt+Enter make new lines; :tada: becomes the emoji; ^L red
   assert.equal(mock.posts[0]!.json.messages.at(-1).content, 'one\ntwo\nthree 🎉');
 });
 
-test('fenced code in a reply is highlighted once its grammar is ready; a second language too', async (t) => {
+test('fenced code in a reply is highlighted once its grammar is ready; a second language too', { timeout: 60_000 }, async (t) => {
   const s = await ui.open(t);
   await s.waitFor('[online]');
   const code = (lang: string, line: string, end: string) =>
@@ -661,7 +661,9 @@ test('fenced code in a reply is highlighted once its grammar is ready; a second 
   assert.equal(fg('const'), 5, 'the first block still highlighted');
 });
 
-test('code in a resumed conversation, drawn before the highlighter was there, is drawn again highlighted', async (t) => {
+test('code in a resumed conversation, drawn before the highlighter was there, is drawn again highlighted', {
+  timeout: 60_000,
+}, async (t) => {
   const id = '20250303-000000-c0dec0de';
   writeSession(dirs, id, [
     { role: 'user', content: 'show rust' },

@@ -391,7 +391,7 @@ test('streaming: a long list is drawn in parts, as the whole list draws it, and 
   }
 });
 
-test('streaming: a long table is lexed a few rows at a time and drawn as the whole table draws it', () => {
+test('streaming: a long table is lexed a few rows at a time and drawn as the whole table draws it', { timeout: 120_000 }, () => {
   const kinds: Record<string, (i: number) => string> = {
     plain: (i) => `| item ${i} | ${i * 7} | some words here |\n`,
     // Inline markup, an escaped pipe, rows short of a cell or with one too many.
@@ -417,7 +417,9 @@ test('streaming: a long table is lexed a few rows at a time and drawn as the who
   }
 });
 
-test('streaming (fast-check): long tables of random rows, ended any way, in random pieces draw as the whole text does', () => {
+test('streaming (fast-check): long tables of random rows, ended any way, in random pieces draw as the whole text does', {
+  timeout: 120_000,
+}, () => {
   const rows = ['| a | b |', '| **x** | `y` |', '| 1 \\| 2 | 3 |', '| one |', 'lazy row', '|---|---|', '| [l](https://e) | *i* |'];
   const others = ['', '# h', '- li', '```', '> q', '<div>', '    code', '***'];
   const line = fc.oneof({ weight: 12, arbitrary: fc.constantFrom(...rows) }, { weight: 1, arbitrary: fc.constantFrom(...others) });

@@ -73,7 +73,7 @@ test('padEnd pads by display width', () => {
   assert.equal(padEnd('日本', 6), '日本  ');
 });
 
-test('wrapSpansKept (fast-check): the lines of a long paragraph, kept, wrap as wrapSpans wraps the whole', () => {
+test('wrapSpansKept (fast-check): the lines of a long paragraph, kept, wrap as wrapSpans wraps the whole', { timeout: 60_000 }, () => {
   const styles = [DEFAULT_STYLE, style({ bold: true }), style({ fg: 'cyan' }), style({ italic: true, fg: 'red' })];
   const words = ['a', 'word', 'longerwordthanthat', '日本語', '👍🏽', '\t', ' ', '  ', '\n', '\n\n', 'x'.repeat(30), 'é'];
   const span = fc.record({
