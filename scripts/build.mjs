@@ -6,8 +6,8 @@
 // functions that run (and are compiled) only when imported. Its first line is the hash of the
 // rest, which the code cache is checked against; the rest is one function expression the launcher
 // calls with CommonJS's arguments and its own two. The worker threads' scripts (the Lua plugin
-// runtime, config evaluation) are bundles of their own; dist/cli.js runs the launcher, for
-// scripts and tests that start `node dist/cli.js`.
+// runtime, config evaluation, highlighting long code) are bundles of their own; dist/cli.js runs
+// the launcher, for scripts and tests that start `node dist/cli.js`.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -76,7 +76,11 @@ writeFileSync(
 chmodSync(join(dist, 'cli.js'), 0o755);
 
 // Worker threads: ES module bundles, started by URL next to dist/cli.cjs.
-const workers = { 'lua-worker': 'src/lua/worker.ts', 'config-worker': 'src/config/eval-worker.ts' };
+const workers = {
+  'lua-worker': 'src/lua/worker.ts',
+  'config-worker': 'src/config/eval-worker.ts',
+  'highlight-worker': 'src/tui/highlight-worker.ts',
+};
 const entryPoints = Object.fromEntries(
   Object.entries(workers)
     .filter(([, src]) => existsSync(join(root, src)))

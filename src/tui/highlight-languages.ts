@@ -40,3 +40,6 @@ export const LANGUAGES: readonly (readonly [string, LanguageFn])[] = [
   ['xml', xml],
   ['yaml', yaml],
 ];
+
+/** Other names of the languages above, as fences name them. */
+export const ALIASES: readonly (readonly [string[], string])[] = [[['sh', 'shell', 'zsh', 'console'], 'bash']];

@@ -7,8 +7,13 @@
 // first code block of a session is drawn waits for one step, not for all of them. A streamed
 // fence starts them as soon as it opens, so a block of code is usually ready to be highlighted
 // by the time it closes.
+//
+// Code of more than OFF_THREAD_AT characters is highlighted in a worker thread
+// (highlight-thread.ts), since highlight.js takes tens of milliseconds on a few hundred lines; it
+// is drawn plain until its colours are back, and the listeners hear then too.
 
 import type { HLJSApi } from 'highlight.js';
+import { HighlightThread, type HighlightThreadOptions } from './highlight-thread.js';
 import { nextTask } from './next-task.js';
 import type { Span } from './spans.js';
 import { DEFAULT_STYLE, mergeStyles, type Style, style } from './style.js';
@@ -53,18 +58,23 @@ async function load(): Promise<void> {
   try {
     await nextTask();
     const core = (await import('highlight.js/lib/core')).default;
-    const { LANGUAGES } = await import('./highlight-languages.js');
+    const { ALIASES, LANGUAGES } = await import('./highlight-languages.js');
     for (const [name, language] of LANGUAGES) {
       await nextTask();
       core.registerLanguage(name, language);
     }
-    core.registerAliases(['sh', 'shell', 'zsh', 'console'], { languageName: 'bash' });
+    for (const [alias, name] of ALIASES) core.registerAliases(alias, { languageName: name });
     hljs = core;
   } catch {
     failed = true;
   }
-  // Nothing more can be highlighted until a grammar is compiled, which tells the listeners.
+  // Short code waits for its grammar, whose compilation tells the listeners; long code only for
+  // the load (the worker has grammars of its own).
+  if (longCodeWaits) ready();
 }
+
+/** Long code was drawn plain for want of the load alone. */
+let longCodeWaits = false;
 
 /**
  * Start what highlighting code in `lang` needs (the load, the grammar) in the background, unless
@@ -157,14 +167,48 @@ const CLASS_STYLES: Record<string, Style> = {
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#x27': "'", '#39': "'" };
 
+/** Longer code is highlighted in the worker thread (a couple of milliseconds' work at most here). */
+export const OFF_THREAD_AT = 2048;
+/** The longest code highlighted here when the thread cannot be used, and in the thread. */
+const MAX_HERE = 16_384;
+const MAX_OFF_THREAD = 65_536;
+
+let thread: HighlightThread | null = null;
+let threadOptions: HighlightThreadOptions = {};
+
+/** The thread's deadline, cache and script (tests); ends a thread already started. */
+export function configureHighlightThread(opts: HighlightThreadOptions): void {
+  thread?.close();
+  thread = null;
+  threadOptions = opts;
+}
+
+/** Why long code cannot be highlighted off the main thread, or null (also before it is needed). */
+export function highlightThreadFailure(): string | null {
+  return thread?.failed ?? null;
+}
+
 /**
- * Highlighted code as lines of spans, or null when the highlighter is not loaded or does not know
- * the language (the caller draws the code plain).
+ * Highlighted code as lines of spans, or null when the highlighter is not loaded, does not know
+ * the language, or (long code) has not sent the colours back yet: the caller draws the code plain.
  */
 export function highlightCode(code: string, lang: string, base: Style = DEFAULT_STYLE): Span[][] | null {
   if (!lang || !canHighlight(lang)) return null;
   const language = hljs?.getLanguage(lang);
-  if (!hljs || !language || !compiled(language)) {
+  if (!hljs || !language) {
+    plainDraws++;
+    if (code.length > OFF_THREAD_AT) {
+      longCodeWaits = true;
+      void loadHighlighter();
+    } else prepareHighlighter(lang);
+    return null;
+  }
+  if (code.length > OFF_THREAD_AT) {
+    thread ??= new HighlightThread(ready, threadOptions);
+    if (!thread.failed) return offThread(thread, code, lang, base);
+  }
+  if (code.length > MAX_HERE) return null;
+  if (!compiled(language)) {
     plainDraws++;
     prepareHighlighter(lang);
     return null;
@@ -176,6 +220,13 @@ export function highlightCode(code: string, lang: string, base: Style = DEFAULT_
     return null;
   }
   return spansOfHtml(html, base);
+}
+
+function offThread(t: HighlightThread, code: string, lang: string, base: Style): Span[][] | null {
+  if (code.length > MAX_OFF_THREAD) return null;
+  const html = t.html(code, lang);
+  if (html === undefined) plainDraws++;
+  return html ? spansOfHtml(html, base) : null;
 }
 
 /** highlight.js's HTML (spans with classes, entities) as lines of styled spans. */

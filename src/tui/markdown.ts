@@ -264,14 +264,12 @@ function styleOver(line: string, over: Style): string {
   return open + line.replace(/\x1b\[0(;[0-9;]*)?m/g, (m) => `${m}${open}`) + '\x1b[0m';
 }
 
-const MAX_HIGHLIGHT = 16_384;
-
 function renderCode(c: Tokens.Code, width: number, ctx: MarkdownContext): string[] {
   const text = sanitize(c.text.replace(/\n$/, ''));
   const lang = (c.lang ?? '').trim().split(/\s+/)[0]!.toLowerCase();
   const fenced = c.codeBlockStyle !== 'indented';
-  // highlight.js takes about a millisecond a line on some grammars: very long blocks stay plain.
-  if (ctx.highlight && fenced && lang && text.length <= MAX_HIGHLIGHT && canHighlight(lang)) {
+  // Very long blocks stay plain (highlight.ts says how long).
+  if (ctx.highlight && fenced && lang && canHighlight(lang)) {
     // A block still streaming is drawn plain; the highlighter gets ready meanwhile.
     const lines = ctx.open ? null : highlightCode(text, lang, ctx.theme.codeHighlighted);
     if (lines) return lines.flatMap((spans) => wrapSpans(spans, width, { hard: true }));

@@ -661,6 +661,26 @@ test('fenced code in a reply is highlighted once its grammar is ready; a second 
   assert.equal(fg('const'), 5, 'the first block still highlighted');
 });
 
+test('a long block of code (too long to highlight on the main thread) is highlighted by the worker thread', {
+  timeout: 60_000,
+}, async (t) => {
+  const s = await ui.open(t);
+  await s.waitFor('[online]');
+  // Over 16 KiB: only the highlighter thread (dist/highlight-worker.js) colours code this long.
+  const lines = Array.from({ length: 400 }, (_, i) => `const value${i}: number = compute(${i}, "a string"); // ${i}\n`);
+  const parts = ['A long one:\n\n', '```ts\n'];
+  for (let i = 0; i < lines.length; i += 50) parts.push(lines.slice(i, i + 50).join(''));
+  mock.push(oa.streamText([...parts, '```\n', '\nlong done'], { chunkDelayMs: 20 }));
+  s.type('long code\r');
+  await s.waitFor('long done');
+  await s.waitFor(() => {
+    const at = s.find('const value399');
+    return !!at && s.cell(at.row, at.col).fg === 5;
+  }, 'the last line of the block highlighted');
+  const str = s.find('"a string"); // 399')!;
+  assert.equal(s.cell(str.row, str.col).fg, 2, 'its string in green');
+});
+
 test('code in a resumed conversation, drawn before the highlighter was there, is drawn again highlighted', {
   timeout: 60_000,
 }, async (t) => {

@@ -82,6 +82,11 @@ test('the tarball holds the program, the library with its declarations, the seed
   for (const f of [
     'bin/clm.cjs',
     'dist/cli.js',
+    'dist/cli.cjs',
+    // The worker threads' bundles, next to the program.
+    'dist/lua-worker.js',
+    'dist/config-worker.js',
+    'dist/highlight-worker.js',
     'dist/index.js',
     'dist/index.d.ts',
     'dist/node.d.ts',

@@ -1,0 +1,236 @@
+// Long code is highlighted in a worker thread (highlight-worker.ts): highlight.js takes tens of
+// milliseconds on a few hundred lines, and inside a frame that is how long a key typed then waits
+// for its echo. The caller draws such code plain until its HTML is back, then draws it again.
+//
+// One block is in the worker at a time, under a deadline: a grammar that backtracks for ever on
+// some input stops only the worker (it is ended and started again for the next block), and that
+// code stays plain. The HTML is kept for the block's next render (a resize, a scroll back) up to a
+// total size; the oldest goes first. A worker idle for a while is ended (its heap is a dozen
+// megabytes), and started again for the next long block. While more blocks wait (a resumed
+// conversation lays out many at once), answers are told at most every NOTICE_EVERY_MS: each
+// notice draws every block still waiting again, and one per answer would be quadratic.
+
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+
+/** What the worker is asked: highlight `code` as `lang`. */
+export interface HighlightRequest {
+  id: number;
+  code: string;
+  lang: string;
+}
+
+/** The worker's answer: highlight.js's HTML, or null when it could not highlight the code. */
+export interface HighlightReply {
+  id: number;
+  html: string | null;
+}
+
+export interface HighlightThreadOptions {
+  /** How long one block may take in the worker (default 10 s). */
+  deadlineMs?: number;
+  /** HTML kept for code drawn again, in characters (default 8 Mi). */
+  cacheChars?: number;
+  /** How long an idle worker is kept (default 30 s). */
+  idleMs?: number;
+  /** The worker's script (default: found next to this code). */
+  script?: URL;
+}
+
+const NOTICE_EVERY_MS = 250;
+
+interface Job {
+  id: number;
+  key: string;
+  code: string;
+  lang: string;
+}
+
+/** The worker script from wherever this code runs: sources (tests, via tsx), tsc's dist/tui, or the CLI bundle. */
+function workerScript(): { script: URL | string; eval: boolean } {
+  const here = import.meta.url;
+  if (here.endsWith('.ts')) {
+    // Node 20 resolves a worker's entry before any --import preload runs: register tsx first.
+    const api = import.meta.resolve('tsx/esm/api');
+    const target = new URL('./highlight-worker.ts', here).href;
+    return {
+      script: `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(target)}); })`,
+      eval: true,
+    };
+  }
+  const sibling = new URL('./highlight-worker.js', here);
+  if (/\/tui\/[^/]+\.js$/.test(here) && existsSync(fileURLToPath(sibling))) return { script: sibling, eval: false };
+  return { script: new URL('./highlight-worker.js', here), eval: false }; // esbuild bundle: next to dist/cli.cjs
+}
+
+export class HighlightThread {
+  private worker: Worker | null = null;
+  private why: string | null = null;
+  private readonly queue: Job[] = [];
+  private running: { job: Job; timer: ReturnType<typeof setTimeout> } | null = null;
+  private idle: ReturnType<typeof setTimeout> | null = null;
+  private notice: ReturnType<typeof setTimeout> | null = null;
+  private noticeAt = 0;
+  /** Code asked for and not answered yet, by key. */
+  private readonly asked = new Set<string>();
+  /** Answers by key (null: stays plain), oldest first. */
+  private readonly answers = new Map<string, string | null>();
+  private answerChars = 0;
+  private nextId = 1;
+  private readonly deadlineMs: number;
+  private readonly cacheChars: number;
+
+  /** `answered` is called after each answer (and when the thread fails), to draw again. */
+  constructor(
+    private readonly answered: () => void,
+    private readonly opts: HighlightThreadOptions = {},
+  ) {
+    this.deadlineMs = opts.deadlineMs ?? 10_000;
+    this.cacheChars = opts.cacheChars ?? 8 << 20;
+  }
+
+  /** Why the thread cannot be used (it could not start, or stopped), or null. */
+  get failed(): string | null {
+    return this.why;
+  }
+
+  /**
+   * The HTML of `code` in `lang`: a string once highlighted, null when it stays plain, undefined
+   * while it is being highlighted (asked for by the first such call).
+   */
+  html(code: string, lang: string): string | null | undefined {
+    const key = `${lang}\n${code}`;
+    const known = this.answers.get(key);
+    if (known !== undefined) {
+      // Used again: the last to go.
+      this.answers.delete(key);
+      this.answers.set(key, known);
+      return known;
+    }
+    if (this.why) return null;
+    if (!this.asked.has(key)) {
+      this.asked.add(key);
+      this.queue.push({ id: this.nextId++, key, code, lang });
+      this.next();
+    }
+    return undefined;
+  }
+
+  /** End the worker; code asked for meanwhile stays plain. */
+  close(): void {
+    this.fail('the highlighter thread is closed');
+  }
+
+  private next(): void {
+    if (this.running || this.why) return;
+    const job = this.queue.shift();
+    if (!job) {
+      this.worker?.unref();
+      if (this.worker) this.idle = setTimeout(() => this.stop(), this.opts.idleMs ?? 30_000).unref();
+      return;
+    }
+    if (this.idle) clearTimeout(this.idle);
+    this.idle = null;
+    const worker = this.worker ?? this.start();
+    if (!worker) return;
+    worker.ref();
+    const timer = setTimeout(() => this.overrun(job), this.deadlineMs);
+    this.running = { job, timer };
+    worker.postMessage({ id: job.id, code: job.code, lang: job.lang } satisfies HighlightRequest);
+  }
+
+  private start(): Worker | null {
+    let worker: Worker;
+    try {
+      const loc = this.opts.script ? { script: this.opts.script, eval: false } : workerScript();
+      // A small young generation: the worker's own memory is most of what highlighting adds.
+      const resourceLimits = { maxOldGenerationSizeMb: 256, maxYoungGenerationSizeMb: 4 };
+      worker = new Worker(loc.script, { eval: loc.eval, execArgv: [], resourceLimits });
+    } catch (e) {
+      this.fail(`cannot start the highlighter thread: ${(e as Error).message}`);
+      return null;
+    }
+    worker.on('message', (m: HighlightReply) => {
+      if (this.worker !== worker || this.running?.job.id !== m.id) return;
+      this.answer(this.running.job, m.html);
+    });
+    worker.on('error', (e) => {
+      if (this.worker === worker) this.fail(`the highlighter thread failed: ${e.message}`);
+    });
+    worker.on('exit', (code) => {
+      if (this.worker === worker) this.fail(`the highlighter thread stopped (exit ${code})`);
+    });
+    this.worker = worker;
+    return worker;
+  }
+
+  /** A block over its deadline stays plain; the worker stuck on it is ended, a new one takes the rest. */
+  private overrun(job: Job): void {
+    this.stop();
+    this.answer(job, null);
+  }
+
+  /** End the worker (it is not failing: the next block starts another). */
+  private stop(): void {
+    const worker = this.worker;
+    this.worker = null;
+    void worker?.terminate();
+  }
+
+  /** Whether a worker is running (tests). */
+  get started(): boolean {
+    return this.worker !== null;
+  }
+
+  private answer(job: Job, html: string | null): void {
+    if (this.running) clearTimeout(this.running.timer);
+    this.running = null;
+    this.asked.delete(job.key);
+    this.keep(job.key, html);
+    this.next();
+    this.tell();
+  }
+
+  /** Tell of the answers: at once when none is left to wait for, else at most every NOTICE_EVERY_MS. */
+  private tell(): void {
+    const wait = this.running ? this.noticeAt + NOTICE_EVERY_MS - Date.now() : 0;
+    if (wait > 0) {
+      this.notice ??= setTimeout(() => {
+        this.notice = null;
+        this.tell();
+      }, wait);
+      return;
+    }
+    if (this.notice) clearTimeout(this.notice);
+    this.notice = null;
+    this.noticeAt = Date.now();
+    this.answered();
+  }
+
+  private keep(key: string, html: string | null): void {
+    this.answers.set(key, html);
+    this.answerChars += key.length + (html?.length ?? 0);
+    for (const [k, h] of this.answers) {
+      if (this.answerChars <= this.cacheChars || k === key) break;
+      this.answers.delete(k);
+      this.answerChars -= k.length + (h?.length ?? 0);
+    }
+  }
+
+  /** The thread cannot be used: what was asked for is told, so it is drawn another way. */
+  private fail(why: string): void {
+    if (this.why) return;
+    this.why = why;
+    if (this.running) clearTimeout(this.running.timer);
+    this.running = null;
+    this.queue.length = 0;
+    const asked = this.asked.size > 0;
+    this.asked.clear();
+    if (this.idle) clearTimeout(this.idle);
+    if (this.notice) clearTimeout(this.notice);
+    this.notice = null;
+    this.stop();
+    if (asked) this.answered();
+  }
+}
