@@ -736,6 +736,33 @@ test('the status bar: spinner while busy, tok/s, the context gauge, the key hint
   assert.equal(s.cell(s.find(' clm ')!.row, 1).bg, 4, 'blue status bar');
 });
 
+test('the spinner turns while the turn waits and rests while the reply streams', { timeout: 60_000 }, async (t) => {
+  const s = await ui.open(t);
+  await s.waitFor('[online]');
+  const words = Array.from({ length: 60 }, (_, i) => `word${i} `);
+  mock.push({ ...oa.streamText([...words, 'STREAM-END'], { chunkDelayMs: 20 }), delayMs: 800 });
+  const glyph = () => /\] {2}([|/\\-]) /.exec(statusRow(s))?.[1] ?? '';
+  /** How often the spinner changed while `phase` held, sampled every 10 ms. */
+  const changes = async (phase: () => boolean) => {
+    let last = glyph();
+    let n = 0;
+    while (phase()) {
+      await sleep(10);
+      const g = glyph();
+      if (g && last && g !== last) n++;
+      last = g || last;
+    }
+    return n;
+  };
+  s.type('stream\r');
+  await s.waitFor(() => glyph() !== '', 'the spinner');
+  const waiting = await changes(() => !s.text().includes('word0'));
+  const streaming = await changes(() => !s.text().includes('STREAM-END'));
+  assert.ok(waiting >= 2, `the spinner turned ${waiting} times in the 800 ms before the reply`);
+  assert.ok(streaming <= 3, `the spinner turned ${streaming} times while the reply streamed (1.2 s)`);
+  await s.waitFor(() => idle(s), 'idle');
+});
+
 test('the status bar after Esc says cancelled, not done', async (t) => {
   const s = await ui.open(t);
   await s.waitFor('[online]');

@@ -123,6 +123,8 @@ class UiApp {
   private busy = false;
   private tick = 0;
   private spinner: NodeJS.Timeout | null = null;
+  /** When the screen last showed streamed output (the spinner rests while it flows). */
+  private shownAt = Number.NEGATIVE_INFINITY;
   /** The markdown warm-up after the first frame, once done. */
   private warmedUp: Promise<void> = Promise.resolve();
   /** Which events are drawn at once and which wait for the next paced frame. */
@@ -491,6 +493,9 @@ class UiApp {
     this.busy = b;
     if (b && !this.spinner) {
       this.spinner = setInterval(() => {
+        // A reply streaming on screen shows the turn is alive; a turning spinner would only cost
+        // bytes (a cursor trip to the status bar each frame). It turns again when the output stops.
+        if (monotonicMs() - this.shownAt < SPINNER_MS) return;
         this.tick++;
         this.render();
       }, SPINNER_MS);
@@ -514,9 +519,16 @@ class UiApp {
     }
     this.status(e);
     this.withView((v) => v.event(e));
+    if (this.showsOutput(e)) this.shownAt = monotonicMs();
     this.render(this.pacing.atOnce(e.type));
     // After the agent has decided what follows the turn (a compaction, a notification), the queue.
     if (e.type === 'turn_done') setImmediate(() => this.guard(() => this.drain()));
+  }
+
+  /** Whether the event is streamed output the person sees now (text, shown reasoning, a tool's progress). */
+  private showsOutput(e: AgentEvent): boolean {
+    if (e.type !== 'text' && e.type !== 'tool_progress' && !(e.type === 'reasoning' && this.settings.showReasoning)) return false;
+    return this.mode !== 'fullscreen' || (this.screen?.isFollowing ?? true);
   }
 
   /** What the status bar shows, from the agent's event. */
