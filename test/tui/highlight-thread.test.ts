@@ -39,6 +39,18 @@ async function whenReady<T>(f: () => T | null): Promise<T> {
   }
 }
 
+/** A thread on the stalling worker, and `ask(code)`: asks for code not asked before, resolves with its answer. */
+function stallingThread(opts: { cacheChars?: number; idleMs?: number }) {
+  let notify = () => {};
+  const t = new HighlightThread(() => notify(), { script: STALLING, ...opts });
+  const ask = (code: string) =>
+    new Promise<string | null | undefined>((resolve) => {
+      notify = () => resolve(t.html(code, 'ts'));
+      assert.equal(t.html(code, 'ts'), undefined);
+    });
+  return { t, ask };
+}
+
 const hasKeyword = (lines: Span[][]) => lines.some((l) => l.some((s) => s.style.fg === '35'));
 
 test('long code drawn first waits for the load alone, not for a grammar compiled here', { timeout: 60_000 }, async () => {
@@ -136,20 +148,13 @@ test('a block the worker is stuck on stays plain; a new worker takes the next', 
 });
 
 test('answers are kept up to a total size, the least recently used going first', { timeout: 60_000 }, async () => {
-  let notify = () => {};
-  const t = new HighlightThread(() => notify(), { script: STALLING, cacheChars: 100 });
-  const answer = (code: string) =>
-    new Promise<string | null | undefined>((resolve) => {
-      notify = () => resolve(t.html(code, 'ts'));
-      assert.equal(t.html(code, 'ts'), undefined);
-    });
+  const { t, ask } = stallingThread({ cacheChars: 100 });
   try {
     const a = 'a'.repeat(30);
     const b = 'b'.repeat(30);
-    assert.match((await answer(a)) ?? '', /a{30}/);
-    assert.match((await answer(b)) ?? '', /b{30}/);
-    assert.equal(t.html(a, 'ts'), undefined, 'a went to make room for b, and is asked for again');
-    assert.match((await new Promise<string | null | undefined>((r) => (notify = () => r(t.html(a, 'ts'))))) ?? '', /a{30}/);
+    assert.match((await ask(a)) ?? '', /a{30}/);
+    assert.match((await ask(b)) ?? '', /b{30}/);
+    assert.match((await ask(a)) ?? '', /a{30}/, 'a went to make room for b, and is asked for again');
     assert.equal(t.html(b, 'ts'), undefined, 'then b went');
   } finally {
     t.close();
@@ -157,20 +162,14 @@ test('answers are kept up to a total size, the least recently used going first',
 });
 
 test('an idle worker is ended, and the next long block starts another', { timeout: 60_000 }, async () => {
-  let notify = () => {};
-  const t = new HighlightThread(() => notify(), { script: STALLING, idleMs: 100 });
-  const answer = (code: string) =>
-    new Promise<string | null | undefined>((resolve) => {
-      notify = () => resolve(t.html(code, 'ts'));
-      assert.equal(t.html(code, 'ts'), undefined);
-    });
+  const { t, ask } = stallingThread({ idleMs: 100 });
   try {
-    assert.match((await answer('one')) ?? '', /one/);
+    assert.match((await ask('one')) ?? '', /one/);
     assert.ok(t.started, 'the worker runs');
     const deadline = Date.now() + 20_000;
     while (t.started && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     assert.ok(!t.started, 'ended once idle');
-    assert.match((await answer('two')) ?? '', /two/, 'a new worker answers');
+    assert.match((await ask('two')) ?? '', /two/, 'a new worker answers');
     assert.equal(t.failed, null);
   } finally {
     t.close();
