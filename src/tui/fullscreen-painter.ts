@@ -17,9 +17,9 @@ import { DEFAULT_STYLE } from './style.js';
 
 /**
  * Following the end, a frame that finds more blocks than this to lay out (after a resize, a
- * change to every block, a long replay) draws the view from the last blocks alone and leaves the
- * rest to the background: a long transcript takes a second to lay out again, and keys wait for
- * the frame.
+ * change to every block, a long replay), or fewer that take longer than a few milliseconds (long
+ * code, long tables), draws the view from the last blocks alone and leaves the rest to the
+ * background: a long transcript takes a second to lay out again, and keys wait for the frame.
  */
 const TAIL_AFTER_BLOCKS = 32;
 
@@ -89,7 +89,7 @@ export class FullscreenPainter implements Painter {
   scrollBy(n: number): void {
     const w = this.columns;
     const vh = Math.max(1, this.prevVh || this.height - 1);
-    if (this.scene.transcript.notLaidOut(w) > TAIL_AFTER_BLOCKS) return this.scrollInBlocks(n, w, vh);
+    if (!this.laidOut(w)) return this.scrollInBlocks(n, w, vh);
     const maxTop = Math.max(0, this.scene.transcript.lineCount(w) - vh);
     const top = this.following ? maxTop : Math.min(this.topAt(w), maxTop);
     const next = Math.max(0, Math.min(maxTop, top + n));
@@ -148,7 +148,7 @@ export class FullscreenPainter implements Painter {
    */
   private anchorLine(width: number): { index: number; offset: number } | null {
     const t = this.scene.transcript;
-    if (this.following || !this.anchor || t.notLaidOut(width) <= TAIL_AFTER_BLOCKS) return null;
+    if (this.following || !this.anchor || this.laidOut(width)) return null;
     const index = t.indexOf(this.anchor.block);
     return index < 0 ? null : { index, offset: this.lineInAnchor(index, width) };
   }
@@ -203,7 +203,7 @@ export class FullscreenPainter implements Painter {
     const t = this.scene.transcript;
     // A transcript not laid out yet: the view drawn from the blocks it shows (following, the last
     // ones; scrolled up, from the block at its top on), at a place not known (no scroll in place).
-    const tail = this.following && t.notLaidOut(W) > TAIL_AFTER_BLOCKS;
+    const tail = this.following && !this.laidOut(W);
     const from = this.anchorLine(W);
     if (tail || from) this.scene.layOutLater();
     const top = tail || from ? Number.NaN : this.viewTop(W, vh);
@@ -221,6 +221,12 @@ export class FullscreenPainter implements Painter {
     const at = cursorRow(this.prevRows);
     if (at < 0) return out + this.cursor.hide();
     return out + this.moveTo(at, this.prevRows[at]!.cursor) + this.cursor.show();
+  }
+
+  /** Whether the transcript is laid out at `width`, after what a few milliseconds of this frame lay out. */
+  private laidOut(width: number): boolean {
+    const n = this.scene.transcript.notLaidOut(width);
+    return n === 0 || (n <= TAIL_AFTER_BLOCKS && this.scene.layOutFor(width));
   }
 
   /** The transcript line at the top of the viewport. */

@@ -36,6 +36,8 @@ export interface Scene {
   emit(bytes: string): void;
   /** Lay the transcript out in the background, a step per task (a frame found too much of it to do). */
   layOutLater(): void;
+  /** Lay the transcript out at `width` for a few milliseconds at most (a block at least); whether it is done. */
+  layOutFor(width: number): boolean;
 }
 
 export interface Painter {

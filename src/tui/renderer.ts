@@ -119,6 +119,10 @@ export class Renderer {
       },
       emit: (bytes) => this.emit(bytes),
       layOutLater: () => void this.layOutInBackground(),
+      layOutFor: (width) => {
+        const until = this.clock.now() + LAY_OUT_SLICE_MS;
+        return this.transcript.layOutSome(width, () => this.clock.now() >= until);
+      },
     };
   }
 

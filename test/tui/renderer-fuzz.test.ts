@@ -220,6 +220,51 @@ test('full screen, a long transcript: a resize draws the end from its last block
   r.stop();
 });
 
+test('full screen: a few blocks slow to lay out (long code) are laid out for a few milliseconds of a frame, the rest in the background', {
+  timeout: 60_000,
+}, async () => {
+  // A clock that moves only as blocks are rendered: each takes 3 ms.
+  let now = 0;
+  const clock = {
+    now: () => now,
+    setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms),
+    clearTimeout: (h: unknown) => clearTimeout(h as NodeJS.Timeout),
+  };
+  class Slow extends Text {
+    override render(w: number) {
+      renders++;
+      now += 3;
+      return super.render(w);
+    }
+  }
+  const [rows, footer] = [20, { render: (w: number) => [`> ${CURSOR_MARKER}`.slice(0, w + CURSOR_MARKER.length)] }];
+  let cols = 60;
+  const vt = new VirtualTerminal(cols, rows);
+  const r = new Renderer(vt, { mode: 'fullscreen', clock });
+  r.setFooter([footer]);
+  await r.start();
+  // Twelve blocks of ten lines: fewer than a frame hands to the background by their number alone.
+  const blocks = Array.from({ length: 12 }, (_, i) => new Slow(Array.from({ length: 10 }, (_, k) => `block ${i} line ${k}`).join('\n')));
+  for (const b of blocks) r.transcript.add(b);
+  r.renderNow();
+  for (let i = 0; i < 2000 && r.transcript.notLaidOut(cols) > 0; i++) await new Promise((res) => setTimeout(res, 2));
+  cols = 50;
+  vt.resize(cols, rows);
+  renders = 0;
+  r.renderNow();
+  assert.ok(renders <= 5, `${renders} blocks rendered in the frame after the resize (two laid out, the last ones drawn)`);
+  assert.ok(r.transcript.notLaidOut(cols) > 0, 'the rest is left to the background');
+  await vt.flush();
+  assert.deepEqual(
+    vt.viewport(),
+    (await freshScreen(blocks, footer, cols, rows, 'fullscreen')).screen,
+    'the end as a fresh render shows it',
+  );
+  for (let i = 0; i < 2000 && r.transcript.notLaidOut(cols) > 0; i++) await new Promise((res) => setTimeout(res, 2));
+  assert.equal(r.transcript.notLaidOut(cols), 0, 'laid out in the background');
+  r.stop();
+});
+
 test('full screen, scrolled up: a resize keeps the same text at the top of the view, drawn before the rest is laid out', async () => {
   renders = 0;
   const vt = new VirtualTerminal(60, 20);
