@@ -59,8 +59,8 @@ import { startIsDone } from '../code-cache.js';
 const SPINNER_MS = 100;
 /** Streamed content is drawn at most this often (the original's repaint tick); keys and news at once (frame-pacing.ts). */
 const FRAME_MS = 80;
-/** How long a slice of a resumed conversation's replay runs before keys are read again. */
-const REPLAY_SLICE_MS = 4;
+/** How long a slice of a resumed conversation's replay (its messages and their lay-out) runs before keys are read again. */
+const REPLAY_SLICE_MS = 8;
 const HINTS_FULLSCREEN = '^R reasoning  ^O output  ^L redraw  PgUp/PgDn/End scroll ';
 const HINTS_INLINE = '^R reasoning  ^O output  ^L redraw ';
 const WHEEL_ROWS = 3;
@@ -244,8 +244,9 @@ class UiApp {
       const steps = view.replaySteps(resumed.transcript);
       for (;;) {
         await nextTask();
-        const done = slice(steps, REPLAY_SLICE_MS);
-        this.screen?.layOut();
+        // Each message laid out as it is added, its time in the slice: a message with a long
+        // block of code takes milliseconds to lay out, and a slice's worth of them would hold keys.
+        const done = slice(steps, REPLAY_SLICE_MS, () => this.screen?.layOut());
         if (done || this.quitting) break;
       }
       view.print(`[resumed session ${resumed.id}]`, 'notice');
@@ -917,12 +918,15 @@ function foreverStop(end: TurnEnd): string | null {
   return turnError(end.status, end.error ?? `status ${statusName(end.status)}`);
 }
 
-/** Steps of `steps` for up to `ms`; whether they are all done. */
-function slice(steps: Generator<void, void, void>, ms: number): boolean {
+/** Steps of `steps`, each followed by `after()`, for up to `ms`; whether they are all done. */
+function slice(steps: Generator<void, void, void>, ms: number, after: () => void): boolean {
   const until = monotonicMs() + ms;
-  do if (steps.next().done) return true;
-  while (monotonicMs() < until);
-  return false;
+  for (;;) {
+    const done = steps.next().done;
+    after();
+    if (done) return true;
+    if (monotonicMs() >= until) return false;
+  }
 }
 
 /** Each of `steps` in a task of its own: keys typed meanwhile are read and drawn between them. */
