@@ -2,13 +2,15 @@
 // milliseconds on a few hundred lines, and inside a frame that is how long a key typed then waits
 // for its echo. The caller draws such code plain until its HTML is back, then draws it again.
 //
-// One block is in the worker at a time, under a deadline: a grammar that backtracks for ever on
-// some input stops only the worker (it is ended and started again for the next block), and that
-// code stays plain. The HTML is kept for the block's next render (a resize, a scroll back) up to a
-// total size; the oldest goes first. A worker idle for a while is ended (its heap is a dozen
-// megabytes), and started again for the next long block. While more blocks wait (a resumed
-// conversation lays out many at once), answers are told at most every NOTICE_EVERY_MS: each
-// notice draws every block still waiting again, and one per answer would be quadratic.
+// One block is in the worker at a time, in the order asked for (a screen draws what it shows
+// first: a resumed conversation's end, then the rest as it is laid out), once the worker says it
+// is ready; under a deadline: a grammar that backtracks for ever on some input stops only the
+// worker (it is ended and started again for the next block), and that code stays plain. The HTML
+// is kept for the block's next render (a resize, a scroll back) up to a total size; the oldest
+// goes first. A worker idle for a while is ended (its heap is a dozen megabytes), and started
+// again for the next long block. While more blocks wait (a resumed conversation lays out many at
+// once), answers are told at most every NOTICE_EVERY_MS: each notice draws every block still
+// waiting again, and one per answer would be quadratic.
 
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -21,11 +23,8 @@ export interface HighlightRequest {
   lang: string;
 }
 
-/** The worker's answer: highlight.js's HTML, or null when it could not highlight the code. */
-export interface HighlightReply {
-  id: number;
-  html: string | null;
-}
+/** The worker is ready (its languages registered), or its answer: highlight.js's HTML, null when it could not highlight the code. */
+export type HighlightReply = { t: 'ready' } | { t: 'html'; id: number; html: string | null };
 
 export interface HighlightThreadOptions {
   /** How long one block may take in the worker (default 10 s). */
@@ -70,6 +69,9 @@ export class HighlightThread {
   private readonly queue: Job[] = [];
   private running: { job: Job; timer: ReturnType<typeof setTimeout> } | null = null;
   private idle: ReturnType<typeof setTimeout> | null = null;
+  /** The worker has registered its languages (blocks wait in the queue until then). */
+  private ready = false;
+  private starting: ReturnType<typeof setTimeout> | null = null;
   private notice: ReturnType<typeof setTimeout> | null = null;
   private noticeAt = 0;
   /** Code asked for and not answered yet, by key. */
@@ -124,20 +126,25 @@ export class HighlightThread {
 
   private next(): void {
     if (this.running || this.why) return;
-    const job = this.queue.shift();
-    if (!job) {
-      this.worker?.unref();
-      if (this.worker) this.idle = setTimeout(() => this.stop(), this.opts.idleMs ?? 30_000).unref();
-      return;
-    }
+    if (!this.queue.length) return this.rest();
     if (this.idle) clearTimeout(this.idle);
     this.idle = null;
     const worker = this.worker ?? this.start();
     if (!worker) return;
     worker.ref();
+    if (!this.ready) return; // its 'ready' comes back here
+    const job = this.queue.shift()!;
     const timer = setTimeout(() => this.overrun(job), this.deadlineMs);
     this.running = { job, timer };
     worker.postMessage({ id: job.id, code: job.code, lang: job.lang } satisfies HighlightRequest);
+  }
+
+  /** Nothing to do: the worker does not keep the process alive, and ends if nothing comes for a while. */
+  private rest(): void {
+    if (!this.worker) return;
+    this.worker.unref();
+    if (this.idle) clearTimeout(this.idle);
+    this.idle = setTimeout(() => this.stop(), this.opts.idleMs ?? 30_000).unref();
   }
 
   private start(): Worker | null {
@@ -152,8 +159,12 @@ export class HighlightThread {
       return null;
     }
     worker.on('message', (m: HighlightReply) => {
-      if (this.worker !== worker || this.running?.job.id !== m.id) return;
-      this.answer(this.running.job, m.html);
+      if (this.worker !== worker) return;
+      if (m.t === 'ready') {
+        this.ready = true;
+        if (this.starting) clearTimeout(this.starting);
+        this.next();
+      } else if (this.running?.job.id === m.id) this.answer(this.running.job, m.html);
     });
     worker.on('error', (e) => {
       if (this.worker === worker) this.fail(`the highlighter thread failed: ${e.message}`);
@@ -162,6 +173,9 @@ export class HighlightThread {
       if (this.worker === worker) this.fail(`the highlighter thread stopped (exit ${code})`);
     });
     this.worker = worker;
+    this.ready = false;
+    const what = `the highlighter thread did not start within ${this.deadlineMs} ms`;
+    this.starting = setTimeout(() => this.worker === worker && !this.ready && this.fail(what), this.deadlineMs).unref();
     return worker;
   }
 
@@ -175,6 +189,8 @@ export class HighlightThread {
   private stop(): void {
     const worker = this.worker;
     this.worker = null;
+    this.ready = false;
+    if (this.starting) clearTimeout(this.starting);
     void worker?.terminate();
   }
 

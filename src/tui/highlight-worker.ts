@@ -1,5 +1,5 @@
 // The highlighter thread (highlight-thread.ts): highlight.js with the same languages as the main
-// thread, answering one block at a time with its HTML.
+// thread, answering one block at a time with its HTML; it says when it is ready for them.
 
 import { parentPort } from 'node:worker_threads';
 import hljs from 'highlight.js/lib/core';
@@ -16,5 +16,6 @@ parentPort?.on('message', ({ id, code, lang }: HighlightRequest) => {
   } catch {
     // A grammar that fails on this code: it stays plain.
   }
-  parentPort?.postMessage({ id, html } satisfies HighlightReply);
+  parentPort?.postMessage({ t: 'html', id, html } satisfies HighlightReply);
 });
+parentPort?.postMessage({ t: 'ready' } satisfies HighlightReply);

@@ -117,7 +117,9 @@ test('a thread that cannot start leaves long code to this thread, as before', { 
   }
 });
 
-test('a block the worker is stuck on stays plain; a new worker takes the next', { timeout: 60_000 }, async () => {
+test('blocks go in the order asked for; one the worker is stuck on stays plain, and a new worker takes the next', {
+  timeout: 60_000,
+}, async () => {
   let answers = 0;
   let notify = () => {};
   const t = new HighlightThread(
@@ -135,10 +137,12 @@ test('a block the worker is stuck on stays plain; a new worker takes the next', 
       notify();
     });
   try {
+    // Both asked before the worker is ready: the first asked for goes first.
     assert.equal(t.html('STALL here', 'ts'), undefined);
-    assert.equal(t.html('fine', 'ts'), undefined, 'queued behind it');
+    assert.equal(t.html('fine', 'ts'), undefined);
     await answered(1);
     assert.equal(t.html('STALL here', 'ts'), null, 'plain for good');
+    assert.equal(t.html('fine', 'ts'), undefined, 'waiting behind it');
     await answered(2);
     assert.equal(t.html('fine', 'ts'), '<span class="hljs-keyword">fine</span>', 'answered by a new worker');
     assert.equal(t.failed, null);
@@ -197,6 +201,21 @@ test('answers to many blocks at once are told together, not one notice each', { 
     await all;
     assert.ok(notices <= 4, `${notices} notices for 40 answers`);
     assert.equal(t.html('block 39', 'ts'), '<span class="hljs-keyword">block 39</span>');
+  } finally {
+    t.close();
+  }
+});
+
+test('a worker that never gets ready fails the thread after the deadline, and what waited is told', { timeout: 60_000 }, async () => {
+  let told = 0;
+  const t = new HighlightThread(() => told++, { script: new URL('./silent-worker.mjs', STALLING), deadlineMs: 300 });
+  try {
+    assert.equal(t.html('code', 'ts'), undefined);
+    const deadline = Date.now() + 20_000;
+    while (!told && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(told, 1);
+    assert.match(t.failed ?? '', /did not start within 300 ms/);
+    assert.equal(t.html('code', 'ts'), null, 'plain from then on');
   } finally {
     t.close();
   }
