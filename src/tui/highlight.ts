@@ -231,14 +231,19 @@ function offThread(t: HighlightThread, code: string, lang: string, base: Style):
 
 /** highlight.js's HTML (spans with classes, entities) as lines of styled spans. */
 function spansOfHtml(html: string, base: Style): Span[][] {
-  const lines: Span[][] = [[]];
+  let line: Span[] = [];
+  const lines: Span[][] = [line];
   const stack: Style[] = [base];
   const add = (text: string) => {
     const st = stack[stack.length - 1]!;
-    text.split('\n').forEach((p, i) => {
-      if (i > 0) lines.push([]);
-      if (p) lines[lines.length - 1]!.push({ text: p, style: st });
-    });
+    for (let from = 0; ; ) {
+      const nl = text.indexOf('\n', from);
+      append(line, nl < 0 ? (from ? text.slice(from) : text) : text.slice(from, nl), st);
+      if (nl < 0) return;
+      line = [];
+      lines.push(line);
+      from = nl + 1;
+    }
   };
   const re = /<span class="([^"]*)">|<\/span>|&(amp|lt|gt|quot|#x27|#39);|[^<&]+|[<&]/g;
   for (const m of html.matchAll(re)) {
@@ -250,12 +255,30 @@ function spansOfHtml(html: string, base: Style): Span[][] {
   return lines;
 }
 
+/** Text at the end of a line: joins the last span when in its style (an entity, a span that changed nothing). */
+function append(line: Span[], text: string, style: Style): void {
+  if (!text) return;
+  const last = line[line.length - 1];
+  if (last?.style === style) last.text += text;
+  else line.push({ text, style });
+}
+
+/** styleWithin's answers: a block of code has thousands of spans of a few dozen kinds. */
+const within = new Map<string, Style>();
+
 /** The style of a span of class `classes` inside one of style `outer`. */
 function styleWithin(outer: Style, classes: string): Style {
-  const cls = classes
-    .split(' ')[0]!
-    .replace(/^hljs-/, '')
-    .replace(/_+$/, '');
-  const own = CLASS_STYLES[cls] ?? CLASS_STYLES[cls.split('.')[0]!] ?? DEFAULT_STYLE;
-  return own === DEFAULT_STYLE ? outer : mergeStyles(outer, own);
+  const key = `${outer.key}\n${classes}`;
+  let st = within.get(key);
+  if (!st) {
+    const cls = classes
+      .split(' ')[0]!
+      .replace(/^hljs-/, '')
+      .replace(/_+$/, '');
+    const own = CLASS_STYLES[cls] ?? CLASS_STYLES[cls.split('.')[0]!] ?? DEFAULT_STYLE;
+    st = own === DEFAULT_STYLE ? outer : mergeStyles(outer, own);
+    if (within.size >= 4096) within.clear();
+    within.set(key, st);
+  }
+  return st;
 }
