@@ -226,16 +226,19 @@ export class InlinePainter implements Painter {
   private compose(final: boolean, W: number, H: number): Doc {
     const t = this.scene.transcript;
     this.recountCommitted();
+    // Drawn before asked whether they are final: a block may say so only once drawn (a reply whose
+    // code waits for its colours is not, or the scrollback would keep it plain).
+    const drawn: string[][] = [];
+    for (let b = this.committed; b < t.length; b++) drawn.push(t.blockLines(b, W));
     let commitEnd = this.committed;
     if (final) commitEnd = t.length;
     else while (commitEnd < t.length && t.blockAt(commitEnd).final) commitEnd++;
     const lines: string[] = [];
     let commitCount = 0;
-    for (let b = this.committed; b < t.length; b++) {
-      const ls = t.blockLines(b, W);
-      if (b < commitEnd) commitCount += ls.length;
+    drawn.forEach((ls, i) => {
+      if (this.committed + i < commitEnd) commitCount += ls.length;
       for (const l of ls) lines.push(l);
-    }
+    });
     const footStart = lines.length;
     for (const l of this.scene.footerLines(W, Math.max(0, H - 1))) lines.push(l);
     return { lines, footStart, commitEnd, commitCount };

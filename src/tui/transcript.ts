@@ -7,9 +7,12 @@ export interface Component {
   render(width: number): string[];
 }
 
-/** A transcript block. `final` blocks no longer change (inline mode writes them into the scrollback). */
+/**
+ * A transcript block. `final` blocks no longer change (inline mode writes them into the scrollback;
+ * it asks after drawing the block, so a block may decide once drawn).
+ */
 export interface Block extends Component {
-  final?: boolean;
+  readonly final?: boolean;
   /** Drew code plain that the highlighter, once ready for it, colours (a reply's markdown). */
   awaitsHighlighter?(): boolean;
 }

@@ -61,6 +61,27 @@ test('inline: after a 500-line reply the scrollback holds it once; status bar an
   assert.ok(first >= 0 && (sandboxUnavailable() ? after > 2 : after === 2), s.lines().slice(0, 5).join('\n'));
 });
 
+test('inline: a long block of code goes into the scrollback only once its colours are back', { timeout: 60_000 }, async (t) => {
+  const s = await ui.open(t, ['--no-alt-screen'], { rows: 24, cols: 100 });
+  await s.waitFor('[online]');
+  // Over 2 KiB: highlighted by the worker thread, after the block has closed.
+  const lines = Array.from({ length: 60 }, (_, i) => `const value${i}: number = compute(${i}, "a string"); // ${i}\n`);
+  mock.push(
+    oa.streamText(['Code:\n\n', '```ts\n', lines.slice(0, 30).join(''), lines.slice(30).join(''), '```\n', '\ncode done'], {
+      chunkDelayMs: 10,
+    }),
+  );
+  s.type('code\r');
+  await s.waitFor('code done');
+  await s.waitFor(() => idle(s), 'idle');
+  await s.waitFor(() => {
+    const at = s.find('const value59');
+    return !!at && s.cell(at.row, at.col).fg === 5;
+  }, 'the last line of the block highlighted');
+  assert.equal(s.lines().filter((l) => l.startsWith('const value59')).length, 1, 'written once');
+  assertInline(s);
+});
+
 test('inline: resizing while a long reply streams duplicates and tears nothing', async (t) => {
   const s = await ui.open(t, ['--no-alt-screen'], { rows: 20, cols: 80 });
   mock.push(linesReply(300, { chunks: 100, delayMs: 25 }));
