@@ -223,16 +223,24 @@ export class InlinePainter implements Painter {
     this.committed = c;
   }
 
+  /**
+   * The last block, just drawn with code plain until its colours come (the highlighter thread, a
+   * grammar), stays live meanwhile: in the scrollback it would stay plain. Blocks with more after
+   * them (a resumed conversation's) are written as they are.
+   */
+  private awaitsColours(index: number): boolean {
+    const t = this.scene.transcript;
+    return index === t.length - 1 && t.blockAt(index).awaitsHighlighter?.() === true;
+  }
+
   private compose(final: boolean, W: number, H: number): Doc {
     const t = this.scene.transcript;
     this.recountCommitted();
-    // Drawn before asked whether they are final: a block may say so only once drawn (a reply whose
-    // code waits for its colours is not, or the scrollback would keep it plain).
     const drawn: string[][] = [];
     for (let b = this.committed; b < t.length; b++) drawn.push(t.blockLines(b, W));
     let commitEnd = this.committed;
     if (final) commitEnd = t.length;
-    else while (commitEnd < t.length && t.blockAt(commitEnd).final) commitEnd++;
+    else while (commitEnd < t.length && t.blockAt(commitEnd).final && !this.awaitsColours(commitEnd)) commitEnd++;
     const lines: string[] = [];
     let commitCount = 0;
     drawn.forEach((ls, i) => {

@@ -8,8 +8,8 @@ export interface Component {
 }
 
 /**
- * A transcript block. `final` blocks no longer change (inline mode writes them into the scrollback;
- * it asks after drawing the block, so a block may decide once drawn).
+ * A transcript block. `final` blocks no longer change (inline mode writes them into the scrollback,
+ * the last one not while it `awaitsHighlighter()`).
  */
 export interface Block extends Component {
   readonly final?: boolean;

@@ -83,7 +83,7 @@ const REPLY_GAP: readonly string[] = Object.freeze(['']);
 
 /** A reply of the model: `clm>` above the first text of a turn, then the markdown as it streams. */
 export class ReplyBlock implements Block {
-  private finished = false;
+  final = false;
   readonly md: MarkdownBlock;
   private readonly head: readonly string[];
   private cache: { width: number; body: string[]; lines: string[] } | null = null;
@@ -103,15 +103,7 @@ export class ReplyBlock implements Block {
 
   finish(): void {
     this.md.finish();
-    this.finished = true;
-  }
-
-  /**
-   * Finished, and drawn as it stays: code drawn plain until its colours come (from the highlighter
-   * thread, a grammar) keeps the reply out of the inline scrollback until it is drawn again.
-   */
-  get final(): boolean {
-    return this.finished && !this.md.awaitsHighlighter();
+    this.final = true;
   }
 
   awaitsHighlighter(): boolean {
