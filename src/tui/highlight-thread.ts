@@ -12,8 +12,6 @@
 // once), answers are told at most every NOTICE_EVERY_MS: each notice draws every block still
 // waiting again, and one per answer would be quadratic.
 
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 /** What the worker is asked: highlight `code` as `lang`. */
@@ -46,21 +44,17 @@ interface Job {
   lang: string;
 }
 
-/** The worker script from wherever this code runs: sources (tests, via tsx), tsc's dist/tui, or the CLI bundle. */
+/**
+ * The worker script from wherever this code runs: the sources (tests, via tsx), or next to it, as
+ * highlight-worker.js (tsc's dist/tui, or the CLI bundle's dist/cli.cjs).
+ */
 function workerScript(): { script: URL | string; eval: boolean } {
   const here = import.meta.url;
-  if (here.endsWith('.ts')) {
-    // Node 20 resolves a worker's entry before any --import preload runs: register tsx first.
-    const api = import.meta.resolve('tsx/esm/api');
-    const target = new URL('./highlight-worker.ts', here).href;
-    return {
-      script: `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(target)}); })`,
-      eval: true,
-    };
-  }
-  const sibling = new URL('./highlight-worker.js', here);
-  if (/\/tui\/[^/]+\.js$/.test(here) && existsSync(fileURLToPath(sibling))) return { script: sibling, eval: false };
-  return { script: new URL('./highlight-worker.js', here), eval: false }; // esbuild bundle: next to dist/cli.cjs
+  if (!here.endsWith('.ts')) return { script: new URL('./highlight-worker.js', here), eval: false };
+  // Node 20 resolves a worker's entry before any --import preload runs: register tsx first.
+  const api = import.meta.resolve('tsx/esm/api');
+  const target = new URL('./highlight-worker.ts', here).href;
+  return { script: `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(target)}); })`, eval: true };
 }
 
 export class HighlightThread {

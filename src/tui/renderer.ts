@@ -49,7 +49,7 @@ export interface RendererOptions {
   transcript?: Transcript;
 }
 
-/** Full screen: blocks are laid out again in the background for this long a task. */
+/** Full screen: blocks are laid out for this long a task (in the background) or a frame. */
 const LAY_OUT_SLICE_MS = 4;
 /** Full screen: a resize reflows every block, so the frame waits for a storm (a dragged window) to pass. */
 const RESIZE_SETTLE_MS = 30;
@@ -119,10 +119,7 @@ export class Renderer {
       },
       emit: (bytes) => this.emit(bytes),
       layOutLater: () => void this.layOutInBackground(),
-      layOutFor: (width) => {
-        const until = this.clock.now() + LAY_OUT_SLICE_MS;
-        return this.transcript.layOutSome(width, () => this.clock.now() >= until);
-      },
+      layOutFor: (width) => this.layOutSlice(width),
     };
   }
 
@@ -234,6 +231,12 @@ export class Renderer {
     if (this.full && this.running && !this.layingOut) this.transcript.lineCount(Math.max(1, this.terminal.columns));
   }
 
+  /** Lay the transcript out at `width` for LAY_OUT_SLICE_MS at most (a block at least); whether it is done. */
+  private layOutSlice(width: number): boolean {
+    const until = this.clock.now() + LAY_OUT_SLICE_MS;
+    return this.transcript.layOutSome(width, () => this.clock.now() >= until);
+  }
+
   /**
    * Full screen: lay the transcript out a few milliseconds a task until it is done (at whatever
    * width the terminal then has), keys drawn between the tasks; then a frame, which finds its place.
@@ -245,8 +248,7 @@ export class Renderer {
       for (;;) {
         await nextTask();
         if (!this.running) return;
-        const until = this.clock.now() + LAY_OUT_SLICE_MS;
-        if (this.transcript.layOutSome(Math.max(1, this.terminal.columns), () => this.clock.now() >= until)) break;
+        if (this.layOutSlice(Math.max(1, this.terminal.columns))) break;
       }
     } finally {
       this.layingOut = false;
