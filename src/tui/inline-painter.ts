@@ -60,6 +60,8 @@ export class InlinePainter implements Painter {
   /** Blocks [0, committed) of the transcript are in the scrollback for good. */
   private committed = 0;
   private readonly committedSet = new WeakSet<object>();
+  /** Blocks some frame has drawn (live or committed). */
+  private readonly shownSet = new WeakSet<object>();
   /** Frame row of the footer's first line. */
   private footerStart = 0;
   private prevFooterLen = -1;
@@ -233,11 +235,26 @@ export class InlinePainter implements Painter {
     return index === t.length - 1 && t.blockAt(index).awaitsHighlighter?.() === true;
   }
 
+  /**
+   * Whether block `index` is drawn in this (not final) frame: all are but one that waits for its
+   * code's colours and no frame has shown yet (a resumed conversation's reply, one that came whole). Drawn
+   * plain, its rows beyond the screen would go into the scrollback plain for good.
+   */
+  private shows(index: number, W: number): boolean {
+    const t = this.scene.transcript;
+    const block = t.blockAt(index);
+    if (this.shownSet.has(block)) return true;
+    t.blockLines(index, W);
+    if (this.awaitsColours(index)) return false;
+    this.shownSet.add(block);
+    return true;
+  }
+
   private compose(final: boolean, W: number, H: number): Doc {
     const t = this.scene.transcript;
     this.recountCommitted();
     const drawn: string[][] = [];
-    for (let b = this.committed; b < t.length; b++) drawn.push(t.blockLines(b, W));
+    for (let b = this.committed; b < t.length; b++) drawn.push(final || this.shows(b, W) ? t.blockLines(b, W) : []);
     let commitEnd = this.committed;
     if (final) commitEnd = t.length;
     else while (commitEnd < t.length && t.blockAt(commitEnd).final && !this.awaitsColours(commitEnd)) commitEnd++;

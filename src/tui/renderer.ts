@@ -231,6 +231,18 @@ export class Renderer {
     if (this.full && this.running && !this.layingOut) this.transcript.lineCount(Math.max(1, this.terminal.columns));
   }
 
+  /**
+   * Inline: whether the last block, laid out now at the terminal's width, draws code plain until
+   * its colours come. The inline painter keeps it live meanwhile; a block added after it would
+   * send it into the scrollback plain, so whoever adds many (a replay) waits for this to end.
+   */
+  lastAwaitsColours(): boolean {
+    const t = this.transcript;
+    if (this.full || !this.running || t.length === 0) return false;
+    t.blockLines(t.length - 1, Math.max(1, this.terminal.columns));
+    return t.blockAt(t.length - 1).awaitsHighlighter?.() === true;
+  }
+
   /** Lay the transcript out at `width` for LAY_OUT_SLICE_MS at most (a block at least); whether it is done. */
   private layOutSlice(width: number): boolean {
     const until = this.clock.now() + LAY_OUT_SLICE_MS;

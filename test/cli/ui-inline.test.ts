@@ -9,6 +9,7 @@ import { KEYS, type PtyScreen } from '../fixtures/pty-screen.js';
 import * as oa from '../fixtures/openai-replies.js';
 import { linesReply, uiSuite } from '../fixtures/ui-suite.js';
 import { sandboxUnavailable } from '../fixtures/bwrap.js';
+import { writeSession } from '../fixtures/cli-suite.js';
 
 const ui = await uiSuite();
 const { mock, dirs } = ui;
@@ -79,6 +80,36 @@ test('inline: a long block of code goes into the scrollback only once its colour
     return !!at && s.cell(at.row, at.col).fg === 5;
   }, 'the last line of the block highlighted');
   assert.equal(s.lines().filter((l) => l.startsWith('const value59')).length, 1, 'written once');
+  assertInline(s);
+});
+
+test("inline: a resumed conversation's long code goes into the scrollback coloured, each block once", {
+  timeout: 60_000,
+}, async (t) => {
+  // Three replies with over 2 KiB of code each (highlighted by the worker thread), more than a
+  // screen of them: the replay holds each block live until its colours are back.
+  const id = '20250404-000000-c0dec0de';
+  const code = (k: number) =>
+    Array.from({ length: 40 }, (_, i) => `const v${k}_${i}: number = compute(${i}, "a string"); // ${i}`).join('\n');
+  writeSession(
+    dirs,
+    id,
+    [1, 2, 3].flatMap((k) => [
+      { role: 'user' as const, content: `code ${k}` },
+      { role: 'assistant' as const, content: `Code ${k}:\n\n\`\`\`ts\n${code(k)}\n\`\`\`\n\nend of ${k}` },
+    ]),
+  );
+  const s = await ui.open(t, ['--no-alt-screen', '-r', id], { rows: 24, cols: 100 });
+  await s.waitFor(`[resumed session ${id}]`, 'the end of the replay', 30_000);
+  await s.settle();
+  const lines = s.lines();
+  for (const k of [1, 2, 3])
+    for (const i of [0, 39]) {
+      const text = `const v${k}_${i}:`;
+      const at = lines.flatMap((l, n) => (l.startsWith(text) ? [n] : []));
+      assert.equal(at.length, 1, `${text} written ${at.length} times`);
+      assert.equal(s.cellOfLine(at[0]!, 0).fg, 5, `${text}: the keyword const is not magenta`);
+    }
   assertInline(s);
 });
 

@@ -563,6 +563,66 @@ test('inline: a 500-line reply streams with few bytes per chunk; its first lines
   assert.ok(!after.includes('clm [mock]'), 'the footer is gone at stop');
 });
 
+/** A finished block of `n` tagged lines that waits for its colours while `waits` is set. */
+class Waiting extends Text {
+  override final = true;
+  waits = true;
+  constructor(tag: string, n: number) {
+    super(Array.from({ length: n }, (_, i) => `${tag}${String(i).padStart(2, '0')}`).join('\n'));
+  }
+  awaitsHighlighter() {
+    return this.waits;
+  }
+}
+
+test('inline: a block waiting for its colours that no frame showed yet is not drawn until they come (or the last frame)', async () => {
+  const { vt, r } = await setup('inline', 40, 10);
+  r.transcript.add(done('before'));
+  const code = new Waiting('C', 30);
+  r.transcript.add(code);
+  assert.equal(r.lastAwaitsColours(), true);
+  r.renderNow();
+  await vt.flush();
+  let all = [...vt.scrollback(), ...vt.viewport()];
+  assert.ok(all.includes('before'), all.join('\n'));
+  // Drawn plain, 20 of its 30 rows would be in the scrollback for good.
+  assert.ok(!all.some((l) => l.startsWith('C')), all.join('\n'));
+  code.waits = false;
+  r.transcript.changed(code);
+  assert.equal(r.lastAwaitsColours(), false);
+  r.renderNow();
+  await vt.flush();
+  all = [...vt.scrollback(), ...vt.viewport()];
+  for (let i = 0; i < 30; i++) assert.equal(all.filter((l) => l === `C${String(i).padStart(2, '0')}`).length, 1, all.join('\n'));
+
+  // The last frame (stop) draws a block still waiting: the transcript stays whole in the scrollback.
+  const late = new Waiting('D', 5);
+  r.transcript.add(late);
+  r.renderNow();
+  await vt.flush();
+  assert.ok(![...vt.scrollback(), ...vt.viewport()].some((l) => l.startsWith('D')));
+  r.stop();
+  await vt.flush();
+  all = [...vt.scrollback(), ...vt.viewport()];
+  for (let i = 0; i < 5; i++) assert.equal(all.filter((l) => l === `D0${i}`).length, 1, all.join('\n'));
+});
+
+test('inline: a block already on screen stays drawn, live, while it waits for its colours', async () => {
+  const { vt, r } = await setup('inline', 40, 10);
+  const reply = new Waiting('R', 3);
+  reply.waits = false;
+  reply.final = false;
+  r.transcript.add(reply);
+  r.renderNow();
+  reply.final = true;
+  reply.waits = true;
+  r.transcript.changed(reply);
+  r.renderNow();
+  await vt.flush();
+  assert.deepEqual(vt.viewport().slice(0, 3), ['R00', 'R01', 'R02']);
+  assert.equal(r.isCommitted(reply), false, 'committed before its colours came');
+});
+
 test('inline: a row that changes in the frame that pushes it off the screen is written before it goes', async () => {
   const { vt, r, footer } = await setup('inline', 80, 20);
   r.transcript.add(done('you> long'));

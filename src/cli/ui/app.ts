@@ -61,6 +61,8 @@ const SPINNER_MS = 100;
 const FRAME_MS = 80;
 /** How long a slice of a resumed conversation's replay (its messages and their lay-out) runs before keys are read again. */
 const REPLAY_SLICE_MS = 8;
+/** How long a replay, inline, waits for the colours of a block's code before writing it plain. */
+const COLOURS_WAIT_MS = 5_000;
 const HINTS_FULLSCREEN = '^R reasoning  ^O output  ^L redraw  PgUp/PgDn/End scroll ';
 const HINTS_INLINE = '^R reasoning  ^O output  ^L redraw ';
 const WHEEL_ROWS = 3;
@@ -242,12 +244,20 @@ class UiApp {
     this.rt?.host.log?.(`ui: replaying ${resumed.transcript.length} messages of session ${resumed.id}`);
     try {
       const steps = view.replaySteps(resumed.transcript);
+      // Inline, what goes into the scrollback stays as written: a block whose code waits for its
+      // colours (the highlighter thread's) is the last one until they come.
+      const awaitsColours = () => this.mode === 'inline' && this.screen?.lastAwaitsColours() === true;
       for (;;) {
         await nextTask();
         // Each message laid out as it is added, its time in the slice: a message with a long
         // block of code takes milliseconds to lay out, and a slice's worth of them would hold keys.
-        const done = slice(steps, REPLAY_SLICE_MS, () => this.screen?.layOut());
-        if (done || this.quitting) break;
+        const done = slice(steps, REPLAY_SLICE_MS, () => {
+          this.screen?.layOut();
+          return awaitsColours();
+        });
+        if (this.quitting) break;
+        if (awaitsColours()) await this.coloursOfLast(awaitsColours);
+        if (done) break;
       }
       view.print(`[resumed session ${resumed.id}]`, 'notice');
     } catch (e) {
@@ -258,6 +268,24 @@ class UiApp {
       for (const fn of this.forView.splice(0)) this.guard(() => fn(view));
       this.render(true);
     }
+  }
+
+  /** Until `waits()` is false after a highlighter's notice, or COLOURS_WAIT_MS, or the end of the UI. */
+  private coloursOfLast(waits: () => boolean): Promise<void> {
+    this.render();
+    return new Promise((resolve) => {
+      const end = () => {
+        off();
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(end, COLOURS_WAIT_MS);
+      // Registered after the UI's own listener, which marks the waiting blocks to be laid out again.
+      const off = onHighlighterReady(() => {
+        if (!waits()) end();
+      });
+      void this.done.then(end);
+    });
   }
 
   // ---- life cycle --------------------------------------------------------------------------
@@ -918,14 +946,14 @@ function foreverStop(end: TurnEnd): string | null {
   return turnError(end.status, end.error ?? `status ${statusName(end.status)}`);
 }
 
-/** Steps of `steps`, each followed by `after()`, for up to `ms`; whether they are all done. */
-function slice(steps: Generator<void, void, void>, ms: number, after: () => void): boolean {
+/** Steps of `steps`, each followed by `after()`, for up to `ms` or until `after()` says enough; whether they are all done. */
+function slice(steps: Generator<void, void, void>, ms: number, after: () => boolean): boolean {
   const until = monotonicMs() + ms;
   for (;;) {
     const done = steps.next().done;
-    after();
+    const enough = after();
     if (done) return true;
-    if (monotonicMs() >= until) return false;
+    if (enough || monotonicMs() >= until) return false;
   }
 }
 
