@@ -14,6 +14,12 @@
 // it is ready for a prompt). One-shot runs and interactive ones compile different parts of the
 // program, so each mode keeps its own file.
 //
+// A run whose arguments look like a one-shot (-o) runs the one-shot program, dist/cli-oneshot.cjs:
+// the same program without what only other runs need (the UI, the REPL, the commands), half the
+// code to read and set up. The guess only picks the program: one that turns out to be something
+// else (a usage error, an -o that was a value) is handed to the whole program, dist/cli.cjs,
+// before the one-shot program has done anything (src/cli/main.ts).
+//
 // Signals come first. While the program loads, SIGINT, SIGTERM and SIGHUP are held, not obeyed:
 // Node's default action would end clm by the raw signal, without its exit status (130, 143, 129)
 // or the result object --output-format json promises. The program takes them over as soon as it
@@ -23,6 +29,8 @@ const fs = require('node:fs');
 const args = process.argv.slice(2);
 /** The first arguments that name a command of their own (src/cli/args.ts). */
 const COMMANDS = new Set(['setup', 'models', 'permissions', 'diff', 'undo', 'sandbox', 'mcp']);
+/** Writes the code cache of the program running, when one is due (see run). */
+let cacheWrite = null;
 
 if (args.length === 1 && (args[0] === '-V' || args[0] === '--version')) {
   // No require of package.json (the module loader's resolution costs more than reading it) and no
@@ -44,8 +52,24 @@ if (args.length === 1 && (args[0] === '-V' || args[0] === '--version')) {
       for (const s of Object.keys(SIGNALS)) process.off(s, hold);
     },
   };
+  process.once('exit', (code) => {
+    // Only a run that succeeded: one that failed early (a usage error, a bad config, a server
+    // that is down) compiled little of what its kind of run needs, and a cache it wrote would be
+    // accepted by every later start, leaving the rest to be compiled at each of them.
+    if (code === 0) cacheWrite?.();
+  });
+  // An interactive run writes it as soon as it is ready for a prompt (src/cli/code-cache.ts):
+  // what a long first session compiles later would be read, unused, at every start after it.
+  globalThis[Symbol.for('clm.code-cache-now')] = () => cacheWrite?.();
+  const oneshot = args.some((a) => a === '--oneshot' || a.startsWith('--oneshot=') || /^-[A-Za-z]*o/.test(a));
+  globalThis[Symbol.for('clm.whole-program')] = () => {
+    // What the one-shot program was to cache is not this run's.
+    cacheWrite = null;
+    run('cli.cjs', null);
+  };
   try {
-    run();
+    if (oneshot && !COMMANDS.has(args[0])) run('cli-oneshot.cjs', codeCacheFile('oneshot'));
+    else run('cli.cjs', codeCacheFile('interactive'));
   } catch (e) {
     process.stderr.write(`clm: cannot start: ${e?.message ? e.message : e}\n(run \`npm ci\` or \`npm run build\` first?)\n`);
     process.exit(held.length ? SIGNALS[held[0]] : 1);
@@ -53,20 +77,19 @@ if (args.length === 1 && (args[0] === '-V' || args[0] === '--version')) {
 }
 
 /**
- * Load and run dist/cli.cjs through the code cache.
+ * Load and run dist/`name` through the code cache in `cacheFile` (null: none).
  *
  * Memory is what a start spends most on where a fresh page costs a fault in the hypervisor as well
  * (~15 µs a page on a cloud VM, against ~0.2 µs on bare metal): so the program's text and then the
  * cache are read into one buffer, the cache's data starts 8-byte aligned (V8 copies unaligned
  * data) and the bundle is already the function V8 compiles (no wrapped copy of its text).
  */
-function run() {
+function run(name, cacheFile) {
   const path = require('node:path');
   const vm = require('node:vm');
-  const file = path.join(__dirname, '..', 'dist', 'cli.cjs');
+  const file = path.join(__dirname, '..', 'dist', name);
   const fd = fs.openSync(file, 'r');
   const st = fs.fstatSync(fd);
-  const cacheFile = codeCacheFile();
   let cacheFd = -1;
   let cacheSize = 0;
   if (cacheFile) {
@@ -100,21 +123,10 @@ function run() {
   }
   const script = new vm.Script(source, { filename: file, cachedData });
   if (key && (!cachedData || script.cachedDataRejected)) {
-    let written = false;
-    const write = () => {
-      if (written) return;
-      written = true;
+    cacheWrite = () => {
+      cacheWrite = null;
       writeCodeCache(script, cacheFile, key);
     };
-    // Only a run that succeeded: one that failed early (a usage error, a bad config, a server
-    // that is down) compiled little of what its kind of run needs, and a cache it wrote would be
-    // accepted by every later start, leaving the rest to be compiled at each of them.
-    process.once('exit', (code) => {
-      if (code === 0) write();
-    });
-    // An interactive run writes it as soon as it is ready for a prompt (src/cli/code-cache.ts):
-    // what a long first session compiles later would be read, unused, at every start after it.
-    globalThis[Symbol.for('clm.code-cache-now')] = write;
   }
   const module = { exports: {} };
   const url = require('node:url').pathToFileURL(file).href;
@@ -136,7 +148,7 @@ function readAll(fd, buffer, size) {
 }
 
 /** The cache file for this kind of run, or null when there is no state directory to keep it in. */
-function codeCacheFile() {
+function codeCacheFile(kind) {
   const env = process.env;
   const base = env.XDG_STATE_HOME || (env.HOME && `${env.HOME}/.local/state`);
   if (!base?.startsWith('/')) return null;
@@ -146,8 +158,7 @@ function codeCacheFile() {
   // correctness. Help and the commands (setup, models, diff, …) compile little of the program; a
   // cache they wrote would leave the rest to be compiled at every later start, so they keep none.
   if (args.some((a) => a === '-h' || a === '--help') || COMMANDS.has(args[0])) return null;
-  const oneshot = args.some((a) => a === '--oneshot' || a.startsWith('--oneshot=') || /^-[A-Za-z]*o/.test(a));
-  return `${base}/clm/code-cache/cli-${oneshot ? 'oneshot' : 'interactive'}.bin`;
+  return `${base}/clm/code-cache/cli-${kind}.bin`;
 }
 
 function isDirectory(p) {

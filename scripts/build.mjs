@@ -42,33 +42,54 @@ const common = {
   logLevel: 'warning',
 };
 
-// The CLI: import.meta.url is the bundle's URL, which the launcher passes in.
-const cli = await esbuild.build({
-  ...common,
-  entryPoints: [join(root, 'src/cli/main.ts')],
-  outfile: join(dist, 'cli.cjs'),
-  format: 'cjs',
-  define: { ...common.define, 'import.meta.url': '__clm_url', 'import.meta.resolve': 'undefined' },
-  write: false,
-});
-// ES modules are strict; the CommonJS output keeps that with a directive (esbuild writes one today).
-const out = cli.outputFiles[0].text;
-// import() of a package becomes the launcher's (see bin/clm.cjs); a template that builds a
-// worker's source (`import(${...})`) is not a call and stays.
-const strict = out.startsWith('"use strict";') ? out : `"use strict";\n${out}`;
-// The launcher reads the bundle as one-byte text, which skips decoding UTF-8 (~5 % of a start):
-// esbuild escapes what lies outside ASCII except in regular expression and template literals,
-// where a \uXXXX escape (one per UTF-16 unit) means the same (a template's cooked text; no tag
-// in the program reads the raw text).
-const code = strict
-  .replace(/\bimport\((?=")/g, '__clm_import(')
-  .replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-if (/\bimport\((?!\$\{)/.test(code)) throw new Error('build: dist/cli.cjs calls import() the launcher does not provide');
-// The launcher compiles the file as it is: the function around the program is written here, since
-// one the launcher put around the text it read would be a second copy V8 makes of it all.
-const wrapped = `(function (exports, require, module, __filename, __dirname, __clm_url, __clm_import) {${code}\n})`;
-const hash = createHash('sha256').update(wrapped).digest('hex').slice(0, 32);
-writeFileSync(join(dist, 'cli.cjs'), `// clm-build ${hash}\n${wrapped}`);
+/**
+ * A CLI program, `dist/NAME.cjs`, from src/cli/main.ts: `program` is `whole` (every mode) or
+ * `oneshot` (plain one-shot runs only: esbuild leaves out the paths that CLM_PROGRAM closes,
+ * with every module only they import). import.meta.url is the bundle's URL, which the launcher
+ * passes in. Returns the esbuild metafile's inputs.
+ */
+async function cliProgram(name, program) {
+  const cli = await esbuild.build({
+    ...common,
+    entryPoints: [join(root, 'src/cli/main.ts')],
+    outfile: join(dist, `${name}.cjs`),
+    format: 'cjs',
+    define: {
+      ...common.define,
+      'process.env.CLM_PROGRAM': JSON.stringify(program),
+      'import.meta.url': '__clm_url',
+      'import.meta.resolve': 'undefined',
+    },
+    write: false,
+    metafile: true,
+  });
+  // ES modules are strict; the CommonJS output keeps that with a directive (esbuild writes one today).
+  const out = cli.outputFiles[0].text;
+  // import() of a package becomes the launcher's (see bin/clm.cjs); a template that builds a
+  // worker's source (`import(${...})`) is not a call and stays.
+  const strict = out.startsWith('"use strict";') ? out : `"use strict";\n${out}`;
+  // The launcher reads the bundle as one-byte text, which skips decoding UTF-8 (~5 % of a start):
+  // esbuild escapes what lies outside ASCII except in regular expression and template literals,
+  // where a \uXXXX escape (one per UTF-16 unit) means the same (a template's cooked text; no tag
+  // in the program reads the raw text).
+  const code = strict
+    .replace(/\bimport\((?=")/g, '__clm_import(')
+    .replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  if (/\bimport\((?!\$\{)/.test(code)) throw new Error(`build: dist/${name}.cjs calls import() the launcher does not provide`);
+  // The launcher compiles the file as it is: the function around the program is written here, since
+  // one the launcher put around the text it read would be a second copy V8 makes of it all.
+  const wrapped = `(function (exports, require, module, __filename, __dirname, __clm_url, __clm_import) {${code}\n})`;
+  const hash = createHash('sha256').update(wrapped).digest('hex').slice(0, 32);
+  writeFileSync(join(dist, `${name}.cjs`), `// clm-build ${hash}\n${wrapped}`);
+  return Object.keys(Object.values(cli.metafile.outputs)[0].inputs);
+}
+
+await cliProgram('cli', 'whole');
+// The one-shot program holds no screen: a module of the UI in it would be read at every one-shot.
+const uiInOneshot = (await cliProgram('cli-oneshot', 'oneshot')).filter((f) =>
+  /^src\/(tui|cli\/ui)\/|node_modules\/(marked|highlight\.js)\//.test(f),
+);
+if (uiInOneshot.length) throw new Error(`build: dist/cli-oneshot.cjs holds the UI's ${uiInOneshot.slice(0, 3).join(', ')}`);
 writeFileSync(
   join(dist, 'cli.js'),
   "#!/usr/bin/env node\n// The clm command, for `node dist/cli.js`: see bin/clm.cjs.\nimport '../bin/clm.cjs';\n",

@@ -1,6 +1,12 @@
 // clm(1): dispatch on flags. Heavy modules (Lua, MCP, config) are imported only by the paths
 // that need them, so `clm -V` and a plain one-shot start fast. The signal handlers come first:
-// from this module's first statement on, no signal ends clm by Node's default action.
+// from the start on, no signal ends clm by Node's default action.
+//
+// This module is the entry of two programs (scripts/build.mjs): the whole one, dist/cli.cjs, and
+// the one-shot program, dist/cli-oneshot.cjs, which the launcher runs when the arguments look
+// like a one-shot (bin/clm.cjs). The one-shot program holds only what a plain one-shot run needs,
+// half of the whole, so a one-shot reads and sets up half the code; any other run it hands to
+// the whole program before it has done anything.
 
 import { installSignalHandlers, onUnhandledSignal, takeHeldSignals } from './signal-handlers.js';
 import { forTerminal } from '../core/terminal-text.js';
@@ -8,8 +14,6 @@ import { CLM_VERSION } from '../host/version.js';
 import { lazyBuiltin } from '../host/lazy-builtin.js';
 import { parseCommandLine, USAGE, UsageError, usageErrorText, type CliArgs } from './args.js';
 import { exitWithResult, signalSummary, Tally } from './run-summary.js';
-
-installSignalHandlers();
 
 /**
  * Until the one-shot run takes over, a signal ends it with a result object that knows only the
@@ -47,41 +51,17 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (args.checkpoint) {
-    const { runCheckpointCommand } = await import('./checkpoint-commands.js');
-    return runCheckpointCommand(args.checkpoint, {
-      stdin: process.stdin,
-      stdout: process.stdout,
-      stderr: process.stderr,
-      env: process.env,
-    });
+    // The one-shot program's left-out paths: each is `process.env.CLM_PROGRAM !== 'oneshot'`
+    // itself, which the build turns into a constant (a variable holding it would not leave out
+    // what the path imports).
+    if (process.env.CLM_PROGRAM !== 'oneshot') return await checkpointCommand(args.checkpoint);
+    throw new Error(ONESHOT_ONLY);
   }
   const color = !!process.stderr.isTTY && !process.env.NO_COLOR;
   const { CliError } = await import('./cli-error.js');
   const { ConfigProblem } = await import('./resolve-run.js');
   try {
-    if (args.command === 'setup') {
-      const { runSetupCommand } = await import('./setup.js');
-      return runSetupCommand(process.stdout, process.stderr);
-    }
-    if (args.command === 'models') {
-      const { runModelsCommand } = await import('./models-command.js');
-      return await runModelsCommand(process.stdout, process.stderr, process.env);
-    }
-    if (args.command === 'permissions') {
-      const { runPermissionsCommand } = await import('./permissions-command.js');
-      return await runPermissionsCommand(args, process.env, process.stdout);
-    }
-    if (args.command === 'mcp') {
-      const { runMcpCommand } = await import('./mcp-command.js');
-      return await runMcpCommand(args, process.env, process.stdout, process.stderr);
-    }
-    if (args.command === 'sandbox-check') {
-      const { runSandboxCheck } = await import('./sandbox-command.js');
-      return await runSandboxCheck(args, process.stdout);
-    }
-    if (args.oneshot === undefined && args.outputFormat !== 'text')
-      throw new UsageError(`--output-format ${args.outputFormat} needs -o PROMPT (the REPL prints text)`);
-    if (args.oneshot !== undefined) {
+    if (args.command === 'run' && args.oneshot !== undefined) {
       if (args.resume === '') throw new UsageError('-r without an id needs the REPL; give the session id with -o');
       const { runOneshot } = await import('./oneshot.js');
       // stdin only where a person can answer on it: for a file or /dev/null, creating
@@ -89,19 +69,8 @@ async function main(argv: string[]): Promise<number> {
       const stdin = lazyBuiltin<typeof import('node:tty')>('node:tty')().isatty(0) ? process.stdin : undefined;
       return await runOneshot(args, { stdout: process.stdout, stderr: process.stderr, color, stdin });
     }
-    if (!args.headless && process.stdin.isTTY && process.stdout.isTTY) {
-      const { runUi } = await import('./ui/app.js');
-      return await runUi(args);
-    }
-    if (args.forever !== undefined) throw new UsageError('-f/--forever needs the interactive UI (stdin and stdout a terminal)');
-    if (args.resume && !args.fork) await (await import('./session-takeover.js')).takeOverIfAsked(args.resume, process, process.env);
-    const { runRepl } = await import('./repl.js');
-    return await runRepl(args, {
-      stdin: process.stdin,
-      stdout: process.stdout,
-      stderr: process.stderr,
-      color: !!process.stdout.isTTY && !process.env.NO_COLOR,
-    });
+    if (process.env.CLM_PROGRAM !== 'oneshot') return await commandOrInteractive(args);
+    throw new Error(ONESHOT_ONLY);
   } catch (e) {
     // Messages can quote a file or a server: shown, not obeyed, on a terminal.
     const say = (m: string) => process.stderr.write(`clm: ${forTerminal(m)}\n`);
@@ -131,10 +100,6 @@ async function main(argv: string[]): Promise<number> {
 // the turn finishes, the session is written, the output is simply lost. Any other failure to
 // write the output (a full disk, an I/O error) makes the run fail: the result did not arrive.
 let outputError: NodeJS.ErrnoException | undefined;
-process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-  if (e.code !== 'EPIPE') outputError ??= e;
-});
-process.stderr.on('error', () => {});
 
 /** "ENOSPC (no space left on device)". */
 function describeWriteError(e: NodeJS.ErrnoException): string {
@@ -150,25 +115,95 @@ function flushed(s: NodeJS.WriteStream): Promise<void> {
   });
 }
 
-main(process.argv.slice(2)).then(
-  async (result) => {
-    let code = result;
-    process.exitCode = code;
-    // A pipe takes 64 KiB at once; exiting before the rest is written would cut the reply short.
-    await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
-    // A file's write fails synchronously but reports the error a tick later.
-    await new Promise((r) => setImmediate(r));
-    if (outputError) {
-      process.stderr.write(`clm: cannot write the output: ${describeWriteError(outputError)}\n`);
-      if (code === 0) code = 1;
-      await flushed(process.stderr);
-    }
-    // Everything was closed above; stray handles (a keep-alive socket, a plugin worker still
-    // starting) must not keep a finished run alive.
-    process.exit(code);
-  },
-  (e) => {
+const ONESHOT_ONLY = 'the one-shot program runs plain one-shots only (bin/clm.cjs hands the rest over)';
+
+function checkpointCommand(which: NonNullable<CliArgs['checkpoint']>): Promise<number> {
+  return import('./checkpoint-commands.js').then(({ runCheckpointCommand }) =>
+    runCheckpointCommand(which, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env }),
+  );
+}
+
+/** A command (setup, models, …), else the UI or the REPL. */
+async function commandOrInteractive(args: CliArgs): Promise<number> {
+  switch (args.command) {
+    case 'setup':
+      return (await import('./setup.js')).runSetupCommand(process.stdout, process.stderr);
+    case 'models':
+      return await (await import('./models-command.js')).runModelsCommand(process.stdout, process.stderr, process.env);
+    case 'permissions':
+      return await (await import('./permissions-command.js')).runPermissionsCommand(args, process.env, process.stdout);
+    case 'mcp':
+      return await (await import('./mcp-command.js')).runMcpCommand(args, process.env, process.stdout, process.stderr);
+    case 'sandbox-check':
+      return await (await import('./sandbox-command.js')).runSandboxCheck(args, process.stdout);
+  }
+  if (args.outputFormat !== 'text') throw new UsageError(`--output-format ${args.outputFormat} needs -o PROMPT (the REPL prints text)`);
+  return runInteractive(args);
+}
+
+/** The UI, or the REPL where stdin or stdout is not a terminal (-H: always). */
+async function runInteractive(args: CliArgs): Promise<number> {
+  if (!args.headless && process.stdin.isTTY && process.stdout.isTTY) {
+    const { runUi } = await import('./ui/app.js');
+    return await runUi(args);
+  }
+  if (args.forever !== undefined) throw new UsageError('-f/--forever needs the interactive UI (stdin and stdout a terminal)');
+  if (args.resume && !args.fork) await (await import('./session-takeover.js')).takeOverIfAsked(args.resume, process, process.env);
+  const { runRepl } = await import('./repl.js');
+  return await runRepl(args, {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    color: !!process.stdout.isTTY && !process.env.NO_COLOR,
+  });
+}
+
+/** A run with its prompt given (-o) and no command: the runs the one-shot program holds. */
+function plainOneshot(argv: string[]): boolean {
+  try {
+    const args = parseCommandLine(argv);
+    return args.oneshot !== undefined && args.command === 'run';
+  } catch {
+    return false; // the whole program says what is wrong
+  }
+}
+
+/** The whole program, from the launcher, for a run the one-shot program does not hold. */
+function handOver(): void {
+  const whole = (globalThis as Record<symbol, (() => void) | undefined>)[Symbol.for('clm.whole-program')];
+  if (!whole) throw new Error('the one-shot program was started without bin/clm.cjs');
+  whole();
+}
+
+function start(argv: string[]): void {
+  installSignalHandlers();
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') outputError ??= e;
+  });
+  process.stderr.on('error', () => {});
+  main(argv).then(finish, (e) => {
     process.stderr.write(`clm: ${String(e)}\n`);
     process.exit(1);
-  },
-);
+  });
+}
+
+async function finish(result: number): Promise<void> {
+  let code = result;
+  process.exitCode = code;
+  // A pipe takes 64 KiB at once; exiting before the rest is written would cut the reply short.
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  // A file's write fails synchronously but reports the error a tick later.
+  await new Promise((r) => setImmediate(r));
+  if (outputError) {
+    process.stderr.write(`clm: cannot write the output: ${describeWriteError(outputError)}\n`);
+    if (code === 0) code = 1;
+    await flushed(process.stderr);
+  }
+  // Everything was closed above; stray handles (a keep-alive socket, a plugin worker still
+  // starting) must not keep a finished run alive.
+  process.exit(code);
+}
+
+const argv = process.argv.slice(2);
+if (process.env.CLM_PROGRAM !== 'oneshot' || plainOneshot(argv)) start(argv);
+else handOver();

@@ -14,7 +14,8 @@ import { cliSuite } from '../fixtures/cli-suite.js';
 const suite = await cliSuite({ dirs: 'each' });
 const { mock, dirs, run } = suite;
 const cacheDir = () => join(dirs.state, 'clm', 'code-cache');
-const build = () => /^\/\/ clm-build ([0-9a-f]+)\n/.exec(readFileSync(join(CLI, '../cli.cjs'), 'utf8'))?.[1];
+/** The build hash a program of dist/ names (cli: the whole program; cli-oneshot: the one-shot one). */
+const build = (program = 'cli-oneshot') => /^\/\/ clm-build ([0-9a-f]+)\n/.exec(readFileSync(join(CLI, `../${program}.cjs`), 'utf8'))?.[1];
 
 async function turn(text: string) {
   mock.push(oa.text(text));
@@ -30,13 +31,42 @@ test('a one-shot run leaves a cache for its build and Node, and the next run use
   assert.ok(existsSync(file), 'no code cache after the first run');
   const bytes = readFileSync(file);
   const key = bytes.toString('latin1', 0, bytes.indexOf(10));
-  assert.ok(build(), 'dist/cli.cjs names no build');
+  // The one-shot program's: a one-shot run reads that, not the whole program.
+  assert.ok(build() && build() !== build('cli'), 'dist/cli-oneshot.cjs names no build of its own');
   assert.ok(key.includes(` ${build()} `) && key.includes(` ${process.version} `), `key ${key}`);
   assert.ok(bytes.length - key.length > 10_000, 'the cache holds no code');
   const before = statSync(file).mtimeMs;
   await turn('second');
   assert.equal(statSync(file).mtimeMs, before, 'an accepted cache was written again');
   assert.deepEqual(readFileSync(file), bytes);
+});
+
+test('a run that only looks like a one-shot goes to the whole program, and leaves the one-shot cache alone', async () => {
+  // -o here is the model's name: the REPL runs (the launcher took it for a one-shot).
+  mock.push(oa.text('from the repl'));
+  const r = await run(['-H', '-m', '-o'], { entry: BIN, input: 'hello\n' });
+  assert.equal(r.code, 0, show(r));
+  assert.match(r.stdout, /from the repl/);
+  assert.equal(mock.posts.at(-1)!.json.model, '-o');
+  // -o with no prompt: the whole program's usage error, exit 2.
+  const usage = await run(['-o'], { entry: BIN });
+  assert.equal(usage.code, 2, show(usage));
+  assert.match(usage.stderr, /-o needs a value/);
+  // Neither run was a one-shot: a cache of what the one-shot program compiled to hand them over
+  // would be taken by every later one-shot.
+  assert.deepEqual(existsSync(cacheDir()) ? readdirSync(cacheDir()) : [], [], 'a cache was kept');
+  await turn('a real one-shot');
+  assert.ok(existsSync(join(cacheDir(), 'cli-oneshot.bin')));
+});
+
+test('the one-shot program holds no screen: half the whole program, neither marked nor highlight.js', () => {
+  const whole = readFileSync(join(CLI, '../cli.cjs'), 'latin1');
+  const oneshot = readFileSync(join(CLI, '../cli-oneshot.cjs'), 'latin1');
+  assert.ok(oneshot.length < whole.length * 0.6, `${oneshot.length} of ${whole.length} bytes`);
+  for (const mark of ['input parameter is undefined or null' /* marked */, 'highlight.js', 'resumed session']) {
+    assert.ok(whole.includes(mark), `the whole program has no ${mark}: the check is stale`);
+    assert.ok(!oneshot.includes(mark), `the one-shot program holds ${mark}`);
+  }
 });
 
 test('the REPL keeps its own cache file; help keeps none', async () => {

@@ -28,8 +28,14 @@ test('package.json points the clm command at the launcher', () => {
   assert.ok(pkg.files.includes('bin'));
 });
 
-test('the program bundle is ASCII, so the launcher may read it as one-byte text', () => {
-  const bytes = readFileSync(join(root, 'dist/cli.cjs'));
-  const at = bytes.findIndex((b) => b > 0x7f);
-  assert.equal(at, -1, `a non-ASCII byte at ${at}: ${JSON.stringify(bytes.subarray(Math.max(0, at - 40), at + 20).toString('utf8'))}`);
+test('the programs are ASCII, so the launcher may read them as one-byte text', () => {
+  for (const program of ['dist/cli.cjs', 'dist/cli-oneshot.cjs']) {
+    const bytes = readFileSync(join(root, program));
+    const at = bytes.findIndex((b) => b > 0x7f);
+    assert.equal(
+      at,
+      -1,
+      `${program}: a non-ASCII byte at ${at}: ${JSON.stringify(bytes.subarray(Math.max(0, at - 40), at + 20).toString('utf8'))}`,
+    );
+  }
 });

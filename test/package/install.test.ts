@@ -83,6 +83,8 @@ test('the tarball holds the program, the library with its declarations, the seed
     'bin/clm.cjs',
     'dist/cli.js',
     'dist/cli.cjs',
+    // The one-shot program, which a one-shot run reads instead of the whole one.
+    'dist/cli-oneshot.cjs',
     // The worker threads' bundles, next to the program.
     'dist/lua-worker.js',
     'dist/config-worker.js',
