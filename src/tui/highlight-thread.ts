@@ -42,6 +42,15 @@ interface Job {
   key: string;
   code: string;
   lang: string;
+  /** Code still streaming (streamingHtml): answered into `streamed`, not kept with the others. */
+  streaming?: true;
+}
+
+/** An answer for code still streaming: `html` colours `code` (null: it stays plain). */
+export interface StreamedHtml {
+  code: string;
+  lang: string;
+  html: string | null;
 }
 
 /**
@@ -73,6 +82,9 @@ export class HighlightThread {
   /** Answers by key (null: stays plain), oldest first. */
   private readonly answers = new Map<string, string | null>();
   private answerChars = 0;
+  /** The newest answer for code still streaming, and the job waiting in the queue for newer code. */
+  private streamed: StreamedHtml | null = null;
+  private streamingJob: Job | null = null;
   private nextId = 1;
   private readonly deadlineMs: number;
   private readonly cacheChars: number;
@@ -113,6 +125,34 @@ export class HighlightThread {
     return undefined;
   }
 
+  /** The newest answer streamingHtml gave, asking for nothing. */
+  get lastStreamed(): StreamedHtml | undefined {
+    return this.streamed ?? undefined;
+  }
+
+  /**
+   * Colours for code that grows with every piece (a block still streaming): the newest answer for
+   * such code, which may be for less of it, or undefined; `code` is asked for unless it is being
+   * highlighted. One such job waits at a time (the newest code replaces the code it waits with),
+   * and its answers are not kept with the others: each piece would be a block of its own. After
+   * an answer that leaves code plain, code that goes on from it is not asked for.
+   */
+  streamingHtml(code: string, lang: string): StreamedHtml | undefined {
+    const last = this.streamed;
+    const plainFor = last?.html === null && last.lang === lang && code.startsWith(last.code);
+    const key = `${lang}\n${code}`;
+    const busy = this.running?.job.key === key || this.streamingJob?.key === key || (last?.lang === lang && last.code === code);
+    if (!this.why && !plainFor && !busy) {
+      if (this.streamingJob) Object.assign(this.streamingJob, { key, code, lang });
+      else {
+        this.streamingJob = { id: this.nextId++, key, code, lang, streaming: true };
+        this.queue.push(this.streamingJob);
+        this.next();
+      }
+    }
+    return last ?? undefined;
+  }
+
   /** End the worker; code asked for meanwhile stays plain. */
   close(): void {
     this.fail('the highlighter thread is closed');
@@ -128,6 +168,7 @@ export class HighlightThread {
     worker.ref();
     if (!this.ready) return; // its 'ready' comes back here
     const job = this.queue.shift()!;
+    if (job === this.streamingJob) this.streamingJob = null;
     const timer = setTimeout(() => this.overrun(job), this.deadlineMs);
     this.running = { job, timer };
     worker.postMessage({ id: job.id, code: job.code, lang: job.lang } satisfies HighlightRequest);
@@ -196,8 +237,11 @@ export class HighlightThread {
   private answer(job: Job, html: string | null): void {
     if (this.running) clearTimeout(this.running.timer);
     this.running = null;
-    this.asked.delete(job.key);
-    this.keep(job.key, html);
+    if (job.streaming) this.streamed = { code: job.code, lang: job.lang, html };
+    else {
+      this.asked.delete(job.key);
+      this.keep(job.key, html);
+    }
     this.next();
     this.tell();
   }
@@ -232,10 +276,11 @@ export class HighlightThread {
   private fail(why: string): void {
     if (this.why) return;
     this.why = why;
+    const asked = this.asked.size > 0 || this.streamingJob !== null || this.running?.job.streaming === true;
     if (this.running) clearTimeout(this.running.timer);
     this.running = null;
     this.queue.length = 0;
-    const asked = this.asked.size > 0;
+    this.streamingJob = null;
     this.asked.clear();
     if (this.idle) clearTimeout(this.idle);
     if (this.notice) clearTimeout(this.notice);

@@ -5,7 +5,7 @@
 // word-wrapped cells, alignment, and box drawing (ASCII when the terminal is not UTF-8).
 
 import { Lexer, lexer, type Token, type Tokens } from 'marked';
-import { canHighlight, highlightCode, prepareHighlighter } from './highlight.js';
+import { canHighlight, highlightCode, highlightStreamingCode, prepareHighlighter, streamedLines } from './highlight.js';
 import { safeLinkUrl, sanitize } from './sanitize.js';
 import { type Span, spansText } from './spans.js';
 import { DEFAULT_STYLE, mergeStyles, paint, type Style, style, type StyleSpec, withLink } from './style.js';
@@ -269,13 +269,40 @@ function renderCode(c: Tokens.Code, width: number, ctx: MarkdownContext): string
   const lang = (c.lang ?? '').trim().split(/\s+/)[0]!.toLowerCase();
   const fenced = c.codeBlockStyle !== 'indented';
   // Very long blocks stay plain (highlight.ts says how long).
+  let coloured: Span[][] = [];
   if (ctx.highlight && fenced && lang && canHighlight(lang)) {
-    // A block still streaming is drawn plain; the highlighter gets ready meanwhile.
-    const lines = ctx.open ? null : highlightCode(text, lang, ctx.theme.codeHighlighted);
-    if (lines) return lines.flatMap((spans) => wrapSpans(spans, width, { hard: true }));
+    const base = ctx.theme.codeHighlighted;
+    // A block still streaming: its complete lines as far as their colours are known. One just
+    // closed whose own are not back yet (long code): the colours it had while it streamed.
+    // (marked drops the newline that ends the code; the raw text shows whether its last line is complete.)
+    const lines = ctx.open
+      ? highlightStreamingCode(c.raw.endsWith('\n') ? `${text}\n` : text, lang, base)
+      : (highlightCode(text, lang, base) ?? streamedLines(text, lang, base));
+    if (lines) coloured = lines;
     if (ctx.open) prepareHighlighter(lang);
   }
-  return text.split('\n').flatMap((l) => wrapSpans([{ text: l, style: ctx.theme.code }], width, { hard: true }));
+  const wrap = (spans: Span[]) => wrapSpans(spans, width, { hard: true });
+  const plain = text.split('\n').slice(coloured.length);
+  return [...wrappedCode(coloured, width), ...plain.flatMap((l) => wrap([{ text: l, style: ctx.theme.code }]))];
+}
+
+/**
+ * Lines of highlighted code wrapped, each kept by its spans: a block still streaming is drawn every
+ * frame, and its colours' lines are the same objects from one answer to the next (highlight.ts).
+ */
+const wrapped = new WeakMap<Span[], { width: number; rows: string[] }>();
+
+function wrappedCode(code: Span[][], width: number): string[] {
+  const out: string[] = [];
+  for (const spans of code) {
+    let known = wrapped.get(spans);
+    if (known?.width !== width) {
+      known = { width, rows: wrapSpans(spans, width, { hard: true }) };
+      wrapped.set(spans, known);
+    }
+    for (const r of known.rows) out.push(r);
+  }
+  return out;
 }
 
 /**

@@ -83,6 +83,40 @@ test('inline: a long block of code goes into the scrollback only once its colour
   assertInline(s);
 });
 
+test('inline: long code scrolling off while its fence is still open goes into the scrollback coloured', {
+  timeout: 90_000,
+}, async (t) => {
+  const s = await ui.open(t, ['--no-alt-screen'], { rows: 24, cols: 100 });
+  await s.waitFor('[online]');
+  const block = (tag: string, n: number) =>
+    Array.from({ length: n }, (_, i) => `const ${tag}${i}: number = compute(${i}, "a string"); // ${i}\n`);
+  // A first block, closed at once: the highlighter thread is up when the streaming one comes.
+  mock.push(oa.streamText(['Warm:\n\n```ts\n', block('warm', 40).join(''), '```\n\nwarm done']));
+  s.type('warm\r');
+  await s.waitFor(() => {
+    const at = s.find('const warm39');
+    return !!at && s.cell(at.row, at.col).fg === 5;
+  }, 'the first block coloured');
+  // Eighty lines, five at a time: the first ones are in the scrollback long before the fence closes.
+  const lines = block('value', 80);
+  const parts = ['Code:\n\n```ts\n'];
+  for (let i = 0; i < lines.length; i += 5) parts.push(lines.slice(i, i + 5).join(''));
+  mock.push(oa.streamText([...parts, '```\n', '\ncode done'], { chunkDelayMs: 120 }));
+  s.type('code\r');
+  await s.waitFor('code done', 'the end of the reply', 30_000);
+  await s.waitFor(() => idle(s), 'idle');
+  await s.settle();
+  const all = s.lines();
+  const plain: string[] = [];
+  for (let i = 0; i < 80; i++) {
+    const at = all.flatMap((l, n) => (l.startsWith(`const value${i}:`) ? [n] : []));
+    assert.equal(at.length, 1, `const value${i} written ${at.length} times`);
+    if (s.cellOfLine(at[0]!, 0).fg !== 5) plain.push(`value${i}`);
+  }
+  assert.deepEqual(plain, [], 'lines that went into the scrollback plain');
+  assertInline(s);
+});
+
 test("inline: a resumed conversation's long code goes into the scrollback coloured, each block once", {
   timeout: 60_000,
 }, async (t) => {

@@ -681,6 +681,23 @@ test('a long block of code (too long to highlight on the main thread) is highlig
   assert.equal(s.cell(str.row, str.col).fg, 2, 'its string in green');
 });
 
+test('code is coloured as it streams: the complete lines of a fence still open', { timeout: 60_000 }, async (t) => {
+  const s = await ui.open(t);
+  await s.waitFor('[online]');
+  // Over half a KiB before the fence closes (shorter code is coloured once closed).
+  const lines = Array.from({ length: 16 }, (_, i) => `const a${i} = compute(${i}, "a string of some length"); // ${i}\n`);
+  assert.ok(lines.slice(0, 12).join('').length > 512);
+  const parts = ['Code:\n\n```ts\n', ...lines, '```\n', '\ncode done'];
+  mock.push(oa.streamText(parts, { chunkDelayMs: 250 }));
+  s.type('code\r');
+  await s.waitFor(() => {
+    const at = s.find('const a0 ');
+    return !!at && s.cell(at.row, at.col).fg === 5;
+  }, 'the first line of the open block coloured');
+  assert.ok(!s.text().includes('code done'), 'coloured only once the fence had closed');
+  await s.waitFor('code done');
+});
+
 test('code in a resumed conversation, drawn before the highlighter was there, is drawn again highlighted', {
   timeout: 60_000,
 }, async (t) => {

@@ -7,11 +7,13 @@ import assert from 'node:assert/strict';
 import {
   configureHighlightThread,
   highlightCode,
+  highlightStreamingCode,
   highlightThreadFailure,
   loadHighlighter,
   OFF_THREAD_AT,
   onHighlighterReady,
   plainCodeDraws,
+  streamedLines,
 } from '../../src/tui/highlight.js';
 import { HighlightThread } from '../../src/tui/highlight-thread.js';
 import type { Span } from '../../src/tui/spans.js';
@@ -219,4 +221,81 @@ test('a worker that never gets ready fails the thread after the deadline, and wh
   } finally {
     t.close();
   }
+});
+
+const NUMBERING = new URL('../fixtures/highlight/numbering-worker.mjs', import.meta.url);
+
+test('code still streaming: one job waits, for the newest of it; its answers are kept apart; plain for good stays so', {
+  timeout: 60_000,
+}, async () => {
+  let notify = () => {};
+  const t = new HighlightThread(() => notify(), { script: NUMBERING, deadlineMs: 400 });
+  const told = () => new Promise<void>((resolve) => (notify = resolve));
+  // The worker is stuck on a block: the streaming code asked for meanwhile waits behind it.
+  let answer = told();
+  assert.equal(t.html('STALL', 'ts'), undefined);
+  for (const code of ['a\n', 'a\nb\n', 'a\nb\nc\n']) assert.equal(t.streamingHtml(code, 'ts'), undefined);
+  for (;;) {
+    await answer;
+    answer = told();
+    if (t.streamingHtml('a\nb\nc\n', 'ts')) break;
+  }
+  // The new worker's first job was the newest code: the older pieces were never highlighted.
+  assert.deepEqual(t.streamingHtml('a\nb\nc\n', 'ts'), {
+    code: 'a\nb\nc\n',
+    lang: 'ts',
+    html: '<span class="hljs-keyword">1:a\nb\nc\n</span>',
+  });
+  // Not kept with the blocks' answers (each piece of a stream would be one): asked for as a block
+  // of its own, whose answer is the next notice.
+  assert.equal(t.html('a\nb\nc\n', 'ts'), undefined);
+  await answer;
+  answer = told();
+  // More of it: the last answer until the new one comes.
+  assert.equal(t.streamingHtml('a\nb\nc\nd\n', 'ts')?.code, 'a\nb\nc\n');
+  await answer;
+  answer = told();
+  assert.equal(t.streamingHtml('a\nb\nc\nd\n', 'ts')?.html, '<span class="hljs-keyword">3:a\nb\nc\nd\n</span>');
+  // Code the worker is stuck on stays plain, and what follows it is not asked for again.
+  assert.equal(t.streamingHtml('STALL\n', 'ts')?.code, 'a\nb\nc\nd\n');
+  await answer;
+  assert.deepEqual(t.streamingHtml('STALL\nmore\n', 'ts'), { code: 'STALL\n', lang: 'ts', html: null });
+  assert.equal(t.started, false, 'a worker started for code that follows plain code');
+  t.close();
+});
+
+test('long code still streaming is drawn coloured a round trip behind the text, and keeps them when it closes', {
+  timeout: 60_000,
+}, async () => {
+  configureHighlightThread({});
+  await loadHighlighter('typescript');
+  const lines = tsLines(100, 's');
+  // A comment open where the first colours end: the next answer's lines are turned into spans from there.
+  lines.splice(58, 3, '/* a comment', '   that goes on', '   and ends here */');
+  const first = `${lines.slice(0, 60).join('\n')}\n`;
+  assert.ok(first.length > OFF_THREAD_AT);
+  // The last line still coming: never coloured.
+  const streaming = `${first}const partial`;
+  const plain = plainCodeDraws();
+  assert.equal(highlightStreamingCode(streaming, 'typescript'), null, 'coloured before the thread answered');
+  assert.ok(plainCodeDraws() > plain, 'drawn plain without saying so: no notice would draw it again');
+  const coloured = await whenReady(() => highlightStreamingCode(streaming, 'typescript'));
+  assert.equal(coloured.length, 60);
+  assert.ok(hasKeyword(coloured));
+  // Forty more lines: the sixty known stay coloured until the rest are back.
+  const more = `${lines.join('\n')}\n`;
+  assert.equal(highlightStreamingCode(more, 'typescript')?.length, 60);
+  const all = await whenReady(() => {
+    const l = highlightStreamingCode(more, 'typescript');
+    return l && l.length === 100 ? l : null;
+  });
+  assert.ok(hasKeyword(all.slice(60)));
+  // The lines coloured before are kept as they were: only the new ones are made from the answer.
+  assert.ok(all.slice(0, 60).every((l, i) => l === coloured[i]));
+  // The same colours as the whole code highlighted at once (the blocks' queue, not the stream's).
+  assert.deepEqual(all, await whenReady(() => highlightCode(lines.join('\n'), 'typescript')));
+  // Closed: the block's own colours come from the blocks' queue; meanwhile it has these.
+  assert.equal(streamedLines(lines.join('\n'), 'typescript')?.length, 100);
+  assert.equal(streamedLines(`${lines.join('\n')}\nsomething else`, 'typescript')?.length, 100);
+  assert.equal(streamedLines('other code', 'typescript'), null);
 });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { VirtualTerminal } from '../fixtures/virtual-terminal.js';
 import { markdownWarmUpSteps, renderMarkdown, fitColumns } from '../../src/tui/markdown.js';
 import { MarkdownStream } from '../../src/tui/markdown-stream.js';
-import { highlighterReady, loadHighlighter } from '../../src/tui/highlight.js';
+import { highlighterReady, loadHighlighter, onHighlighterReady } from '../../src/tui/highlight.js';
 import { stripEscapes } from '../../src/tui/escapes.js';
 import { visibleWidth } from '../../src/tui/width.js';
 import { tally } from '../fixtures/tally.js';
@@ -198,7 +198,7 @@ test('text from the model cannot smuggle control sequences through markdown', ()
   tally('bad_inputs', 1);
 });
 
-test('fenced code is highlighted once highlight.js has loaded; an open (streaming) block is drawn plain', async () => {
+test('fenced code is highlighted once highlight.js has loaded; an open (streaming) block, its complete lines', async () => {
   await loadHighlighter('js');
   assert.ok(highlighterReady());
   const lines = renderMarkdown('```js\nconst x = "s"; // note\n```', 80);
@@ -211,10 +211,23 @@ test('fenced code is highlighted once highlight.js has loaded; an open (streamin
   const unknown = renderMarkdown('```nosuchlang\nplain\n```', 80);
   assert.equal(stripEscapes(unknown[0]!), 'plain');
   const s = new MarkdownStream();
-  s.append('```js\nconst x = 1;\n');
-  const open = await draw(s.render(80));
-  assert.ok(cellOf(open, 'const').dim, 'the open block is plain code');
-  s.append('```\n\nafter');
+  // Over half a KiB (shorter code is highlighted once closed), and a line still coming.
+  const code = Array.from({ length: 12 }, (_, i) => `const x${i} = compute(${i}, "a string"); // note ${i}\n`).join('');
+  assert.ok(code.length > 512);
+  s.append(`\`\`\`js\n${code}let y`);
+  // Its complete lines, once the highlighter thread has them (plain meanwhile, and told when they come).
+  let open = await draw(s.render(80));
+  while (cellOf(open, 'const').dim) {
+    await new Promise<void>((resolve) => {
+      const off = onHighlighterReady(() => {
+        off();
+        resolve();
+      });
+    });
+    open = await draw(s.render(80));
+  }
+  assert.ok(cellOf(open, 'let').dim, 'the line still coming is plain code');
+  s.append(' = 2;\n```\n\nafter');
   const closed = await draw(s.render(80));
   assert.ok(!cellOf(closed, 'const').dim, 'highlighted once closed');
 });
