@@ -236,8 +236,8 @@ export class InlinePainter implements Painter {
   }
 
   /**
-   * Whether block `index` is drawn in this (not final) frame: all are but one that waits for its
-   * code's colours and no frame has shown yet (a resumed conversation's reply, one that came whole). Drawn
+   * Whether block `index` is drawn in this (not final) frame: all are but a finished one that
+   * waits for its code's colours and no frame has shown yet (a resumed conversation's reply, one that came whole). Drawn
    * plain, its rows beyond the screen would go into the scrollback plain for good.
    */
   private shows(index: number, W: number): boolean {
@@ -245,7 +245,8 @@ export class InlinePainter implements Painter {
     const block = t.blockAt(index);
     if (this.shownSet.has(block)) return true;
     t.blockLines(index, W);
-    if (this.awaitsColours(index)) return false;
+    // A block still streaming is drawn as it comes: its colours follow the text (highlight.ts).
+    if (block.final && this.awaitsColours(index)) return false;
     this.shownSet.add(block);
     return true;
   }

@@ -607,6 +607,16 @@ test('inline: a block waiting for its colours that no frame showed yet is not dr
   for (let i = 0; i < 5; i++) assert.equal(all.filter((l) => l === `D0${i}`).length, 1, all.join('\n'));
 });
 
+test('inline: a block still streaming is drawn at once, whatever it waits for', async () => {
+  const { vt, r } = await setup('inline', 40, 10);
+  const reply = new Waiting('S', 3);
+  reply.final = false;
+  r.transcript.add(reply);
+  r.renderNow();
+  await vt.flush();
+  assert.deepEqual(vt.viewport().slice(0, 3), ['S00', 'S01', 'S02']);
+});
+
 test('inline: a block already on screen stays drawn, live, while it waits for its colours', async () => {
   const { vt, r } = await setup('inline', 40, 10);
   const reply = new Waiting('R', 3);
