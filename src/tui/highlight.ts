@@ -249,7 +249,8 @@ export function highlightStreamingCode(code: string, lang: string, base: Style =
   if (!lang || !canHighlight(lang)) return null;
   const whole = code.slice(0, code.lastIndexOf('\n') + 1);
   if (!whole) return null;
-  const mine = streamed?.lang === lang && streamed.base === base ? streamed : null;
+  // The colours last seen, when this code goes on from them (else another block's).
+  const mine = streamed?.lang === lang && streamed.base === base && whole.startsWith(streamed.code) ? streamed : null;
   if (mine?.code !== whole) streamed = streamingOffThread(whole, lang, base, mine) ?? streamed;
   return streamedLines(code, lang, base);
 }

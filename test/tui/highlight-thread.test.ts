@@ -299,3 +299,17 @@ test('long code still streaming is drawn coloured a round trip behind the text, 
   assert.equal(streamedLines(`${lines.join('\n')}\nsomething else`, 'typescript')?.length, 100);
   assert.equal(streamedLines('other code', 'typescript'), null);
 });
+
+test('a second block streaming after the first, shorter than it, is coloured as it streams too', { timeout: 60_000 }, async () => {
+  await loadHighlighter('typescript');
+  const first = `${tsLines(60, 'one').join('\n')}\n`;
+  await whenReady(() => {
+    const l = highlightStreamingCode(first, 'typescript');
+    return l && l.length === 60 ? l : null;
+  });
+  const second = `${tsLines(12, 'two').join('\n')}\n`;
+  assert.ok(second.length > 512 && second.length < first.length);
+  const lines = await whenReady(() => highlightStreamingCode(second, 'typescript'));
+  assert.equal(lines.length, 12);
+  assert.ok(lines[0]!.some((s) => s.text.includes('two0')));
+});
