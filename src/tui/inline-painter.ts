@@ -237,8 +237,8 @@ export class InlinePainter implements Painter {
 
   /**
    * Whether block `index` is drawn in this (not final) frame: all are but a finished one that
-   * waits for its code's colours and no frame has shown yet (a resumed conversation's reply, one that came whole). Drawn
-   * plain, its rows beyond the screen would go into the scrollback plain for good.
+   * waits for its code's colours and that no frame has shown yet (a resumed conversation's reply).
+   * Drawn plain, its rows beyond the screen would go into the scrollback plain for good.
    */
   private shows(index: number, W: number): boolean {
     const t = this.scene.transcript;
