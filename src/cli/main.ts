@@ -57,43 +57,46 @@ async function main(argv: string[]): Promise<number> {
     if (process.env.CLM_PROGRAM !== 'oneshot') return await checkpointCommand(args.checkpoint);
     throw new Error(ONESHOT_ONLY);
   }
-  const color = !!process.stderr.isTTY && !process.env.NO_COLOR;
-  const { CliError } = await import('./cli-error.js');
-  const { ConfigProblem } = await import('./resolve-run.js');
   try {
-    if (args.command === 'run' && args.oneshot !== undefined) {
-      if (args.resume === '') throw new UsageError('-r without an id needs the REPL; give the session id with -o');
-      const { runOneshot } = await import('./oneshot.js');
-      // stdin only where a person can answer on it: for a file or /dev/null, creating
-      // process.stdin builds a file stream, whose module pulls in fs/promises, readline and fs.watch.
-      const stdin = lazyBuiltin<typeof import('node:tty')>('node:tty')().isatty(0) ? process.stdin : undefined;
-      return await runOneshot(args, { stdout: process.stdout, stderr: process.stderr, color, stdin });
-    }
+    if (args.command === 'run' && args.oneshot !== undefined) return await oneshot(args);
     if (process.env.CLM_PROGRAM !== 'oneshot') return await commandOrInteractive(args);
     throw new Error(ONESHOT_ONLY);
   } catch (e) {
-    // Messages can quote a file or a server: shown, not obeyed, on a terminal.
-    const say = (m: string) => process.stderr.write(`clm: ${forTerminal(m)}\n`);
-    if (e instanceof UsageError) {
-      process.stderr.write(usageErrorText(forTerminal(e.message)));
-      return 2;
-    }
-    if (e instanceof ConfigProblem) {
-      say(e.message);
-      return 2;
-    }
-    if (e instanceof CliError) {
-      say(e.message);
-      return e.exitCode;
-    }
-    const name = (e as { name?: string })?.name;
-    if (name === 'SessionError') {
-      say((e as Error).message);
-      return 1;
-    }
-    say((e as Error)?.stack ?? String(e));
-    return 1;
+    return await failed(e);
   }
+}
+
+async function oneshot(args: CliArgs): Promise<number> {
+  if (args.resume === '') throw new UsageError('-r without an id needs the REPL; give the session id with -o');
+  const { runOneshot } = await import('./oneshot.js');
+  const color = !!process.stderr.isTTY && !process.env.NO_COLOR;
+  // stdin only where a person can answer on it: for a file or /dev/null, creating
+  // process.stdin builds a file stream, whose module pulls in fs/promises, readline and fs.watch.
+  const stdin = lazyBuiltin<typeof import('node:tty')>('node:tty')().isatty(0) ? process.stdin : undefined;
+  return await runOneshot(args, { stdout: process.stdout, stderr: process.stderr, color, stdin });
+}
+
+/** What a run that failed says, and its exit status. */
+async function failed(e: unknown): Promise<number> {
+  const { CliError } = await import('./cli-error.js');
+  const { ConfigProblem } = await import('./resolve-run.js');
+  // Messages can quote a file or a server: shown, not obeyed, on a terminal.
+  const say = (m: string) => process.stderr.write(`clm: ${forTerminal(m)}\n`);
+  if (e instanceof UsageError) {
+    process.stderr.write(usageErrorText(forTerminal(e.message)));
+    return 2;
+  }
+  if (e instanceof ConfigProblem) {
+    say(e.message);
+    return 2;
+  }
+  if (e instanceof CliError) {
+    say(e.message);
+    return e.exitCode;
+  }
+  const name = (e as { name?: string })?.name;
+  say(name === 'SessionError' ? (e as Error).message : ((e as Error)?.stack ?? String(e)));
+  return 1;
 }
 
 // A reader that goes away (`clm -o … | head`) must not crash the run with an EPIPE stack trace:
