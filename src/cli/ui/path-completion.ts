@@ -54,22 +54,21 @@ const escaped = (name: string): string => name.replace(/[\\ ]/g, '\\$&');
 /** A path word's text as the name it stands for. */
 const unescaped = (text: string): string => text.replace(/\\(.)/g, '$1');
 
+/** The directory a path word's part up to its last slash names, or null (`~user/`, a shell's business; `~/` without a home). */
+function directoryOf(dirPart: string, env: PathEnv): string | null {
+  if (!dirPart.startsWith('~')) return isAbsolute(dirPart) ? dirPart : resolve(env.cwd, dirPart);
+  return dirPart.startsWith('~/') && env.home ? join(env.home, dirPart.slice(2)) : null;
+}
+
 /** The completion of the path `word`, or null when nothing matches (or the directory cannot be read). */
 export async function completePath(word: string, env: PathEnv): Promise<Completion | null> {
   if (word === '~') return env.home ? { replace: 1, insert: '~/', candidates: [] } : null;
   const slash = word.lastIndexOf('/');
   if (slash < 0) return null;
-  const dirPart = unescaped(word.slice(0, slash + 1));
+  const dir = directoryOf(unescaped(word.slice(0, slash + 1)), env);
+  if (dir === null) return null;
   const written = word.slice(slash + 1);
   const base = unescaped(written);
-  let dir: string;
-  if (dirPart.startsWith('~')) {
-    // `~/…` only; `~user/` is a shell's business.
-    if (!dirPart.startsWith('~/') || !env.home) return null;
-    dir = join(env.home, dirPart.slice(2));
-  } else {
-    dir = isAbsolute(dirPart) ? dirPart : resolve(env.cwd, dirPart);
-  }
   const entries = await withTimeout(fsp().readdir(dir, { withFileTypes: true }), LIST_TIMEOUT_MS);
   if (!entries) return null;
   const hidden = base.startsWith('.');
