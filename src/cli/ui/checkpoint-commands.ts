@@ -5,6 +5,7 @@
 
 import type { Rewind } from '../../checkpoints/index.js';
 import type { Answer, CommandContext } from './command-context.js';
+import type { RewindOutcome } from '../run-checkpoints.js';
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
@@ -59,6 +60,37 @@ export async function rewindCommand(ctx: CommandContext, arg: string): Promise<v
   await rewindTo(ctx, n, 'rewind');
 }
 
+const YES_NO: Answer[] = [
+  { key: 'y', label: 'yes' },
+  { key: 'n', label: 'no' },
+];
+/** Files changed outside clm since the turn: kept, or overwritten too. */
+const YES_KEEP_OR_OVERWRITE: Answer[] = [
+  { key: 'y', label: 'yes, keep the files changed outside clm' },
+  { key: 'o', label: 'yes, overwrite them' },
+  { key: 'n', label: 'no' },
+];
+
+/** What a rewind did: the paths put back, the conversation, the files left as they were. */
+function reportRewound(ctx: CommandContext, how: 'undo' | 'rewind', n: number, out: RewindOutcome): void {
+  const done = out.files ? `${out.files.done.length} path${out.files.done.length === 1 ? '' : 's'} put back` : 'files as they are';
+  ctx.print(
+    `[${how === 'undo' ? 'undone' : 'rewound'} to before turn ${n}: ${done}${out.conversation ? '; conversation back' : ''}]`,
+    'notice',
+  );
+  for (const k of out.files?.kept ?? []) ctx.print(`kept as it is: ${k.path} (${k.why})`, 'info');
+}
+
+/** /rewind with files to put back: which of the two go back, or null (not answered). */
+async function whatGoesBack(ctx: CommandContext, n: number): Promise<{ files: boolean; conversation: boolean } | null> {
+  const what = await ctx.ask(`rewind to before turn ${n}: what goes back?`, [
+    { key: 'b', label: 'files and conversation' },
+    { key: 'f', label: 'files only' },
+    { key: 'c', label: 'conversation only' },
+  ]);
+  return what ? { files: what !== 'c', conversation: what !== 'f' } : null;
+}
+
 async function rewindTo(ctx: CommandContext, n: number, how: 'undo' | 'rewind'): Promise<void> {
   const rt = ctx.runtime;
   const { describeRewind } = await import('../../checkpoints/index.js');
@@ -70,35 +102,17 @@ async function rewindTo(ctx: CommandContext, n: number, how: 'undo' | 'rewind'):
     return;
   }
   ctx.print(describeRewind(r).join('\n'), 'info');
-  const conflicts = r.plan.conflicts.length > 0;
-  const hasFiles = r.files && r.plan.items.length > 0;
-  let files = hasFiles;
-  let conversation = true;
-  if (how === 'rewind' && hasFiles) {
-    const what = await ctx.ask(`rewind to before turn ${n}: what goes back?`, [
-      { key: 'b', label: 'files and conversation' },
-      { key: 'f', label: 'files only' },
-      { key: 'c', label: 'conversation only' },
-    ]);
-    if (!what) return;
-    files = what !== 'c';
-    conversation = what !== 'f';
-  }
-  const yes: Answer[] =
-    files && conflicts
-      ? [
-          { key: 'y', label: 'yes, keep the files changed outside clm' },
-          { key: 'o', label: 'yes, overwrite them' },
-          { key: 'n', label: 'no' },
-        ]
-      : [
-          { key: 'y', label: 'yes' },
-          { key: 'n', label: 'no' },
-        ];
+  const what =
+    how === 'rewind' && r.files && r.plan.items.length > 0
+      ? await whatGoesBack(ctx, n)
+      : { files: r.files && r.plan.items.length > 0, conversation: true };
+  if (!what) return;
+  const { files, conversation } = what;
   const parts = [files ? 'files' : '', conversation ? 'conversation' : ''].filter(Boolean).join(' and ');
+  const turns = r.turns.map((t) => t.turn).join(', ');
   const ok = await ctx.ask(
-    `${how} turn${r.turns.length > 1 ? 's' : ''} ${r.turns.map((t) => t.turn).join(', ')}? ${parts} go back to before turn ${n}`,
-    yes,
+    `${how} turn${r.turns.length > 1 ? 's' : ''} ${turns}? ${parts} go back to before turn ${n}`,
+    files && r.plan.conflicts.length > 0 ? YES_KEEP_OR_OVERWRITE : YES_NO,
   );
   if (ok !== 'y' && ok !== 'o') {
     ctx.print('[nothing changed]', 'notice');
@@ -107,12 +121,7 @@ async function rewindTo(ctx: CommandContext, n: number, how: 'undo' | 'rewind'):
   try {
     const out = await rt.checkpoints.rewind(r, rt.agent, { files, conversation, overwrite: ok === 'o' });
     if (out.conversation) ctx.replay(out.conversation);
-    const done = out.files ? `${out.files.done.length} path${out.files.done.length === 1 ? '' : 's'} put back` : 'files as they are';
-    ctx.print(
-      `[${how === 'undo' ? 'undone' : 'rewound'} to before turn ${n}: ${done}${out.conversation ? '; conversation back' : ''}]`,
-      'notice',
-    );
-    for (const k of out.files?.kept ?? []) ctx.print(`kept as it is: ${k.path} (${k.why})`, 'info');
+    reportRewound(ctx, how, n, out);
   } catch (e) {
     ctx.print(message(e), 'error');
   }
