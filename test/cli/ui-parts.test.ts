@@ -443,6 +443,12 @@ test('screen mode: --no-alt-screen, else a config that mentions ui waits for the
   dirs.write('config.lua', '-- ui = "inline"\n--[==[ ui\n]==]\nreturn { model = "a/b" } -- ui');
   assert.equal(modeBeforeConfig(false, env), 'fullscreen', 'comments do not count');
   assert.equal(withoutLuaComments('a = "x--y" -- c\nb = [[--]] --[[ d ]] e'), 'a = "x--y" \nb = [[--]]  e');
+  // Escaped quotes, a level-2 long string holding ]], a quote left open at the line's end, and
+  // comments left open to the end of the file.
+  assert.equal(withoutLuaComments("s = 'it\\'s -- no' -- yes\nt = [==[ ]] -- ]==] u"), "s = 'it\\'s -- no' \nt = [==[ ]] -- ]==] u");
+  assert.equal(withoutLuaComments('s = "open -- ui\nv = 1 -- c'), 's = "open -- ui\nv = 1 ');
+  assert.equal(withoutLuaComments('x = 1 --[[ ui never closed'), 'x = 1 ');
+  assert.equal(withoutLuaComments('x = [[ ui -- never closed'), 'x = [[ ui -- never closed');
   mkdirSync(join(dirs.clm, 'agents'), { recursive: true });
   writeFileSync(join(dirs.clm, 'agents', 'x.lua'), 'return { ui = "inline" }');
   assert.equal(modeBeforeConfig(false, env), null);

@@ -13,45 +13,45 @@ const MENTIONS_UI = /\bui\b/;
 /** Lua source without its comments (strings kept), so a commented-out `-- ui = "inline"` does not count. */
 export function withoutLuaComments(src: string): string {
   let out = '';
-  let i = 0;
-  const longEnd = (at: number): { close: string; from: number } | null => {
-    const m = /^\[(=*)\[/.exec(src.slice(at, at + 64));
-    return m ? { close: `]${m[1]}]`, from: at + m[0].length } : null;
-  };
-  while (i < src.length) {
-    const c = src[i]!;
-    if (c === '-' && src[i + 1] === '-') {
-      const long = longEnd(i + 2);
-      if (long) {
-        const e = src.indexOf(long.close, long.from);
-        i = e < 0 ? src.length : e + long.close.length;
-        continue;
-      }
-      const nl = src.indexOf('\n', i);
-      i = nl < 0 ? src.length : nl;
+  for (let i = 0; i < src.length; ) {
+    if (src.startsWith('--', i)) {
+      i = commentEnd(src, i + 2);
       continue;
     }
-    if (c === '"' || c === "'") {
-      let j = i + 1;
-      while (j < src.length && src[j] !== c && src[j] !== '\n') j += src[j] === '\\' ? 2 : 1;
-      out += src.slice(i, j + 1);
-      i = j + 1;
-      continue;
-    }
-    if (c === '[') {
-      const long = longEnd(i);
-      if (long) {
-        const e = src.indexOf(long.close, long.from);
-        const end = e < 0 ? src.length : e + long.close.length;
-        out += src.slice(i, end);
-        i = end;
-        continue;
-      }
-    }
-    out += c;
-    i++;
+    const end = stringEnd(src, i);
+    out += src.slice(i, end);
+    i = end;
   }
   return out;
+}
+
+/** Where a long bracket opening at `at` (`[[`, `[==[`) ends, past its close (the end of `src` when unclosed), or -1 when none opens there. */
+function longBracketEnd(src: string, at: number): number {
+  const m = /^\[(=*)\[/.exec(src.slice(at, at + 64));
+  if (!m) return -1;
+  const close = `]${m[1]}]`;
+  const e = src.indexOf(close, at + m[0].length);
+  return e < 0 ? src.length : e + close.length;
+}
+
+/** Where a comment whose text starts at `at` (after its `--`) ends: a long bracket's close, else the line's end. */
+function commentEnd(src: string, at: number): number {
+  const long = longBracketEnd(src, at);
+  if (long >= 0) return long;
+  const nl = src.indexOf('\n', at);
+  return nl < 0 ? src.length : nl;
+}
+
+/** Where a string starting at `i` ends (a quoted one at its quote or the line's end, a long one at its close); else `i + 1`. */
+function stringEnd(src: string, i: number): number {
+  const c = src[i];
+  if (c === '"' || c === "'") {
+    let j = i + 1;
+    while (j < src.length && src[j] !== c && src[j] !== '\n') j += src[j] === '\\' ? 2 : 1;
+    return j + 1;
+  }
+  const long = c === '[' ? longBracketEnd(src, i) : -1;
+  return long >= 0 ? long : i + 1;
 }
 
 function mentionsUi(file: string): boolean {
