@@ -375,53 +375,60 @@ export class TranscriptView implements ToolView {
   *replaySteps(messages: readonly Message[]): Generator<void, void, void> {
     // What the session file holds is shown as the runtime shows live events.
     const event = (e: AgentEvent) => this.event(viewOf(maskEvent(e, this.secrets), 'screen'));
+    /** Tool results the last batch still waits for. */
     let pending = 0;
     for (const m of messages) {
-      if (m.role === 'user') {
-        if (pending) {
-          this.closeBatch(true);
-          pending = 0;
-        }
-        if (m.content && !m.content.startsWith(CONTEXT_UPDATE_PREFIX)) {
-          event({ type: 'turn_start', origin: 'submit', prompt: m.content });
-          this.echo(typedPart(m.content));
-        }
-      } else if (m.role === 'assistant') {
-        if (pending) {
-          this.closeBatch(true);
-          pending = 0;
-        }
-        // A cancelled reply: what was shown of it, then `[cancelled]` as it was shown live.
-        const cut = cancelledReplyText(m);
-        const text = cut ?? m.content;
-        if (text) {
-          event({ type: 'text', text });
-          this.endReply();
-        }
-        if (cut !== null) this.add(noticeBlock('[cancelled]', THEME.timeout));
-        const calls = m.toolCalls ?? [];
-        if (calls.length) {
-          event({ type: 'tool_batch', completed: 0, total: calls.length });
-          for (const c of calls) event({ type: 'tool_begin', id: c.id, name: c.name, args: c.args });
-          pending = calls.length;
-        }
-      } else if (m.role === 'tool') {
-        const text = m.content ?? '';
-        const failed = text.startsWith('[tool failed:');
-        const notRun = notRunOf(text);
-        event({
-          type: 'tool_result',
-          id: m.toolCallId ?? '',
-          name: m.toolName ?? 'tool',
-          content: text,
-          outcome: failed ? 'failed' : 'ok',
-          ...(notRun && { notRun }),
-        });
-        if (pending && --pending === 0) this.closeBatch(true);
+      if (m.role === 'tool') pending = this.replayResult(m, event, pending);
+      else if (m.role === 'user' || m.role === 'assistant') {
+        if (pending) this.closeBatch(true);
+        pending = m.role === 'user' ? this.replayPrompt(m, event) : this.replayReply(m, event);
       }
       yield;
     }
     if (pending) this.closeBatch(true);
     this.closeSegments();
+  }
+
+  /** A prompt of the log (context updates are not shown): no tool result waits after it. */
+  private replayPrompt(m: Message, event: (e: AgentEvent) => void): number {
+    if (m.content && !m.content.startsWith(CONTEXT_UPDATE_PREFIX)) {
+      event({ type: 'turn_start', origin: 'submit', prompt: m.content });
+      this.echo(typedPart(m.content));
+    }
+    return 0;
+  }
+
+  /** A reply of the log and the tool calls it made: how many results its batch waits for. */
+  private replayReply(m: Message, event: (e: AgentEvent) => void): number {
+    // A cancelled reply: what was shown of it, then `[cancelled]` as it was shown live.
+    const cut = cancelledReplyText(m);
+    const text = cut ?? m.content;
+    if (text) {
+      event({ type: 'text', text });
+      this.endReply();
+    }
+    if (cut !== null) this.add(noticeBlock('[cancelled]', THEME.timeout));
+    const calls = m.toolCalls ?? [];
+    if (calls.length) {
+      event({ type: 'tool_batch', completed: 0, total: calls.length });
+      for (const c of calls) event({ type: 'tool_begin', id: c.id, name: c.name, args: c.args });
+    }
+    return calls.length;
+  }
+
+  /** A tool result of the log; the batch closes with its last. How many are left to wait for. */
+  private replayResult(m: Message, event: (e: AgentEvent) => void, pending: number): number {
+    const text = m.content ?? '';
+    const notRun = notRunOf(text);
+    event({
+      type: 'tool_result',
+      id: m.toolCallId ?? '',
+      name: m.toolName ?? 'tool',
+      content: text,
+      outcome: text.startsWith('[tool failed:') ? 'failed' : 'ok',
+      ...(notRun && { notRun }),
+    });
+    if (pending === 1) this.closeBatch(true);
+    return Math.max(0, pending - 1);
   }
 }
