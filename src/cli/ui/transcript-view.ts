@@ -169,36 +169,14 @@ export class TranscriptView implements ToolView {
   event(e: AgentEvent): void {
     switch (e.type) {
       case 'turn_start':
-        this.closeSegments();
-        this.labelShown = false;
-        this.compactionError = null;
-        if (e.origin === 'notify' && e.prompt) this.add(new ParagraphBlock(sanitize(e.prompt), THEME.meta));
+        this.turnStart(e);
         return;
-      case 'text': {
-        if (!e.text) return;
-        this.endReasoning();
-        if (!this.reply) {
-          this.reply = new ReplyBlock(this.md, !this.labelShown);
-          this.labelShown = true;
-          this.add(this.reply);
-        }
-        this.reply.append(e.text);
-        this.changed(this.reply);
+      case 'text':
+        if (e.text) this.replyText(e.text);
         return;
-      }
-      case 'reasoning': {
-        if (!e.text) return;
-        this.endReply();
-        if (!this.reasoning) {
-          this.reasoning = new ReasoningBlock(this.settings);
-          this.add(this.reasoning);
-        }
-        this.reasoning.append(e.text);
-        // Hidden reasoning changes nothing on screen.
-        if (this.settings.showReasoning) this.changed(this.reasoning);
-        else this.transcript.changed(this.reasoning);
+      case 'reasoning':
+        if (e.text) this.reasoningText(e.text);
         return;
-      }
       case 'tool_batch':
         if (e.completed === 0) this.openBatch();
         else if (e.completed >= e.total) this.closeBatch(true);
@@ -214,26 +192,11 @@ export class TranscriptView implements ToolView {
       case 'tool_progress':
         this.progress(e.id, e.text);
         return;
-      case 'tool_result': {
-        this.closeSegments();
-        this.endLive(e.id);
-        const b = this.batch ?? this.openBatch();
-        const out = new ToolOutputBlock(b, e.name, e.content, e.outcome, e.notRun);
-        b.blocks.push(out);
-        const prev = this.latestOutput;
-        this.latestOutput = out;
-        if (prev) this.changed(prev);
-        this.add(out);
+      case 'tool_result':
+        this.toolResult(e);
         return;
-      }
       case 'finish':
-        if (e.reason === 'length') {
-          this.closeSegments();
-          this.add(noticeBlock('[truncated: hit token limit]', THEME.timeout));
-        } else if (e.reason === 'content_filter') {
-          this.closeSegments();
-          this.add(noticeBlock('[stopped: content filter]', THEME.error));
-        }
+        this.cutShort(e.reason);
         return;
       case 'notice':
         if (this.skipCompactedNotice && e.text.startsWith('compacted ')) {
@@ -250,15 +213,76 @@ export class TranscriptView implements ToolView {
         this.compaction(e);
         return;
       case 'turn_done':
-        this.closeSegments();
-        this.closeBatch(false);
-        if (e.status === ECANCELED) {
-          if (e.error !== 'agent closed') this.add(noticeBlock('[cancelled]', THEME.timeout));
-        } else if (e.status !== 0 && e.error && e.error !== this.compactionError)
-          this.add(errorBlock(`error: ${turnError(e.status, e.error)}`));
+        this.turnDone(e.status, e.error);
         return;
       default:
     }
+  }
+
+  /** A turn begins: the reply gets its label again; a notification's prompt is shown (a typed one was echoed). */
+  private turnStart(e: Extract<AgentEvent, { type: 'turn_start' }>): void {
+    this.closeSegments();
+    this.labelShown = false;
+    this.compactionError = null;
+    if (e.origin === 'notify' && e.prompt) this.add(new ParagraphBlock(sanitize(e.prompt), THEME.meta));
+  }
+
+  /** A piece of the reply: the reply block, made at its first piece. */
+  private replyText(text: string): void {
+    this.endReasoning();
+    if (!this.reply) {
+      this.reply = new ReplyBlock(this.md, !this.labelShown);
+      this.labelShown = true;
+      this.add(this.reply);
+    }
+    this.reply.append(text);
+    this.changed(this.reply);
+  }
+
+  private reasoningText(text: string): void {
+    this.endReply();
+    if (!this.reasoning) {
+      this.reasoning = new ReasoningBlock(this.settings);
+      this.add(this.reasoning);
+    }
+    this.reasoning.append(text);
+    // Hidden reasoning changes nothing on screen.
+    if (this.settings.showReasoning) this.changed(this.reasoning);
+    else this.transcript.changed(this.reasoning);
+  }
+
+  /** A tool's output, in its batch; the output before it is drawn again (the latest shows more). */
+  private toolResult(e: Extract<AgentEvent, { type: 'tool_result' }>): void {
+    this.closeSegments();
+    this.endLive(e.id);
+    const b = this.batch ?? this.openBatch();
+    const out = new ToolOutputBlock(b, e.name, e.content, e.outcome, e.notRun);
+    b.blocks.push(out);
+    const prev = this.latestOutput;
+    this.latestOutput = out;
+    if (prev) this.changed(prev);
+    this.add(out);
+  }
+
+  /** Why the model stopped, when a reply was cut short. */
+  private cutShort(reason: Extract<AgentEvent, { type: 'finish' }>['reason']): void {
+    const notice =
+      reason === 'length'
+        ? noticeBlock('[truncated: hit token limit]', THEME.timeout)
+        : reason === 'content_filter'
+          ? noticeBlock('[stopped: content filter]', THEME.error)
+          : null;
+    if (!notice) return;
+    this.closeSegments();
+    this.add(notice);
+  }
+
+  private turnDone(status: number, error: string | undefined): void {
+    this.closeSegments();
+    this.closeBatch(false);
+    if (status === ECANCELED) {
+      if (error !== 'agent closed') this.add(noticeBlock('[cancelled]', THEME.timeout));
+    } else if (status !== 0 && error && error !== this.compactionError) this.add(errorBlock(`error: ${turnError(status, error)}`));
   }
 
   private compaction(e: Extract<AgentEvent, { type: 'compaction' }>): void {
