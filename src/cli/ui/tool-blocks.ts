@@ -26,6 +26,8 @@ import { addTally, countCall, emptyRoundCounts, type RoundCounts, tallyText, too
 
 /** Lines of the latest output shown while collapsed. */
 export const LATEST_OUTPUT_LINES = 6;
+/** Which of an output's lines show: all (^O), the latest output's first few, an older one's none. */
+type ShownOutput = 'all' | 'latest' | 'older';
 /** Lines of a running call's output shown live. */
 export const LIVE_LINES = 5;
 
@@ -154,33 +156,39 @@ export class ToolOutputBlock implements Block {
     const folded = this.batch.foldedLines(this);
     if (folded) return folded;
     const v = this.batch.view;
-    const latest = v.latestOutput === this;
-    const mode = v.settings.expandOutput ? 'all' : latest ? 'latest' : 'older';
+    const mode: ShownOutput = v.settings.expandOutput ? 'all' : v.latestOutput === this ? 'latest' : 'older';
     const key = `${width}:${mode}`;
-    if (this.cache?.key === key) return this.cache.lines;
+    if (this.cache?.key !== key) this.cache = { key, lines: this.draw(width, mode) };
+    return this.cache.lines;
+  }
+
+  /** How many of the output's lines show: all of them, the latest output's first few, or (older) none; a failure's first line always. */
+  private shownCount(mode: ShownOutput): number {
+    const n = this.lines.length;
+    if (mode === 'all') return n;
+    if (mode === 'latest') return Math.min(n, LATEST_OUTPUT_LINES);
+    return this.failure ? Math.min(n, 1) : 0;
+  }
+
+  private draw(width: number, mode: ShownOutput): string[] {
     const n = this.lines.length;
     const fail = this.failure;
     const out: string[] = [];
     const push = (text: string, st: Style, prefix: string) => {
       for (const l of wrapText(paint(text, st), width, { hard: true, prefix, restPrefix: '    ' })) out.push(l);
     };
-    const line = (i: number) => sanitize(this.lines[i]!, { keepStyles: !fail });
-    let shown: number;
-    if (fail) {
-      // A failure always shows its first line, with the tool's name.
-      push(n ? line(0) : '', fail.st, paint(fail.prefix, fail.st));
-      shown = mode === 'all' ? n : mode === 'latest' ? Math.min(n, LATEST_OUTPUT_LINES) : Math.min(n, 1);
-      for (let i = 1; i < shown; i++) push(line(i), fail.st, '    ');
-    } else {
-      shown = mode === 'all' ? n : mode === 'latest' ? Math.min(n, LATEST_OUTPUT_LINES) : 0;
-      for (let i = 0; i < shown; i++) push(line(i), THEME.output, '    ');
+    const shown = this.shownCount(mode);
+    // A failure shows its first line with the tool's name (an empty one when there is none).
+    if (fail && n === 0) push('', fail.st, paint(fail.prefix, fail.st));
+    for (let i = 0; i < shown; i++) {
+      const text = sanitize(this.lines[i]!, { keepStyles: !fail });
+      push(text, fail?.st ?? THEME.output, fail && i === 0 ? paint(fail.prefix, fail.st) : '    ');
     }
     const rest = n - Math.max(shown, fail ? 1 : 0);
     if (rest > 0) {
       const what = shown > 0 || fail ? `+${rest}` : `${rest}`;
       out.push(paint(`  ... (${what} line${rest === 1 ? '' : 's'}, ^O to expand)`, THEME.meta));
     }
-    this.cache = { key, lines: out };
     return out;
   }
 }
