@@ -214,6 +214,73 @@ async function agentCommand(ctx: CommandContext, name: string): Promise<void> {
   ctx.probeConnection();
 }
 
+/** What a core command does with its argument. */
+type CoreRun = (ctx: CommandContext, arg: string) => void | Promise<void>;
+
+/** `run()` unless a turn is running (`agentToo`: or the agent is busy, a compaction say). */
+function whenIdle(ctx: CommandContext, run: () => void | Promise<void>, agentToo = false): void | Promise<void> {
+  if (ctx.busy() || (agentToo && ctx.runtime.agent.busy)) ctx.print(BUSY, 'error');
+  else return run();
+}
+
+/** `/reasoning` and `/output`: the setting set, or toggled without an argument. */
+function setting(which: 'showReasoning' | 'expandOutput', on: string, off: string, shown: [string, string]): CoreRun {
+  return (ctx, arg) => {
+    const v = toggle(arg, on, off, ctx.settings[which]);
+    if (v === null) {
+      ctx.print(`usage: /${which === 'showReasoning' ? 'reasoning' : 'output'} [${on}|${off}]`, 'error');
+      return;
+    }
+    ctx.settings[which] = v;
+    ctx.settingsChanged();
+    ctx.print(v ? shown[0] : shown[1], 'notice');
+  };
+}
+
+const CORE_RUNS: Record<string, CoreRun> = {
+  help: (ctx, arg) => {
+    const one = arg && arg !== 'keys' ? commandHelp(arg, ctx) : null;
+    if (arg === 'keys') ctx.print(keysText(), 'info');
+    else if (one) ctx.print(one, 'info');
+    else if (arg) ctx.print('usage: /help [keys|NAME]', 'error');
+    else ctx.print(helpText(ctx), 'info');
+  },
+  clear: (ctx) =>
+    whenIdle(
+      ctx,
+      () => {
+        ctx.runtime.agent.clearHistory();
+        ctx.clearTranscript();
+        const s = ctx.runtime.rotateSession();
+        ctx.print(s ? `[new session ${s.id}]` : '[conversation cleared]', 'notice');
+      },
+      true,
+    ),
+  agent: (ctx, arg) => whenIdle(ctx, () => agentCommand(ctx, arg)),
+  model: (ctx, arg) => (arg ? whenIdle(ctx, () => report(ctx, () => switchModel(ctx.runtime, arg))) : listModels(ctx)),
+  provider: (ctx, arg) => (arg ? whenIdle(ctx, () => report(ctx, () => switchProvider(ctx.runtime, arg))) : listProviders(ctx)),
+  reasoning: setting('showReasoning', 'on', 'off', ['[reasoning shown]', '[reasoning hidden]']),
+  output: setting('expandOutput', 'full', 'short', ['[output: full]', '[output: short]']),
+  compact: (ctx) =>
+    whenIdle(
+      ctx,
+      () => {
+        // Before the compaction's own events, which may come at once.
+        ctx.print('[compacting the conversation...]', 'notice');
+        try {
+          ctx.runtime.agent.compact();
+        } catch {
+          ctx.print('compaction failed to start', 'error');
+        }
+      },
+      true,
+    ),
+  undo: (ctx) => undoCommand(ctx),
+  rewind: (ctx, arg) => rewindCommand(ctx, arg),
+  diff: (ctx, arg) => diffCommand(ctx, arg),
+  quit: (ctx) => ctx.quit(),
+};
+
 /**
  * Run `line` if it is a command: it starts with `/` (after blanks), or is bare `quit`/`exit`.
  * Returns false for a prompt. An unknown command says so and counts as handled.
@@ -228,110 +295,14 @@ export async function runCommand(line: string, ctx: CommandContext): Promise<boo
   const [word = '', ...rest] = text.split(/\s+/);
   const arg = rest.join(' ');
   const cmd = commandNamed(word);
-  const rt = ctx.runtime;
-  switch (cmd?.name) {
-    case 'help': {
-      const one = arg && arg !== 'keys' ? commandHelp(arg, ctx) : null;
-      if (arg === 'keys') ctx.print(keysText(), 'info');
-      else if (one) ctx.print(one, 'info');
-      else if (arg) ctx.print('usage: /help [keys|NAME]', 'error');
-      else ctx.print(helpText(ctx), 'info');
-      break;
-    }
-    case 'clear': {
-      if (ctx.busy() || rt.agent.busy) {
-        ctx.print(BUSY, 'error');
-        break;
-      }
-      rt.agent.clearHistory();
-      ctx.clearTranscript();
-      const s = rt.rotateSession();
-      ctx.print(s ? `[new session ${s.id}]` : '[conversation cleared]', 'notice');
-      break;
-    }
-    case 'agent':
-      if (ctx.busy()) {
-        ctx.print(BUSY, 'error');
-        break;
-      }
-      await agentCommand(ctx, arg);
-      break;
-    case 'model':
-      if (!arg) {
-        listModels(ctx);
-        break;
-      }
-      if (ctx.busy()) {
-        ctx.print(BUSY, 'error');
-        break;
-      }
-      report(ctx, () => switchModel(rt, arg));
-      break;
-    case 'provider':
-      if (!arg) {
-        listProviders(ctx);
-        break;
-      }
-      if (ctx.busy()) {
-        ctx.print(BUSY, 'error');
-        break;
-      }
-      report(ctx, () => switchProvider(rt, arg));
-      break;
-    case 'reasoning': {
-      const v = toggle(arg, 'on', 'off', ctx.settings.showReasoning);
-      if (v === null) {
-        ctx.print(`usage: /${cmd.name} [on|off]`, 'error');
-        break;
-      }
-      ctx.settings.showReasoning = v;
-      ctx.settingsChanged();
-      ctx.print(v ? '[reasoning shown]' : '[reasoning hidden]', 'notice');
-      break;
-    }
-    case 'output': {
-      const v = toggle(arg, 'full', 'short', ctx.settings.expandOutput);
-      if (v === null) {
-        ctx.print('usage: /output [full|short]', 'error');
-        break;
-      }
-      ctx.settings.expandOutput = v;
-      ctx.settingsChanged();
-      ctx.print(v ? '[output: full]' : '[output: short]', 'notice');
-      break;
-    }
-    case 'compact':
-      if (ctx.busy() || rt.agent.busy) {
-        ctx.print(BUSY, 'error');
-        break;
-      }
-      // Before the compaction's own events, which may come at once.
-      ctx.print('[compacting the conversation...]', 'notice');
-      try {
-        rt.agent.compact();
-      } catch {
-        ctx.print('compaction failed to start', 'error');
-      }
-      break;
-    case 'undo':
-      await undoCommand(ctx);
-      break;
-    case 'rewind':
-      await rewindCommand(ctx, arg);
-      break;
-    case 'diff':
-      await diffCommand(ctx, arg);
-      break;
-    case 'quit':
-      ctx.quit();
-      break;
-    default: {
-      const family = cmd && familyOf(cmd);
-      if (family) await family.run(cmd, arg, ctx);
-      // A prompt command is a prompt: the runtime turns it into its text.
-      else if (promptCommandNames(ctx).usable.includes(word.slice(1))) return false;
-      else ctx.print('unknown command (try /help)', 'error');
-    }
+  const core = cmd && Object.hasOwn(CORE_RUNS, cmd.name) ? CORE_RUNS[cmd.name] : undefined;
+  if (core) await core(ctx, arg);
+  else {
+    const family = cmd && familyOf(cmd);
+    if (family) await family.run(cmd, arg, ctx);
+    // A prompt command is a prompt: the runtime turns it into its text.
+    else if (promptCommandNames(ctx).usable.includes(word.slice(1))) return false;
+    else ctx.print('unknown command (try /help)', 'error');
   }
   return true;
 }
