@@ -186,6 +186,25 @@ export class QuestionView {
     return true;
   }
 
+  /** The question's rows in the window, `h` high; scrolled past the end, the window ends with the last line. */
+  private window(h: number, width: number): ReturnType<RowText['take']> {
+    const w = this.text.take(this.top, h, width);
+    if (w.rows.length >= h || (this.top.piece === 0 && this.top.row === 0)) return w;
+    this.top = this.text.move(this.top, w.rows.length - h, width);
+    return this.text.take(this.top, h, width);
+  }
+
+  /** Which lines the window shows and how to scroll it (none when it shows them all). */
+  private whereLines(w: ReturnType<RowText['take']>, width: number): string[] {
+    const atTop = this.top.piece === 0 && this.top.row === 0;
+    if (atTop && w.end) return [];
+    const first = this.text.lineAt(this.top) + 1;
+    const last = w.lastLine + 1;
+    const keys = atTop ? 'PgDn for more' : w.end ? 'PgUp to go back' : 'PgUp/PgDn to scroll';
+    const where = first === last ? `line ${first}` : `lines ${first}–${last}`;
+    return wrapText(paint(`  ${where} of ${this.text.lineCount}: ${keys}`, THEME.meta), width);
+  }
+
   /** The question's window, then the answer keys, or the rule being edited (`edit`) in their place. */
   render(width: number, waiting: number, edit?: RuleLine): string[] {
     const h = this.height;
@@ -197,22 +216,10 @@ export class QuestionView {
     const editKey = edit ? `${edit.cursor}:${edit.head}${edit.draft}` : '';
     const key = `${width}:${h}:${waiting}:${this.top.piece}:${this.top.row}:${editKey}`;
     if (this.cache?.key === key) return this.cache.lines;
-    let w = this.text.take(this.top, h, width);
-    if (w.rows.length < h && (this.top.piece > 0 || this.top.row > 0)) {
-      // Scrolled past the end: the window ends with the last line.
-      this.top = this.text.move(this.top, w.rows.length - h, width);
-      w = this.text.take(this.top, h, width);
-    }
+    const w = this.window(h, width);
     const out = [''];
     for (const r of w.rows) out.push(paint(r, THEME.permission));
-    const atTop = this.top.piece === 0 && this.top.row === 0;
-    if (!(atTop && w.end)) {
-      const first = this.text.lineAt(this.top) + 1;
-      const last = w.lastLine + 1;
-      const keys = atTop ? 'PgDn for more' : w.end ? 'PgUp to go back' : 'PgUp/PgDn to scroll';
-      const where = first === last ? `line ${first}` : `lines ${first}–${last}`;
-      for (const l of wrapText(paint(`  ${where} of ${this.text.lineCount}: ${keys}`, THEME.meta), width)) out.push(l);
-    }
+    for (const l of this.whereLines(w, width)) out.push(l);
     for (const l of edit ? ruleLines(width, edit) : answerLines(this.keys, width, waiting)) out.push(l);
     this.cache = { key: `${width}:${h}:${waiting}:${this.top.piece}:${this.top.row}:${editKey}`, lines: out };
     return out;
