@@ -40,6 +40,19 @@ export function oneLine(s: string, max = 200): string {
   return clip(s.replace(/[\r\n\t]+/g, ' '), max);
 }
 
+/** How a reply cut short says so. */
+const CUT_SHORT = new Map<string, { color: string; text: string }>([
+  ['length', { color: YELLOW, text: '[truncated: hit token limit]' }],
+  ['content_filter', { color: RED, text: '[stopped: content filter]' }],
+]);
+
+/** A tool's result: its size when it went well, else the failure's first line, coloured. */
+function resultLine(e: Extract<AgentEvent, { type: 'tool_result' }>, c: (code: string, s: string) => string): string {
+  if (e.outcome === 'ok') return `[result: ${e.name}, ${Buffer.byteLength(e.content)} bytes]`;
+  const timedOut = e.outcome === 'timedout';
+  return c(timedOut ? YELLOW : RED, `[${timedOut ? 'timeout' : 'x'} ${e.name}] ${oneLine(e.content)}`);
+}
+
 export function textRenderer(stdout: Out, stderr: Out, color: boolean): { event(e: AgentEvent): void; endText(): void } {
   const c = (code: string, s: string) => (color ? `${code}${s}${RESET}` : s);
   let last = '\n';
@@ -76,29 +89,20 @@ export function textRenderer(stdout: Out, stderr: Out, color: boolean): { event(
           closeReasoning();
           err(`[tool: ${e.name} ${oneLine(e.args)}]\n`);
           return;
-        case 'tool_result': {
-          const bytes = Buffer.byteLength(e.content);
-          if (e.outcome === 'ok') err(`[result: ${e.name}, ${bytes} bytes]\n`);
-          else
-            err(
-              c(
-                e.outcome === 'timedout' ? YELLOW : RED,
-                `[${e.outcome === 'timedout' ? 'timeout' : 'x'} ${e.name}] ${oneLine(e.content)}`,
-              ) + '\n',
-            );
+        case 'tool_result':
+          err(`${resultLine(e, c)}\n`);
           return;
-        }
         case 'usage': {
           const u = e.usage;
-          err(
-            c(DIM, `[${u.promptTokens}+${u.completionTokens} tok${u.tokensPerSec ? `, ${u.tokensPerSec.toFixed(1)} tok/s` : ''}]`) + '\n',
-          );
+          const rate = u.tokensPerSec ? `, ${u.tokensPerSec.toFixed(1)} tok/s` : '';
+          err(`${c(DIM, `[${u.promptTokens}+${u.completionTokens} tok${rate}]`)}\n`);
           return;
         }
-        case 'finish':
-          if (e.reason === 'length') err(c(YELLOW, '[truncated: hit token limit]') + '\n');
-          else if (e.reason === 'content_filter') err(c(RED, '[stopped: content filter]') + '\n');
+        case 'finish': {
+          const why = CUT_SHORT.get(e.reason);
+          if (why) err(`${c(why.color, why.text)}\n`);
           return;
+        }
         case 'notice':
           err(`notice: ${e.text}\n`);
           return;
