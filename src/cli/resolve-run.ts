@@ -58,6 +58,39 @@ export interface ResolvedRun extends ConnectionSettings {
 /** A configuration problem: exit status 2 with the message. */
 export class ConfigProblem extends Error {}
 
+/** The run the configuration (none: null) and the flags make, over its connection. */
+function resolvedOf(args: CliArgs, cfg: ClmConfig | null, conn: ConnectionSettings, warnings: string[]): ResolvedRun {
+  return {
+    ...conn,
+    agentName: cfg?.agent,
+    toolsConfig: cfg?.tools,
+    mcpServers: cfg?.mcpServers,
+    mcpReadyTimeoutMs: cfg?.mcpReadyTimeoutMs,
+    maxIterations: args.maxTurns ?? cfg?.maxIterations ?? DEFAULT_MAX_ITERATIONS,
+    limits: {
+      probeTimeoutMs: cfg?.probeTimeoutMs,
+      firstByteTimeoutMs: cfg?.firstByteTimeoutMs,
+      streamIdleTimeoutMs: cfg?.streamIdleTimeoutMs,
+      bodyTimeoutMs: cfg?.bodyTimeoutMs,
+      maxReplyBytes: cfg?.maxReplyBytes,
+      maxParallelTools: cfg?.maxParallelTools,
+    },
+    warnings,
+    ui: cfg?.ui,
+    showThinking: cfg?.showThinking ?? false,
+    expandOutput: cfg?.expandOutput ?? false,
+    checkpoints: cfg?.checkpoints,
+    repair: cfg?.repair ?? true,
+    config: cfg,
+    sandbox: {
+      mode: args.sandbox ?? cfg?.sandbox,
+      writable: cfg?.sandboxWritable,
+      network: cfg?.sandboxNetwork,
+      unreadable: cfg?.sandboxUnreadable,
+    },
+  };
+}
+
 export async function resolveRun(args: CliArgs, env: NodeJS.ProcessEnv, log?: (l: string) => void): Promise<ResolvedRun> {
   try {
     const cfg = await loadConfig({ agent: args.agent, log, env });
@@ -74,35 +107,7 @@ export async function resolveRun(args: CliArgs, env: NodeJS.ProcessEnv, log?: (l
       for (const v of secretStrings(bare.secrets)) if (!conn.secrets.includes(v)) conn.secrets.push(v);
       warnings.push(...bare.warnings);
     }
-    return {
-      ...conn,
-      agentName: cfg?.agent,
-      toolsConfig: cfg?.tools,
-      mcpServers: cfg?.mcpServers,
-      mcpReadyTimeoutMs: cfg?.mcpReadyTimeoutMs,
-      maxIterations: args.maxTurns ?? cfg?.maxIterations ?? DEFAULT_MAX_ITERATIONS,
-      limits: {
-        probeTimeoutMs: cfg?.probeTimeoutMs,
-        firstByteTimeoutMs: cfg?.firstByteTimeoutMs,
-        streamIdleTimeoutMs: cfg?.streamIdleTimeoutMs,
-        bodyTimeoutMs: cfg?.bodyTimeoutMs,
-        maxReplyBytes: cfg?.maxReplyBytes,
-        maxParallelTools: cfg?.maxParallelTools,
-      },
-      warnings,
-      ui: cfg?.ui,
-      showThinking: cfg?.showThinking ?? false,
-      expandOutput: cfg?.expandOutput ?? false,
-      checkpoints: cfg?.checkpoints,
-      repair: cfg?.repair ?? true,
-      config: cfg,
-      sandbox: {
-        mode: args.sandbox ?? cfg?.sandbox,
-        writable: cfg?.sandboxWritable,
-        network: cfg?.sandboxNetwork,
-        unreadable: cfg?.sandboxUnreadable,
-      },
-    };
+    return resolvedOf(args, cfg, conn, warnings);
   } catch (e) {
     // Messages start with the file's short name (config.lua:4: …); add where that file is.
     const file = (e as { file?: unknown }).file;
