@@ -15,7 +15,7 @@ import {
   plainCodeDraws,
   streamedLines,
 } from '../../src/tui/highlight.js';
-import { HighlightThread } from '../../src/tui/highlight-thread.js';
+import { HighlightThread, type HighlightThreadOptions } from '../../src/tui/highlight-thread.js';
 import type { Span } from '../../src/tui/spans.js';
 
 const STALLING = new URL('../fixtures/highlight/stalling-worker.mjs', import.meta.url);
@@ -51,6 +51,24 @@ function stallingThread(opts: { cacheChars?: number; idleMs?: number }) {
       assert.equal(t.html(code, 'ts'), undefined);
     });
   return { t, ask };
+}
+
+/** A thread whose notices are counted; `until(p)` resolves once `p()` holds, looked at now and at each notice. */
+function noticedThread(opts: HighlightThreadOptions) {
+  let count = 0;
+  let check = () => {};
+  const t = new HighlightThread(() => {
+    count++;
+    check();
+  }, opts);
+  const until = (p: () => boolean) =>
+    new Promise<void>((resolve) => {
+      check = () => {
+        if (p()) resolve();
+      };
+      check();
+    });
+  return { t, notices: () => count, until };
 }
 
 const hasKeyword = (lines: Span[][]) => lines.some((l) => l.some((s) => s.style.fg === '35'));
@@ -122,22 +140,8 @@ test('a thread that cannot start leaves long code to this thread, as before', { 
 test('blocks go in the order asked for; one the worker is stuck on stays plain, and a new worker takes the next', {
   timeout: 60_000,
 }, async () => {
-  let answers = 0;
-  let notify = () => {};
-  const t = new HighlightThread(
-    () => {
-      answers++;
-      notify();
-    },
-    { script: STALLING, deadlineMs: 1500 },
-  );
-  const answered = (n: number) =>
-    new Promise<void>((resolve) => {
-      notify = () => {
-        if (answers >= n) resolve();
-      };
-      notify();
-    });
+  const { t, notices, until } = noticedThread({ script: STALLING, deadlineMs: 1500 });
+  const answered = (n: number) => until(() => notices() >= n);
   try {
     // Both asked before the worker is ready: the first asked for goes first.
     assert.equal(t.html('STALL here', 'ts'), undefined);
@@ -183,25 +187,12 @@ test('an idle worker is ended, and the next long block starts another', { timeou
 });
 
 test('answers to many blocks at once are told together, not one notice each', { timeout: 60_000 }, async () => {
-  let notices = 0;
-  let notify = () => {};
-  const t = new HighlightThread(
-    () => {
-      notices++;
-      notify();
-    },
-    { script: STALLING },
-  );
+  const { t, notices, until } = noticedThread({ script: STALLING });
   try {
     const codes = Array.from({ length: 40 }, (_, i) => `block ${i}`);
-    const all = new Promise<void>((resolve) => {
-      notify = () => {
-        if (codes.every((c) => t.html(c, 'ts') !== undefined)) resolve();
-      };
-    });
     for (const c of codes) assert.equal(t.html(c, 'ts'), undefined);
-    await all;
-    assert.ok(notices <= 4, `${notices} notices for 40 answers`);
+    await until(() => codes.every((c) => t.html(c, 'ts') !== undefined));
+    assert.ok(notices() <= 4, `${notices()} notices for 40 answers`);
     assert.equal(t.html('block 39', 'ts'), '<span class="hljs-keyword">block 39</span>');
   } finally {
     t.close();
