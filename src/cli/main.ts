@@ -27,10 +27,11 @@ function resultOnSignal(args: CliArgs): void {
   });
 }
 
-async function main(argv: string[]): Promise<number> {
-  let args: ReturnType<typeof parseCommandLine>;
+/** The run `argv` asks for; `parsed`: its arguments, when they were read already (the one-shot program's choice). */
+async function main(argv: string[], parsed: CliArgs | null): Promise<number> {
+  let args: CliArgs;
   try {
-    args = parseCommandLine(argv);
+    args = parsed ?? parseCommandLine(argv);
   } catch (e) {
     takeHeldSignals();
     if (e instanceof UsageError) {
@@ -161,13 +162,13 @@ async function runInteractive(args: CliArgs): Promise<number> {
   });
 }
 
-/** A run with its prompt given (-o) and no command: the runs the one-shot program holds. */
-function plainOneshot(argv: string[]): boolean {
+/** The arguments of a run with its prompt given (-o) and no command, the runs the one-shot program holds; else null. */
+function plainOneshot(argv: string[]): CliArgs | null {
   try {
     const args = parseCommandLine(argv);
-    return args.oneshot !== undefined && args.command === 'run';
+    return args.oneshot !== undefined && args.command === 'run' ? args : null;
   } catch {
-    return false; // the whole program says what is wrong
+    return null; // the whole program says what is wrong
   }
 }
 
@@ -178,13 +179,13 @@ function handOver(): void {
   whole();
 }
 
-function start(argv: string[]): void {
+function start(argv: string[], parsed: CliArgs | null): void {
   installSignalHandlers();
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code !== 'EPIPE') outputError ??= e;
   });
   process.stderr.on('error', () => {});
-  main(argv).then(finish, (e) => {
+  main(argv, parsed).then(finish, (e) => {
     process.stderr.write(`clm: ${String(e)}\n`);
     process.exit(1);
   });
@@ -208,5 +209,7 @@ async function finish(result: number): Promise<void> {
 }
 
 const argv = process.argv.slice(2);
-if (process.env.CLM_PROGRAM !== 'oneshot' || plainOneshot(argv)) start(argv);
+// The one-shot program reads the arguments once, here, to know whether the run is its own.
+const oneshotArgs = process.env.CLM_PROGRAM === 'oneshot' ? plainOneshot(argv) : null;
+if (process.env.CLM_PROGRAM !== 'oneshot' || oneshotArgs) start(argv, oneshotArgs);
 else handOver();
