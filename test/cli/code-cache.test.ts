@@ -41,7 +41,9 @@ test('a one-shot run leaves a cache for its build and Node, and the next run use
   assert.deepEqual(readFileSync(file), bytes);
 });
 
-test('a run that only looks like a one-shot goes to the whole program, and leaves the one-shot cache alone', async () => {
+test('a run that only looks like a one-shot goes to the whole program, and leaves the one-shot cache alone', {
+  timeout: 60_000,
+}, async () => {
   // -o here is the model's name: the REPL runs (the launcher took it for a one-shot).
   mock.push(oa.text('from the repl'));
   const r = await run(['-H', '-m', '-o'], { entry: BIN, input: 'hello\n' });

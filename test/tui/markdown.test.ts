@@ -198,7 +198,9 @@ test('text from the model cannot smuggle control sequences through markdown', ()
   tally('bad_inputs', 1);
 });
 
-test('fenced code is highlighted once highlight.js has loaded; an open (streaming) block, its complete lines', async () => {
+test('fenced code is highlighted once highlight.js has loaded; an open (streaming) block, its complete lines', {
+  timeout: 30_000,
+}, async () => {
   await loadHighlighter('js');
   assert.ok(highlighterReady());
   const lines = renderMarkdown('```js\nconst x = "s"; // note\n```', 80);

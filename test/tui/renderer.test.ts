@@ -575,7 +575,9 @@ class Waiting extends Text {
   }
 }
 
-test('inline: a block waiting for its colours that no frame showed yet is not drawn until they come (or the last frame)', async () => {
+test('inline: a block waiting for its colours that no frame showed yet is not drawn until they come (or the last frame)', {
+  timeout: 10_000,
+}, async () => {
   const { vt, r } = await setup('inline', 40, 10);
   r.transcript.add(done('before'));
   const code = new Waiting('C', 30);
@@ -607,7 +609,7 @@ test('inline: a block waiting for its colours that no frame showed yet is not dr
   for (let i = 0; i < 5; i++) assert.equal(all.filter((l) => l === `D0${i}`).length, 1, all.join('\n'));
 });
 
-test('inline: a block still streaming is drawn at once, whatever it waits for', async () => {
+test('inline: a block still streaming is drawn at once, whatever it waits for', { timeout: 10_000 }, async () => {
   const { vt, r } = await setup('inline', 40, 10);
   const reply = new Waiting('S', 3);
   reply.final = false;
@@ -617,7 +619,7 @@ test('inline: a block still streaming is drawn at once, whatever it waits for', 
   assert.deepEqual(vt.viewport().slice(0, 3), ['S00', 'S01', 'S02']);
 });
 
-test('inline: a block already on screen stays drawn, live, while it waits for its colours', async () => {
+test('inline: a block already on screen stays drawn, live, while it waits for its colours', { timeout: 10_000 }, async () => {
   const { vt, r } = await setup('inline', 40, 10);
   const reply = new Waiting('R', 3);
   reply.waits = false;
