@@ -8,6 +8,11 @@
 // calls with CommonJS's arguments and its own two. The worker threads' scripts (the Lua plugin
 // runtime, config evaluation, highlighting long code) are bundles of their own; dist/cli.js runs
 // the launcher, for scripts and tests that start `node dist/cli.js`.
+//
+// npm runs it as the checkout's `dependencies` script (after `npm ci` or an install changed
+// node_modules) and as `prepack`: neither is a script npm runs when a user installs the package,
+// so the published manifest asks nobody to allow an install script (npm 11.16 on warns of a
+// `prepare` script there, npm 12 blocks it), and the package carries no sources to build anyway.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';

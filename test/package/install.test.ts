@@ -39,7 +39,7 @@ function userEnv(home: string): NodeJS.ProcessEnv {
 before(async () => {
   mock = await startMockLlm();
   const out = tempDir('clm-pack-');
-  // --ignore-scripts: `prepare` would rebuild dist/ under the other test files running from it;
+  // --ignore-scripts: `prepack` would rebuild dist/ under the other test files running from it;
   // `npm test` has just built it.
   const { stdout } = await run(NPM, ['pack', '--json', '--ignore-scripts', '--pack-destination', out], { cwd: REPO, maxBuffer: 64 << 20 });
   const info = JSON.parse(stdout)[0];
@@ -143,6 +143,14 @@ test('the installed package reads shell commands with its own grammar, and nothi
     .filter(([, e]) => e.hasInstallScript)
     .map(([path]) => path);
   assert.deepEqual(scripted, []);
+  // Nor does clm's own manifest name a script npm runs, or asks the user to allow, at install
+  // (npm 11.16 on warns of each, npm 12 blocks them): the checkout builds itself otherwise.
+  const manifest = JSON.parse(readFileSync(join(project, 'node_modules/clm/package.json'), 'utf8'));
+  const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepublish', 'preprepare', 'prepare', 'postprepare'];
+  assert.deepEqual(
+    Object.keys(manifest.scripts ?? {}).filter((s) => INSTALL_SCRIPTS.includes(s)),
+    [],
+  );
 });
 
 test('the three entry points import from plain ESM and run a turn', async () => {
