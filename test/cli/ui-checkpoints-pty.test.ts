@@ -151,3 +151,28 @@ test('/rewind to a turn long ago takes the conversation back from the session fi
     .map((m: any) => m.content);
   assert.deepEqual(users, ['say 1', 'after']);
 });
+
+test('inline, /undo replays what stays: its long code goes into the scrollback coloured', { timeout: 90_000 }, async (t) => {
+  // Over 2 KiB of code: the highlighter thread colours it, a round trip after it is laid out.
+  const code = Array.from({ length: 40 }, (_, i) => `const kept${i}: number = compute(${i}, "a string"); // ${i}`).join('\n');
+  ui.mock.script((req) =>
+    /code/.test(String(lastUser(req.json))) ? oa.text(`Code:\n\n\`\`\`ts\n${code}\n\`\`\`\n\ncode done`) : oa.text('chat done'),
+  );
+  const s = await ui.open(t, ['--no-alt-screen'], { cwd: workspace(), rows: 24, cols: 100 });
+  s.type('code\r');
+  await s.waitFor('code done', 'the first reply');
+  s.type('chat\r');
+  await s.waitFor('chat done', 'the second reply');
+  s.type('/undo\r');
+  await s.waitFor('undo turn 2?', 'the question');
+  s.type('y');
+  await s.waitFor('[undone to before turn 2', 'the outcome');
+  await s.settle();
+  const lines = s.lines();
+  for (const i of [0, 39]) {
+    const at = lines.flatMap((l, n) => (l.startsWith(`const kept${i}:`) ? [n] : []));
+    // Once as the turn showed it, once replayed.
+    assert.equal(at.length, 2, `const kept${i} written ${at.length} times`);
+    assert.equal(s.cellOfLine(at[1]!, 0).fg, 5, `const kept${i}, replayed: the keyword const is not magenta`);
+  }
+});

@@ -198,7 +198,7 @@ class UiApp {
       replay: (messages) => {
         this.withView((v) => {
           v.clear();
-          v.replay(messages);
+          void this.replay(v, messages);
         });
         this.screen?.scrollToBottom();
       },
@@ -235,15 +235,15 @@ class UiApp {
   }
 
   /**
-   * A resumed conversation into the transcript, a slice at a time: thousands of lines of markdown
-   * take a second to lay out, and keys typed meanwhile are drawn between the slices. What the run
-   * says in the meantime is shown after it.
+   * A conversation into the transcript (a resumed one, or what /undo and /rewind leave), a slice
+   * at a time: thousands of lines of markdown take a second to lay out, and keys typed meanwhile
+   * are drawn between the slices. What the run says in the meantime is shown after it.
    */
-  private async replay(view: TranscriptView, resumed: { id: string; transcript: readonly Message[] }): Promise<void> {
+  private async replay(view: TranscriptView, messages: readonly Message[], resumedId?: string): Promise<void> {
     this.replaying = true;
-    this.rt?.host.log?.(`ui: replaying ${resumed.transcript.length} messages of session ${resumed.id}`);
+    this.rt?.host.log?.(`ui: replaying ${messages.length} messages${resumedId ? ` of session ${resumedId}` : ''}`);
     try {
-      const steps = view.replaySteps(resumed.transcript);
+      const steps = view.replaySteps(messages);
       // Inline, what goes into the scrollback stays as written: a block whose code waits for its
       // colours (the highlighter thread's) is the last one until they come.
       const awaitsColours = () => this.mode === 'inline' && this.screen?.lastAwaitsColours() === true;
@@ -259,7 +259,7 @@ class UiApp {
         if (awaitsColours()) await this.coloursOfLast(awaitsColours);
         if (done) break;
       }
-      view.print(`[resumed session ${resumed.id}]`, 'notice');
+      if (resumedId) view.print(`[resumed session ${resumedId}]`, 'notice');
     } catch (e) {
       // A fault in the screen's own code, as guard() shows one: the session goes on.
       view.print(`internal error: ${(e as Error)?.message ?? String(e)}`, 'error');
@@ -337,7 +337,7 @@ class UiApp {
     }
     const instructions = rt.instructions?.summary();
     if (instructions) this.withView((v) => v.print(`[instructions: ${instructions}]`, 'notice'));
-    const replayed = rt.resumed && this.view ? this.replay(this.view, rt.resumed) : Promise.resolve();
+    const replayed = rt.resumed && this.view ? this.replay(this.view, rt.resumed.transcript, rt.resumed.id) : Promise.resolve();
     this.render(true);
     // Prompts typed meanwhile are sent once the resumed conversation is on screen.
     void Promise.all([rt.ready, replayed]).then(
