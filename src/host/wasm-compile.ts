@@ -22,11 +22,11 @@ import { lazyBuiltin } from './lazy-builtin.js';
 const v8 = lazyBuiltin<typeof import('node:v8')>('node:v8');
 
 /**
- * --wasm-tiering-budget by V8 major version, as `node --v8-options` gives it: what a compile
- * without tier-up restores afterwards. Under a V8 not listed, flags are left alone and such a
- * compile tiers up like any other.
+ * --wasm-tiering-budget by V8 major version (Node 20: 11, Node 22: 12, Node 24: 13), as
+ * `node --v8-options` gives it: what a compile without tier-up restores afterwards. Under a V8 not
+ * listed, flags are left alone and such a compile tiers up like any other.
  */
-const TIERING_BUDGETS: Record<string, number> = { '11': 1_800_000 };
+const TIERING_BUDGETS: Record<string, number> = { '11': 1_800_000, '12': 13_000_000, '13': 13_000_000 };
 
 /** Compiles under way that asked for no tier-up: the budget is restored when the last one ends. */
 let quietCompiles = 0;
