@@ -250,10 +250,11 @@ test('a dead endpoint: exit 1 at once (no retries) with a message that says what
 });
 
 test('the first chat request does not wait for the connection probe (GET models, /props)', async () => {
-  // A models endpoint that never answers: the turn goes ahead without it.
+  // A models endpoint that never answers: the turn goes ahead without it. The reply takes a
+  // while, so that the probe, sent once the chat request is on its way, is out before the run ends.
   mock.onGet('/v1/models', { hang: true });
-  mock.push(oa.text('answered without the probe'));
-  const r = await run(['-S', '-o', 'q'], { timeoutMs: 15_000 });
+  mock.push(oa.streamText(['answered ', 'without the probe'], { chunkDelayMs: 300 }));
+  const r = await run(['-o', 'q'], { timeoutMs: 15_000 });
   assert.equal(r.code, 0, show(r));
   assert.equal(r.stdout, 'answered without the probe\n');
   const paths = mock.requests.map((q) => `${q.method} ${q.path}`);
