@@ -26,7 +26,7 @@ const v8 = lazyBuiltin<typeof import('node:v8')>('node:v8');
  * `node --v8-options` gives it: what a compile without tier-up restores afterwards. Under a V8 not
  * listed, flags are left alone and such a compile tiers up like any other.
  */
-const TIERING_BUDGETS: Record<string, number> = { '11': 1_800_000, '12': 13_000_000, '13': 13_000_000 };
+export const TIERING_BUDGETS: Readonly<Record<string, number>> = { '11': 1_800_000, '12': 13_000_000, '13': 13_000_000 };
 
 /** Compiles under way that asked for no tier-up: the budget is restored when the last one ends. */
 let quietCompiles = 0;

@@ -249,7 +249,7 @@ test('a dead endpoint: exit 1 at once (no retries) with a message that says what
   assert.equal(r.stdout.trim(), '');
 });
 
-test('the first chat request does not wait for the connection probe (GET models, /props)', async () => {
+test('the first chat request does not wait for the connection probe (GET models, /props)', { timeout: 60_000 }, async () => {
   // A models endpoint that never answers: the turn goes ahead without it. The reply takes a
   // while, so that the probe, sent once the chat request is on its way, is out before the run ends.
   mock.onGet('/v1/models', { hang: true });

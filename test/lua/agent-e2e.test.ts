@@ -344,7 +344,7 @@ describe('fixture plugins', () => {
   });
 
   describe('json', () => {
-    test('null, empty tables, nesting, numbers and the 2 MiB decode limit, through a tool', async () => {
+    test('null, empty tables, nesting, numbers and the 2 MiB decode limit, through a tool', { timeout: 60_000 }, async () => {
       const args = '{"none":null,"obj":{},"arr":[],"nested":{"a":[1,{"b":[true,null]}]},"n":3,"f":2.5}';
       llm.push(oa.toolCall('json_probe', args, 'j'), oa.text('ok'));
       const r = agentWith(host);

@@ -186,7 +186,9 @@ test('logout revokes the tokens at the authorization server and removes the file
   }
 });
 
-test('bad input: the authorization server down, silent, or with malformed metadata; a login never completed', async () => {
+test('bad input: the authorization server down, silent, or with malformed metadata; a login never completed', {
+  timeout: 120_000,
+}, async () => {
   const srv = await startOAuthMcp();
   const dir = tempDir('clm-oauth-');
   try {

@@ -127,7 +127,9 @@ test('the installed clm command runs: version, help, and a one-shot turn with a 
     assert.ok(offered.includes(name), `${name} offered (${offered})`);
 });
 
-test('the installed package reads shell commands with its own grammar, and nothing it installed has an install script', async () => {
+test('the installed package reads shell commands with its own grammar, and nothing it installed has an install script', {
+  timeout: 60_000,
+}, async () => {
   const bin = join(project, 'node_modules/.bin/clm');
   const home = tempDir('clm-user-');
   const r = await run(bin, ['permissions', 'explain', 'shell_exec', 'git status && rm -rf build > out.txt'], {
