@@ -4,7 +4,7 @@
 // full. escapes.test.ts runs it as this user, escapes-nobody.test.ts as an unprivileged one.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -118,6 +118,10 @@ export function corpusTests(asNobody: boolean): void {
     // A setuid-root binary for nobody to try; it lives where nobody can reach it.
     let setuid: string | null = null;
     if (asNobody) {
+      // The runner starts its MCP server with this Node inside the sandbox, where nobody has no
+      // privilege left: a Node under a directory only root may enter (mktemp -d) cannot start it.
+      const reach = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', 'test', '-x', process.execPath]);
+      if (reach.status !== 0) throw new Error(`nobody cannot reach this Node (${process.execPath}): make its directories world-searchable`);
       setuid = join(treeDir('clm-suid-'), 'setuid-id');
       copyFileSync('/usr/bin/id', setuid);
       chmodSync(setuid, 0o4755);
