@@ -44,7 +44,8 @@ import { RunCheckpoints } from './run-checkpoints.js';
 import type { Located } from './local-servers.js';
 import type { LocalServer, Place } from './local-server.js';
 import { SessionLog, type SessionLogOptions, type ResumedSession, type SessionOutcome } from './session-log.js';
-import { startToolSources, type McpServerView, type ToolSources } from './tool-sources.js';
+import { originText, startToolSources, type McpServerView, type ToolSources } from './tool-sources.js';
+import { packageRoot, seedPluginDir } from '../lua/paths.js';
 import { pluginDirs } from './plugin-tools.js';
 import { Sandbox } from '../sandbox/sandbox.js';
 import { PROCESS_TOOLS, sandboxedMcpServers, type ToolRun, toolRun } from './run-sandbox.js';
@@ -483,13 +484,14 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
       return gen.sandbox;
     },
     toolRun: (name) => toolRun(gen.sandbox, name, gen.mcpSandboxed),
-    toolList: () =>
-      gen.agent.toolNames.map((name) => {
+    toolList: () => {
+      const places = { home: env.HOME, seedDir: packageRoot() && seedPluginDir() };
+      return gen.agent.toolNames.map((name) => {
         const gated = !gen.defs.get(name)?.noPrompt;
-        const from = gen.sources.origin(name);
-        const origin = !from ? 'builtin' : from.kind === 'mcp' ? `mcp server ${from.server}` : `plugin${from.file ? ` ${from.file}` : ''}`;
+        const origin = originText(gen.sources.origin(name), places);
         return { name, origin, offered: policyRefusal(policy, name) === null, decision: desk.engine.toolRuling(name, gated) };
-      }),
+      });
+    },
     mcpServers: () => gen.sources.mcpServers(),
     reconnectMcp: (name) => gen.sources.reconnectMcp(name),
     loginMcp: (name, say) => gen.sources.loginMcp(name, say),

@@ -3,6 +3,7 @@
 // when it is ready (or failed) as an event; `ready` resolves when the first request may go (a
 // plugin set served from the schema cache does not hold it back).
 
+import { basename, dirname, sep } from 'node:path';
 import type { Secrets } from '../host/redact.js';
 import { clmDir } from '../host/xdg-dirs.js';
 import type { PluginHost } from '../lua/index.js';
@@ -36,6 +37,20 @@ export interface ToolSourcesOptions {
 
 /** Where a tool comes from (`/tools`): a plugin (its file, once the plugins are loaded) or an MCP server. */
 export type ToolOrigin = { kind: 'plugin'; file?: string } | { kind: 'mcp'; server: string };
+
+/**
+ * Where a tool comes from, as `/tools` says it: `builtin`, `mcp server NAME`, `plugin FILE` with
+ * the file under the home directory as `~/…`, and a seed plugin (one clm ships) by its file name alone.
+ */
+export function originText(from: ToolOrigin | undefined, o: { home?: string; seedDir: string | null }): string {
+  if (!from) return 'builtin';
+  if (from.kind === 'mcp') return `mcp server ${from.server}`;
+  const file = from.file;
+  if (!file) return 'plugin';
+  if (o.seedDir && dirname(file) === o.seedDir) return `seed plugin ${basename(file)}`;
+  if (o.home && file.startsWith(o.home + sep)) return `plugin ~${file.slice(o.home.length)}`;
+  return `plugin ${file}`;
+}
 
 /** One configured MCP server as `/mcp` shows it. */
 export interface McpServerView {

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentEvent } from '../../src/core/events.js';
 import { stripEscapes, Transcript } from '../../src/tui/index.js';
-import { ECHO_MAX_LINES, headLines, ReasoningBlock, userEcho } from '../../src/cli/ui/blocks.js';
+import { ECHO_MAX_LINES, errorBlock, headLines, noticeBlock, ReasoningBlock, userEcho } from '../../src/cli/ui/blocks.js';
+import { originText } from '../../src/cli/tool-sources.js';
 import { THEME } from '../../src/cli/ui/theme.js';
 import { paint, sanitize, wrapText } from '../../src/tui/index.js';
 import { check, fc } from '../fixtures/fuzz.js';
@@ -455,6 +456,52 @@ test('screen mode: --no-alt-screen, else a config that mentions ui waits for the
   assert.equal(modeOf(false, 'inline'), 'inline');
   assert.equal(modeOf(true, 'fullscreen'), 'inline');
   assert.equal(modeOf(false, undefined), 'fullscreen');
+});
+
+test("a listing's rows wrap under their last cell, an indented line under its indent, prose from the edge", { timeout: 10_000 }, () => {
+  const text = [
+    'tools (2 offered to the model):',
+    '  read_file   builtin                allow (default: the tool has no side effects)',
+    '  edit_file   plugin edit_file.lua   ask (default); some calls: deny edit_file(.git/**), allow edit_file(src/**)',
+    '  a line of the listing that is only indented and much longer than the screen is wide',
+    'prose of a notice that is much longer than the screen is wide goes on at the left edge',
+  ].join('\n');
+  assert.deepEqual(plain(noticeBlock(text).render(70)), [
+    '',
+    'tools (2 offered to the model):',
+    '  read_file   builtin                allow (default: the tool has no',
+    '                                     side effects)',
+    '  edit_file   plugin edit_file.lua   ask (default); some calls: deny',
+    '                                     edit_file(.git/**), allow',
+    '                                     edit_file(src/**)',
+    '  a line of the listing that is only indented and much longer than the',
+    '  screen is wide',
+    'prose of a notice that is much longer than the screen is wide goes on',
+    'at the left edge',
+  ]);
+  // Too narrow for the last cell's column: four columns in from the row's indent.
+  assert.deepEqual(plain(errorBlock('  read_file   builtin   allow (default: no side effects)').render(30)), [
+    '',
+    '  read_file   builtin   allow',
+    '      (default: no side',
+    '      effects)',
+  ]);
+  // Every row fits: as it was given.
+  assert.deepEqual(plain(noticeBlock('  a  b\n  cc  d').render(60)), ['', '  a  b', '  cc  d']);
+});
+
+test('/tools names a plugin under the home directory with ~, a seed plugin (clm ships it) by its file name', { timeout: 10_000 }, () => {
+  const places = { home: '/home/u', seedDir: '/usr/lib/node_modules/clm/plugins' };
+  assert.equal(originText(undefined, places), 'builtin');
+  assert.equal(originText({ kind: 'mcp', server: 'gh' }, places), 'mcp server gh');
+  assert.equal(originText({ kind: 'plugin' }, places), 'plugin');
+  assert.equal(
+    originText({ kind: 'plugin', file: '/usr/lib/node_modules/clm/plugins/edit_file.lua' }, places),
+    'seed plugin edit_file.lua',
+  );
+  assert.equal(originText({ kind: 'plugin', file: '/home/u/.config/clm/plugins/x.lua' }, places), 'plugin ~/.config/clm/plugins/x.lua');
+  assert.equal(originText({ kind: 'plugin', file: '/home/user2/x.lua' }, places), 'plugin /home/user2/x.lua');
+  assert.equal(originText({ kind: 'plugin', file: '/srv/p/x.lua' }, { seedDir: null }), 'plugin /srv/p/x.lua');
 });
 
 test('the echo of a prompt keeps to 40 lines and 8,000 characters and says how much more', () => {

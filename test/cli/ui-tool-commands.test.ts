@@ -12,6 +12,7 @@ import { makeDirs, REPO, waitFor } from '../fixtures/run-cli.js';
 import { KEYS, spawnPty } from '../fixtures/pty-screen.js';
 import { runCommand } from '../../src/cli/ui/commands.js';
 import { complete } from '../../src/cli/ui/completion.js';
+import { seedPluginDir } from '../../src/lua/paths.js';
 
 const s = runtimeSuite();
 const TOOL_SERVER = join(REPO, 'test', 'fixtures', 'mcp', 'tool-server.mjs');
@@ -97,9 +98,18 @@ test('/tools: every tool, where it comes from (builtin, plugin file, MCP server)
 });
 
 test('/tools with --allow-tools: the named tools are allowed by the flag, the others denied and not offered', async () => {
-  const { ctx, printed } = await s.start(['-u', s.mock.base, '--allow-tools', 'list_dir,shell_exec']);
-  await runCommand('/tools', ctx);
+  const { ctx, printed } = await s.start(['-u', s.mock.base, '--allow-tools', 'list_dir,shell_exec', '-p', seedPluginDir()]);
+  await waitFor(() => {
+    void runCommand('/tools', ctx);
+    return !!rowOf(printed.at(-1)?.text ?? '', 'reverse_string')?.[1]?.includes('.lua');
+  }, 'the seed plugins loaded');
   const text = printed.at(-1)!.text;
+  // The plugins clm ships, named by their file.
+  assert.deepEqual(rowOf(text, 'reverse_string'), [
+    'reverse_string',
+    'seed plugin reverse.lua',
+    'deny (reverse_string, not in --allow-tools); not offered',
+  ]);
   assert.deepEqual(rowOf(text, 'shell_exec'), ['shell_exec', 'builtin', 'allow (shell_exec, --allow-tools)']);
   assert.deepEqual(rowOf(text, 'write_file'), ['write_file', 'builtin', 'deny (write_file, not in --allow-tools); not offered']);
   await runCommand('/mcp', ctx);

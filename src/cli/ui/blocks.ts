@@ -4,7 +4,17 @@
 // transcript.changed(block) when one changes. A blank line before a block separates it from the
 // one above, as the original spaces its transcript.
 
-import { type Block, isUnicodeLocale, MarkdownBlock, paint, sanitize, type Style, supportsHyperlinks, wrapText } from '../../tui/index.js';
+import {
+  type Block,
+  isUnicodeLocale,
+  MarkdownBlock,
+  paint,
+  sanitize,
+  type Style,
+  supportsHyperlinks,
+  visibleWidth,
+  wrapText,
+} from '../../tui/index.js';
 import { headLines } from './head-lines.js';
 import { THEME } from './theme.js';
 
@@ -27,16 +37,35 @@ export class ParagraphBlock implements Block {
   constructor(
     private readonly text: string,
     private readonly st: Style,
-    private readonly o: { tight?: boolean; prefix?: string; restPrefix?: string } = {},
+    private readonly o: { tight?: boolean; prefix?: string; restPrefix?: string; hang?: boolean } = {},
   ) {}
 
   render(width: number): string[] {
     if (this.cache?.width === width) return this.cache.lines;
     const lines = this.o.tight ? [] : [''];
-    for (const l of wrapText(paint(this.text, this.st), width, { prefix: this.o.prefix, restPrefix: this.o.restPrefix })) lines.push(l);
+    if (this.o.hang) for (const row of this.text.split('\n')) lines.push(...wrapHanging(row, width, this.st));
+    else
+      for (const l of wrapText(paint(this.text, this.st), width, { prefix: this.o.prefix, restPrefix: this.o.restPrefix })) lines.push(l);
     this.cache = { width, lines };
     return lines;
   }
+}
+
+/** The last cell of an indented row of columns (cells two or more blanks apart) starts here. */
+const LAST_CELL = /^ +\S(?:.*?\S)? {2,}(?=\S)(?!.*\S {2,}\S)/;
+
+/**
+ * A row of the program's text wrapped so that what does not fit goes on under where it started:
+ * a table row under its last cell (`/tools`' decisions, `/mcp`'s states), an indented line under
+ * its indent; a row whose last cell starts too far right for that goes on four columns in.
+ */
+function wrapHanging(row: string, width: number, st: Style): string[] {
+  if (visibleWidth(row) <= width) return [paint(row, st)];
+  const lead = row.length - row.trimStart().length;
+  const cell = LAST_CELL.exec(row);
+  const at = cell ? visibleWidth(cell[0]) : lead;
+  const indent = at <= width * 0.6 && width - at >= 20 ? at : Math.min(lead + 4, Math.floor(width / 2));
+  return wrapText(paint(row, st), width, { restPrefix: ' '.repeat(indent) });
 }
 
 /** ... and at most this many characters. */
@@ -62,11 +91,11 @@ export function userEcho(text: string): Block {
 
 /** A bracketed notice (`[cancelled]`, `[switched to model: x]`): the text is given with its brackets. */
 export function noticeBlock(text: string, st: Style = THEME.notice): Block {
-  return new ParagraphBlock(sanitize(text), st);
+  return new ParagraphBlock(sanitize(text), st, { hang: true });
 }
 
 export function errorBlock(text: string): Block {
-  return new ParagraphBlock(sanitize(text), THEME.error);
+  return new ParagraphBlock(sanitize(text), THEME.error, { hang: true });
 }
 
 export interface MarkdownSettings {
