@@ -9,6 +9,7 @@ import { PermissionEngine } from '../permissions/engine.js';
 import type { Rule } from '../permissions/rule.js';
 import { readRulesFile, RulesFileError, rulesFilePath } from '../permissions/rules-file.js';
 import type { CliArgs } from './args.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
 import { ConfigProblem, type ResolvedRun } from './resolve-run.js';
 
 export function rulesFileOf(env: NodeJS.ProcessEnv): string | null {
@@ -48,11 +49,28 @@ export function fileRulesOf(file: string | null): Rule[] {
   }
 }
 
-export function newEngine(run: ResolvedRun, args: CliArgs, fileRules: Rule[], env: NodeJS.ProcessEnv): PermissionEngine {
+export function newEngine(
+  run: ResolvedRun,
+  args: CliArgs,
+  fileRules: Rule[],
+  env: NodeJS.ProcessEnv,
+  readOnlyCommands: () => boolean,
+): PermissionEngine {
   return new PermissionEngine({
     rules: runRules(run, args, fileRules),
     only: args.allowTools,
     cwd: process.cwd(),
     home: env.HOME || undefined,
+    readOnlyCommands,
   });
+}
+
+/**
+ * Whether a shell command known to only read runs unasked: where the sandbox confines it (so that
+ * what such a command is made to run by the repository, a git hook or filter, cannot reach
+ * further), unless config.lua says `read_only_commands = false`.
+ */
+export function readOnlyCommandsRun(run: ResolvedRun, sandbox: Sandbox): boolean {
+  const mode = sandbox.inForce;
+  return run.config?.permissions?.readOnlyCommands !== false && (mode === 'read-only' || mode === 'workspace-write');
 }

@@ -15,10 +15,14 @@ import type { OutsideQuestion } from '../sandbox/sandbox.js';
 /** Files larger than this are not diffed (their new text is shown whole). */
 const MAX_DIFF_BYTES = 1024 * 1024;
 
-/** What decided a part: `shell_exec(npm test *)  config.lua:3`, or the default. */
-export function decidedBy(p: { rule: PartRuling['rule'] }): string {
-  if (!p.rule) return 'no rule (default)';
-  return `${ruleText(p.rule)}  ${p.rule.source.label}`;
+/**
+ * What decided a part: `shell_exec(npm test *)  config.lua:3`, or the default; a command known to
+ * only read, by the files it reads: `read-only command` (read_file's default), or the read_file rule.
+ */
+export function decidedBy(p: { rule: PartRuling['rule']; readOnly?: true }): string {
+  const ro = p.readOnly ? 'read-only command: ' : '';
+  if (!p.rule) return p.readOnly ? 'read-only command (reads are allowed by default)' : 'no rule (default)';
+  return `${ro}${ruleText(p.rule)}  ${p.rule.source.label}`;
 }
 
 /** One line per part: `  allow  git status   shell_exec(git status *)  config.lua:3`. */
@@ -120,7 +124,12 @@ export function explainText(ruling: Ruling, sandbox: string | null): string {
   const out = [`${ruling.call.tool}: ${argsText(ruling.call.args)}`];
   if (!ruling.parts.length) out.push(`  ${ruling.decision.padEnd(5)}  (the whole call)  ${decidedBy(ruling)}`);
   else out.push(...partLines(ruling));
-  const by = ruling.rule ? `rule ${ruleText(ruling.rule)} (${ruling.rule.source.label})` : 'default';
+  const readOnly = ruling.decision === 'allow' && ruling.parts.some((p) => p.readOnly);
+  const by = ruling.rule
+    ? `rule ${ruleText(ruling.rule)} (${ruling.rule.source.label})`
+    : readOnly
+      ? 'default: read-only commands'
+      : 'default';
   out.push(`decision: ${ruling.decision} (${by})`);
   if (sandbox) out.push(sandbox);
   return forTerminal(`${out.join('\n')}\n`);

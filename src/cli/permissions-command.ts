@@ -9,7 +9,7 @@ import { ruleText } from '../permissions/rule.js';
 import { forTerminal } from '../core/terminal-text.js';
 import type { CliArgs } from './args.js';
 import { UsageError } from './args.js';
-import { fileRulesOf, newEngine, rulesFileOf } from './permission-setup.js';
+import { fileRulesOf, newEngine, readOnlyCommandsRun, rulesFileOf } from './permission-setup.js';
 import { sandboxedMcpServers, toolRun } from './run-sandbox.js';
 import { Sandbox } from '../sandbox/sandbox.js';
 import { explainText } from './permission-text.js';
@@ -64,7 +64,9 @@ export async function runPermissionsCommand(args: CliArgs, env: NodeJS.ProcessEn
   const { action, words } = args.permissions!;
   const run = await resolveRun(args, env);
   const rulesFile = rulesFileOf(env);
-  const engine = newEngine(run, args, fileRulesOf(rulesFile), env);
+  // How it would run: the sandbox this run would have (the profile's keys, --sandbox), checked here.
+  const sandbox = new Sandbox({ settings: run.sandbox, env });
+  const engine = newEngine(run, args, fileRulesOf(rulesFile), env, () => readOnlyCommandsRun(run, sandbox));
   if (action === 'list') {
     const rules = engine.rules();
     const out = rules.map((r) => `${r.effect.padEnd(5)}  ${ruleText(r)}  ${r.source.label}`);
@@ -76,10 +78,8 @@ export async function runPermissionsCommand(args: CliArgs, env: NodeJS.ProcessEn
   const [tool, word] = words as [string, string | undefined];
   const callArgsText = callArgs(tool, word);
   const gated = !(await isNoPromptTool(tool, args, run.agentName, run.toolsConfig, env));
-  const ruling = await engine.judge({ tool, args: callArgsText, gated });
-  // How it would run: the sandbox this run would have (the profile's keys, --sandbox), checked here.
-  const sandbox = new Sandbox({ settings: run.sandbox, env });
   await sandbox.check();
+  const ruling = await engine.judge({ tool, args: callArgsText, gated });
   stdout.write(explainText(ruling, toolRun(sandbox, tool, sandboxedMcpServers(run.mcpServers)).text));
   return 0;
 }

@@ -35,7 +35,7 @@ import { attachMentions } from './file-mentions.js';
 import { ProjectInstructions, withInstructions } from './project-instructions.js';
 import { expandPromptCommand, promptCommands, type PromptCommand } from './prompt-commands.js';
 import { type DeskFront, PermissionDesk } from './permission-desk.js';
-import { fileRulesOf, newEngine, rulesFileOf, runRules } from './permission-setup.js';
+import { fileRulesOf, newEngine, readOnlyCommandsRun, rulesFileOf, runRules } from './permission-setup.js';
 import { resolveRun, type ResolvedRun } from './resolve-run.js';
 import { isRuntimeEvent, type RuntimeEvent } from './runtime-events.js';
 import { CliError } from './cli-error.js';
@@ -245,11 +245,12 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
   const { later, start: startDeferred, startAfter, checkpointsMayStart, openCheckpoints, agentHost } = deferredWork(host, o.pause);
   // How a call would run: the current profile's sandbox says (set as each agent starts).
   let runsOf = (_name: string): string | null => null;
+  let readOnlyCommands = () => false;
   const policy: ToolPolicy = { allow: args.allowTools, deny: args.denyTools };
   const rulesFile = rulesFileOf(env);
   const fileRules = fileRulesOf(rulesFile);
   const desk = new PermissionDesk({
-    engine: newEngine(firstRun, args, fileRules, env),
+    engine: newEngine(firstRun, args, fileRules, env, () => readOnlyCommands()),
     rulesFile,
     unattended: firstRun.config?.permissions?.unattended,
     mask: (s) => secrets.mask(s),
@@ -316,6 +317,7 @@ export async function createRuntime(o: RuntimeOptions): Promise<Runtime> {
     sandbox.onRun = (id, name, mode) => emit({ type: 'tool_sandbox', id: id ?? '', name, mode });
     sandbox.askOutside = desk.askOutside;
     runsOf = (name) => toolRun(sandbox, name, mcpSandboxed).text;
+    readOnlyCommands = () => readOnlyCommandsRun(run, sandbox);
     // Whether the configured mode can be had: said once, and shown where the mode is.
     const checking = sandboxCheck(sandbox, () => {
       if (closed) return;

@@ -58,6 +58,8 @@ export interface PermissionSettings {
   deny?: string[];
   /** What an `ask` outcome does where nobody can be asked: run (default, as without rules) or deny. */
   unattended?: 'allow' | 'deny';
+  /** `read_only_commands`: a shell command known to only read runs unasked in the sandbox (default true). */
+  readOnlyCommands?: boolean;
 }
 
 /** The settings of one table (top level, a profile, or the two merged). */

@@ -71,7 +71,7 @@ const PROVIDER_KEYS = new Set([
 ]);
 const MODEL_KEYS = new Set(['context_size', 'autocompact_pct', 'system_prompt', 'reasoning_effort', 'price']);
 const PRICE_KEYS = new Set(['input', 'output', 'cached_input']);
-const PERMISSION_KEYS = new Set(['allow', 'ask', 'deny', 'unattended']);
+const PERMISSION_KEYS = new Set(['allow', 'ask', 'deny', 'unattended', 'read_only_commands']);
 
 export const UI_MODES: readonly UiMode[] = ['fullscreen', 'inline'];
 
@@ -283,7 +283,7 @@ function provider(ctx: ValidateContext, name: string, v: unknown, path: string):
   return p;
 }
 
-/** `permissions`: lists of rule strings (their syntax is the permissions module's to check) and `unattended`. */
+/** `permissions`: lists of rule strings (their syntax is the permissions module's to check), `unattended` and `read_only_commands`. */
 function permissions(ctx: ValidateContext, t: Table, path: string): PermissionSettings {
   warnUnknown(ctx, t, PERMISSION_KEYS, path);
   const out: PermissionSettings = {};
@@ -296,6 +296,8 @@ function permissions(ctx: ValidateContext, t: Table, path: string): PermissionSe
     if (u !== 'allow' && u !== 'deny') fail(ctx, childPath(path, 'unattended'), `must be "allow" or "deny" (got ${show(u)})`);
     out.unattended = u;
   }
+  const ro = flag(ctx, t.read_only_commands, childPath(path, 'read_only_commands'));
+  if (ro !== undefined) out.readOnlyCommands = ro;
   return out;
 }
 

@@ -13,6 +13,7 @@
 import { fnmatch } from '../core/fnmatch.js';
 import { type PathContext, pathMatches, realPath, textMatches } from './match.js';
 import { type Effect, type Rule, ruleText, SEVERITY, specificity } from './rule.js';
+import { readsOf } from './read-only-commands.js';
 import { loadShellParser, partsWith, type ShellPart } from './shell.js';
 
 /** Tools whose `command` argument is a shell command. */
@@ -32,7 +33,8 @@ export interface PermissionCall {
 export type Subject =
   | { kind: 'call'; tool: string; text: string }
   | { kind: 'path'; tool: string; path: string }
-  | { kind: 'command'; tool: string; text: string; bare?: string; moreArgs?: boolean }
+  /** `reads`: the files it reads when it is a command known to only read (read-only-commands.ts). */
+  | { kind: 'command'; tool: string; text: string; bare?: string; moreArgs?: boolean; reads?: string[] }
   | { kind: 'write'; tool: 'write_file'; path: string }
   | { kind: 'read'; tool: 'read_file'; path: string }
   | { kind: 'unreadable'; tool: string; text: string; why: string };
@@ -42,6 +44,8 @@ export interface PartRuling {
   decision: Effect;
   /** The rule that decided (the most specific of the winning effect); null: the default. */
   rule: Rule | null;
+  /** A command known to only read, no rule of its own: decided as the files it reads (`rule`: a read_file rule, or null). */
+  readOnly?: true;
 }
 
 export interface Ruling {
@@ -69,6 +73,12 @@ export interface EngineOptions extends PathContext {
   rules: Rule[];
   /** --allow-tools: a tool none of these name is denied. */
   only?: string[];
+  /**
+   * Whether a shell command known to only read (`ls`, `cat`, `grep`, `git status`), with no rule
+   * of its own, is decided as the files it reads, by read_file's rules (allowed by default),
+   * rather than asked: asked at each call, since the sandbox it runs in may change.
+   */
+  readOnlyCommands?: () => boolean;
 }
 
 /** One field's value, or `key: value` pairs two spaces apart, or the text itself: what a pattern over another tool's arguments matches. */
@@ -105,10 +115,12 @@ export class PermissionEngine {
   private readonly added: Rule[] = [];
   private readonly only: string[] | undefined;
   private readonly paths: PathContext;
+  private readonly readOnlyCommands: () => boolean;
 
   constructor(o: EngineOptions) {
     this.base = [...o.rules];
     this.only = o.only;
+    this.readOnlyCommands = o.readOnlyCommands ?? (() => false);
     this.paths = { cwd: realPath(o.cwd, '/'), home: o.home };
   }
 
@@ -161,8 +173,13 @@ export class PermissionEngine {
       if (command === undefined || !parse) return [{ kind: 'unreadable', tool, text: call.args, why: 'no command in the arguments' }];
       return parse(command).map((p): Subject => {
         switch (p.kind) {
-          case 'command':
-            return { ...p, tool };
+          case 'command': {
+            const { argv, afterCd, ...command } = p;
+            const reads = argv && readsOf(argv);
+            // After a cd a relative path names another file than the rules would judge.
+            if (!reads || (afterCd && reads.some((f) => !f.startsWith('/') && !f.startsWith('~/')))) return { ...command, tool };
+            return { ...command, tool, reads };
+          }
           case 'write':
             return { kind: 'write', tool: 'write_file', path: p.path };
           case 'read':
@@ -236,7 +253,19 @@ export class PermissionEngine {
       for (const r of of) if (specificity(r) > specificity(best)) best = r;
       return { subject: s, decision: effect, rule: best };
     }
+    if (s.kind === 'command' && s.reads && this.readOnlyCommands()) return this.readOnly(rules, call, s, s.reads);
     return { subject: s, decision: defaultFor(call, s), rule: null };
+  }
+
+  /** A command known to only read, decided as its reads: the worst of them, by read_file's rules. */
+  private readOnly(rules: Rule[], call: PermissionCall, s: Subject, reads: string[]): PartRuling {
+    let worst: PartRuling = { subject: s, decision: 'allow', rule: null, readOnly: true };
+    for (const path of reads) {
+      const r = this.part(rules, call, { kind: 'read', tool: 'read_file', path });
+      if (SEVERITY[r.decision] > SEVERITY[worst.decision] || (!worst.rule && r.rule && r.decision === worst.decision))
+        worst = { subject: s, decision: r.decision, rule: r.rule, readOnly: true };
+    }
+    return worst;
   }
 
   private matches(r: Rule, call: PermissionCall, s: Subject): boolean {

@@ -22,9 +22,12 @@ export type ShellPart =
   /**
    * A simple command: `text` is its name unquoted and its arguments as written, one space apart;
    * `bare` the same with a name given by path (`/bin/rm`) cut to its file name (`rm`), which deny
-   * and ask rules match too; `moreArgs` when it gets arguments not seen (xargs).
+   * and ask rules match too; `moreArgs` when it gets arguments not seen (xargs). `argv`: its
+   * words as the command gets them, when each is known as written (no expansion, no glob, no
+   * assignment in front); `afterCd`: the script changes directory, so a relative path may name
+   * another file than the rules would judge.
    */
-  | { kind: 'command'; text: string; bare?: string; moreArgs?: boolean }
+  | { kind: 'command'; text: string; bare?: string; moreArgs?: boolean; argv?: string[]; afterCd?: boolean }
   /** A redirection writes (or reads) this path, as written. */
   | { kind: 'write'; path: string }
   | { kind: 'read'; path: string }
@@ -83,7 +86,9 @@ export function partsWith(p: TsParser, command: string): ShellPart[] {
   return out.map((x) =>
     (x.kind === 'write' || x.kind === 'read') && !x.path.startsWith('/')
       ? { kind: 'unreadable', text: `${x.kind === 'write' ? '>' : '<'} ${x.path}`, why: 'a relative path after cd changed the directory' }
-      : x,
+      : x.kind === 'command' && x.argv
+        ? { ...x, afterCd: true }
+        : x,
   );
 }
 
@@ -91,6 +96,17 @@ export function partsWith(p: TsParser, command: string): ShellPart[] {
 interface Word {
   src: string;
   value: string | null;
+  /** The value is what the command gets: nothing in it expands (a glob, `~user`). */
+  literal?: boolean;
+}
+
+/** A word as the command gets it: its value, unless an unquoted glob or a `~user` expands it. */
+function wordOf(n: Node): Word {
+  const value = wordValue(n);
+  const unquoted = n.type === 'word' ? [n] : n.type === 'concatenation' ? n.children.filter((c) => c?.type === 'word') : [];
+  const glob = unquoted.some((w) => /[*?[]/.test(w!.text));
+  const tilde = value?.startsWith('~') === true && !(n.type === 'word' && /^~(?:\/|$)/.test(value));
+  return { src: n.text, value, literal: value !== null && !glob && !tilde };
 }
 
 const WRITE_OPS = new Set(['>', '>>', '&>', '&>>', '>|', '<>']);
@@ -320,10 +336,10 @@ class Walker {
       } else if (field === 'name') {
         const w = c.namedChildren[0] ?? c;
         this.node(w, depth);
-        words.push({ src: w.text, value: wordValue(w) });
+        words.push(wordOf(w));
       } else if (field === 'argument') {
         this.node(c, depth);
-        words.push({ src: c.text, value: wordValue(c) });
+        words.push(wordOf(c));
       } else if (field === 'redirect') {
         this.redirect(c, depth);
       } else if (c.isNamed) {
@@ -351,6 +367,7 @@ class Walker {
       const part: ShellPart = { kind: 'command', text };
       if (name.includes('/')) part.bare = [...assigns, name.slice(name.lastIndexOf('/') + 1), ...args.map((w) => w.src)].join(' ');
       if (moreArgs) part.moreArgs = true;
+      else if (!assigns.length && words.every((w) => w.literal)) part.argv = words.map((w) => w.value!);
       this.out.push(part);
       return;
     }

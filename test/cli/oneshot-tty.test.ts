@@ -9,13 +9,14 @@ import { join } from 'node:path';
 import * as oa from '../fixtures/openai-replies.js';
 import { cliSuite } from '../fixtures/cli-suite.js';
 import { spawnPty } from '../fixtures/pty-screen.js';
+import { bwrapOrSkip } from '../fixtures/bwrap.js';
 
 const { mock, dirs, run } = await cliSuite({ dirs: 'each' });
 const QUESTION = ANSWER_KEYS;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function oneshot(t: { after(fn: () => Promise<void>): void }, prompt: string) {
-  const s = spawnPty(['-u', mock.base, '-p', dirs.empty, '-o', prompt], {
+function oneshot(t: { after(fn: () => Promise<void>): void }, prompt: string, flags: string[] = []) {
+  const s = spawnPty(['-u', mock.base, '-p', dirs.empty, ...flags, '-o', prompt], {
     dirs,
     cols: 120,
     rows: 30,
@@ -80,4 +81,40 @@ test('-o on a terminal: keys typed before the question do not answer it', async 
   await s.waitFor('done', 'the reply');
   assert.equal((await s.exited).code, 0);
   assert.ok(!existsSync(ran));
+});
+
+test('-o on a terminal: a command known to only read runs unasked in the sandbox, and is asked without it', {
+  ...bwrapOrSkip(),
+  timeout: 60_000,
+}, async (t) => {
+  dirs.write('config.lua', 'return {}\n');
+  const listing = () => {
+    const tool = mock.posts.at(-1)!.json.messages.find((m: { role: string }) => m.role === 'tool');
+    return String(tool?.content ?? '');
+  };
+  mock.push(oa.toolCall('shell_exec', { command: 'ls -a | grep -c config' }), oa.text('counted'));
+  const s = oneshot(t, 'go');
+  await s.waitFor('counted', 'the reply');
+  assert.equal((await s.exited).code, 0);
+  assert.ok(!s.text().includes(QUESTION), `a read-only command was asked for:\n${s.text()}`);
+  assert.match(listing(), /^\d+\s*$/m, 'it ran');
+
+  // Where nothing confines it, the same command is asked.
+  mock.reset();
+  mock.push(oa.toolCall('shell_exec', { command: 'ls -a | grep -c config' }), oa.text('counted'));
+  const full = oneshot(t, 'go', ['--sandbox', 'full']);
+  await full.waitFor(QUESTION, 'the question');
+  full.type('n');
+  await full.waitFor('counted', 'the reply');
+  assert.equal((await full.exited).code, 0);
+
+  // read_only_commands = false in config.lua: asked in the sandbox too.
+  dirs.write('config.lua', 'return { permissions = { read_only_commands = false } }\n');
+  mock.reset();
+  mock.push(oa.toolCall('shell_exec', { command: 'ls -a' }), oa.text('listed'));
+  const off = oneshot(t, 'go');
+  await off.waitFor(QUESTION, 'the question');
+  off.type('n');
+  await off.waitFor('listed', 'the reply');
+  assert.equal((await off.exited).code, 0);
 });

@@ -55,10 +55,10 @@ for (const mode of ['fullscreen', 'inline'] as const) {
 test('the question shows bidi controls in the arguments by their code: what is allowed is what is seen', async (t) => {
   const s = await ui.open(t);
   // U+202E turns the rest of the line around where bidi is drawn, and is invisible where it is not.
-  mock.push(oa.toolCall('shell_exec', { command: 'cat notes\u202etxt.sh\u2066 x' }), oa.text('denied then'));
+  mock.push(oa.toolCall('shell_exec', { command: 'chmod +x notes\u202etxt.sh\u2066 x' }), oa.text('denied then'));
   s.type('go\r');
   await s.waitFor('allow tool shell_exec', 'the question');
-  assert.ok(s.text().includes('allow tool shell_exec: cat notes<U+202E>txt.sh<U+2066> x'), s.text());
+  assert.ok(s.text().includes('allow tool shell_exec: chmod +x notes<U+202E>txt.sh<U+2066> x'), s.text());
   await sleep(TYPING_GAP_MS + 100);
   s.type('n');
   await s.waitFor('denied then');
