@@ -26,6 +26,8 @@ interface Spec {
 }
 
 const HEAD_TAIL = ['-n', '--lines', '-c', '--bytes'];
+/** grep's and rg's: patterns, counts and context lines. */
+const MATCHES = ['-e', '--regexp', '-m', '--max-count', '-A', '--after-context', '-B', '--before-context', '-C', '--context'];
 const SUMS: Spec = { valued: [] };
 
 const SPECS: Record<string, Spec> = {
@@ -81,16 +83,7 @@ const SPECS: Record<string, Spec> = {
   comm: { valued: ['--output-delimiter'] },
   grep: {
     valued: [
-      '-e',
-      '--regexp',
-      '-m',
-      '--max-count',
-      '-A',
-      '--after-context',
-      '-B',
-      '--before-context',
-      '-C',
-      '--context',
+      ...MATCHES,
       '--include',
       '--exclude',
       '--exclude-dir',
@@ -107,8 +100,6 @@ const SPECS: Record<string, Spec> = {
   },
   rg: {
     valued: [
-      '-e',
-      '--regexp',
       '-g',
       '--glob',
       '--iglob',
@@ -118,14 +109,7 @@ const SPECS: Record<string, Spec> = {
       '--type-not',
       '--type-add',
       '--type-clear',
-      '-m',
-      '--max-count',
-      '-A',
-      '--after-context',
-      '-B',
-      '--before-context',
-      '-C',
-      '--context',
+      ...MATCHES,
       '-M',
       '--max-columns',
       '-j',
