@@ -14,7 +14,7 @@ import { fnmatch } from '../core/fnmatch.js';
 import { type PathContext, pathMatches, realPath, textMatches } from './match.js';
 import { type Effect, type Rule, ruleText, SEVERITY, specificity } from './rule.js';
 import { readsOf } from './read-only-commands.js';
-import { loadShellParser, partsWith, type ShellPart } from './shell.js';
+import { changesDirectory, loadShellParser, partsWith, type ShellPart } from './shell.js';
 
 /** Tools whose `command` argument is a shell command. */
 export const SHELL_TOOLS: ReadonlySet<string> = new Set(['shell_exec', 'bg_exec']);
@@ -171,14 +171,14 @@ export class PermissionEngine {
     if (SHELL_TOOLS.has(tool)) {
       const command = this.shellCommand(call);
       if (command === undefined || !parse) return [{ kind: 'unreadable', tool, text: call.args, why: 'no command in the arguments' }];
-      return parse(command).map((p): Subject => {
+      const parts = parse(command);
+      const cdTo = cdTarget(parts);
+      return parts.map((p): Subject => {
         switch (p.kind) {
           case 'command': {
             const { argv, afterCd, ...command } = p;
-            const reads = argv && readsOf(argv);
-            // After a cd a relative path names another file than the rules would judge.
-            if (!reads || (afterCd && reads.some((f) => !f.startsWith('/') && !f.startsWith('~/')))) return { ...command, tool };
-            return { ...command, tool, reads };
+            const reads = argv && readOnlyReads(argv, afterCd === true, cdTo);
+            return reads ? { ...command, tool, reads } : { ...command, tool };
           }
           case 'write':
             return { kind: 'write', tool: 'write_file', path: p.path };
@@ -288,6 +288,31 @@ export class PermissionEngine {
         return pathMatches(r.pattern, s.path, this.paths);
     }
   }
+}
+
+const relative = (f: string) => !f.startsWith('/') && !f.startsWith('~/');
+
+/**
+ * The files a command known to only read reads, or null. After a cd a relative path names a file
+ * there, or here when the cd failed: both are judged; after cds not known (`cdTo` null), it may
+ * name any file, and the command is not taken for one that only reads.
+ */
+function readOnlyReads(argv: string[], afterCd: boolean, cdTo: string | null): string[] | null {
+  const reads = readsOf(argv);
+  if (!reads || !afterCd) return reads;
+  if (cdTo === null) return reads.some(relative) ? null : reads;
+  return reads.flatMap((f) => (relative(f) ? [f, `${cdTo.replace(/\/+$/, '')}/${f}`] : [f]));
+}
+
+/**
+ * Where the one `cd DIR` of a script goes, when that is all that changes its directory (no other
+ * cd, pushd or popd, DIR written out, not `-`); else null.
+ */
+function cdTarget(parts: ShellPart[]): string | null {
+  const moves = parts.filter(changesDirectory);
+  const cd = moves.length === 1 && moves[0]!.kind === 'command' ? moves[0]!.argv : undefined;
+  if (cd?.length !== 2 || cd[0] !== 'cd' || cd[1]!.startsWith('-') || !cd[1]) return null;
+  return cd[1]!;
 }
 
 function defaultFor(call: PermissionCall, s: Subject): Effect {

@@ -140,6 +140,8 @@ const SPECS: Record<string, Spec> = {
     whenNone: '.',
   },
   tree: { valued: ['-L', '-P', '-I', '--charset', '--filelimit', '--timefmt'], reads: ['--fromfile'], unsafe: ['o'], whenNone: '.' },
+  // It changes the directory of the commands after it (engine.ts judges their relative paths in both).
+  cd: { maxOperands: 1 },
   readlink: {},
   realpath: { valued: ['--relative-to', '--relative-base'] },
   basename: { valued: ['-s', '--suffix'], operands: 'none' },

@@ -82,7 +82,7 @@ export function partsWith(p: TsParser, command: string): ShellPart[] {
   const out: ShellPart[] = [];
   new Walker(p, out).script(command, 0);
   // After a cd, a relative path names a file elsewhere than the rules would judge.
-  if (!out.some((x) => x.kind === 'command' && /^(?:[A-Za-z_][A-Za-z0-9_]*=\S* )*(cd|pushd|popd)(?: |$)/.test(x.text))) return out;
+  if (!out.some(changesDirectory)) return out;
   return out.map((x) =>
     (x.kind === 'write' || x.kind === 'read') && !x.path.startsWith('/')
       ? { kind: 'unreadable', text: `${x.kind === 'write' ? '>' : '<'} ${x.path}`, why: 'a relative path after cd changed the directory' }
@@ -91,6 +91,10 @@ export function partsWith(p: TsParser, command: string): ShellPart[] {
         : x,
   );
 }
+
+/** A part that changes the directory of the commands after it: `cd`, `pushd`, `popd`. */
+export const changesDirectory = (x: ShellPart): boolean =>
+  x.kind === 'command' && /^(?:[A-Za-z_][A-Za-z0-9_]*=\S* )*(cd|pushd|popd)(?: |$)/.test(x.text);
 
 /** A word of a simple command: as written, and its value when it is known before the command runs. */
 interface Word {

@@ -142,11 +142,22 @@ test('the engine decides a read-only command as its reads, where it runs confine
     'ls > listing',
   ])
     assert.equal(d(c).decision, 'ask', c);
-  // After a cd a relative path names another file: asked; an absolute one is still known.
+  // After one cd to a directory written out, a relative path is judged there and here (the cd
+  // may fail); after cds not known it may name any file: asked. An absolute one is known either way.
   const partOf = (command: string, text: string) => d(command).parts.find((x) => x.subject.kind === 'command' && x.subject.text === text);
-  assert.equal(partOf('cd /tmp && cat a', 'cat a')?.decision, 'ask');
-  assert.equal(partOf('cd /tmp; cat /w/a', 'cat /w/a')?.decision, 'allow');
-  assert.equal(partOf('cat a', 'cat a')?.decision, 'allow');
+  assert.equal(d('cd /tmp && cat a').decision, 'allow');
+  assert.equal(d('cd src && git status').decision, 'allow');
+  assert.equal(d('cd ~/.ssh && cat id_rsa').decision, 'deny', 'read where the cd went');
+  assert.equal(partOf('cd secret && head a', 'head a')?.decision, 'ask');
+  assert.equal(partOf('cd /tmp; head secret/a', 'head secret/a')?.decision, 'ask', 'read here, where a failed cd leaves it');
+  for (const [c, text] of [
+    ['cd a && cd b && cat f', 'cat f'],
+    ['cd "$D" && cat f', 'cat f'],
+    ['cd - && cat f', 'cat f'],
+    ['pushd /tmp && cat f', 'cat f'],
+  ])
+    assert.equal(partOf(c!, text!)?.decision, 'ask', c);
+  assert.equal(partOf('cd a && cd b; cat /w/a', 'cat /w/a')?.decision, 'allow');
   // Not confined (--sandbox full, no sandbox here): asked.
   confined = false;
   assert.equal(d('ls -la').decision, 'ask');
