@@ -132,11 +132,11 @@ test('the installed package reads shell commands with its own grammar, and nothi
 }, async () => {
   const bin = join(project, 'node_modules/.bin/clm');
   const home = tempDir('clm-user-');
-  const r = await run(bin, ['permissions', 'explain', 'shell_exec', 'git status && rm -rf build > out.txt'], {
+  const r = await run(bin, ['permissions', 'explain', 'shell_exec', 'git push && rm -rf build > out.txt'], {
     env: userEnv(home),
     cwd: home,
   });
-  assert.match(r.stdout, /^ {2}ask +git status +no rule \(default\)$/m);
+  assert.match(r.stdout, /^ {2}ask +git push +no rule \(default\)$/m);
   assert.match(r.stdout, /^ {2}ask +rm -rf build +no rule \(default\)$/m);
   assert.match(r.stdout, /^ {2}ask +> out\.txt +no rule \(default\)$/m);
   // What npm recorded of the installed tree: a package with an install script says so there.
