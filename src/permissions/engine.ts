@@ -65,6 +65,8 @@ export interface ToolRuling {
   rule: Rule | null;
   /** A shell tool: each command is cut into parts and judged by the rules of its parts. */
   shell: boolean;
+  /** A shell tool whose commands known to only read are decided as the files they read (EngineOptions.readOnlyCommands). */
+  readOnly?: true;
   /** Rules with a pattern that decide some of its calls otherwise, the strongest effect first. */
   some: Rule[];
 }
@@ -241,7 +243,7 @@ export class PermissionEngine {
     const some = rules
       .filter((r) => (own(r) || ofParts(r)) && !every(r) && r.effect !== decision && (!rule || SEVERITY[r.effect] > SEVERITY[decision]))
       .sort((a, b) => SEVERITY[b.effect] - SEVERITY[a.effect]);
-    return { tool, decision, rule, shell, some };
+    return { tool, decision, rule, shell, some, ...(shell && this.readOnlyCommands() ? { readOnly: true as const } : {}) };
   }
 
   private part(rules: Rule[], call: PermissionCall, s: Subject): PartRuling {

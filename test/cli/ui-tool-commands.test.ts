@@ -91,7 +91,9 @@ test('/tools: every tool, where it comes from (builtin, plugin file, MCP server)
   const total = rt.agent.toolNames.length;
   assert.match(text, new RegExp(`^tools \\(${total - 1} offered to the model, 1 not\\):`));
   assert.deepEqual(rowOf(text, 'read_file'), ['read_file', 'builtin', 'allow (default: the tool has no side effects)']);
-  assert.deepEqual(rowOf(text, 'shell_exec'), ['shell_exec', 'builtin', 'ask (shell_exec: each command is decided by its rules)']);
+  // Where the sandbox confines them, commands known to only read run.
+  const reads = rt.sandbox.inForce === 'workspace-write' ? '; those that only read run' : '';
+  assert.deepEqual(rowOf(text, 'shell_exec'), ['shell_exec', 'builtin', `ask (shell_exec: each command is decided by its rules${reads})`]);
   assert.deepEqual(rowOf(text, 'shout'), ['shout', `plugin ${join(plugins, 'shout.lua')}`, 'ask (default)']);
   assert.deepEqual(rowOf(text, 'mcp__ts__echo'), ['mcp__ts__echo', 'mcp server ts', 'ask (default)']);
   assert.deepEqual(rowOf(text, 'mcp__ts__crash'), ['mcp__ts__crash', 'mcp server ts', 'deny (mcp__ts__crash, --deny-tools); not offered']);
@@ -127,6 +129,8 @@ test("/tools shows config.lua's permission rules deciding each tool, and a call 
   s.dirs.write('config.lua', config);
   const { rt, ctx, printed } = await s.start([]);
   await rt.ready;
+  const confined = rt.sandbox.inForce === 'workspace-write';
+  const reads = confined ? '; those that only read run' : '';
   await runCommand('/tools', ctx);
   const text = printed.at(-1)!.text;
   const line = (rule: string) => `config.lua:${config.split('\n').findIndex((l) => l.includes(`"${rule}"`)) + 1}`;
@@ -145,13 +149,13 @@ test("/tools shows config.lua's permission rules deciding each tool, and a call 
     'shell_exec',
     'builtin',
     // What a command writes is judged by write_file's rules.
-    'ask (shell_exec: each command is decided by its rules); some calls: deny shell_exec(rm *), deny write_file(.git/**), allow write_file(**), 1 more',
+    `ask (shell_exec: each command is decided by its rules${reads}); some calls: deny shell_exec(rm *), deny write_file(.git/**), allow write_file(**), 1 more`,
   ]);
   // An ask rule cannot change what is asked anyway.
   assert.deepEqual(rowOf(text, 'bg_exec'), [
     'bg_exec',
     'builtin',
-    'ask (bg_exec: each command is decided by its rules); some calls: deny write_file(.git/**), allow write_file(**)',
+    `ask (bg_exec: each command is decided by its rules${reads}); some calls: deny write_file(.git/**), allow write_file(**)`,
   ]);
 
   // What the column says is what a call gets.
@@ -166,7 +170,6 @@ test("/tools shows config.lua's permission rules deciding each tool, and a call 
   assert.equal((await judge('shell_exec', { command: 'git status' })).decision, 'allow');
   assert.equal((await judge('shell_exec', { command: 'make' })).decision, 'ask');
   // A command known to only read runs unasked where the sandbox confines it.
-  const confined = rt.sandbox.inForce === 'workspace-write';
   assert.equal((await judge('shell_exec', { command: 'ls' })).decision, confined ? 'allow' : 'ask');
   assert.equal((await judge('bg_exec', { command: 'make > .git/x' })).decision, 'deny');
 });

@@ -58,7 +58,7 @@ const SOME_SHOWN = 3;
 function decisionText(t: ToolRuling, offered: boolean): string {
   let why: string;
   if (t.rule) why = ruleFrom(t.rule);
-  else if (t.shell) why = `${t.tool}: each command is decided by its rules`;
+  else if (t.shell) why = `${t.tool}: each command is decided by its rules${t.readOnly ? '; those that only read run' : ''}`;
   else why = t.decision === 'allow' ? 'default: the tool has no side effects' : 'default';
   const shown = t.some.slice(0, SOME_SHOWN).map((r) => `${r.effect} ${ruleText(r)}`);
   if (t.some.length > SOME_SHOWN) shown.push(`${t.some.length - SOME_SHOWN} more`);
