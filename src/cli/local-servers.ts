@@ -175,5 +175,5 @@ export function noneText(places: readonly Place[]): string {
   const where = places.length
     ? `no local server answered at ${placesText(places)}`
     : 'CLM_LOCAL_SERVERS is empty: no local server looked for';
-  return `${where}; start one, or point clm at yours with -u URL (or a provider in config.lua)`;
+  return `${where}; start one, or point clm at yours with -u URL (or a provider in config.lua: clm setup writes one that lists the common providers)`;
 }

@@ -116,7 +116,7 @@ test('nothing found: it says where it looked and how to point it', async () => {
   assert.match(
     r.stderr,
     new RegExp(
-      `notice: no local server answered at ${at} \\(vLLM\\); start one, or point clm at yours with -u URL \\(or a provider in config\\.lua\\)`,
+      `notice: no local server answered at ${at} \\(vLLM\\); start one, or point clm at yours with -u URL \\(or a provider in config\\.lua: clm setup writes one that lists the common providers\\)`,
     ),
   );
   const bad = await run(['-o', 'hi'], { env: { CLM_LOCAL_SERVERS: 'ollama' } });

@@ -183,6 +183,6 @@ test('CLM_LOCAL_SERVERS: where to look, nowhere when empty, a bad entry named', 
   assert.throws(() => placesFrom('tgi=1.2.3.4:80'), /'tgi=1.2.3.4:80'/);
   assert.equal(
     noneText(placesFrom(undefined)),
-    'no local server answered at 127.0.0.1:8080, 127.0.0.1:8081 (llama.cpp), 127.0.0.1:11434 (Ollama), 127.0.0.1:1234 (LM Studio), 127.0.0.1:8000 (vLLM); start one, or point clm at yours with -u URL (or a provider in config.lua)',
+    'no local server answered at 127.0.0.1:8080, 127.0.0.1:8081 (llama.cpp), 127.0.0.1:11434 (Ollama), 127.0.0.1:1234 (LM Studio), 127.0.0.1:8000 (vLLM); start one, or point clm at yours with -u URL (or a provider in config.lua: clm setup writes one that lists the common providers)',
   );
 });
