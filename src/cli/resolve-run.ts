@@ -58,6 +58,19 @@ export interface ResolvedRun extends ConnectionSettings {
 /** A configuration problem: exit status 2 with the message. */
 export class ConfigProblem extends Error {}
 
+/**
+ * What to say when the run's provider is a hosted API (https) and no key is set for it: its server
+ * will refuse the requests with a 401 that does not say where the key goes.
+ */
+function keylessProvider(conn: ConnectionSettings, env: NodeJS.ProcessEnv): string | null {
+  const name = conn.providerName;
+  if (!name || conn.apiKey || !conn.base.startsWith('https://')) return null;
+  const dir = configDir(env) ?? '~/.config/clm';
+  const plain = /^[A-Za-z_][A-Za-z0-9_]*$/.test(name);
+  const entry = plain ? name : `["${name}"]`;
+  return `provider '${name}' has no API key: add ${entry} = "…" to ${dir}/secrets.lua (read by api_key = clm.secrets${plain ? `.${name}` : entry} in config.lua), or set CLM_API_KEY`;
+}
+
 /** The run the configuration (none: null) and the flags make, over its connection. */
 function resolvedOf(args: CliArgs, cfg: ClmConfig | null, conn: ConnectionSettings, warnings: string[]): ResolvedRun {
   return {
@@ -102,6 +115,8 @@ export async function resolveRun(args: CliArgs, env: NodeJS.ProcessEnv, log?: (l
       { CLM_API_KEY: env.CLM_API_KEY },
     );
     const warnings = cfg?.warnings ?? [];
+    const keyless = keylessProvider(conn, env);
+    if (keyless) warnings.push(keyless);
     if (!cfg) {
       const bare = await secretsWithoutConfig({ log, env });
       for (const v of secretStrings(bare.secrets)) if (!conn.secrets.includes(v)) conn.secrets.push(v);

@@ -1,6 +1,6 @@
 // The real `clm` binary: the per-turn limit on tool rounds (--max-turns, max_iterations, the
 // program's default), and the flag conformance of getopt-style parsing: combined short flags, a
-// schemeless -u, an empty -m, the help text.
+// schemeless -u, an empty -m, the help text; and the notice for a hosted provider with no key.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -139,4 +139,27 @@ test('--help names the plugin directory as it is found: $XDG_CONFIG_HOME first',
   assert.equal(r.code, 0);
   const line = r.stdout.split('\n').find((l) => l.includes('--plugins DIR'))!;
   assert.match(line, /\$XDG_CONFIG_HOME\/clm\/plugins/, line);
+});
+
+test('a hosted provider (https) with no key: a notice at the start says where the key goes', { timeout: 30_000 }, async () => {
+  const env = { XDG_CONFIG_HOME: dirs.config, HOME: dirs.home };
+  const provider = (name: string, url: string) =>
+    `return { model = "${name}/m", providers = { ["${name}"] = { kind = "openai", url = "${url}", api_key = clm.secrets["${name}"] } } }\n`;
+  const said = async (e: Record<string, string> = env) =>
+    (await resolveRun(parseCommandLine([]), e)).warnings.filter((w) => /API key/.test(w));
+  dirs.write('config.lua', provider('groq', 'https://api.groq.com/openai/v1'));
+  assert.deepEqual(await said(), [
+    `provider 'groq' has no API key: add groq = "…" to ${dirs.config}/clm/secrets.lua (read by api_key = clm.secrets.groq in config.lua), or set CLM_API_KEY`,
+  ]);
+  assert.deepEqual(await said({ ...env, CLM_API_KEY: 'k' }), []);
+  dirs.write('secrets.lua', 'return { groq = "gsk-test" }\n');
+  assert.deepEqual(await said(), [], 'the key in secrets.lua');
+  dirs.write('config.lua', provider('my-api', 'https://api.example.com/v1'));
+  assert.match(
+    (await said())[0]!,
+    /add \["my-api"\] = "…" to .*secrets\.lua \(read by api_key = clm\.secrets\["my-api"\] in config\.lua\)/,
+  );
+  // A server on the network (http) often takes no key: nothing said.
+  dirs.write('config.lua', provider('lan', 'http://192.168.1.5:8080/v1'));
+  assert.deepEqual(await said(), []);
 });
