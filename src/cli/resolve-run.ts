@@ -114,7 +114,7 @@ export async function resolveRun(args: CliArgs, env: NodeJS.ProcessEnv, log?: (l
       { model: args.model, provider: args.provider, url: args.url, reasoningEffort: args.reasoningEffort },
       { CLM_API_KEY: env.CLM_API_KEY },
     );
-    const warnings = cfg?.warnings ?? [];
+    const warnings = [...(cfg?.warnings ?? [])];
     const keyless = keylessProvider(conn, env);
     if (keyless) warnings.push(keyless);
     if (!cfg) {
